@@ -1,0 +1,103 @@
+#include "ir/builder.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "ir/diagnostics.h"
+
+namespace mlc {
+
+std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Expected<Value*> Builder::try_create(OpCode code, std::vector<Value*> operands, Attrs attrs,
+                                     std::optional<TensorType> declared) {
+  const OpInfo& info = op_info(code);
+  Status attrs_ok = complete_attrs(info, attrs);
+  if (!attrs_ok) return error_at(loc_, attrs_ok.error().message);
+  std::vector<const TensorType*> types;
+  for (Value* v : operands) types.push_back(&v->type);
+  auto type = infer_type(code, types, attrs, declared ? &*declared : nullptr);
+  if (!type) return error_at(loc_, type.error().message);
+  Op* op = f_->insert_op(position(), code, std::move(operands), std::move(attrs),
+                         std::move(type).value(), loc_);
+  if (!at_end_) ++position_;
+  return op->result;
+}
+
+Value* Builder::create(OpCode code, std::vector<Value*> operands, Attrs attrs,
+                       std::optional<TensorType> declared) {
+  auto v = try_create(code, std::move(operands), std::move(attrs), std::move(declared));
+  if (!v) {
+    std::fprintf(stderr, "mlc internal error: building invalid IR: %s\n",
+                 v.error().message.c_str());
+    std::abort();
+  }
+  return *v;
+}
+
+Value* Builder::compare(Value* a, Value* b, std::string direction) {
+  return create(OpCode::Compare, {a, b}, {{"direction", std::move(direction)}});
+}
+
+Value* Builder::cast(Value* x, DType to) {
+  if (x->type.dtype == to) return x;
+  return create(OpCode::Cast, {x}, {}, TensorType{to, x->type.shape});
+}
+
+Value* Builder::scalar(double value, DType dtype) {
+  AttrValue v = is_float(dtype) ? AttrValue{value} : AttrValue{static_cast<int64_t>(value)};
+  return create(OpCode::Constant, {}, {{"value", v}}, TensorType{dtype, {}});
+}
+
+Value* Builder::constant(std::vector<double> values, TensorType type) {
+  AttrValue v;
+  if (is_float(type.dtype)) {
+    v = values.size() == 1 ? AttrValue{values[0]} : AttrValue{std::move(values)};
+  } else {
+    std::vector<int64_t> ints(values.begin(), values.end());
+    v = ints.size() == 1 ? AttrValue{ints[0]} : AttrValue{std::move(ints)};
+  }
+  return create(OpCode::Constant, {}, {{"value", std::move(v)}}, std::move(type));
+}
+
+Value* Builder::iota(TensorType type, int64_t dim) {
+  return create(OpCode::Iota, {}, {{"dim", dim}}, std::move(type));
+}
+
+Value* Builder::reshape(Value* x, Shape shape) {
+  if (x->type.shape == shape) return x;
+  return create(OpCode::Reshape, {x}, {}, TensorType{x->type.dtype, std::move(shape)});
+}
+
+Value* Builder::transpose(Value* x, std::vector<int64_t> perm) {
+  return create(OpCode::Transpose, {x}, {{"perm", std::move(perm)}});
+}
+
+Value* Builder::broadcast(Value* x, Shape shape, std::vector<int64_t> dims) {
+  return create(OpCode::Broadcast, {x}, {{"dims", std::move(dims)}},
+                TensorType{x->type.dtype, std::move(shape)});
+}
+
+Value* Builder::broadcast_to(Value* x, Shape shape) {
+  if (x->type.shape == shape) return x;
+  std::vector<int64_t> dims;
+  int64_t offset = static_cast<int64_t>(shape.size()) - x->type.rank();
+  for (int64_t i = 0; i < x->type.rank(); ++i) dims.push_back(offset + i);
+  return broadcast(x, std::move(shape), std::move(dims));
+}
+
+Value* Builder::reduce(OpCode code, Value* x, std::vector<int64_t> dims, bool keepdim) {
+  return create(code, {x}, {{"dims", std::move(dims)}, {"keepdim", keepdim}});
+}
+
+}  // namespace mlc

@@ -1,0 +1,91 @@
+#include "ir/graph.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace mlc {
+
+std::string Loc::str() const {
+  if (!known()) return "";
+  return file + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+std::string_view arg_kind_name(ArgKind k) {
+  switch (k) {
+    case ArgKind::input: return "input";
+    case ArgKind::param: return "param";
+  }
+  return "?";
+}
+
+Value* Function::add_arg(std::string arg_name, TensorType type, ArgKind kind) {
+  values_.push_back(std::make_unique<Value>(Value{std::move(type), std::move(arg_name), nullptr}));
+  args.push_back(values_.back().get());
+  arg_kinds.push_back(kind);
+  return args.back();
+}
+
+Op* Function::insert_op(size_t position, OpCode code, std::vector<Value*> operands, Attrs attrs,
+                        TensorType result_type, Loc loc) {
+  auto op = std::make_unique<Op>();
+  op->code = code;
+  op->operands = std::move(operands);
+  op->attrs = std::move(attrs);
+  op->loc = std::move(loc);
+  values_.push_back(std::make_unique<Value>(Value{std::move(result_type), "", op.get()}));
+  op->result = values_.back().get();
+  Op* raw = op.get();
+  ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(std::min(position, ops.size())),
+             std::move(op));
+  return raw;
+}
+
+Value* Function::find_arg(std::string_view arg_name) const {
+  for (Value* v : args)
+    if (v->name == arg_name) return v;
+  return nullptr;
+}
+
+void Function::replace_all_uses(Value* from, Value* to) {
+  for (auto& op : ops)
+    for (Value*& v : op->operands)
+      if (v == from) v = to;
+  for (Value*& v : results)
+    if (v == from) v = to;
+}
+
+void Function::erase_dead_values() {
+  std::unordered_set<const Value*> live(args.begin(), args.end());
+  for (auto& op : ops) live.insert(op->result);
+  std::erase_if(values_, [&](const std::unique_ptr<Value>& v) { return !live.count(v.get()); });
+}
+
+std::unique_ptr<Function> Function::clone() const {
+  auto f = std::make_unique<Function>(name);
+  std::unordered_map<const Value*, Value*> map;
+  for (size_t i = 0; i < args.size(); ++i)
+    map[args[i]] = f->add_arg(args[i]->name, args[i]->type, arg_kinds[i]);
+  for (const auto& op : ops) {
+    std::vector<Value*> operands;
+    for (Value* v : op->operands) operands.push_back(map.at(v));
+    Op* copy = f->insert_op(f->ops.size(), op->code, std::move(operands), op->attrs,
+                            op->result->type, op->loc);
+    map[op->result] = copy->result;
+  }
+  for (Value* v : results) f->results.push_back(map.at(v));
+  return f;
+}
+
+Function* Module::find(std::string_view func_name) const {
+  for (const auto& f : functions)
+    if (f->name == func_name) return f.get();
+  return nullptr;
+}
+
+Function& Module::add_function(std::string func_name) {
+  functions.push_back(std::make_unique<Function>(std::move(func_name)));
+  return *functions.back();
+}
+
+}  // namespace mlc

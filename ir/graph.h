@@ -1,0 +1,94 @@
+// The in-memory IR: SSA values, ops, functions and modules.
+//
+// Contracts:
+//  - Every Value has a static TensorType. A value is either a function argument
+//    (producer == nullptr) or the single result of one Op.
+//  - Function::ops is in program order: every operand is defined before use.
+//    Passes keep this order (they rebuild the list rather than reorder it).
+//  - A Function owns its Values and Ops; pointers stay valid until the Function
+//    is destroyed or `erase_dead_values()` runs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/attributes.h"
+#include "ir/op_code.h"
+#include "ir/types.h"
+
+namespace mlc {
+
+// A position in a source file (a model file or a textual IR file).
+// line/col are 1-based; line == 0 means "unknown".
+struct Loc {
+  std::string file;
+  int line = 0;
+  int col = 0;
+  bool known() const { return line > 0; }
+  std::string str() const;  // "file:line:col", or "" when unknown
+  friend bool operator==(const Loc&, const Loc&) = default;
+};
+
+class Op;
+
+struct Value {
+  TensorType type;
+  std::string name;        // arguments only: their (PyTorch state_dict) name
+  Op* producer = nullptr;  // nullptr for function arguments
+};
+
+// What a function argument is, printed after its type: `{input}`, `{param}`.
+enum class ArgKind : uint8_t { input, param };
+std::string_view arg_kind_name(ArgKind k);
+
+class Op {
+ public:
+  OpCode code;
+  std::vector<Value*> operands;
+  Value* result = nullptr;
+  Attrs attrs;
+  Loc loc;  // where in the model file this op comes from (may be unknown)
+};
+
+class Function {
+ public:
+  explicit Function(std::string name) : name(std::move(name)) {}
+  Function(const Function&) = delete;
+  Function& operator=(const Function&) = delete;
+
+  std::string name;
+  std::vector<Value*> args;
+  std::vector<ArgKind> arg_kinds;
+  std::vector<std::unique_ptr<Op>> ops;  // program order
+  std::vector<Value*> results;
+
+  Value* add_arg(std::string arg_name, TensorType type, ArgKind kind);
+  // Creates an op and its result value WITHOUT checking anything; use Builder
+  // (ir/builder.h) to create verified ops. Inserted before ops[position]
+  // (appended when position == ops.size()).
+  Op* insert_op(size_t position, OpCode code, std::vector<Value*> operands, Attrs attrs,
+                TensorType result_type, Loc loc);
+  Value* find_arg(std::string_view arg_name) const;
+  // Replaces every use of `from` (operands and results) by `to`.
+  void replace_all_uses(Value* from, Value* to);
+  // Frees the values no longer reachable from args or ops (after passes erase ops).
+  void erase_dead_values();
+  // Deep copy.
+  std::unique_ptr<Function> clone() const;
+
+ private:
+  std::vector<std::unique_ptr<Value>> values_;
+};
+
+class Module {
+ public:
+  std::string name;
+  std::vector<std::unique_ptr<Function>> functions;
+
+  Function* find(std::string_view func_name) const;
+  Function& add_function(std::string func_name);
+};
+
+}  // namespace mlc

@@ -1,0 +1,94 @@
+// What a model file says besides the IR: how each parameter is initialized,
+// which data tensors feed which inputs, and the training settings. Plain data,
+// produced by frontends/ and consumed by runtime/ and tools/ (neither of which
+// may include the other).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/types.h"
+
+namespace mlc {
+
+// PyTorch's default initializations.
+struct ParamInit {
+  enum class Kind { uniform, normal, ones, zeros } kind = Kind::zeros;
+  double bound = 0;  // uniform: U(-bound, bound)
+  double stddev = 1; // normal: N(0, stddev^2)
+};
+
+struct ParamInfo {
+  std::string name;  // PyTorch state_dict name
+  TensorType type;
+  ParamInit init;
+  bool trainable = true;
+  Loc loc;  // the layer that declares it
+};
+
+// One model input read from the data file: `tensor[slices]`.
+struct SliceRange {
+  std::optional<int64_t> start, stop;  // Python semantics, negatives count from the end
+};
+struct InputMapping {
+  std::string input;   // model input name
+  std::string tensor;  // tensor name in the data file
+  // Slices apply to dims 0, 1, ... of the tensor in order; dim 0 is the example
+  // dim. Unlisted trailing dims are kept whole. Empty: the whole tensor.
+  std::vector<SliceRange> slices;
+  Loc loc;
+};
+
+struct DataConfig {
+  std::string file;  // resolved relative to the model file; empty if none given
+  Loc file_loc;
+  std::vector<InputMapping> train;
+  std::vector<InputMapping> eval;
+};
+
+struct OptimizerConfig {
+  std::string type;  // "sgd", "adamw", ...
+  double lr = 0;
+  double momentum = 0, dampening = 0, weight_decay = 0;
+  bool nesterov = false;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  std::string decay = "all";  // adamw: "all" or "2d"
+  Loc loc;
+};
+
+struct TrainConfig {
+  int64_t batch_size = 0;
+  int64_t epochs = 0;  // 0: use steps
+  int64_t steps = 0;
+  bool shuffle = false;
+  bool drop_last = true;
+  uint64_t seed = 0;
+  int64_t eval_batch_size = 0;  // 0: number of eval examples, at most 1024
+  OptimizerConfig optimizer;
+};
+
+struct InputInfo {
+  std::string name;
+  DType dtype;
+  Shape shape;  // with the batch dim as -1 when `batched`
+  bool batched = false;
+  int batch_dim = -1;
+  Loc loc;
+};
+
+struct ModelConfig {
+  std::string name;
+  std::string path;  // the model file
+  std::vector<InputInfo> inputs;
+  std::vector<ParamInfo> params;
+  std::string loss_type;  // "cross_entropy" or "mse"
+  std::string loss_targets;
+  bool classifier = false;  // cross-entropy: evaluation reports accuracy
+  DataConfig data;
+  TrainConfig train;
+};
+
+}  // namespace mlc

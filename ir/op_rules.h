@@ -1,0 +1,89 @@
+// Declarations of the rule functions named by the columns of ir/ops.def.
+// Definitions: op_rules_elementwise.cc, op_rules_shape.cc, op_rules_nn.cc,
+// op_rules_composite.cc. Internal to ir/; other code goes through op_table.h.
+#pragma once
+
+#include <vector>
+
+#include "ir/builder.h"
+#include "ir/op_table.h"
+
+namespace mlc::rules {
+
+// Attribute schemas.
+const std::vector<AttrSpec>& attrs_none();
+const std::vector<AttrSpec>& attrs_compare();
+const std::vector<AttrSpec>& attrs_broadcast();
+const std::vector<AttrSpec>& attrs_transpose();
+const std::vector<AttrSpec>& attrs_slice();
+const std::vector<AttrSpec>& attrs_concat();
+const std::vector<AttrSpec>& attrs_pad();
+const std::vector<AttrSpec>& attrs_reduce();
+const std::vector<AttrSpec>& attrs_axis();
+const std::vector<AttrSpec>& attrs_dot();
+const std::vector<AttrSpec>& attrs_conv2d();
+const std::vector<AttrSpec>& attrs_pool();
+const std::vector<AttrSpec>& attrs_avg_pool();
+const std::vector<AttrSpec>& attrs_iota();
+const std::vector<AttrSpec>& attrs_constant();
+const std::vector<AttrSpec>& attrs_gelu();
+const std::vector<AttrSpec>& attrs_eps();
+const std::vector<AttrSpec>& attrs_reduction();
+
+// Inference.
+Expected<TensorType> infer_unary(const InferContext&);
+Expected<TensorType> infer_unary_float(const InferContext&);
+Expected<TensorType> infer_binary(const InferContext&);
+Expected<TensorType> infer_binary_float(const InferContext&);
+Expected<TensorType> infer_compare(const InferContext&);
+Expected<TensorType> infer_select(const InferContext&);
+Expected<TensorType> infer_cast(const InferContext&);
+Expected<TensorType> infer_broadcast(const InferContext&);
+Expected<TensorType> infer_reshape(const InferContext&);
+Expected<TensorType> infer_transpose(const InferContext&);
+Expected<TensorType> infer_slice(const InferContext&);
+Expected<TensorType> infer_concat(const InferContext&);
+Expected<TensorType> infer_pad(const InferContext&);
+Expected<TensorType> infer_reduce(const InferContext&);
+Expected<TensorType> infer_reduce_nonempty(const InferContext&);
+Expected<TensorType> infer_argmax(const InferContext&);
+Expected<TensorType> infer_dot(const InferContext&);
+Expected<TensorType> infer_conv2d(const InferContext&);
+Expected<TensorType> infer_pool2d(const InferContext&);
+Expected<TensorType> infer_gather(const InferContext&);
+Expected<TensorType> infer_scatter_add(const InferContext&);
+Expected<TensorType> infer_iota(const InferContext&);
+Expected<TensorType> infer_constant(const InferContext&);
+Expected<TensorType> infer_gelu(const InferContext&);
+Expected<TensorType> infer_softmax(const InferContext&);
+Expected<TensorType> infer_layer_norm(const InferContext&);
+Expected<TensorType> infer_rms_norm(const InferContext&);
+Expected<TensorType> infer_cross_entropy(const InferContext&);
+Expected<TensorType> infer_mse(const InferContext&);
+
+// Costs.
+Cost cost_elementwise(const Op&);
+Cost cost_movement(const Op&);
+Cost cost_reduce(const Op&);
+Cost cost_dot(const Op&);
+Cost cost_conv2d(const Op&);
+Cost cost_pool2d(const Op&);
+Cost cost_composite(const Op&);  // sum over the op's decomposition
+
+// Decompositions.
+Value* decompose_relu(Builder&, const Op&);
+Value* decompose_silu(Builder&, const Op&);
+Value* decompose_gelu(Builder&, const Op&);
+Value* decompose_softmax(Builder&, const Op&);
+Value* decompose_log_softmax(Builder&, const Op&);
+Value* decompose_layer_norm(Builder&, const Op&);
+Value* decompose_rms_norm(Builder&, const Op&);
+Value* decompose_cross_entropy(Builder&, const Op&);
+Value* decompose_mse(Builder&, const Op&);
+
+// Shared helpers for rule files.
+Error infer_error(const InferContext& ctx, const std::string& message);  // "<op>: message"
+// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
+std::optional<int64_t> normalize_axis(int64_t axis, int64_t rank);
+
+}  // namespace mlc::rules

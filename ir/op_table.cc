@@ -1,0 +1,94 @@
+#include "ir/op_table.h"
+
+#include <array>
+
+#include "ir/graph.h"
+#include "ir/op_rules.h"
+
+namespace mlc {
+
+namespace {
+using namespace rules;
+
+const std::array<OpInfo, kNumOps>& table() {
+  static const std::array<OpInfo, kNumOps> rows = {{
+#define OP(Enum, text, arity, attrs, infer, cost, decompose) \
+  OpInfo{OpCode::Enum, text, arity, attrs(), infer, cost, decompose},
+#include "ir/ops.def"
+#undef OP
+  }};
+  return rows;
+}
+}  // namespace
+
+const OpInfo& op_info(OpCode code) { return table()[static_cast<size_t>(code)]; }
+std::span<const OpInfo> all_ops() { return table(); }
+
+std::optional<OpCode> find_op(std::string_view name) {
+  for (const OpInfo& info : table())
+    if (info.name == name) return info.code;
+  return std::nullopt;
+}
+
+Status complete_attrs(const OpInfo& info, Attrs& attrs) {
+  for (const NamedAttr& a : attrs.list()) {
+    bool known = false;
+    for (const AttrSpec& spec : info.attrs) known |= spec.name == a.name;
+    if (!known) {
+      std::string expected;
+      for (const AttrSpec& spec : info.attrs) expected += (expected.empty() ? "" : ", ") + spec.name;
+      return make_error(std::string(info.name) + ": unknown attribute '" + a.name + "'" +
+                        (expected.empty() ? " (the op takes none)" : " (expected: " + expected + ")"));
+    }
+  }
+  Attrs ordered;
+  for (const AttrSpec& spec : info.attrs) {
+    const AttrValue* v = attrs.find(spec.name);
+    if (!v) {
+      if (!spec.default_value)
+        return make_error(std::string(info.name) + ": missing attribute '" + spec.name + "' (" +
+                          std::string(attr_kind_name(spec.kind)) + ")");
+      ordered.set(spec.name, *spec.default_value);
+      continue;
+    }
+    AttrValue value = *v;
+    if (spec.kind == AttrKind::Float && std::holds_alternative<int64_t>(value))
+      value = static_cast<double>(std::get<int64_t>(value));
+    if (spec.kind == AttrKind::Floats && std::holds_alternative<std::vector<int64_t>>(value)) {
+      const auto& ints = std::get<std::vector<int64_t>>(value);
+      value = std::vector<double>(ints.begin(), ints.end());
+    }
+    if (!attr_has_kind(value, spec.kind))
+      return make_error(std::string(info.name) + ": attribute '" + spec.name + "' must be " +
+                        std::string(attr_kind_name(spec.kind)) + ", got " +
+                        attr_value_to_string(value));
+    ordered.set(spec.name, std::move(value));
+  }
+  attrs = std::move(ordered);
+  return {};
+}
+
+Expected<TensorType> infer_type(OpCode code, std::span<const TensorType* const> operands,
+                                const Attrs& attrs, const TensorType* declared) {
+  const OpInfo& info = op_info(code);
+  if (info.arity >= 0 && static_cast<int>(operands.size()) != info.arity)
+    return make_error(std::string(info.name) + ": expected " + std::to_string(info.arity) +
+                      " operand" + (info.arity == 1 ? "" : "s") + ", got " +
+                      std::to_string(operands.size()));
+  if (info.arity < 0 && operands.empty())
+    return make_error(std::string(info.name) + ": expected at least one operand, got 0");
+  InferContext ctx{info.name, operands, attrs, declared};
+  auto type = info.infer(ctx);
+  if (!type) return type;
+  if (!checked_num_elements(type->shape))
+    return make_error(std::string(info.name) + ": result shape " + shape_to_string(type->shape) +
+                      " is negative or has more than 2^40 elements");
+  if (declared && *declared != *type)
+    return make_error(std::string(info.name) + ": declared result type " + declared->str() +
+                      " does not match the inferred " + type->str());
+  return type;
+}
+
+Cost op_cost(const Op& op) { return op_info(op.code).cost(op); }
+
+}  // namespace mlc

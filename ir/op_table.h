@@ -1,0 +1,86 @@
+// The op table (ir/ops.def) as data: look up an op's name, arity, attribute
+// schema, inference/verification rule, cost and decomposition.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/attributes.h"
+#include "ir/expected.h"
+#include "ir/op_code.h"
+#include "ir/types.h"
+
+namespace mlc {
+
+class Builder;
+class Op;
+struct Value;
+
+struct AttrSpec {
+  std::string name;
+  AttrKind kind;
+  std::optional<AttrValue> default_value;  // nullopt: required
+};
+
+// What inference sees: the op name, operand types, attributes (complete: the
+// Builder has filled defaults and checked kinds) and, for ops whose result type
+// is given rather than derived (reshape, broadcast, cast, iota, constant), the
+// declared result type. When parsing, every op has a declared type; the verifier
+// then checks that inference agrees with it.
+struct InferContext {
+  std::string_view op_name;
+  std::span<const TensorType* const> operands;
+  const Attrs& attrs;
+  const TensorType* declared = nullptr;
+
+  const TensorType& operand(size_t i) const { return *operands[i]; }
+};
+
+// Inference failure messages name the op and say what was expected and found:
+// "conv2d: input channels 3 do not match weight in_channels 1 x groups 1".
+// The caller prefixes the location.
+using InferFn = Expected<TensorType> (*)(const InferContext&);
+
+struct Cost {
+  int64_t flops = 0;
+  int64_t bytes = 0;  // bytes read (operands) + written (result)
+  Cost& operator+=(const Cost& o) { flops += o.flops; bytes += o.bytes; return *this; }
+};
+using CostFn = Cost (*)(const Op&);
+
+// Emits the composite `op` as primitives through `b` (whose insertion point is
+// at `op`) and returns the value that replaces op's result.
+using DecomposeFn = Value* (*)(Builder& b, const Op& op);
+
+struct OpInfo {
+  OpCode code;
+  std::string_view name;
+  int arity;  // -1: one or more
+  const std::vector<AttrSpec>& attrs;
+  InferFn infer;
+  CostFn cost;
+  DecomposeFn decompose;  // nullptr for primitives
+
+  bool is_composite() const { return decompose != nullptr; }
+};
+
+const OpInfo& op_info(OpCode code);
+std::span<const OpInfo> all_ops();
+std::optional<OpCode> find_op(std::string_view name);
+inline std::string_view op_name(OpCode code) { return op_info(code).name; }
+
+// Checks attribute names and kinds against the schema, converting an Int given
+// for a Float attribute, and fills defaults. Error messages name the op and attribute.
+Status complete_attrs(const OpInfo& info, Attrs& attrs);
+
+// Runs inference for an op given operand types (checks arity first).
+Expected<TensorType> infer_type(OpCode code, std::span<const TensorType* const> operands,
+                                const Attrs& attrs, const TensorType* declared);
+
+// Cost of an op in a function.
+Cost op_cost(const Op& op);
+
+}  // namespace mlc

@@ -1,0 +1,39 @@
+#include "runtime/tensor.h"
+
+#include <cassert>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace mlc::rt {
+
+void Tensor::AlignedFree::operator()(std::byte* p) const { std::free(p); }
+
+Tensor::Tensor(TensorType type) : type_(std::move(type)) {
+  num_elements_ = mlc::num_elements(type_.shape);
+  size_t bytes = static_cast<size_t>(num_bytes());
+  size_t alloc = (bytes + 63) / 64 * 64;
+  if (alloc == 0) alloc = 64;
+  void* p = std::aligned_alloc(64, alloc);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, alloc);
+  data_.reset(static_cast<std::byte*>(p));
+}
+
+Tensor::Tensor(const Tensor& other) : Tensor(other.type_) {
+  if (other.num_bytes()) std::memcpy(bytes(), other.bytes(), num_bytes());
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) *this = Tensor(other);
+  return *this;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  assert(mlc::num_elements(shape) == num_elements_);
+  Tensor t(TensorType{type_.dtype, std::move(shape)});
+  if (num_bytes()) std::memcpy(t.bytes(), bytes(), num_bytes());
+  return t;
+}
+
+}  // namespace mlc::rt

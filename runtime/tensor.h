@@ -1,0 +1,54 @@
+// A host tensor: dtype, shape and an owned, 64-byte aligned, row-major buffer.
+// Copying a Tensor copies its data; moving is cheap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "ir/types.h"
+
+namespace mlc::rt {
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Zero-initialized tensor of the given type. The type must be valid
+  // (checked_num_elements succeeds).
+  explicit Tensor(TensorType type);
+  Tensor(DType dtype, Shape shape) : Tensor(TensorType{dtype, std::move(shape)}) {}
+  Tensor(const Tensor& other);
+  Tensor& operator=(const Tensor& other);
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
+
+  const TensorType& type() const { return type_; }
+  DType dtype() const { return type_.dtype; }
+  const Shape& shape() const { return type_.shape; }
+  int64_t rank() const { return type_.rank(); }
+  int64_t num_elements() const { return num_elements_; }
+  int64_t num_bytes() const { return num_elements_ * dtype_size(type_.dtype); }
+
+  std::byte* bytes() { return data_.get(); }
+  const std::byte* bytes() const { return data_.get(); }
+  template <class T> T* data() { return reinterpret_cast<T*>(data_.get()); }
+  template <class T> const T* data() const { return reinterpret_cast<const T*>(data_.get()); }
+  template <class T> std::span<T> span() { return {data<T>(), static_cast<size_t>(num_elements_)}; }
+  template <class T> std::span<const T> span() const {
+    return {data<T>(), static_cast<size_t>(num_elements_)};
+  }
+
+  // Same data viewed with another shape of equal element count.
+  Tensor reshaped(Shape shape) const;
+
+ private:
+  struct AlignedFree {
+    void operator()(std::byte* p) const;
+  };
+  TensorType type_;
+  int64_t num_elements_ = 0;
+  std::unique_ptr<std::byte[], AlignedFree> data_;
+};
+
+}  // namespace mlc::rt

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs every dependency of mlc from Debian's apt registry and builds it
+# into build/ (the CLI lands at build/bin/mlc). Safe to run again.
+# Usage: scripts/setup.sh [--no-apt]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "${1:-}" != "--no-apt" ]]; then
+  packages=(build-essential cmake ninja-build ccache pkg-config
+            nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev)
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C build

@@ -1,0 +1,120 @@
+// Enumerates the op table and checks that every column an op needs is filled
+// and behaves: names unique and parseable back, attribute defaults of the
+// right kind, composites decompose into primitives only, costs are defined.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ir/builder.h"
+#include "ir/op_table.h"
+#include "passes/decompose.h"
+
+namespace mlc {
+namespace {
+
+TEST(OpTable, EveryRowIsComplete) {
+  std::set<std::string_view> names;
+  ASSERT_EQ(all_ops().size(), static_cast<size_t>(kNumOps));
+  for (const OpInfo& info : all_ops()) {
+    SCOPED_TRACE(std::string(info.name));
+    EXPECT_EQ(&op_info(info.code), &info);
+    EXPECT_TRUE(names.insert(info.name).second) << "duplicate op name";
+    EXPECT_EQ(find_op(info.name), info.code);
+    EXPECT_NE(info.infer, nullptr);
+    EXPECT_NE(info.cost, nullptr);
+    EXPECT_GE(info.arity, -1);
+    for (const AttrSpec& spec : info.attrs)
+      if (spec.default_value) EXPECT_TRUE(attr_has_kind(*spec.default_value, spec.kind)) << spec.name;
+  }
+}
+
+// A float operand list of the right arity for each composite, with attributes
+// filled by defaults; decomposing must leave only primitives and give the same type.
+TEST(OpTable, CompositesDecomposeToPrimitives) {
+  for (const OpInfo& info : all_ops()) {
+    if (!info.is_composite()) continue;
+    SCOPED_TRACE(std::string(info.name));
+    Function f("f");
+    std::vector<Value*> args;
+    TensorType x{DType::f32, {2, 3, 4}};
+    args.push_back(f.add_arg("x", x, ArgKind::input));
+    if (info.code == OpCode::LayerNorm || info.code == OpCode::RmsNorm) {
+      args.push_back(f.add_arg("w", {DType::f32, {4}}, ArgKind::param));
+      if (info.code == OpCode::LayerNorm) args.push_back(f.add_arg("b", {DType::f32, {4}}, ArgKind::param));
+    } else if (info.code == OpCode::CrossEntropy) {
+      args.push_back(f.add_arg("t", {DType::i64, {2, 3}}, ArgKind::input));
+    } else if (info.code == OpCode::Mse) {
+      args.push_back(f.add_arg("t", x, ArgKind::input));
+    }
+    ASSERT_EQ(static_cast<int>(args.size()), info.arity);
+    Attrs attrs;
+    if (info.code == OpCode::Softmax || info.code == OpCode::LogSoftmax) attrs.set("axis", int64_t{-1});
+    Builder b(f);
+    auto v = b.try_create(info.code, args, attrs);
+    ASSERT_TRUE(v.ok()) << v.error().message;
+    f.results.push_back(*v);
+    TensorType before = (*v)->type;
+    Cost cost = op_cost(*f.ops.back());
+    EXPECT_GT(cost.flops, 0);
+    EXPECT_TRUE(decompose_composites(f));
+    for (const auto& op : f.ops) EXPECT_FALSE(op_info(op->code).is_composite()) << op_name(op->code);
+    EXPECT_EQ(f.results[0]->type, before);
+  }
+}
+
+TEST(OpTable, AttributeSchemaErrors) {
+  Function f("f");
+  Value* x = f.add_arg("x", {DType::f32, {1, 1, 4, 4}}, ArgKind::input);
+  Value* w = f.add_arg("w", {DType::f32, {2, 1, 3, 3}}, ArgKind::param);
+  Builder b(f);
+  auto bad = b.try_create(OpCode::Conv2d, {x, w}, {{"strides", std::vector<int64_t>{1, 1}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "error: conv2d: unknown attribute 'strides' (expected: stride, padding, dilation, groups)");
+  auto wrong_kind = b.try_create(OpCode::Conv2d, {x, w}, {{"groups", 1.5}});
+  ASSERT_FALSE(wrong_kind.ok());
+  EXPECT_EQ(wrong_kind.error().message, "error: conv2d: attribute 'groups' must be integer, got 1.5");
+  auto missing = b.try_create(OpCode::MaxPool2d, {x}, {{"kernel", std::vector<int64_t>{2, 2}}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, "error: max_pool2d: missing attribute 'stride' (integer list)");
+}
+
+TEST(OpTable, InferenceDiagnostics) {
+  Function f("f");
+  Value* x = f.add_arg("x", {DType::f32, {8, 3, 8, 8}}, ArgKind::input);
+  Value* w = f.add_arg("w", {DType::f32, {16, 1, 3, 3}}, ArgKind::param);
+  Value* v = f.add_arg("v", {DType::f32, {4}}, ArgKind::param);
+  Builder b(f);
+  b.set_loc(Loc{"m.json", 14, 9});
+  auto conv = b.try_create(OpCode::Conv2d, {x, w});
+  ASSERT_FALSE(conv.ok());
+  EXPECT_EQ(conv.error().message,
+            "m.json:14:9: error: conv2d: input channels 3 do not match weight in_channels 1 x groups 1");
+  auto add = b.try_create(OpCode::Add, {x, v});
+  ASSERT_FALSE(add.ok());
+  EXPECT_EQ(add.error().message,
+            "m.json:14:9: error: add: operand shapes [8,3,8,8] and [4] do not broadcast");
+  auto arity = b.try_create(OpCode::Add, {x});
+  ASSERT_FALSE(arity.ok());
+  EXPECT_EQ(arity.error().message, "m.json:14:9: error: add: expected 2 operands, got 1");
+  auto empty_max = b.try_create(OpCode::ReduceMax, {f.add_arg("e", {DType::f32, {0, 3}}, ArgKind::input)},
+                                {{"dims", std::vector<int64_t>{0}}});
+  ASSERT_FALSE(empty_max.ok());
+  EXPECT_EQ(empty_max.error().message,
+            "m.json:14:9: error: reduce_max: cannot reduce over dim 0 of size 0 of f32[0,3] (no identity element)");
+}
+
+TEST(OpTable, Costs) {
+  Function f("f");
+  Value* a = f.add_arg("a", {DType::f32, {4, 32, 64}}, ArgKind::input);
+  Value* w = f.add_arg("w", {DType::f32, {128, 64}}, ArgKind::param);
+  Builder b(f);
+  Value* y = b.create(OpCode::Dot, {a, w}, {{"transpose_b", true}});
+  EXPECT_EQ(y->type, (TensorType{DType::f32, {4, 32, 128}}));
+  Cost c = op_cost(*f.ops.back());
+  EXPECT_EQ(c.flops, 2LL * 4 * 32 * 128 * 64);
+  EXPECT_EQ(c.bytes, 4LL * (4 * 32 * 64 + 128 * 64 + 4 * 32 * 128));
+}
+
+}  // namespace
+}  // namespace mlc

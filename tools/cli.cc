@@ -1,0 +1,70 @@
+#include "tools/cli.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace mlc::cli {
+
+bool Args::has(const std::string& name) const {
+  for (const auto& [n, v] : options)
+    if (n == name) return true;
+  return false;
+}
+
+std::string Args::get(const std::string& name, const std::string& fallback) const {
+  for (const auto& [n, v] : options)
+    if (n == name) return v;
+  return fallback;
+}
+
+bool parse_args(const std::vector<std::string>& argv, const std::vector<std::string>& switches,
+                const std::vector<std::string>& valued, Args& out, std::string& error) {
+  auto contains = [](const std::vector<std::string>& list, const std::string& s) {
+    return std::find(list.begin(), list.end(), s) != list.end();
+  };
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a.size() < 3 || a.rfind("--", 0) != 0) {
+      out.positional.push_back(a);
+      continue;
+    }
+    std::string name = a.substr(2), value;
+    bool inline_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      inline_value = true;
+    }
+    if (contains(switches, name)) {
+      if (inline_value) {
+        error = "option --" + name + " takes no value";
+        return false;
+      }
+    } else if (contains(valued, name)) {
+      if (!inline_value) {
+        if (i + 1 >= argv.size()) {
+          error = "option --" + name + " needs a value";
+          return false;
+        }
+        value = argv[++i];
+      }
+    } else {
+      error = "unknown option --" + name;
+      return false;
+    }
+    out.options.emplace_back(name, value);
+  }
+  return true;
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "mlc: %s\n", message.c_str());
+  return kUsageError;
+}
+
+int user_error(const std::string& message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  return kUserError;
+}
+
+}  // namespace mlc::cli

@@ -1,0 +1,37 @@
+// The `mlc` command line: one function per subcommand (tools/cmd_*.cc).
+// Exit codes: 0 success, 1 user error (a diagnostic on stderr), 2 usage error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mlc::cli {
+
+inline constexpr int kOk = 0;
+inline constexpr int kUserError = 1;
+inline constexpr int kUsageError = 2;
+
+// Parsed `--flag value` / `--flag=value` / `--switch` arguments after the subcommand.
+struct Args {
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> options;  // name without "--", value ("" for switches)
+
+  bool has(const std::string& name) const;
+  std::string get(const std::string& name, const std::string& fallback = "") const;
+};
+
+// `switches` take no value; every other option takes one. Unknown options are
+// usage errors (message in `error`).
+bool parse_args(const std::vector<std::string>& argv, const std::vector<std::string>& switches,
+                const std::vector<std::string>& valued, Args& out, std::string& error);
+
+int cmd_ir(const std::vector<std::string>& argv);
+int cmd_opt(const std::vector<std::string>& argv);
+int cmd_run(const std::vector<std::string>& argv);
+
+// Prints "mlc: <message>" for usage errors and returns kUsageError.
+int usage_error(const std::string& message);
+// Prints a diagnostic and returns kUserError.
+int user_error(const std::string& message);
+
+}  // namespace mlc::cli

@@ -1,0 +1,79 @@
+#include "tools/evaluate.h"
+
+#include "runtime/interpreter.h"
+
+namespace mlc {
+
+namespace {
+// Interpreter for function `name` of the model built for `batch` examples.
+Expected<rt::Interpreter> compile(const ModelFile& model, int64_t batch, const char* name) {
+  MLC_TRY(Module module, model.build(batch));
+  Function* f = module.find(name);
+  if (!f) return make_error(std::string("error: the model has no @") + name + " function");
+  return rt::Interpreter::create(*f);
+}
+
+std::vector<const rt::Tensor*> arguments(const std::vector<rt::Tensor>& inputs,
+                                         const std::vector<rt::NamedTensor>& params) {
+  std::vector<const rt::Tensor*> args;
+  for (const rt::Tensor& t : inputs) args.push_back(&t);
+  for (const rt::NamedTensor& p : params) args.push_back(&p.tensor);
+  return args;
+}
+
+// Scalar value of a 0-d result as double.
+double scalar(const rt::Tensor& t) {
+  switch (t.dtype()) {
+    case DType::f32: return t.data<float>()[0];
+    case DType::f64: return t.data<double>()[0];
+    case DType::i64: return static_cast<double>(t.data<int64_t>()[0]);
+    case DType::i32: return t.data<int32_t>()[0];
+    default: return 0;
+  }
+}
+}  // namespace
+
+Expected<EvalResult> evaluate(const ModelFile& model, const rt::Split& split,
+                              const std::vector<rt::NamedTensor>& params, int64_t batch) {
+  const int64_t n = split.num_examples();
+  if (n == 0) return make_error("error: the evaluation split has no examples");
+  batch = std::min(batch, n);
+  MLC_TRY(rt::Interpreter full, compile(model, batch, "eval"));
+  std::optional<rt::Interpreter> tail;
+  if (n % batch) {
+    MLC_TRY(rt::Interpreter t, compile(model, n % batch, "eval"));
+    tail.emplace(std::move(t));
+  }
+  EvalResult result;
+  double loss_sum = 0;
+  const ModelConfig& config = model.config();
+  for (int64_t begin = 0; begin < n; begin += batch) {
+    int64_t end = std::min(n, begin + batch);
+    std::vector<rt::Tensor> inputs = split.rows(begin, end);
+    const rt::Interpreter& run = end - begin == batch ? full : *tail;
+    MLC_TRY(std::vector<rt::Tensor> out, run.run(arguments(inputs, params)));
+    loss_sum += scalar(out[0]);
+    if (out.size() > 1) result.correct += static_cast<int64_t>(scalar(out[1]));
+    // Positions: every element of the targets (class indices, or regression targets).
+    for (size_t i = 0; i < config.inputs.size(); ++i)
+      if (config.inputs[i].name == config.loss_targets) result.positions += inputs[i].num_elements();
+  }
+  result.examples = n;
+  result.loss = loss_sum / static_cast<double>(result.positions);
+  if (config.classifier)
+    result.accuracy = static_cast<double>(result.correct) / static_cast<double>(result.positions);
+  return result;
+}
+
+Expected<double> batch_loss(const ModelFile& model, const rt::Split& split,
+                            const std::vector<rt::NamedTensor>& params, int64_t begin, int64_t batch) {
+  if (begin + batch > split.num_examples())
+    return make_error("error: batch [" + std::to_string(begin) + ", " + std::to_string(begin + batch) +
+                      ") is beyond the split's " + std::to_string(split.num_examples()) + " examples");
+  MLC_TRY(rt::Interpreter run, compile(model, batch, "loss"));
+  std::vector<rt::Tensor> inputs = split.rows(begin, begin + batch);
+  MLC_TRY(std::vector<rt::Tensor> out, run.run(arguments(inputs, params)));
+  return scalar(out[0]);
+}
+
+}  // namespace mlc

@@ -1,0 +1,50 @@
+// mlc: the command-line driver. See DESIGN.md §8 and `mlc --help`.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tools/cli.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: mlc <command> [args]\n"
+    "\n"
+    "commands:\n"
+    "  ir MODEL.json [--after PASS] [--batch N]   print the IR of a model (after a pass)\n"
+    "  opt FILE.mlir [--passes a,b,c]             parse, verify, run passes, print\n"
+    "  run MODEL.json --eval [--init F] [--data F] [--metrics OUT.jsonl] [--seed S]\n"
+    "                                             evaluate a model on its eval split\n"
+    "\n"
+    "Exit status: 0 success, 1 error in the input (diagnostic on stderr), 2 usage error.\n";
+
+// OpenBLAS 0.3.21 does not recognise recent Xeons and falls back to slow
+// generic kernels; it reads OPENBLAS_CORETYPE only when the library loads, so
+// set it and re-execute once. MLC_NO_REEXEC=1 disables this.
+void select_blas_kernels(char** argv) {
+  if (std::getenv("OPENBLAS_CORETYPE") || std::getenv("MLC_NO_REEXEC")) return;
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx512f")) return;
+  setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: carry on with the defaults
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? mlc::cli::kUsageError : mlc::cli::kOk;
+  }
+  select_blas_kernels(argv);
+  std::string command = argv[1];
+  std::vector<std::string> rest(argv + 2, argv + argc);
+  if (command == "ir") return mlc::cli::cmd_ir(rest);
+  if (command == "opt") return mlc::cli::cmd_opt(rest);
+  if (command == "run") return mlc::cli::cmd_run(rest);
+  return mlc::cli::usage_error("unknown command '" + command + "'\n" + kUsage);
+}
