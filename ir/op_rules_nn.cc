@@ -100,7 +100,9 @@ Expected<TensorType> infer_conv2d(const InferContext& ctx) {
   MLC_CHECK_OK(check_pair(ctx, "padding", 0));
   MLC_CHECK_OK(check_pair(ctx, "dilation", 1));
   int64_t groups = ctx.attrs.get_int("groups");
-  if (groups < 1) return infer_error(ctx, "groups must be >= 1, got " + std::to_string(groups));
+  if (groups < 1 || groups > x.shape[1])
+    return infer_error(ctx, "groups must be in [1, input channels " + std::to_string(x.shape[1]) +
+                                "], got " + std::to_string(groups));
   if (x.shape[1] != w.shape[1] * groups)
     return infer_error(ctx, "input channels " + std::to_string(x.shape[1]) +
                                 " do not match weight in_channels " + std::to_string(w.shape[1]) +

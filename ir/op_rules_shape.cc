@@ -126,7 +126,7 @@ Expected<TensorType> infer_slice(const InferContext& ctx) {
                                   std::to_string(in.shape[i]) + " and stride >= 1, got start " +
                                   std::to_string(start[i]) + ", limit " + std::to_string(limit[i]) +
                                   ", stride " + std::to_string(stride[i]));
-    out.shape.push_back((limit[i] - start[i] + stride[i] - 1) / stride[i]);
+    out.shape.push_back(limit[i] == start[i] ? 0 : (limit[i] - start[i] - 1) / stride[i] + 1);
   }
   return out;
 }

@@ -1,0 +1,44 @@
+// Textual IR parser: reads exactly what ir/printer.h writes.
+//
+// Grammar (tokens may be separated by any whitespace; `//` starts a comment that
+// runs to the end of the line):
+//
+//   module   := 'module' '@' name '{' function* '}'
+//   function := 'func' '@' name '(' [arg (',' arg)*] ')' '->' '(' [type (',' type)*] ')'
+//               '{' op* 'return' [use (',' use)*] '}'
+//   arg      := '%' ident ':' type '{' ('input' | 'param') '}'   ident: [A-Za-z_][A-Za-z0-9_.]*
+//   op       := '%' name '=' opname '(' [use (',' use)*] ')' ['{' [attr (',' attr)*] '}']
+//               ':' type ['loc' '(' string ':' int ':' int ')']
+//   attr     := ident '=' value
+//   value    := int | float | 'inf' | '-inf' | 'nan' | 'true' | 'false' | string
+//             | '[' [number (',' number)*] ']'
+//   type     := dtype '[' [int (',' int)*] ']'                       f32[32,1,8,8], i64[]
+//
+// Numbers: a literal without '.', 'e' or 'E' is an Int; `inf`, `-inf`, `nan` are
+// floats. A list is Ints unless one element is a float (then Floats); `[]` is an
+// empty Ints. Lists do not nest. Strings escape `"` and `\` with a backslash.
+//
+// Every op goes through complete_attrs and infer_type with its declared `: type`
+// as it is parsed, so a parsed module is verified: the declared type must equal
+// the inferred one, and the returned values must have the declared result types.
+//
+// Errors: never crashes or aborts on any input (no recursion, linear time,
+// overflow-checked literals). Every failure is an Error whose message is
+// "file:line:col: error: <what>", line:col pointing at the offending token
+// (for op inference errors: at the op's name).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ir/expected.h"
+#include "ir/graph.h"
+
+namespace mlc {
+
+// `filename` is used only in diagnostics.
+Expected<Module> parse_module(std::string_view text, const std::string& filename);
+// Reads and parses a file; "<path>: cannot open: <reason>" if it cannot be read.
+Expected<Module> parse_module_file(const std::string& path);
+
+}  // namespace mlc

@@ -1,0 +1,110 @@
+// Textual IR printer; see ir/printer.h for the syntax contract.
+#include "ir/printer.h"
+
+#include <unordered_map>
+
+#include "ir/op_table.h"
+
+namespace mlc {
+
+namespace {
+
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Names of a function's values: arguments by name, op results by number.
+class ValueNames {
+ public:
+  explicit ValueNames(const Function& f) {
+    for (const Value* v : f.args) names_[v] = "%" + v->name;
+    int64_t next = 0;
+    for (const auto& op : f.ops)
+      if (op && op->result) names_[op->result] = "%" + std::to_string(next++);
+  }
+  std::string operator()(const Value* v) const {
+    auto it = names_.find(v);
+    return it == names_.end() ? "%<undefined>" : it->second;
+  }
+
+ private:
+  std::unordered_map<const Value*, std::string> names_;
+};
+
+std::string print_attrs(const Attrs& attrs) {
+  if (attrs.empty()) return "";
+  std::string s = " {";
+  bool first = true;
+  for (const NamedAttr& a : attrs.list()) {
+    if (!first) s += ", ";
+    first = false;
+    s += a.name + " = " + attr_value_to_string(a.value);
+  }
+  return s + "}";
+}
+
+std::string print_op(const Op& op, const ValueNames& names) {
+  bool valid = static_cast<int>(op.code) < kNumOps;
+  std::string s = names(op.result) + " = " + (valid ? std::string(op_name(op.code)) : "<invalid>") + "(";
+  for (size_t i = 0; i < op.operands.size(); ++i) s += (i ? ", " : "") + names(op.operands[i]);
+  s += ")" + print_attrs(op.attrs);
+  s += " : " + (op.result ? print_type(op.result->type) : std::string("<no result>"));
+  if (op.loc.known()) s += " " + print_loc(op.loc);
+  return s;
+}
+
+std::string print_signature(const Function& f) {
+  std::string s = "func @" + f.name + "(";
+  for (size_t i = 0; i < f.args.size(); ++i) {
+    const Value* a = f.args[i];
+    ArgKind kind = i < f.arg_kinds.size() ? f.arg_kinds[i] : ArgKind::input;
+    s += (i ? ", %" : "%") + a->name + ": " + print_type(a->type) + " {" +
+         std::string(arg_kind_name(kind)) + "}";
+  }
+  s += ") -> (";
+  for (size_t i = 0; i < f.results.size(); ++i)
+    s += (i ? ", " : "") + (f.results[i] ? print_type(f.results[i]->type) : std::string("?"));
+  return s + ")";
+}
+
+void print_function_at(const Function& f, const std::string& indent, std::string& out) {
+  ValueNames names(f);
+  out += indent + print_signature(f) + " {\n";
+  for (const auto& op : f.ops)
+    if (op) out += indent + "  " + print_op(*op, names) + "\n";
+  out += indent + "  return";
+  for (size_t i = 0; i < f.results.size(); ++i) out += (i ? ", " : " ") + names(f.results[i]);
+  out += "\n" + indent + "}\n";
+}
+
+}  // namespace
+
+std::string print_type(const TensorType& type) { return type.str(); }
+
+std::string print_loc(const Loc& loc) {
+  if (!loc.known()) return "";
+  return "loc(" + quote(loc.file) + ":" + std::to_string(loc.line) + ":" +
+         std::to_string(loc.col) + ")";
+}
+
+std::string print_function(const Function& f) {
+  std::string out;
+  print_function_at(f, "", out);
+  return out;
+}
+
+std::string print_module(const Module& m) {
+  std::string out = "module @" + m.name + " {\n";
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    if (i) out += "\n";
+    if (m.functions[i]) print_function_at(*m.functions[i], "  ", out);
+  }
+  return out + "}\n";
+}
+
+}  // namespace mlc

@@ -1,0 +1,179 @@
+// IR verifier; see ir/verifier.h for the checked invariants and message format.
+#include "ir/verifier.h"
+
+#include <string>
+#include <unordered_set>
+
+#include "ir/diagnostics.h"
+#include "ir/op_table.h"
+
+namespace mlc {
+
+namespace {
+
+bool is_arg_name(std::string_view s) {
+  if (s.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!alpha(s[0])) return false;
+  for (char c : s)
+    if (!alpha(c) && !digit(c) && c != '.') return false;
+  return true;
+}
+
+bool is_symbol_name(std::string_view s) {
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Error function_error(const Function& f, const std::string& message) {
+  return make_error(format_error(Loc{}, "verifier: function @" + f.name + ": " + message));
+}
+
+// Drops the "<op>: " prefix that op_table messages start with.
+std::string strip_op_prefix(std::string message, std::string_view name) {
+  std::string prefix = std::string(name) + ": ";
+  if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+  return message;
+}
+
+class FunctionVerifier {
+ public:
+  explicit FunctionVerifier(const Function& f) : f_(f) {}
+
+  Status run() {
+    MLC_CHECK_OK(check_args());
+    for (const auto& op : f_.ops)
+      if (op && op->result) all_results_.insert(op->result);
+    for (size_t i = 0; i < f_.ops.size(); ++i) MLC_CHECK_OK(check_op(i));
+    for (size_t i = 0; i < f_.results.size(); ++i)
+      if (!defined_.count(f_.results[i]))
+        return function_error(f_, "result #" + std::to_string(i) + " is not a value of the function");
+    return {};
+  }
+
+ private:
+  Status check_args() {
+    if (f_.arg_kinds.size() != f_.args.size())
+      return function_error(f_, std::to_string(f_.args.size()) + " arguments but " +
+                                    std::to_string(f_.arg_kinds.size()) + " argument kinds");
+    std::unordered_set<std::string_view> names;
+    for (size_t i = 0; i < f_.args.size(); ++i) {
+      const Value* a = f_.args[i];
+      std::string what = "argument #" + std::to_string(i);
+      if (!a) return function_error(f_, what + " is null");
+      if (a->producer) return function_error(f_, what + " has a producer op");
+      if (!is_arg_name(a->name))
+        return function_error(f_, what + " has invalid name '" + a->name +
+                                      "' (must match [A-Za-z_][A-Za-z0-9_.]*)");
+      if (!names.insert(a->name).second)
+        return function_error(f_, "duplicate argument name '" + a->name + "'");
+      if (!checked_num_elements(a->type.shape))
+        return function_error(f_, what + " '%" + a->name + "' has shape " +
+                                      shape_to_string(a->type.shape) +
+                                      " that is negative or has more than 2^40 elements");
+      if (!defined_.insert(a).second)
+        return function_error(f_, what + " repeats an earlier argument");
+    }
+    return {};
+  }
+
+  Error op_error(size_t index, const Op& op, const std::string& message) const {
+    return error_at(op.loc, "verifier: " + std::string(op_name(op.code)) + " (op #" +
+                                std::to_string(index) + "): " + message);
+  }
+
+  Status check_operands(size_t index, const Op& op) const {
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      const Value* v = op.operands[k];
+      std::string what = "operand #" + std::to_string(k);
+      if (defined_.count(v)) continue;
+      if (!v) return op_error(index, op, what + " is null");
+      if (all_results_.count(v))
+        return op_error(index, op, what + " is used before its definition");
+      return op_error(index, op, what + " is not a value of this function");
+    }
+    return {};
+  }
+
+  Status check_attrs(size_t index, const Op& op) const {
+    Attrs completed = op.attrs;
+    Status st = complete_attrs(op_info(op.code), completed);
+    if (!st) return op_error(index, op, strip_op_prefix(st.error().message, op_name(op.code)));
+    if (!same_names_and_kinds(completed, op.attrs)) {
+      return op_error(index, op, "attributes are not complete and in schema order (expected " +
+                                     describe_attrs(completed) + ", found " +
+                                     describe_attrs(op.attrs) + ")");
+    }
+    return {};
+  }
+
+  // complete_attrs only reorders, fills defaults and turns Ints into Floats, so
+  // this is equality without comparing values (NaN != NaN).
+  static bool same_names_and_kinds(const Attrs& a, const Attrs& b) {
+    if (a.list().size() != b.list().size()) return false;
+    for (size_t i = 0; i < a.list().size(); ++i)
+      if (a.list()[i].name != b.list()[i].name ||
+          a.list()[i].value.index() != b.list()[i].value.index())
+        return false;
+    return true;
+  }
+
+  static std::string describe_attrs(const Attrs& attrs) {
+    std::string s = "{";
+    for (size_t i = 0; i < attrs.list().size(); ++i)
+      s += (i ? ", " : "") + attrs.list()[i].name + " = " +
+           attr_value_to_string(attrs.list()[i].value);
+    return s + "}";
+  }
+
+  Status check_op(size_t index) {
+    const Op* op = f_.ops[index].get();
+    if (!op) return function_error(f_, "op #" + std::to_string(index) + " is null");
+    if (static_cast<int>(op->code) >= kNumOps)
+      return function_error(f_, "op #" + std::to_string(index) + " has an invalid op code");
+    if (!op->result) return op_error(index, *op, "has no result value");
+    if (op->result->producer != op)
+      return op_error(index, *op, "result value is not produced by this op");
+    MLC_CHECK_OK(check_operands(index, *op));
+    MLC_CHECK_OK(check_attrs(index, *op));
+    std::vector<const TensorType*> types;
+    for (const Value* v : op->operands) types.push_back(&v->type);
+    auto type = infer_type(op->code, types, op->attrs, &op->result->type);
+    if (!type) return op_error(index, *op, strip_op_prefix(type.error().message, op_name(op->code)));
+    if (!defined_.insert(op->result).second)
+      return op_error(index, *op, "result value is defined twice");
+    return {};
+  }
+
+  const Function& f_;
+  std::unordered_set<const Value*> defined_;      // args and results of ops so far
+  std::unordered_set<const Value*> all_results_;  // results of every op
+};
+
+}  // namespace
+
+Status verify_function(const Function& f) { return FunctionVerifier(f).run(); }
+
+Status verify_module(const Module& m) {
+  if (!is_symbol_name(m.name))
+    return error_at(Loc{}, "verifier: invalid module name '" + m.name +
+                               "' (must match [A-Za-z0-9_.-]*)");
+  std::unordered_set<std::string_view> names;
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    const Function* f = m.functions[i].get();
+    if (!f) return error_at(Loc{}, "verifier: function #" + std::to_string(i) + " is null");
+    if (f->name.empty() || !is_symbol_name(f->name))
+      return function_error(*f, "invalid function name (must match [A-Za-z0-9_.-]+)");
+    if (!names.insert(f->name).second)
+      return error_at(Loc{}, "verifier: duplicate function name '@" + f->name + "'");
+    MLC_CHECK_OK(verify_function(*f));
+  }
+  return {};
+}
+
+}  // namespace mlc

@@ -1,0 +1,30 @@
+// IR verifier: checks the invariants every stage may rely on.
+//
+// verify_function(f) checks that:
+//  - arg_kinds has one entry per argument; argument names are unique and match
+//    [A-Za-z_][A-Za-z0-9_.]* (so the printed text parses back); argument types are valid;
+//  - every op has a result value produced by that op, defined once;
+//  - every operand is a value of the function defined before its use;
+//  - every op's attributes are complete and ordered per the op's schema
+//    (complete_attrs leaves them unchanged);
+//  - infer_type(operand types, attrs, declared = result type) succeeds, i.e.
+//    inference yields exactly the stored result type;
+//  - the function's results are values of the function.
+// verify_module(m) also checks that function names are unique and that module and
+// function names match [A-Za-z0-9_.-]* (functions: non-empty).
+//
+// Errors name the op and its index in f.ops (which is also its printed result
+// number %k) and use the op's loc:
+//   "model.json:3:4: error: verifier: add (op #5): operand shapes [3] and [4] do not broadcast"
+// Function-level errors: "error: verifier: function @loss: duplicate argument name 'x'".
+#pragma once
+
+#include "ir/expected.h"
+#include "ir/graph.h"
+
+namespace mlc {
+
+Status verify_function(const Function& f);
+Status verify_module(const Module& m);
+
+}  // namespace mlc
