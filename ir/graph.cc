@@ -15,6 +15,8 @@ std::string_view arg_kind_name(ArgKind k) {
   switch (k) {
     case ArgKind::input: return "input";
     case ArgKind::param: return "param";
+    case ArgKind::frozen: return "frozen";
+    case ArgKind::state: return "state";
   }
   return "?";
 }

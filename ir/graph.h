@@ -39,8 +39,12 @@ struct Value {
   Op* producer = nullptr;  // nullptr for function arguments
 };
 
-// What a function argument is, printed after its type: `{input}`, `{param}`.
-enum class ArgKind : uint8_t { input, param };
+// What a function argument is, printed after its type: `{input}` (data, or a
+// step counter), `{param}` (trainable parameter), `{frozen}` (parameter that
+// gets no gradient), `{state}` (optimizer state).
+enum class ArgKind : uint8_t { input, param, frozen, state };
+inline constexpr ArgKind kAllArgKinds[] = {ArgKind::input, ArgKind::param, ArgKind::frozen,
+                                           ArgKind::state};
 std::string_view arg_kind_name(ArgKind k);
 
 class Op {

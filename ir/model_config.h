@@ -49,13 +49,37 @@ struct DataConfig {
   std::vector<InputMapping> eval;
 };
 
+// Learning-rate schedule, evaluated per optimizer step s (0-based):
+//   constant:      lr
+//   linear_warmup: lr * (start_factor + (1 - start_factor) * min(s, warmup_steps) / warmup_steps)
+//   cosine:        linear warmup over warmup_steps (factor (s+1)/warmup_steps), then
+//                  min_lr + (lr - min_lr) * (1 + cos(pi * s' / T')) / 2 with
+//                  s' = s - warmup_steps, T' = total_steps - warmup_steps (s' capped at T')
+//   step:          lr * gamma ^ floor(s / step_size)
+struct ScheduleConfig {
+  std::string type = "constant";
+  int64_t warmup_steps = 0;
+  double start_factor = 1.0 / 3.0;
+  int64_t total_steps = 0;
+  double min_lr = 0;
+  int64_t step_size = 1;
+  double gamma = 0.1;
+};
+
+// PyTorch's optimizers (torch 1.13 single-tensor update rules) and defaults.
 struct OptimizerConfig {
-  std::string type;  // "sgd", "adamw", ...
+  std::string type;  // "sgd", "adam", "adamw", "rmsprop", "adagrad"
   double lr = 0;
-  double momentum = 0, dampening = 0, weight_decay = 0;
+  double momentum = 0, dampening = 0, weight_decay = 0;  // weight_decay: adamw 0.01, else 0
   bool nesterov = false;
-  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-  std::string decay = "all";  // adamw: "all" or "2d"
+  double beta1 = 0.9, beta2 = 0.999;  // adam, adamw
+  double eps = 1e-8;                  // adam/adamw/rmsprop 1e-8, adagrad 1e-10
+  double alpha = 0.99;                // rmsprop
+  bool centered = false;              // rmsprop
+  double lr_decay = 0, initial_accumulator_value = 0;  // adagrad
+  std::string decay = "all";  // which params get weight decay: "all" or "2d" (rank >= 2)
+  double clip_grad_norm = 0;  // global-norm clipping threshold; 0: off
+  ScheduleConfig schedule;
   Loc loc;
 };
 

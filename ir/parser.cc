@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -439,13 +440,13 @@ class Parser {
     MLC_CHECK_OK(expect(Tok::Colon, "':'", "after argument name"));
     MLC_TRY(TensorType type, parse_type());
     MLC_CHECK_OK(expect(Tok::LBrace, "'{'", "before argument kind"));
-    ArgKind kind;
-    if (at_keyword("input")) kind = ArgKind::input;
-    else if (at_keyword("param")) kind = ArgKind::param;
-    else return unexpected("'input' or 'param'");
+    std::optional<ArgKind> kind;
+    for (ArgKind k : kAllArgKinds)
+      if (at_keyword(arg_kind_name(k))) kind = k;
+    if (!kind) return unexpected("'input', 'param', 'frozen' or 'state'");
     MLC_CHECK_OK(advance());
     MLC_CHECK_OK(expect(Tok::RBrace, "'}'", "after argument kind"));
-    return define(scope, name, f.add_arg(std::string(name.text), std::move(type), kind));
+    return define(scope, name, f.add_arg(std::string(name.text), std::move(type), *kind));
   }
 
   Status parse_signature(Function& f, Scope& scope, std::vector<TensorType>& result_types) {

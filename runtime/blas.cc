@@ -1,0 +1,71 @@
+#include "runtime/blas.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+
+namespace mlc::rt::blas {
+
+namespace {
+
+void call(bool ta, bool tb, blasint m, blasint n, blasint k, const float* a, blasint lda,
+          const float* b, blasint ldb, float* c, blasint ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+}
+void call(bool ta, bool tb, blasint m, blasint n, blasint k, const double* a, blasint lda,
+          const double* b, blasint ldb, double* c, blasint ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+}
+
+bool fits(int64_t v) { return v <= static_cast<int64_t>(INT_MAX); }
+
+// Reference loop for shapes the 32-bit interface cannot express.
+template <class T>
+void naive(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+           int64_t ldb, T* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += (ta ? a[p * lda + i] : a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
+      c[i * ldc + j] = acc;
+    }
+}
+
+template <class T>
+void gemm_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+               const T* b, int64_t ldb, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    return;
+  }
+  // BLAS requires leading dimensions >= 1 and >= the row length.
+  lda = std::max<int64_t>(lda, std::max<int64_t>(1, ta ? m : k));
+  ldb = std::max<int64_t>(ldb, std::max<int64_t>(1, tb ? k : n));
+  if (!fits(n) || !fits(k) || !fits(lda) || !fits(ldb) || !fits(ldc) || (ta && !fits(m)))
+    return naive(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+  // Split rows of C so that m fits (only possible without trans_a).
+  for (int64_t r = 0; r < m; r += INT_MAX) {
+    int64_t rows = std::min<int64_t>(m - r, INT_MAX);
+    call(ta, tb, static_cast<blasint>(rows), static_cast<blasint>(n), static_cast<blasint>(k),
+         a + r * lda, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), c + r * ldc,
+         static_cast<blasint>(ldc));
+  }
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
+  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+}
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc) {
+  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+}  // namespace mlc::rt::blas

@@ -1,0 +1,20 @@
+// A thin wrapper over CBLAS (OpenBLAS) general matrix multiply.
+//
+// Contract: row-major C[m,n] = op(A) * op(B), where op(X) is X or X^T as asked;
+// A is [m,k] (or [k,m] when trans_a) with row stride lda, B is [k,n] (or [n,k]
+// when trans_b) with row stride ldb, C has row stride ldc. C is overwritten
+// (never read). Handles empty sizes (m, n or k == 0: C becomes zeros where it
+// has elements) and sizes beyond the 32-bit BLAS interface (split into blocks
+// of rows, or a plain loop).
+#pragma once
+
+#include <cstdint>
+
+namespace mlc::rt::blas {
+
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc);
+
+}  // namespace mlc::rt::blas

@@ -1,0 +1,54 @@
+// Reference kernels: one per row of ir/ops.def, in a table built from the same
+// X-macro (runtime/kernels/kernel_table.cc), so an op without a kernel fails to
+// build.
+//
+// Kernel contract:
+//  - `op` supplies the op code and its attributes (complete: defaults filled).
+//    Kernels never read op.operands or op.result; shapes come from the tensors.
+//  - `operands` and the attributes are what the op's inference rule accepts,
+//    and `result` is pre-allocated with the op's result type (the inferred one,
+//    or the declared one for cast/reshape/broadcast/iota/constant). Kernels
+//    overwrite every element of `result` and never reallocate it.
+//  - Only data-dependent failures are reported (out-of-range gather/scatter
+//    indices, integer division by zero, casts of NaN or out-of-range floats to
+//    integers); the message starts with the op name ("gather: index 70 out of
+//    range [0, 64) along axis 0"); callers add the location. A dtype that
+//    inference rejects for the op has no loop and fails with "<op>: no kernel
+//    for dtype bool" rather than crashing.
+//  - Numerics: bf16/f16 compute in float and round once per result element;
+//    reduce_sum of float dtypes accumulates in double; f32/f64 dot and conv2d
+//    go through BLAS gemm (bf16/f16 through an f32 gemm, rounded once).
+//  - Composite ops (those with a decomposition) run their decomposition on a
+//    scratch function through the Interpreter.
+#pragma once
+
+#include <optional>
+#include <span>
+
+#include "ir/expected.h"
+#include "ir/graph.h"
+#include "runtime/tensor.h"
+
+namespace mlc::rt {
+
+using KernelFn = Status (*)(const Op& op, std::span<const Tensor* const> operands, Tensor& result);
+
+// The reference kernel of every op, indexed by OpCode.
+extern const KernelFn kReferenceKernels[kNumOps];
+const KernelFn& reference_kernel(OpCode code);
+
+// Evaluates one op on tensors: builds it through Builder on a scratch function
+// (attribute defaults filled, inference checked; `declared` is the result type
+// for ops that need one), then runs its reference kernel. Errors are the
+// Builder's ("error: add: operand shapes ...") or the kernel's ("gather: ...").
+Expected<Tensor> eval_op(OpCode code, std::span<const Tensor* const> operands,
+                         const Attrs& attrs = {},
+                         const std::optional<TensorType>& declared = std::nullopt);
+
+// One function per op: kernel_Neg, kernel_Add, ...
+#define OP(Enum, text, arity, attrs, infer, cost, decompose) \
+  Status kernel_##Enum(const Op& op, std::span<const Tensor* const> operands, Tensor& result);
+#include "ir/ops.def"
+#undef OP
+
+}  // namespace mlc::rt
