@@ -50,6 +50,10 @@ Expected<TensorType> infer_argmax(const InferContext&);
 Expected<TensorType> infer_dot(const InferContext&);
 Expected<TensorType> infer_conv2d(const InferContext&);
 Expected<TensorType> infer_pool2d(const InferContext&);
+Expected<TensorType> infer_conv2d_input_grad(const InferContext&);
+Expected<TensorType> infer_conv2d_weight_grad(const InferContext&);
+Expected<TensorType> infer_max_pool2d_grad(const InferContext&);
+Expected<TensorType> infer_avg_pool2d_grad(const InferContext&);
 Expected<TensorType> infer_gather(const InferContext&);
 Expected<TensorType> infer_scatter_add(const InferContext&);
 Expected<TensorType> infer_iota(const InferContext&);
@@ -68,6 +72,8 @@ Cost cost_reduce(const Op&);
 Cost cost_dot(const Op&);
 Cost cost_conv2d(const Op&);
 Cost cost_pool2d(const Op&);
+Cost cost_conv2d_grad(const Op&);
+Cost cost_pool2d_grad(const Op&);
 Cost cost_composite(const Op&);  // sum over the op's decomposition
 
 // Decompositions.

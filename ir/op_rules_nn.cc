@@ -172,3 +172,72 @@ Cost cost_pool2d(const Op& op) {
 }
 
 }  // namespace mlc::rules
+
+// ---- gradients of the window ops: each checks that running the forward op on
+// the declared (or given) input reproduces dy's type.
+namespace mlc::rules {
+
+namespace {
+// Runs `forward` on (x, w-or-nothing) and checks the result is `dy`.
+Status check_forward(const InferContext& ctx, InferFn forward, std::vector<const TensorType*> operands,
+                     const TensorType& dy) {
+  InferContext fwd{ctx.op_name, operands, ctx.attrs, nullptr};
+  auto y = forward(fwd);
+  if (!y) return y.take_error();
+  if (*y != dy)
+    return infer_error(ctx, "dy " + dy.str() + " does not match the forward result " + y->str());
+  return {};
+}
+
+Expected<TensorType> declared(const InferContext& ctx) {
+  if (!ctx.declared) return infer_error(ctx, "the result type must be given");
+  return *ctx.declared;
+}
+}  // namespace
+
+Expected<TensorType> infer_conv2d_input_grad(const InferContext& ctx) {
+  MLC_TRY(TensorType x, declared(ctx));
+  MLC_CHECK_OK(check_forward(ctx, infer_conv2d, {&x, ctx.operands[1]}, ctx.operand(0)));
+  return x;
+}
+
+Expected<TensorType> infer_conv2d_weight_grad(const InferContext& ctx) {
+  MLC_TRY(TensorType w, declared(ctx));
+  MLC_CHECK_OK(check_forward(ctx, infer_conv2d, {ctx.operands[0], &w}, ctx.operand(1)));
+  return w;
+}
+
+Expected<TensorType> infer_max_pool2d_grad(const InferContext& ctx) {
+  MLC_CHECK_OK(check_forward(ctx, infer_pool2d, {ctx.operands[0]}, ctx.operand(1)));
+  return ctx.operand(0);
+}
+
+Expected<TensorType> infer_avg_pool2d_grad(const InferContext& ctx) {
+  MLC_TRY(TensorType x, declared(ctx));
+  MLC_CHECK_OK(check_forward(ctx, infer_pool2d, {&x}, ctx.operand(0)));
+  return x;
+}
+
+Cost cost_conv2d_grad(const Op& op) {
+  // Same multiply-adds as the forward conv: dy elements x (C/groups * KH * KW).
+  const bool input_grad = op.code == OpCode::Conv2dInputGrad;
+  const TensorType& dy = input_grad ? op.operands[0]->type : op.operands[1]->type;
+  const TensorType& w = input_grad ? op.operands[1]->type : op.result->type;
+  Cost c;
+  c.flops = 2 * dy.num_elements() * w.shape[1] * w.shape[2] * w.shape[3];
+  c.bytes = op.operands[0]->type.num_bytes() + op.operands[1]->type.num_bytes() +
+            op.result->type.num_bytes();
+  return c;
+}
+
+Cost cost_pool2d_grad(const Op& op) {
+  const auto& k = op.attrs.get_ints("kernel");
+  const TensorType& dy = op.operands.back()->type;
+  Cost c;
+  c.flops = dy.num_elements() * k[0] * k[1];
+  for (const Value* v : op.operands) c.bytes += v->type.num_bytes();
+  c.bytes += op.result->type.num_bytes();
+  return c;
+}
+
+}  // namespace mlc::rules

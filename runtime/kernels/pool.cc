@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "runtime/kernels/kernel_util.h"
 
@@ -48,26 +49,56 @@ void for_each_window(const PoolDims& d, F f) {
     }
 }
 
+// Index (in the plane) of the element max_pool2d selects in a window: the
+// first NaN, else the first maximal element in row-major order; -1 if the
+// window holds only padding.
+template <class T>
+int64_t select_max(const PoolDims& d, const T* plane, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+  using C = Compute<T>;
+  C best = -std::numeric_limits<C>::infinity();
+  int64_t where = -1;
+  for (int64_t i = y0; i < y1; ++i)
+    for (int64_t j = x0; j < x1; ++j) {
+      C v = load(plane[i * d.w + j]);
+      if (std::isnan(v)) return i * d.w + j;
+      if (where < 0 || v > best) {
+        best = v;
+        where = i * d.w + j;
+      }
+    }
+  return where;
+}
+
 template <class T>
 void max_pool(const PoolDims& d, const T* x, T* y) {
-  using C = Compute<T>;
   for_each_window(d, [&](int64_t p, int64_t oy, int64_t ox, int64_t y0, int64_t y1, int64_t x0,
                          int64_t x1) {
     const T* plane = x + p * d.h * d.w;
-    C best = -std::numeric_limits<C>::infinity();
-    bool found_nan = false;
-    for (int64_t i = y0; i < y1 && !found_nan; ++i)
-      for (int64_t j = x0; j < x1; ++j) {
-        C v = load(plane[i * d.w + j]);
-        if (std::isnan(v)) {
-          best = v;
-          found_nan = true;
-          break;
-        }
-        if (v > best) best = v;
-      }
-    y[(p * d.oh + oy) * d.ow + ox] = store<T>(best);
+    int64_t at = select_max(d, plane, y0, y1, x0, x1);
+    y[(p * d.oh + oy) * d.ow + ox] =
+        at < 0 ? store<T>(-std::numeric_limits<Compute<T>>::infinity()) : plane[at];
   });
+}
+
+template <class T>
+void max_pool_grad(const PoolDims& d, const T* x, const T* dy, T* dx) {
+  std::vector<double> acc(d.planes * d.h * d.w, 0.0);
+  for_each_window(d, [&](int64_t p, int64_t oy, int64_t ox, int64_t y0, int64_t y1, int64_t x0,
+                         int64_t x1) {
+    int64_t at = select_max(d, x + p * d.h * d.w, y0, y1, x0, x1);
+    if (at >= 0) acc[p * d.h * d.w + at] += static_cast<double>(load(dy[(p * d.oh + oy) * d.ow + ox]));
+  });
+  for (size_t i = 0; i < acc.size(); ++i) dx[i] = convert<T>(acc[i]);
+}
+
+// avg_pool2d's divisor for output (oy, ox) with clipped window [y0,y1) x [x0,x1).
+int64_t avg_divisor(const PoolDims& d, bool count_include_pad, int64_t oy, int64_t ox, int64_t y0,
+                    int64_t y1, int64_t x0, int64_t x1) {
+  if (!count_include_pad) return (y1 - y0) * (x1 - x0);
+  int64_t ys = oy * d.sh - d.ph, xs = ox * d.sw - d.pw;
+  int64_t rows = std::min(ys + d.kh, d.h + d.ph) - ys;
+  int64_t cols = std::min(xs + d.kw, d.w + d.pw) - xs;
+  return rows * cols;
 }
 
 template <class T>
@@ -78,20 +109,56 @@ void avg_pool(const PoolDims& d, bool count_include_pad, const T* x, T* y) {
     double sum = 0;
     for (int64_t i = y0; i < y1; ++i)
       for (int64_t j = x0; j < x1; ++j) sum += static_cast<double>(load(plane[i * d.w + j]));
-    int64_t divisor;
-    if (count_include_pad) {
-      int64_t ys = oy * d.sh - d.ph, xs = ox * d.sw - d.pw;
-      int64_t rows = std::min(ys + d.kh, d.h + d.ph) - ys;
-      int64_t cols = std::min(xs + d.kw, d.w + d.pw) - xs;
-      divisor = rows * cols;
+    y[(p * d.oh + oy) * d.ow + ox] =
+        convert<T>(sum / static_cast<double>(avg_divisor(d, count_include_pad, oy, ox, y0, y1, x0, x1)));
+  });
+}
+
+template <class T>
+void avg_pool_grad(const PoolDims& d, bool count_include_pad, const T* dy, T* dx) {
+  std::vector<double> acc(d.planes * d.h * d.w, 0.0);
+  for_each_window(d, [&](int64_t p, int64_t oy, int64_t ox, int64_t y0, int64_t y1, int64_t x0,
+                         int64_t x1) {
+    double share = static_cast<double>(load(dy[(p * d.oh + oy) * d.ow + ox])) /
+                   static_cast<double>(avg_divisor(d, count_include_pad, oy, ox, y0, y1, x0, x1));
+    for (int64_t i = y0; i < y1; ++i)
+      for (int64_t j = x0; j < x1; ++j) acc[(p * d.h + i) * d.w + j] += share;
+  });
+  for (size_t i = 0; i < acc.size(); ++i) dx[i] = convert<T>(acc[i]);
+}
+
+// Runs `body(Tag<T>)` for float dtypes, or reports the dtype as unsupported.
+template <class Body>
+Status float_only(const Op& op, DType t, Body body) {
+  return visit_dtype(t, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsFloat<T>) {
+      body(tag);
+      return {};
     } else {
-      divisor = (y1 - y0) * (x1 - x0);
+      return unsupported_dtype(op, t);
     }
-    y[(p * d.oh + oy) * d.ow + ox] = convert<T>(sum / static_cast<double>(divisor));
   });
 }
 
 }  // namespace
+
+Status kernel_MaxPool2dGrad(const Op& op, std::span<const Tensor* const> in, Tensor& out) {
+  PoolDims d = pool_dims(op, *in[0], *in[1]);
+  return float_only(op, out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool_grad<T>(d, in[0]->data<T>(), in[1]->data<T>(), out.data<T>());
+  });
+}
+
+Status kernel_AvgPool2dGrad(const Op& op, std::span<const Tensor* const> in, Tensor& out) {
+  PoolDims d = pool_dims(op, out, *in[0]);
+  bool include_pad = op.attrs.get_bool("count_include_pad");
+  return float_only(op, out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    avg_pool_grad<T>(d, include_pad, in[0]->data<T>(), out.data<T>());
+  });
+}
 
 Status kernel_MaxPool2d(const Op& op, std::span<const Tensor* const> in, Tensor& out) {
   PoolDims d = pool_dims(op, *in[0], out);

@@ -1,0 +1,107 @@
+#include "passes/autodiff.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/builder.h"
+#include "ir/diagnostics.h"
+#include "ir/op_table.h"
+#include "passes/vjp.h"
+
+namespace mlc {
+
+namespace {
+
+// Replaces composites whose VJP is "via decomposition" by their primitives, so
+// every remaining op has a rule of its own (or none).
+void decompose_for_autodiff(Function& f) {
+  for (size_t i = 0; i < f.ops.size();) {
+    Op* op = f.ops[i].get();
+    const OpInfo& info = op_info(op->code);
+    if (!info.is_composite() || vjp_rule(op->code).kind != VjpRule::Kind::via_decomposition) {
+      ++i;
+      continue;
+    }
+    Builder b(f, i);
+    b.set_loc(op->loc);
+    Value* replacement = info.decompose(b, *op);
+    f.replace_all_uses(op->result, replacement);
+    f.ops.erase(f.ops.begin() + static_cast<std::ptrdiff_t>(b.position()));
+  }
+  f.erase_dead_values();
+}
+
+bool differentiated(ArgKind kind) { return kind == ArgKind::param; }
+
+}  // namespace
+
+Expected<Function*> differentiate(Module& module, const Function& f) {
+  if (f.results.empty() || f.results[0]->type.rank() != 0 || !is_float(f.results[0]->type.dtype))
+    return make_error("error: autodiff: @" + f.name + " must return a 0-d float loss first, got " +
+                      (f.results.empty() ? std::string("no results") : f.results[0]->type.str()));
+  std::unique_ptr<Function> owned = f.clone();
+  Function& g = *owned;
+  g.name = f.name + "_grad";
+  if (module.find(g.name)) return make_error("error: autodiff: @" + g.name + " already exists");
+  decompose_for_autodiff(g);
+
+  // Values that depend on a differentiated argument.
+  std::unordered_set<const Value*> active;
+  for (size_t i = 0; i < g.args.size(); ++i)
+    if (differentiated(g.arg_kinds[i])) active.insert(g.args[i]);
+  std::vector<Op*> forward;
+  for (auto& op : g.ops) {
+    forward.push_back(op.get());
+    for (const Value* v : op->operands)
+      if (active.count(v) && vjp_rule(op->code).kind == VjpRule::Kind::rule) {
+        active.insert(op->result);
+        break;
+      }
+  }
+
+  Value* loss = g.results[0];
+  Builder b(g);
+  std::unordered_map<const Value*, Value*> adjoint;
+  adjoint[loss] = b.scalar(1.0, loss->type.dtype);
+  std::vector<Value*> dx;
+  for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
+    Op* op = *it;
+    auto found = adjoint.find(op->result);
+    if (found == adjoint.end() || !active.count(op->result)) continue;
+    const VjpRule& rule = vjp_rule(op->code);
+    if (rule.kind != VjpRule::Kind::rule)
+      return error_at(op->loc, "autodiff: no gradient rule for " + std::string(op_name(op->code)));
+    b.set_loc(op->loc);
+    dx.assign(op->operands.size(), nullptr);
+    rule.fn(b, *op, found->second, dx);
+    for (size_t i = 0; i < dx.size(); ++i) {
+      Value* v = op->operands[i];
+      if (!dx[i] || !active.count(v)) continue;
+      auto [slot, inserted] = adjoint.emplace(v, dx[i]);
+      if (!inserted) slot->second = b.add(slot->second, dx[i]);  // fan-out: sum
+    }
+  }
+
+  b.set_loc(Loc{});
+  g.results = {loss};
+  for (size_t i = 0; i < g.args.size(); ++i) {
+    if (!differentiated(g.arg_kinds[i])) continue;
+    Value* arg = g.args[i];
+    auto found = adjoint.find(arg);
+    g.results.push_back(found != adjoint.end()
+                            ? found->second
+                            : b.broadcast_to(b.scalar(0.0, arg->type.dtype), arg->type.shape));
+  }
+  module.functions.push_back(std::move(owned));
+  return module.functions.back().get();
+}
+
+Expected<bool> AutodiffPass::run(Module& module) {
+  const Function* loss = module.find("loss");
+  if (!loss || module.find("loss_grad")) return false;
+  MLC_TRY(Function * grad, differentiate(module, *loss));
+  (void)grad;
+  return true;
+}
+
+}  // namespace mlc

@@ -1,0 +1,30 @@
+// autodiff: reverse-mode differentiation of a loss function.
+//
+// From `@F(args...) -> (loss: f[] , ...)` it builds `@F_grad(args...) ->
+// (loss, dloss/d arg for each arg being differentiated)`, where the arguments
+// differentiated are the `{param}` arguments (not `{frozen}` ones, not inputs).
+// The backward ops are emitted in reverse topological order after a copy of the
+// forward ops; each op contributes through its VJP rule (passes/vjp_rules.cc);
+// gradients of a value used several times are summed. Composite ops without a
+// rule of their own are differentiated through their decomposition. An op with
+// no rule on the path from a parameter to the loss is an error naming the op
+// and its location.
+#pragma once
+
+#include <string>
+
+#include "passes/pass.h"
+
+namespace mlc {
+
+// Adds @<f.name>_grad to `module`. `f` must return a 0-d float loss first.
+Expected<Function*> differentiate(Module& module, const Function& f);
+
+// The `autodiff` pass: differentiates @loss (if present) into @loss_grad.
+class AutodiffPass : public Pass {
+ public:
+  std::string_view name() const override { return "autodiff"; }
+  Expected<bool> run(Module& module) override;
+};
+
+}  // namespace mlc

@@ -1,0 +1,343 @@
+// The VJP rule of every op (the autodiff column of the op table), written as
+// the math reads. Conventions: `dy` has the op's result type; rules emit ops
+// through `b` and fill `dx[i]` with the gradient of operand i (same type as the
+// operand) or leave it nullptr when the operand gets none.
+#include <cmath>
+#include <numeric>
+
+#include "ir/graph.h"
+#include "ir/op_table.h"
+#include "passes/vjp.h"
+
+namespace mlc {
+
+namespace {
+
+using Kind = VjpRule::Kind;
+
+Value* operand(const Op& op, size_t i) { return op.operands[i]; }
+DType dtype_of(const Op& op) { return op.result->type.dtype; }
+Value* scalar(Builder& b, double v, DType t) { return b.scalar(v, t); }
+Value* zeros(Builder& b, const TensorType& t) { return b.broadcast_to(b.scalar(0.0, t.dtype), t.shape); }
+
+std::vector<int64_t> attr_ints(const Op& op, const char* name) { return op.attrs.get_ints(name); }
+
+// Swaps the last two dims.
+Value* transpose_last2(Builder& b, Value* x) {
+  std::vector<int64_t> perm(x->type.rank());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  return b.transpose(x, perm);
+}
+
+Value* dot(Builder& b, Value* a, Value* c, bool ta, bool tc) {
+  return b.create(OpCode::Dot, {a, c}, {{"transpose_a", ta}, {"transpose_b", tc}});
+}
+
+// Elementwise binary rules produce result-shaped gradients; sum them down to
+// each operand's shape.
+void set_binary(Builder& b, const Op& op, std::vector<Value*>& dx, Value* da, Value* db) {
+  if (da) dx[0] = unbroadcast(b, da, operand(op, 0)->type.shape);
+  if (db) dx[1] = unbroadcast(b, db, operand(op, 1)->type.shape);
+}
+
+// ---- unary
+void neg_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.unary(OpCode::Neg, dy);
+}
+void abs_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // d|x| = sign(x) dy, with sign(0) = 0.
+  Value* x = operand(op, 0);
+  Value* zero = scalar(b, 0, x->type.dtype);
+  Value* pos = b.select(b.compare(x, zero, "gt"), dy, zero);
+  dx[0] = b.select(b.compare(x, zero, "lt"), b.unary(OpCode::Neg, dy), pos);
+}
+void exp_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.mul(dy, op.result);
+}
+void log_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.div(dy, operand(op, 0));
+}
+void sqrt_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // dy / (2 sqrt(x))
+  dx[0] = b.div(dy, b.mul(op.result, scalar(b, 2, dtype_of(op))));
+}
+void rsqrt_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // -0.5 x^(-3/2) dy = -0.5 y^3 dy
+  Value* y = op.result;
+  Value* y3 = b.mul(b.mul(y, y), y);
+  dx[0] = b.mul(b.mul(dy, y3), scalar(b, -0.5, dtype_of(op)));
+}
+void tanh_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  Value* y = op.result;
+  dx[0] = b.mul(dy, b.sub(scalar(b, 1, dtype_of(op)), b.mul(y, y)));
+}
+void sigmoid_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  Value* y = op.result;
+  dx[0] = b.mul(dy, b.mul(y, b.sub(scalar(b, 1, dtype_of(op)), y)));
+}
+void erf_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // 2/sqrt(pi) exp(-x^2) dy
+  Value* x = operand(op, 0);
+  Value* e = b.unary(OpCode::Exp, b.unary(OpCode::Neg, b.mul(x, x)));
+  dx[0] = b.mul(dy, b.mul(e, scalar(b, M_2_SQRTPI, dtype_of(op))));
+}
+void sin_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.mul(dy, b.unary(OpCode::Cos, operand(op, 0)));
+}
+void cos_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.mul(b.unary(OpCode::Neg, dy), b.unary(OpCode::Sin, operand(op, 0)));
+}
+void relu_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // relu'(0) = 0, as PyTorch.
+  Value* x = operand(op, 0);
+  Value* zero = scalar(b, 0, x->type.dtype);
+  dx[0] = b.select(b.compare(x, zero, "gt"), dy, zero);
+}
+
+// ---- binary
+void add_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  set_binary(b, op, dx, dy, dy);
+}
+void sub_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  set_binary(b, op, dx, dy, b.unary(OpCode::Neg, dy));
+}
+void mul_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  set_binary(b, op, dx, b.mul(dy, operand(op, 1)), b.mul(dy, operand(op, 0)));
+}
+void div_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // d(a/b) = dy/b, -dy a / b^2
+  Value* a = operand(op, 0);
+  Value* c = operand(op, 1);
+  Value* db = b.div(b.mul(b.unary(OpCode::Neg, dy), a), b.mul(c, c));
+  set_binary(b, op, dx, b.div(dy, c), db);
+}
+// max/min: the gradient goes to the selected operand; at a tie it is split in
+// half, as torch.maximum / torch.minimum do.
+void extremum_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx, const char* wins) {
+  Value* a = operand(op, 0);
+  Value* c = operand(op, 1);
+  DType t = dtype_of(op);
+  Value* zero = scalar(b, 0, t);
+  Value* half = b.mul(dy, scalar(b, 0.5, t));
+  Value* tie = b.compare(a, c, "eq");
+  Value* a_wins = b.compare(a, c, wins);
+  Value* da = b.select(tie, half, b.select(a_wins, dy, zero));
+  Value* dc = b.select(tie, half, b.select(a_wins, zero, dy));
+  set_binary(b, op, dx, da, dc);
+}
+void max_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  extremum_rule(b, op, dy, dx, "gt");
+}
+void min_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  extremum_rule(b, op, dy, dx, "lt");
+}
+void pow_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // d(a^c) = c a^(c-1) dy, a^c log(a) dy (0 where a == 0)
+  Value* a = operand(op, 0);
+  Value* c = operand(op, 1);
+  DType t = dtype_of(op);
+  Value* cm1 = b.sub(c, scalar(b, 1, t));
+  Value* da = b.mul(dy, b.mul(c, b.binary(OpCode::Pow, a, cm1)));
+  Value* zero = scalar(b, 0, t);
+  Value* a_zero = b.compare(a, zero, "eq");
+  Value* dc = b.select(a_zero, zero, b.mul(dy, b.mul(op.result, b.unary(OpCode::Log, a))));
+  set_binary(b, op, dx, da, dc);
+}
+void select_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  Value* p = operand(op, 0);
+  Value* zero = scalar(b, 0, dtype_of(op));
+  dx[1] = unbroadcast(b, b.select(p, dy, zero), operand(op, 1)->type.shape);
+  dx[2] = unbroadcast(b, b.select(p, zero, dy), operand(op, 2)->type.shape);
+}
+void cast_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  DType from = operand(op, 0)->type.dtype;
+  if (is_float(from) && is_float(dtype_of(op))) dx[0] = b.cast(dy, from);
+}
+
+// ---- shape
+void broadcast_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  const Shape& in = operand(op, 0)->type.shape;
+  const auto& dims = op.attrs.get_ints("dims");
+  std::vector<bool> kept(dy->type.rank(), false);
+  std::vector<int64_t> reduce;
+  for (size_t i = 0; i < dims.size(); ++i) kept[dims[i]] = in[i] == dy->type.shape[dims[i]];
+  for (int64_t d = 0; d < dy->type.rank(); ++d)
+    if (!kept[d]) reduce.push_back(d);
+  Value* g = reduce.empty() ? dy : b.reduce_sum(dy, reduce, false);
+  dx[0] = b.reshape(g, in);
+}
+void reshape_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.reshape(dy, operand(op, 0)->type.shape);
+}
+void transpose_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  const auto& perm = op.attrs.get_ints("perm");
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[perm[i]] = static_cast<int64_t>(i);
+  dx[0] = b.transpose(dy, inverse);
+}
+void slice_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // Scatter dy back one dim at a time: along dim d, row i goes to start + i*stride.
+  const Shape& in = operand(op, 0)->type.shape;
+  auto start = attr_ints(op, "start"), limit = attr_ints(op, "limit"), stride = attr_ints(op, "stride");
+  Value* g = dy;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (start[d] == 0 && limit[d] == in[d] && stride[d] == 1) continue;
+    Shape shape = g->type.shape;
+    shape[d] = in[d];
+    std::vector<double> rows;
+    for (int64_t i = 0; i < g->type.shape[d]; ++i) rows.push_back(static_cast<double>(start[d] + i * stride[d]));
+    Value* idx = b.constant(rows, TensorType{DType::i64, {g->type.shape[d]}});
+    g = b.create(OpCode::ScatterAdd, {zeros(b, TensorType{g->type.dtype, shape}), idx, g},
+                 {{"axis", static_cast<int64_t>(d)}});
+  }
+  dx[0] = g;
+}
+void concat_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  int64_t axis = op.attrs.get_int("axis");
+  if (axis < 0) axis += dy->type.rank();
+  int64_t offset = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const Shape& s = operand(op, i)->type.shape;
+    std::vector<int64_t> start(s.size(), 0), limit = dy->type.shape, stride(s.size(), 1);
+    start[axis] = offset;
+    limit[axis] = offset + s[axis];
+    offset += s[axis];
+    dx[i] = b.create(OpCode::Slice, {dy}, {{"start", start}, {"limit", limit}, {"stride", stride}});
+  }
+}
+void pad_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  const Shape& in = operand(op, 0)->type.shape;
+  auto low = attr_ints(op, "low");
+  std::vector<int64_t> limit(in.size()), stride(in.size(), 1);
+  for (size_t d = 0; d < in.size(); ++d) limit[d] = low[d] + in[d];
+  dx[0] = b.create(OpCode::Slice, {dy}, {{"start", low}, {"limit", limit}, {"stride", stride}});
+}
+
+// ---- reductions
+// dy of a reduction, reshaped to keepdim form and broadcast back to x's shape.
+Value* expand_reduced(Builder& b, const Op& op, Value* g) {
+  const Shape& in = operand(op, 0)->type.shape;
+  Shape kept = in;
+  for (int64_t d : op.attrs.get_ints("dims")) kept[d < 0 ? d + in.size() : d] = 1;
+  return b.broadcast_to(b.reshape(g, kept), in);
+}
+void reduce_sum_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = expand_reduced(b, op, dy);
+}
+// max/min reductions: the gradient is shared evenly by the elements equal to
+// the result (torch.amax / amin).
+void reduce_extremum_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  Value* x = operand(op, 0);
+  DType t = x->type.dtype;
+  Value* hit = b.compare(x, expand_reduced(b, op, op.result), "eq");
+  Value* count = b.reduce_sum(b.cast(hit, t), op.attrs.get_ints("dims"), op.attrs.get_bool("keepdim"));
+  Value* share = expand_reduced(b, op, b.div(dy, count));
+  dx[0] = b.select(hit, share, scalar(b, 0, t));
+}
+
+// ---- contractions
+void dot_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // y = A' B' with A' = a or a^T, B' = c or c^T; dA' = dy B'^T, dB' = A'^T dy.
+  Value* a = operand(op, 0);
+  Value* c = operand(op, 1);
+  bool ta = op.attrs.get_bool("transpose_a"), tc = op.attrs.get_bool("transpose_b");
+  Value* da_prime = dot(b, dy, c, false, !tc);
+  dx[0] = ta ? transpose_last2(b, da_prime) : da_prime;
+  if (c->type.rank() == a->type.rank()) {
+    dx[1] = tc ? dot(b, dy, a, true, ta) : dot(b, a, dy, !ta, false);
+    return;
+  }
+  // c is shared by every batch: fold the batch dims into rows.
+  Value* a_rows = ta ? transpose_last2(b, a) : a;
+  int64_t k = a_rows->type.shape.back();
+  int64_t rows = a_rows->type.num_elements() / std::max<int64_t>(k, 1);
+  a_rows = b.reshape(a_rows, {rows, k});
+  Value* dy_rows = b.reshape(dy, {rows, dy->type.shape.back()});
+  dx[1] = tc ? dot(b, dy_rows, a_rows, true, false) : dot(b, a_rows, dy_rows, true, false);
+}
+Attrs window_attrs(const Op& op, std::initializer_list<const char*> names) {
+  Attrs attrs;
+  for (const char* n : names) attrs.set(n, *op.attrs.find(n));
+  return attrs;
+}
+void conv2d_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  Attrs attrs = window_attrs(op, {"stride", "padding", "dilation", "groups"});
+  dx[0] = b.create(OpCode::Conv2dInputGrad, {dy, operand(op, 1)}, attrs, operand(op, 0)->type);
+  dx[1] = b.create(OpCode::Conv2dWeightGrad, {operand(op, 0), dy}, attrs, operand(op, 1)->type);
+}
+void max_pool2d_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.create(OpCode::MaxPool2dGrad, {operand(op, 0), dy},
+                   window_attrs(op, {"kernel", "stride", "padding"}));
+}
+void avg_pool2d_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.create(OpCode::AvgPool2dGrad, {dy},
+                   window_attrs(op, {"kernel", "stride", "padding", "count_include_pad"}),
+                   operand(op, 0)->type);
+}
+
+// ---- indexing
+void gather_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  Value* table = operand(op, 0);
+  dx[0] = b.create(OpCode::ScatterAdd, {zeros(b, table->type), operand(op, 1), dy},
+                   {{"axis", op.attrs.get_int("axis")}});
+}
+void scatter_add_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = dy;
+  dx[2] = b.create(OpCode::Gather, {dy, operand(op, 1)}, {{"axis", op.attrs.get_int("axis")}});
+}
+
+constexpr VjpRule rule(VjpFn fn) { return {Kind::rule, fn}; }
+constexpr VjpRule kNone{Kind::not_differentiable, nullptr};
+constexpr VjpRule kDecompose{Kind::via_decomposition, nullptr};
+
+}  // namespace
+
+// ---- the column: one entry per op of ir/ops.def
+namespace vjp {
+constexpr VjpRule Neg = rule(neg_rule), Abs = rule(abs_rule), Exp = rule(exp_rule),
+                  Log = rule(log_rule), Sqrt = rule(sqrt_rule), Rsqrt = rule(rsqrt_rule),
+                  Tanh = rule(tanh_rule), Sigmoid = rule(sigmoid_rule), Erf = rule(erf_rule),
+                  Sin = rule(sin_rule), Cos = rule(cos_rule);
+constexpr VjpRule Add = rule(add_rule), Sub = rule(sub_rule), Mul = rule(mul_rule),
+                  Div = rule(div_rule), Max = rule(max_rule), Min = rule(min_rule),
+                  Pow = rule(pow_rule), Compare = kNone, Select = rule(select_rule),
+                  Cast = rule(cast_rule);
+constexpr VjpRule Broadcast = rule(broadcast_rule), Reshape = rule(reshape_rule),
+                  Transpose = rule(transpose_rule), Slice = rule(slice_rule),
+                  Concat = rule(concat_rule), Pad = rule(pad_rule);
+constexpr VjpRule ReduceSum = rule(reduce_sum_rule), ReduceMax = rule(reduce_extremum_rule),
+                  ReduceMin = rule(reduce_extremum_rule), Argmax = kNone;
+constexpr VjpRule Dot = rule(dot_rule), Conv2d = rule(conv2d_rule),
+                  MaxPool2d = rule(max_pool2d_rule), AvgPool2d = rule(avg_pool2d_rule);
+constexpr VjpRule Gather = rule(gather_rule), ScatterAdd = rule(scatter_add_rule);
+constexpr VjpRule Iota = kNone, Constant = kNone;
+// Gradient ops are not differentiated again (no second-order autodiff yet).
+constexpr VjpRule Conv2dInputGrad = kNone, Conv2dWeightGrad = kNone, MaxPool2dGrad = kNone,
+                  AvgPool2dGrad = kNone;
+constexpr VjpRule Relu = rule(relu_rule), Silu = kDecompose, Gelu = kDecompose,
+                  Softmax = kDecompose, LogSoftmax = kDecompose, LayerNorm = kDecompose,
+                  RmsNorm = kDecompose, CrossEntropy = kDecompose, Mse = kDecompose;
+}  // namespace vjp
+
+const VjpRule& vjp_rule(OpCode code) {
+  static const VjpRule table[kNumOps] = {
+#define OP(Enum, text, arity, attrs, infer, cost, decompose) vjp::Enum,
+#include "ir/ops.def"
+#undef OP
+  };
+  return table[static_cast<size_t>(code)];
+}
+
+Value* unbroadcast(Builder& b, Value* grad, const Shape& shape) {
+  const Shape& from = grad->type.shape;
+  if (from == shape) return grad;
+  size_t extra = from.size() - shape.size();
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < from.size(); ++d)
+    if (d < extra || (shape[d - extra] == 1 && from[d] != 1)) dims.push_back(static_cast<int64_t>(d));
+  Value* g = dims.empty() ? grad : b.reduce_sum(grad, dims, false);
+  return b.reshape(g, shape);
+}
+
+}  // namespace mlc
