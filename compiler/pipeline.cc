@@ -2,16 +2,17 @@
 
 #include <algorithm>
 
+#include "passes/optimizer.h"
 #include "passes/pass.h"
 
 namespace mlc {
 
 const std::vector<std::string>& pipeline_passes() {
-  static const std::vector<std::string> passes = {"decompose", "canonicalize"};
+  static const std::vector<std::string> passes = {"autodiff", "optimizer", "decompose", "canonicalize"};
   return passes;
 }
 
-Status run_pipeline(Module& module, const std::string& last) {
+Status run_pipeline(Module& module, const PipelineOptions& options, const std::string& last) {
   const auto& all = pipeline_passes();
   auto end = all.end();
   if (!last.empty()) {
@@ -23,8 +24,17 @@ Status run_pipeline(Module& module, const std::string& last) {
     }
     end = it + 1;
   }
-  auto changed = run_passes(module, std::vector<std::string>(all.begin(), end));
-  if (!changed) return changed.take_error();
+  for (auto it = all.begin(); it != end; ++it) {
+    std::unique_ptr<Pass> pass;
+    if (*it == "optimizer") {
+      if (!options.optimizer) continue;
+      pass = std::make_unique<OptimizerPass>(*options.optimizer);
+    } else {
+      pass = create_pass(*it);
+    }
+    auto changed = pass->run(module);
+    if (!changed) return changed.take_error();
+  }
   return {};
 }
 

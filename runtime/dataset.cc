@@ -102,4 +102,18 @@ std::vector<Tensor> Split::rows(int64_t begin, int64_t end) const {
   return out;
 }
 
+std::vector<Tensor> Split::gather(const std::vector<int64_t>& indices) const {
+  std::vector<Tensor> out;
+  for (const Tensor& t : tensors_) {
+    Shape shape = t.shape();
+    shape[0] = static_cast<int64_t>(indices.size());
+    Tensor batch(t.dtype(), shape);
+    int64_t row_bytes = t.shape()[0] ? t.num_bytes() / t.shape()[0] : 0;
+    for (size_t i = 0; i < indices.size(); ++i)
+      std::memcpy(batch.bytes() + i * row_bytes, t.bytes() + indices[i] * row_bytes, row_bytes);
+    out.push_back(std::move(batch));
+  }
+  return out;
+}
+
 }  // namespace mlc::rt

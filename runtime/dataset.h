@@ -26,6 +26,8 @@ class Split {
   int64_t num_examples() const { return num_examples_; }
   // Rows [begin, end) of every input, in `inputs` order.
   std::vector<Tensor> rows(int64_t begin, int64_t end) const;
+  // The rows `indices` (each in [0, num_examples)), in that order.
+  std::vector<Tensor> gather(const std::vector<int64_t>& indices) const;
 
  private:
   std::vector<Tensor> tensors_;  // one per model input, example dim first

@@ -28,7 +28,9 @@ int cmd_ir(const std::vector<std::string>& argv) {
   auto module = model->build(batch);
   if (!module) return user_error(module.error().message);
   if (args.has("after")) {
-    Status s = run_pipeline(*module, args.get("after"));
+    PipelineOptions options;
+    if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
+    Status s = run_pipeline(*module, options, args.get("after"));
     if (!s) return user_error(s.error().message);
   }
   std::fputs(print_module(*module).c_str(), stdout);

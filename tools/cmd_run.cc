@@ -1,26 +1,42 @@
-// mlc run MODEL.json --eval [--init F] [--data F] [--metrics OUT.jsonl] [--seed S]
-// Evaluates the model on its eval split: prints the mean loss (and accuracy for
-// classifiers) and appends {"eval": {"loss": L, "accuracy": A}} to the metrics file.
+// mlc run MODEL.json: trains the model (or, with --eval, only evaluates it).
+//
+// Training prints a progress bar on a terminal (else one line per epoch) to
+// stderr and a summary on stdout; the metrics file gets one JSON object per
+// step {"step", "epoch", "loss"} and per evaluation {"epoch", "eval": {...}}.
+// --eval prints the mean loss (and accuracy) over the eval split and appends
+// {"eval": {"loss": L, "accuracy": A}} to the metrics file.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
 #include "tools/evaluate.h"
+#include "tools/train.h"
 
 namespace mlc::cli {
 
 namespace {
 const char* kRunUsage =
-    "usage: mlc run MODEL.json --eval [--init F.safetensors] [--data F.safetensors] "
-    "[--metrics OUT.jsonl] [--seed S]";
+    "usage: mlc run MODEL.json [--eval] [--init F.safetensors] [--data F.safetensors]\n"
+    "         [--epochs N | --steps N] [--seed S] [--metrics OUT.jsonl] [--save FINAL.safetensors]\n"
+    "         [--checkpoint-dir DIR] [--checkpoint-every STEPS] [--keep-checkpoints K] [--resume]\n"
+    "         [--dump-grads GRADS.safetensors]";
 
-Expected<std::vector<rt::NamedTensor>> parameters(const ModelConfig& config, const Args& args,
-                                                  uint64_t seed) {
-  if (args.has("init")) return rt::load_parameters(config.params, args.get("init"));
-  return rt::init_parameters(config.params, seed);
+bool parse_int(const std::string& text, int64_t min, int64_t& out) {
+  try {
+    size_t used = 0;
+    long long v = std::stoll(text, &used);
+    if (used != text.size() || v < min) return false;
+    out = v;
+    return true;
+  } catch (...) {
+    return false;
+  }
 }
 
 Status append_metrics(const std::string& path, const nlohmann::json& line) {
@@ -31,32 +47,12 @@ Status append_metrics(const std::string& path, const nlohmann::json& line) {
   if (!out) return make_error(path + ": error: write failed");
   return {};
 }
-}  // namespace
 
-int cmd_run(const std::vector<std::string>& argv) {
-  Args args;
-  std::string error;
-  if (!parse_args(argv, {"eval"}, {"init", "data", "metrics", "seed"}, args, error))
-    return usage_error(error + "\n" + kRunUsage);
-  if (args.positional.size() != 1) return usage_error(kRunUsage);
-  if (!args.has("eval"))
-    return usage_error("training is not available yet; pass --eval to evaluate\n" +
-                       std::string(kRunUsage));
-  uint64_t seed = 0;
-  if (args.has("seed")) {
-    try {
-      seed = std::stoull(args.get("seed"));
-    } catch (...) {
-      return usage_error("--seed needs a non-negative integer, got '" + args.get("seed") + "'");
-    }
-  }
-
-  auto model = ModelFile::load(args.positional[0]);
-  if (!model) return user_error(model.error().message);
-  const ModelConfig& config = model->config();
-  auto params = parameters(config, args, seed ? seed : config.train.seed);
+int run_eval(const ModelFile& model, const Args& args, uint64_t seed) {
+  const ModelConfig& config = model.config();
+  auto params = args.has("init") ? rt::load_parameters(config.params, args.get("init"))
+                                 : Expected<std::vector<rt::NamedTensor>>(rt::init_parameters(config.params, seed));
   if (!params) return user_error(params.error().message);
-
   std::string data_path = args.get("data", config.data.file);
   if (data_path.empty())
     return user_error(config.path + ": error: no data file: give \"data\": {\"file\": ...} or --data");
@@ -64,12 +60,10 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!data) return user_error(data.error().message);
   auto split = rt::Split::load(*data, config.data.eval, config.inputs, "eval");
   if (!split) return user_error(split.error().message);
-
   int64_t batch = config.train.eval_batch_size;
   if (batch <= 0) batch = std::min<int64_t>(split->num_examples(), 1024);
-  auto result = evaluate(*model, *split, *params, batch);
+  auto result = evaluate(model, *split, *params, batch);
   if (!result) return user_error(result.error().message);
-
   nlohmann::json eval = {{"loss", result->loss}};
   if (result->accuracy) eval["accuracy"] = *result->accuracy;
   if (result->accuracy)
@@ -81,6 +75,61 @@ int cmd_run(const std::vector<std::string>& argv) {
     Status s = append_metrics(args.get("metrics"), {{"eval", eval}});
     if (!s) return user_error(s.error().message);
   }
+  return kOk;
+}
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& argv) {
+  Args args;
+  std::string error;
+  if (!parse_args(argv, {"eval", "resume"},
+                  {"init", "data", "metrics", "seed", "epochs", "steps", "save", "checkpoint-dir",
+                   "checkpoint-every", "keep-checkpoints", "dump-grads"},
+                  args, error))
+    return usage_error(error + "\n" + kRunUsage);
+  if (args.positional.size() != 1) return usage_error(kRunUsage);
+  TrainOptions o;
+  struct IntOption {
+    const char* name;
+    int64_t min;
+    std::function<void(int64_t)> set;
+  };
+  const IntOption ints[] = {
+      {"seed", 0, [&](int64_t v) { o.seed = static_cast<uint64_t>(v); }},
+      {"epochs", 1, [&](int64_t v) { o.epochs = v; }},
+      {"steps", 0, [&](int64_t v) { o.steps = v; }},
+      {"checkpoint-every", 1, [&](int64_t v) { o.checkpoint_every = v; }},
+      {"keep-checkpoints", 1, [&](int64_t v) { o.keep_checkpoints = static_cast<int>(std::min<int64_t>(v, 1 << 20)); }},
+  };
+  for (const IntOption& opt : ints) {
+    if (!args.has(opt.name)) continue;
+    int64_t v;
+    if (!parse_int(args.get(opt.name), opt.min, v))
+      return usage_error("--" + std::string(opt.name) + " needs an integer >= " + std::to_string(opt.min) +
+                         ", got '" + args.get(opt.name) + "'");
+    opt.set(v);
+  }
+  if (args.has("epochs") && args.has("steps")) return usage_error("give --epochs or --steps, not both");
+
+  auto model = ModelFile::load(args.positional[0]);
+  if (!model) return user_error(model.error().message);
+  if (args.has("eval")) return run_eval(*model, args, o.seed.value_or(model->config().train.seed));
+
+  o.data_path = args.get("data");
+  o.init_path = args.get("init");
+  o.metrics_path = args.get("metrics");
+  o.save_path = args.get("save");
+  o.checkpoint_dir = args.get("checkpoint-dir");
+  o.resume = args.has("resume");
+  o.dump_grads_path = args.get("dump-grads");
+  o.progress_bar = isatty(STDERR_FILENO);
+  auto summary = train(*model, o);
+  if (!summary) return user_error(summary.error().message);
+  std::printf("trained %lld steps: final loss %.6f, median step %.3f ms", static_cast<long long>(summary->steps_run),
+              summary->final_loss, summary->median_step_ms);
+  if (summary->eval_loss) std::printf("; eval loss %.6f", *summary->eval_loss);
+  if (summary->eval_accuracy) std::printf(", accuracy %.4f", *summary->eval_accuracy);
+  std::printf("\n");
   return kOk;
 }
 

@@ -1,0 +1,248 @@
+#include "passes/optimizer.h"
+
+#include <cmath>
+
+#include "ir/builder.h"
+
+namespace mlc {
+
+namespace {
+
+// One parameter's update: its value, gradient and state slots.
+struct Slot {
+  Value* param;
+  Value* grad;
+  std::vector<Value*> state;      // state arguments, in `state_names` order
+  std::vector<Value*> new_state;  // results, same order
+};
+
+// Scalars of the update, built once per step: f64 math rounded to the param dtype.
+class Scalars {
+ public:
+  Scalars(Builder& b, Value* step) : b_(b), step_(step) {}
+  Value* f64(double v) { return b_.scalar(v, DType::f64); }
+  // Python float `v` used with an f32 tensor.
+  Value* f32(double v) { return b_.scalar(v, DType::f32); }
+  Value* to_f32(Value* v) { return b_.cast(v, DType::f32); }
+  Value* t() { return b_.cast(step_, DType::f64); }             // 1-based step, f64
+  Value* s() { return b_.sub(t(), f64(1)); }                      // 0-based step, f64
+  Value* s_i64() { return b_.sub(step_, b_.scalar(1, DType::i64)); }
+  Builder& b() { return b_; }
+
+ private:
+  Builder& b_;
+  Value* step_;
+};
+
+// lr(s) per the schedule, f64.
+Value* learning_rate(Scalars& k, const OptimizerConfig& c) {
+  Builder& b = k.b();
+  const ScheduleConfig& sc = c.schedule;
+  Value* lr = k.f64(c.lr);
+  if (sc.type == "constant") return lr;
+  if (sc.type == "linear_warmup") {
+    Value* progress = b.div(b.create(OpCode::Min, {k.s(), k.f64(static_cast<double>(sc.warmup_steps))}),
+                            k.f64(static_cast<double>(sc.warmup_steps)));
+    Value* factor = b.add(k.f64(sc.start_factor), b.mul(k.f64(1 - sc.start_factor), progress));
+    return b.mul(lr, factor);
+  }
+  if (sc.type == "step") {
+    Value* k_steps = b.cast(b.div(k.s_i64(), b.scalar(static_cast<double>(sc.step_size), DType::i64)),
+                            DType::f64);
+    return b.mul(lr, b.binary(OpCode::Pow, k.f64(sc.gamma), k_steps));
+  }
+  // cosine, with optional linear warmup.
+  double w = static_cast<double>(sc.warmup_steps);
+  double span = static_cast<double>(sc.total_steps - sc.warmup_steps);
+  Value* s_after = b.create(OpCode::Min, {b.sub(k.s(), k.f64(w)), k.f64(span)});
+  Value* cosine = b.unary(OpCode::Cos, b.mul(k.f64(M_PI), b.div(s_after, k.f64(span))));
+  Value* decayed = b.add(k.f64(sc.min_lr),
+                         b.mul(k.f64(c.lr - sc.min_lr), b.div(b.add(k.f64(1), cosine), k.f64(2))));
+  if (sc.warmup_steps == 0) return decayed;
+  Value* warm = b.mul(lr, b.div(b.add(k.s(), k.f64(1)), k.f64(w)));
+  return b.select(b.compare(k.s(), k.f64(w), "lt"), warm, decayed);
+}
+
+// torch.nn.utils.clip_grad_norm_: per-tensor 2-norms, their 2-norm, then
+// g *= min(max_norm / (total + 1e-6), 1).
+void clip_gradients(Scalars& k, std::vector<Slot>& slots, double max_norm) {
+  Builder& b = k.b();
+  Value* total_sq = nullptr;
+  for (Slot& slot : slots) {
+    Value* g = slot.grad;
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < g->type.rank(); ++d) dims.push_back(d);
+    Value* sq = dims.empty() ? b.mul(g, g) : b.reduce_sum(b.mul(g, g), dims, false);
+    Value* norm = b.unary(OpCode::Sqrt, sq);
+    Value* norm_sq = b.mul(norm, norm);
+    total_sq = total_sq ? b.add(total_sq, norm_sq) : norm_sq;
+  }
+  if (!total_sq) return;
+  Value* total = b.unary(OpCode::Sqrt, total_sq);
+  Value* coef = b.div(k.f32(max_norm), b.add(total, k.f32(1e-6)));
+  coef = b.create(OpCode::Min, {coef, k.f32(1.0)});
+  for (Slot& slot : slots) slot.grad = b.mul(slot.grad, coef);
+}
+
+bool decays(const OptimizerConfig& c, const Value* param) {
+  return c.weight_decay != 0 && (c.decay == "all" || param->type.rank() >= 2);
+}
+
+// self + alpha * other (torch's add with alpha; alpha == 1 adds directly).
+Value* add_scaled(Builder& b, Value* self, Value* other, Value* alpha) {
+  return b.add(self, b.mul(other, alpha));
+}
+
+void update_sgd(Scalars& k, const OptimizerConfig& c, Slot& p, Value* neg_lr) {
+  Builder& b = k.b();
+  Value* d_p = p.grad;
+  if (decays(c, p.param)) d_p = add_scaled(b, d_p, p.param, k.f32(c.weight_decay));
+  if (c.momentum != 0) {
+    Value* buf = p.state[0];
+    Value* damped = c.dampening == 0 ? d_p : b.mul(d_p, k.f32(1 - c.dampening));
+    Value* next = b.add(b.mul(buf, k.f32(c.momentum)), damped);
+    // The first step clones d_p (no dampening).
+    if (c.dampening != 0)
+      next = b.select(b.compare(k.t(), k.f64(1), "eq"), d_p, next);
+    p.new_state = {next};
+    d_p = c.nesterov ? add_scaled(b, d_p, next, k.f32(c.momentum)) : next;
+  }
+  p.param = add_scaled(b, p.param, d_p, neg_lr);
+}
+
+void update_adam(Scalars& k, const OptimizerConfig& c, Slot& p, Value* lr, bool decoupled) {
+  Builder& b = k.b();
+  Value* param = p.param;
+  Value* g = p.grad;
+  if (decays(c, param)) {
+    if (decoupled)
+      param = b.mul(param, k.to_f32(b.sub(k.f64(1), b.mul(lr, k.f64(c.weight_decay)))));
+    else
+      g = add_scaled(b, g, param, k.f32(c.weight_decay));
+  }
+  Value* m = b.add(b.mul(p.state[0], k.f32(c.beta1)), b.mul(g, k.f32(1 - c.beta1)));
+  Value* v = b.add(b.mul(p.state[1], k.f32(c.beta2)), b.mul(b.mul(g, k.f32(1 - c.beta2)), g));
+  Value* bc1 = b.sub(k.f64(1), b.binary(OpCode::Pow, k.f64(c.beta1), k.t()));
+  Value* bc2 = b.sub(k.f64(1), b.binary(OpCode::Pow, k.f64(c.beta2), k.t()));
+  Value* neg_step_size = k.to_f32(b.unary(OpCode::Neg, b.div(lr, bc1)));
+  Value* denom = b.add(b.div(b.unary(OpCode::Sqrt, v), k.to_f32(b.unary(OpCode::Sqrt, bc2))),
+                       k.f32(c.eps));
+  p.param = b.add(param, b.div(b.mul(m, neg_step_size), denom));
+  p.new_state = {m, v};
+}
+
+void update_rmsprop(Scalars& k, const OptimizerConfig& c, Slot& p, Value* neg_lr) {
+  // State order: square_avg, [momentum_buffer], [grad_avg] (see state_names).
+  Builder& b = k.b();
+  Value* g = p.grad;
+  if (decays(c, p.param)) g = add_scaled(b, g, p.param, k.f32(c.weight_decay));
+  Value* old_buf = c.momentum > 0 ? p.state[1] : nullptr;
+  Value* old_grad_avg = c.centered ? p.state.back() : nullptr;
+  Value* sq = b.add(b.mul(p.state[0], k.f32(c.alpha)), b.mul(b.mul(g, k.f32(1 - c.alpha)), g));
+  Value* grad_avg = nullptr;
+  Value* avg;
+  if (c.centered) {
+    grad_avg = b.add(b.mul(old_grad_avg, k.f32(c.alpha)), b.mul(g, k.f32(1 - c.alpha)));
+    avg = b.unary(OpCode::Sqrt, b.add(sq, b.mul(b.mul(grad_avg, k.f32(-1)), grad_avg)));
+  } else {
+    avg = b.unary(OpCode::Sqrt, sq);
+  }
+  avg = b.add(avg, k.f32(c.eps));
+  p.new_state = {sq};
+  if (old_buf) {
+    Value* buf = b.add(b.mul(old_buf, k.f32(c.momentum)), b.div(g, avg));
+    p.new_state.push_back(buf);
+    p.param = add_scaled(b, p.param, buf, neg_lr);
+  } else {
+    p.param = b.add(p.param, b.div(b.mul(g, neg_lr), avg));
+  }
+  if (grad_avg) p.new_state.push_back(grad_avg);
+}
+
+void update_adagrad(Scalars& k, const OptimizerConfig& c, Slot& p, Value* lr) {
+  Builder& b = k.b();
+  Value* g = p.grad;
+  if (decays(c, p.param)) g = add_scaled(b, g, p.param, k.f32(c.weight_decay));
+  Value* clr = b.div(lr, b.add(k.f64(1), b.mul(k.s(), k.f64(c.lr_decay))));
+  Value* sum = b.add(p.state[0], b.mul(g, g));
+  Value* std = b.add(b.unary(OpCode::Sqrt, sum), k.f32(c.eps));
+  p.param = b.add(p.param, b.div(b.mul(g, k.to_f32(b.unary(OpCode::Neg, clr))), std));
+  p.new_state = {sum};
+}
+
+// State names per optimizer, suffixes of the parameter name.
+std::vector<std::string> state_names(const OptimizerConfig& c) {
+  if (c.type == "sgd") return c.momentum != 0 ? std::vector<std::string>{"momentum_buffer"}
+                                              : std::vector<std::string>{};
+  if (c.type == "adam" || c.type == "adamw") return {"exp_avg", "exp_avg_sq"};
+  if (c.type == "rmsprop") {
+    std::vector<std::string> names = {"square_avg"};
+    if (c.momentum > 0) names.push_back("momentum_buffer");
+    if (c.centered) names.push_back("grad_avg");
+    return names;
+  }
+  return {"sum"};  // adagrad
+}
+
+double initial_state(const OptimizerConfig& c) {
+  return c.type == "adagrad" ? c.initial_accumulator_value : 0.0;
+}
+
+}  // namespace
+
+Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config) {
+  const std::string& t = config.type;
+  if (t != "sgd" && t != "adam" && t != "adamw" && t != "rmsprop" && t != "adagrad")
+    return make_error("error: optimizer: unknown type '" + t + "'");
+  const Function* grad_fn = module.find("loss_grad");
+  if (!grad_fn) return make_error("error: optimizer: the module has no @loss_grad (run autodiff first)");
+  if (module.find("train_step")) return make_error("error: optimizer: @train_step already exists");
+  std::unique_ptr<Function> owned = grad_fn->clone();
+  Function& f = *owned;
+  f.name = "train_step";
+
+  std::vector<Slot> slots;
+  size_t grad_index = 1;
+  for (size_t i = 0; i < f.args.size(); ++i)
+    if (f.arg_kinds[i] == ArgKind::param) slots.push_back({f.args[i], f.results[grad_index++], {}, {}});
+  const std::vector<std::string> names = state_names(config);
+  for (Slot& slot : slots)
+    for (const std::string& n : names)
+      slot.state.push_back(f.add_arg(slot.param->name + "." + n, slot.param->type, ArgKind::state));
+  Value* step = f.add_arg("step", TensorType{DType::i64, {}}, ArgKind::input);
+
+  Builder b(f);
+  Scalars k(b, step);
+  Value* lr = learning_rate(k, config);
+  Value* neg_lr = k.to_f32(b.unary(OpCode::Neg, lr));
+  if (config.clip_grad_norm > 0) clip_gradients(k, slots, config.clip_grad_norm);
+  for (Slot& slot : slots) {
+    if (t == "sgd") update_sgd(k, config, slot, neg_lr);
+    else if (t == "adam" || t == "adamw") update_adam(k, config, slot, lr, t == "adamw");
+    else if (t == "rmsprop") update_rmsprop(k, config, slot, neg_lr);
+    else update_adagrad(k, config, slot, lr);
+  }
+  std::vector<Value*> results = {f.results[0]};
+  for (Slot& slot : slots) results.push_back(slot.param);
+  for (Slot& slot : slots)
+    for (Value* v : slot.new_state) results.push_back(v);
+  f.results = results;
+
+  Function& init = module.add_function("optimizer_init");
+  Builder ib(init);
+  for (Slot& slot : slots)
+    for (size_t i = 0; i < names.size(); ++i)
+      init.results.push_back(ib.broadcast_to(ib.scalar(initial_state(config), slot.param->type.dtype),
+                                             slot.param->type.shape));
+  module.functions.insert(module.functions.end() - 1, std::move(owned));
+  return module.find("train_step");
+}
+
+Expected<bool> OptimizerPass::run(Module& module) {
+  if (module.find("train_step")) return false;
+  MLC_TRY(Function * f, build_train_step(module, config_));
+  (void)f;
+  return true;
+}
+
+}  // namespace mlc

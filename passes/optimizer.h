@@ -1,0 +1,34 @@
+// optimizer: lowers an optimizer update into the IR.
+//
+// From @loss_grad(args...) -> (loss, grads...) it builds
+//   @train_step(args..., <state> {state}..., %step: i64[] {input})
+//       -> (loss, <param'>..., <state'>...)
+// where `step` is the 1-based number of the update being taken, <param'> are
+// the updated `{param}` arguments in order and <state'> the updated optimizer
+// state in the order of the state arguments, named like PyTorch's state
+// (`fc.weight.momentum_buffer`, `.exp_avg`, `.exp_avg_sq`, `.square_avg`,
+// `.grad_avg`, `.sum`). It also builds @optimizer_init() -> (<state>...), the
+// initial state. The update formulas are torch 1.13's single-tensor paths, op
+// for op (scalars computed in f64 and rounded to f32 where torch passes a Python
+// float), with the learning-rate schedule and global-norm gradient clipping
+// computed in the IR from `step`.
+#pragma once
+
+#include "ir/model_config.h"
+#include "passes/pass.h"
+
+namespace mlc {
+
+Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config);
+
+class OptimizerPass : public Pass {
+ public:
+  explicit OptimizerPass(OptimizerConfig config) : config_(std::move(config)) {}
+  std::string_view name() const override { return "optimizer"; }
+  Expected<bool> run(Module& module) override;
+
+ private:
+  OptimizerConfig config_;
+};
+
+}  // namespace mlc

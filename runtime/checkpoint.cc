@@ -1,0 +1,144 @@
+#include "runtime/checkpoint.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/safetensors.h"
+
+namespace mlc::rt {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kFormat = "mlc-checkpoint/1";
+
+std::string hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+Expected<std::string> meta(const SafetensorsFile& f, const std::string& key) {
+  for (const auto& [k, v] : f.metadata)
+    if (k == key) return v;
+  return make_error(f.path + ": error: not an mlc checkpoint (no '" + key + "' in its metadata)");
+}
+
+Expected<int64_t> meta_int(const SafetensorsFile& f, const std::string& key) {
+  MLC_TRY(std::string v, meta(f, key));
+  try {
+    size_t used = 0;
+    long long x = std::stoll(v, &used);
+    if (used == v.size()) return static_cast<int64_t>(x);
+  } catch (...) {
+  }
+  return make_error(f.path + ": error: checkpoint metadata '" + key + "' is not an integer: '" + v + "'");
+}
+
+// Copies the tensors named like `expected` out of the file, checking types.
+Expected<std::vector<NamedTensor>> take(const SafetensorsFile& f, const std::vector<NamedTensor>& expected,
+                                        const nlohmann::json& sums) {
+  std::vector<NamedTensor> out;
+  for (const NamedTensor& e : expected) {
+    auto t = f.get(e.name);
+    if (!t) return make_error(f.path + ": error: checkpoint does not match the model: " + t.error().message);
+    if ((*t)->type() != e.tensor.type())
+      return make_error(f.path + ": error: checkpoint tensor '" + e.name + "' is " + (*t)->type().str() +
+                        " but the model needs " + e.tensor.type().str());
+    if (!sums.contains(e.name) || sums[e.name] != hex(fnv1a64((*t)->bytes(), (*t)->num_bytes())))
+      return make_error(f.path + ": error: checkpoint is corrupt: tensor '" + e.name +
+                        "' does not match its checksum");
+    out.push_back({e.name, **t});
+  }
+  return out;
+}
+}  // namespace
+
+uint64_t fnv1a64(const void* data, size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+Status write_checkpoint(const std::string& path, const std::string& model_name, const TrainState& s) {
+  std::vector<std::pair<std::string, const Tensor*>> tensors;
+  nlohmann::ordered_json sums = nlohmann::ordered_json::object();
+  for (const auto* list : {&s.params, &s.state})
+    for (const NamedTensor& t : *list) {
+      tensors.emplace_back(t.name, &t.tensor);
+      sums[t.name] = hex(fnv1a64(t.tensor.bytes(), t.tensor.num_bytes()));
+    }
+  std::vector<std::pair<std::string, std::string>> metadata = {
+      {"format", kFormat},
+      {"model", model_name},
+      {"step", std::to_string(s.step)},
+      {"seed", std::to_string(s.seed)},
+      {"batch_size", std::to_string(s.batch_size)},
+      {"steps_per_epoch", std::to_string(s.steps_per_epoch)},
+      {"shuffle", s.shuffle ? "true" : "false"},
+      {"checksums", sums.dump()},
+  };
+  return write_safetensors(path, tensors, metadata);
+}
+
+Expected<TrainState> read_checkpoint(const std::string& path, const std::string& model_name,
+                                     const std::vector<NamedTensor>& params,
+                                     const std::vector<NamedTensor>& state) {
+  MLC_TRY(SafetensorsFile f, read_safetensors(path));
+  MLC_TRY(std::string format, meta(f, "format"));
+  if (format != kFormat)
+    return make_error(path + ": error: checkpoint format '" + format + "', expected '" + kFormat + "'");
+  MLC_TRY(std::string model, meta(f, "model"));
+  if (model != model_name)
+    return make_error(path + ": error: checkpoint of model '" + model + "', not '" + model_name + "'");
+  MLC_TRY(std::string sums_text, meta(f, "checksums"));
+  nlohmann::json sums = nlohmann::json::parse(sums_text, nullptr, false);
+  if (!sums.is_object()) return make_error(path + ": error: checkpoint checksums are not a JSON object");
+  TrainState s;
+  MLC_TRY(s.step, meta_int(f, "step"));
+  MLC_TRY(int64_t seed, meta_int(f, "seed"));
+  MLC_TRY(s.batch_size, meta_int(f, "batch_size"));
+  MLC_TRY(s.steps_per_epoch, meta_int(f, "steps_per_epoch"));
+  MLC_TRY(std::string shuffle, meta(f, "shuffle"));
+  s.seed = static_cast<uint64_t>(seed);
+  s.shuffle = shuffle == "true";
+  MLC_TRY(s.params, take(f, params, sums));
+  MLC_TRY(s.state, take(f, state, sums));
+  if (f.entries.size() != params.size() + state.size())
+    return make_error(path + ": error: checkpoint holds " + std::to_string(f.entries.size()) +
+                      " tensors, the model and optimizer need " + std::to_string(params.size() + state.size()));
+  return s;
+}
+
+std::string checkpoint_path(const std::string& dir, int64_t step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "step_%08lld.safetensors", static_cast<long long>(step));
+  return (fs::path(dir) / name).string();
+}
+
+std::vector<std::string> list_checkpoints(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("step_", 0) == 0 && name.size() > 17 &&
+        name.substr(name.size() - 12) == ".safetensors")
+      files.push_back(entry.path().string());
+  }
+  std::sort(files.rbegin(), files.rend());
+  return files;
+}
+
+void prune_checkpoints(const std::string& dir, int keep) {
+  std::vector<std::string> files = list_checkpoints(dir);
+  for (size_t i = static_cast<size_t>(std::max(keep, 1)); i < files.size(); ++i) {
+    std::error_code ec;
+    fs::remove(files[i], ec);
+  }
+}
+
+}  // namespace mlc::rt

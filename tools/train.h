@@ -1,0 +1,39 @@
+// Training: compiles the model's @train_step (frontend -> autodiff -> optimizer
+// -> decompose -> canonicalize) and runs it over the data, with evaluation
+// after every epoch, metrics as JSON lines, checkpoints and resume.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "frontends/model_file.h"
+#include "runtime/parameters.h"
+
+namespace mlc {
+
+struct TrainOptions {
+  std::string data_path;        // overrides the model file's data file
+  std::string init_path;        // initial parameters (safetensors); else seeded init
+  std::optional<int64_t> epochs, steps;  // override the model file's
+  std::optional<uint64_t> seed;          // overrides train.seed (init and shuffling)
+  std::string metrics_path;     // JSON lines; appended to when resuming
+  std::string save_path;        // final parameters
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 0;  // steps; 0: only at the end (when a dir is given)
+  int keep_checkpoints = 3;
+  bool resume = false;          // continue from the newest valid checkpoint in checkpoint_dir
+  std::string dump_grads_path;  // gradients of the run's first step
+  bool progress_bar = false;    // a live bar on stderr (else one line per epoch)
+};
+
+struct TrainSummary {
+  int64_t steps_run = 0;
+  double final_loss = 0;
+  double median_step_ms = 0;
+  std::optional<double> eval_loss, eval_accuracy;
+};
+
+Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& options);
+
+}  // namespace mlc
