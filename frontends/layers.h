@@ -1,0 +1,86 @@
+// The layer library of model files (docs/model-format.md, "Layers").
+//
+// Contracts:
+//  - parse_layer validates every field of a layer object (unknown fields, types,
+//    ranges, divisibility) and reports errors at the offending key or value.
+//    A parsed Layer is immutable and position-independent: a `repeat` block is
+//    parsed once and applied under several state_dict prefixes.
+//  - params() lists the layer's parameters in PyTorch registration order, with
+//    names relative to the layer ("weight", "wq.weight") and PyTorch's default
+//    init (kaiming_uniform(a=sqrt(5)) = U(+-1/sqrt(fan_in)) for Linear/Conv2d
+//    weights and biases, N(0,1) for Embedding, ones/zeros for norms).
+//  - apply() checks the input against the layer's view ("Linear 'fc': input has
+//    144 features but in_features is 128", located at the layer object) and
+//    emits ops with the layer's Loc. It never aborts on user input.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontends/json_doc.h"
+#include "ir/builder.h"
+#include "ir/model_config.h"
+
+namespace mlc {
+
+struct ParamDecl {
+  std::string name;  // relative to the layer
+  Shape shape;
+  ParamInit init;
+};
+
+// What a layer sees while emitting.
+struct LayerContext {
+  Builder& b;
+  std::string path;  // the layer's state_dict path ("layers.0.attn"); names it in messages
+  // The function argument of a declared parameter, by relative name.
+  std::function<Value*(const std::string& name)> param;
+};
+
+class Layer {
+ public:
+  virtual ~Layer() = default;
+  const std::string& type() const { return type_; }
+  const Loc& loc() const { return loc_; }
+  virtual std::vector<ParamDecl> params() const { return {}; }
+  // Emits the layer on `x` (the builder's loc is set to loc() by the caller).
+  virtual Expected<Value*> apply(LayerContext& ctx, Value* x) const = 0;
+
+ protected:
+  // "Type 'path': message" at the layer object.
+  Error error(const LayerContext& ctx, const std::string& message) const;
+  // Checks that x is float with the parameters' dtype (f32) when the layer has any.
+  Status require_float(const LayerContext& ctx, Value* x, bool needs_f32) const;
+
+ private:
+  friend Expected<std::unique_ptr<Layer>> parse_layer(const Fields& f, const std::string& type);
+  std::string type_;
+  Loc loc_;
+};
+
+// Known layer types, in the order of the docs' table.
+const std::vector<std::string>& layer_types();
+bool is_layer_type(const std::string& type);
+
+// Parses a layer object of a known `type` ("type" and "trainable" are allowed
+// fields of every layer and are read by the caller).
+Expected<std::unique_ptr<Layer>> parse_layer(const Fields& f, const std::string& type);
+
+// ---- shared by the layer files
+// U(+-1/sqrt(fan_in)).
+// PyTorch's default inits: bias U(±1/sqrt(fan_in)); weight kaiming_uniform(a=sqrt(5)).
+ParamInit uniform_fan_in(double fan_in);
+ParamInit kaiming_uniform(double fan_in);
+// Linear parameters under `prefix` ("" or "wq."): weight [out,in] (+ bias [out]).
+void linear_params(std::vector<ParamDecl>& out, const std::string& prefix, int64_t in,
+                   int64_t out_features, bool bias);
+// y = x W^T (+ b) for the Linear parameters under `prefix`; x's last dim must be `in`.
+Expected<Value*> emit_linear(LayerContext& ctx, Value* x, const std::string& prefix, bool bias);
+// Fields allowed for a layer of this type, besides "type" and "trainable".
+std::vector<std::string> with_common_fields(std::vector<std::string> fields);
+// Transformer-style layers (layers_transformer.cc); nullptr result if `type` is not one.
+Expected<std::unique_ptr<Layer>> parse_transformer_layer(const Fields& f, const std::string& type);
+
+}  // namespace mlc

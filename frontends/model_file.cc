@@ -1,0 +1,166 @@
+#include "frontends/model_file.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "frontends/emit_util.h"
+#include "frontends/json_doc.h"
+#include "frontends/model_settings.h"
+#include "frontends/module_tree.h"
+#include "ir/diagnostics.h"
+
+namespace mlc {
+
+namespace {
+
+bool is_symbol_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!(is_identifier(std::string(1, c)) || (c >= '0' && c <= '9') || c == '.' || c == '-'))
+      return false;
+  return true;
+}
+
+std::string names_of(const std::vector<InputInfo>& inputs) {
+  std::string s;
+  for (const auto& in : inputs) s += (s.empty() ? "" : ", ") + in.name;
+  return s;
+}
+
+const InputInfo* find_input(const std::vector<InputInfo>& inputs, const std::string& name) {
+  for (const auto& in : inputs)
+    if (in.name == name) return &in;
+  return nullptr;
+}
+
+// The top-level model's inputs must be declared in "inputs".
+Status check_model_inputs(const JsonDoc& doc, const Node& model, const ModuleNode& m,
+                          const std::vector<InputInfo>& inputs) {
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    if (find_input(inputs, m.inputs[i])) continue;
+    bool listed = model.json->contains("inputs");
+    Node at = listed ? model.child("inputs").element(i) : model;
+    return doc.error(at, "the model reads input " + squote(m.inputs[i]) +
+                             (listed ? "" : " (the default)") +
+                             ", which is not declared in \"inputs\" (inputs: " + names_of(inputs) +
+                             ")");
+  }
+  return {};
+}
+
+std::vector<int64_t> all_dims(const Value* v) {
+  std::vector<int64_t> dims(static_cast<size_t>(v->type.rank()));
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<int64_t>(i);
+  return dims;
+}
+
+}  // namespace
+
+Expected<ModelFile> ModelFile::load(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return error_at(Loc{path}, std::string("cannot open: ") + std::strerror(errno));
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  int err = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (err) return error_at(Loc{path}, std::string("cannot read: ") + std::strerror(err));
+  return parse(text, path);
+}
+
+Expected<ModelFile> ModelFile::parse(std::string_view text, const std::string& path) {
+  MLC_TRY(JsonDoc doc, JsonDoc::parse(text, path));
+  if (!doc.root().json->is_object())
+    return doc.error(doc.root(), "a model file must be a JSON object, found " +
+                                     json_kind(*doc.root().json));
+  Fields top(doc, doc.root(), "the model file");
+  MLC_CHECK_OK(top.allow({"name", "inputs", "model", "loss", "data", "train"}));
+  ModelFile mf;
+  ModelConfig& c = mf.config_;
+  c.path = path;
+  MLC_TRY(Node name, top.require("name"));
+  MLC_TRY(c.name, doc.as_string(name));
+  if (!is_symbol_name(c.name))
+    return doc.error(name, "'name': " + squote(c.name) +
+                               " must use only letters, digits, '_', '.' and '-'");
+  MLC_TRY(Node inputs, top.require("inputs"));
+  MLC_TRY(c.inputs, parse_inputs(doc, inputs));
+  MLC_TRY(Node model, top.require("model"));
+  MLC_TRY(std::unique_ptr<ModuleNode> tree, parse_module(doc, model, ""));
+  MLC_CHECK_OK(check_model_inputs(doc, model, *tree, c.inputs));
+  mf.model_inputs_ = tree->kind == ModuleNode::Kind::container ? tree->inputs
+                                                                : std::vector<std::string>{"x"};
+  MLC_TRY(Node loss_node, top.require("loss"));
+  MLC_TRY(LossSpec loss, parse_loss(doc, loss_node, c.inputs));
+  c.loss_type = loss.type;
+  c.loss_targets = loss.targets;
+  c.classifier = loss.type == "cross_entropy";
+  mf.loss_loc_ = loss.loc;
+  mf.loss_reduction_ = loss.reduction;
+  if (auto data = top.get("data")) {
+    MLC_TRY(c.data, parse_data(doc, *data, c.inputs, path));
+  }
+  if (auto train = top.get("train")) {
+    MLC_TRY(c.train, parse_train(doc, *train));
+  }
+  collect_params(*tree, "", true, c.params);
+  mf.model_ = std::move(tree);
+  // Trial build: shape errors between layers are load errors too.
+  MLC_TRY(Module trial, mf.build(c.train.batch_size > 0 ? c.train.batch_size : 1));
+  (void)trial;
+  return mf;
+}
+
+Expected<Module> ModelFile::build(int64_t batch) const {
+  const ModelConfig& c = config_;
+  if (batch < 1) return error_at(Loc{c.path}, "batch must be positive, got " + std::to_string(batch));
+  Module module;
+  module.name = c.name;
+  for (const char* fn : {"loss", "eval"}) {
+    Function& f = module.add_function(fn);
+    std::vector<Value*> inputs;
+    for (const InputInfo& in : c.inputs) {
+      Shape shape = in.shape;
+      std::replace(shape.begin(), shape.end(), int64_t{-1}, batch);
+      if (!checked_num_elements(shape))
+        return error_at(in.loc, "input " + squote(in.name) + " with batch " + std::to_string(batch) +
+                                    ": shape " + shape_to_string(shape) + " has more than 2^40 elements");
+      inputs.push_back(f.add_arg(in.name, TensorType{in.dtype, shape}, ArgKind::input));
+    }
+    ParamMap params;
+    for (const ParamInfo& p : c.params)
+      params[p.name] = f.add_arg(p.name, p.type, p.trainable ? ArgKind::param : ArgKind::frozen);
+    std::vector<Value*> model_args;
+    for (const std::string& name : model_inputs_) {
+      size_t i = static_cast<size_t>(find_input(c.inputs, name) - c.inputs.data());
+      model_args.push_back(inputs[i]);
+    }
+    Builder b(f);
+    MLC_TRY(Value* out, emit_module(*model_, b, params, "", model_args));
+    Value* targets = inputs[static_cast<size_t>(find_input(c.inputs, c.loss_targets) - c.inputs.data())];
+    b.set_loc(loss_loc_);
+    bool eval = std::string_view(fn) == "eval";
+    std::string reduction = eval ? "sum" : loss_reduction_;
+    if (c.classifier && !is_integer(targets->type.dtype))
+      return error_at(loss_loc_, "cross_entropy targets " + squote(c.loss_targets) +
+                                     " must be class indices (i32 or i64), found " +
+                                     targets->type.str());
+    OpCode code = c.classifier ? OpCode::CrossEntropy : OpCode::Mse;
+    MLC_TRY(Value* loss, emit_op(b, code, {out, targets}, {{"reduction", reduction}}));
+    f.results.push_back(loss);
+    if (!eval || !c.classifier) continue;
+    MLC_TRY(Value* pred, emit_op(b, OpCode::Argmax, {out}, {{"axis", out->type.rank() - 1}}));
+    MLC_TRY(Value* t64, emit_cast(b, targets, DType::i64));
+    MLC_TRY(Value* hit, emit_op(b, OpCode::Compare, {pred, t64}, {{"direction", std::string("eq")}}));
+    MLC_TRY(Value* hits, emit_cast(b, hit, DType::i64));
+    MLC_TRY(Value* correct, emit_op(b, OpCode::ReduceSum, {hits},
+                                    {{"dims", all_dims(hits)}, {"keepdim", false}}));
+    f.results.push_back(correct);
+  }
+  return module;
+}
+
+}  // namespace mlc

@@ -1,0 +1,49 @@
+// A model file (docs/model-format.md): JSON in, ModelConfig + IR out.
+//
+// Contracts:
+//  - load/parse validate the whole file, including a trial build of the IR at
+//    train.batch_size (or 1), so that every mistake a model file can hold is
+//    reported by load as "FILE:LINE:COL: error: WHAT" (the path as given). The
+//    only exceptions: data tensors missing from the data file (checked by the
+//    runtime) and sizes that overflow only for a larger `batch` passed to build.
+//  - config().params lists PyTorch state_dict names in registration order.
+//  - build(batch) binds the "batch" symbol and returns
+//      module @<name> {
+//        func @loss(<inputs in file order> {input}, <params in order> {param}) -> (f32[])
+//        func @eval(<same args>) -> (f32[] summed loss, i64[] correct argmax predictions)
+//      }
+//    (@eval returns only the summed loss for mse.) Every op carries the Loc of
+//    the layer object, forward statement or loss object it comes from.
+//  - Nothing here throws, aborts or recurses deeper than the JSON nesting cap.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ir/expected.h"
+#include "ir/graph.h"
+#include "ir/model_config.h"
+
+namespace mlc {
+
+struct ModuleNode;
+
+class ModelFile {
+ public:
+  // Reads the file: "<path>: error: cannot open: No such file or directory".
+  static Expected<ModelFile> load(const std::string& path);
+  static Expected<ModelFile> parse(std::string_view text, const std::string& path);
+
+  const ModelConfig& config() const { return config_; }
+  Expected<Module> build(int64_t batch) const;
+
+ private:
+  ModelConfig config_;
+  std::shared_ptr<const ModuleNode> model_;
+  std::vector<std::string> model_inputs_;  // the top-level model's inputs (names in config_.inputs)
+  Loc loss_loc_;
+  std::string loss_reduction_;
+};
+
+}  // namespace mlc

@@ -1,0 +1,343 @@
+#include "frontends/model_settings.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "frontends/forward_expr.h"
+#include "ir/diagnostics.h"
+
+namespace mlc {
+
+namespace {
+
+std::string input_names(const std::vector<InputInfo>& inputs) {
+  std::string s;
+  for (const auto& in : inputs) s += (s.empty() ? "" : ", ") + in.name;
+  return s;
+}
+
+bool has_input(const std::vector<InputInfo>& inputs, const std::string& name) {
+  return std::any_of(inputs.begin(), inputs.end(), [&](const InputInfo& i) { return i.name == name; });
+}
+
+Expected<InputInfo> parse_input(const JsonDoc& doc, const Node& n) {
+  InputInfo info;
+  info.name = n.key;
+  info.loc = doc.key_loc(n);
+  if (!is_identifier(n.key))
+    return doc.key_error(n, "input name " + squote(n.key) + " is not an identifier");
+  MLC_TRY(Fields f, Fields::of(doc, n, "input " + squote(n.key)));
+  MLC_CHECK_OK(f.allow({"dtype", "shape"}));
+  MLC_TRY(Node dt, f.require("dtype"));
+  MLC_TRY(std::string dtype, doc.as_string(dt));
+  auto parsed = parse_dtype(dtype);
+  if (!parsed)
+    return doc.error(dt, "unknown dtype " + squote(dtype) +
+                             " (expected one of: f32, f64, bf16, f16, i32, i64, bool)");
+  info.dtype = *parsed;
+  MLC_TRY(Node shape, f.require("shape"));
+  MLC_CHECK_OK(doc.expect_array(shape));
+  for (size_t i = 0; i < shape.json->size(); ++i) {
+    Node d = shape.element(i);
+    if (d.json->is_string()) {
+      std::string sym = d.json->get<std::string>();
+      if (sym != "batch")
+        return doc.error(d, "unknown symbol " + squote(sym) + " in a shape (the only symbol is \"batch\")");
+      if (info.batched) return doc.error(d, "\"batch\" appears twice in this shape");
+      info.batched = true;
+      info.batch_dim = static_cast<int>(i);
+      info.shape.push_back(-1);
+      continue;
+    }
+    MLC_TRY(int64_t v, doc.as_positive(d));
+    info.shape.push_back(v);
+  }
+  Shape one = info.shape;
+  std::replace(one.begin(), one.end(), int64_t{-1}, int64_t{1});
+  if (!checked_num_elements(one)) {
+    std::string text = shape_to_string(info.shape);
+    if (info.batched) text.replace(text.find("-1"), 2, "batch");
+    return doc.error(shape, "input " + squote(info.name) + ": shape " + text +
+                                " has more than 2^40 elements");
+  }
+  return info;
+}
+
+// Python integer of a slice bound.
+struct SliceParser {
+  const JsonDoc& doc;
+  const Node& node;
+  std::string_view s;
+  size_t i = 0;
+
+  Error error(size_t at, const std::string& message) const {
+    return error_at(doc.locs().string_loc(node.pointer, at), "bad tensor slice: " + message);
+  }
+  void ws() {
+    while (i < s.size() && s[i] == ' ') ++i;
+  }
+  std::string found() const {
+    return i < s.size() ? "found " + squote(s.substr(i, 1)) : "found the end of the string";
+  }
+  Expected<std::optional<int64_t>> bound() {
+    ws();
+    size_t start = i;
+    if (i < s.size() && s[i] == '-') ++i;
+    size_t digits = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == digits) {
+      if (i != start) return error(start, "expected digits after '-'");
+      return std::optional<int64_t>();
+    }
+    if (i - digits > 15) return error(start, "index is too large");
+    return std::optional<int64_t>(std::stoll(std::string(s.substr(start, i - start))));
+  }
+  Expected<SliceRange> range() {
+    size_t start = i;
+    MLC_TRY(auto lo, bound());
+    ws();
+    if (i >= s.size() || s[i] != ':') {
+      if (lo) return error(start, "integer indexing is not supported; use a range such as 0:1");
+      return error(i, "expected an integer or ':', " + found());
+    }
+    ++i;
+    MLC_TRY(auto hi, bound());
+    ws();
+    if (i < s.size() && s[i] == ':') return error(i, "slice steps are not supported");
+    return SliceRange{lo, hi};
+  }
+};
+
+}  // namespace
+
+Expected<std::vector<InputInfo>> parse_inputs(const JsonDoc& doc, const Node& node) {
+  MLC_CHECK_OK(doc.expect_object(node));
+  if (node.json->empty()) return doc.error(node, "'inputs': needs at least one input");
+  std::vector<InputInfo> inputs;
+  for (auto it = node.json->begin(); it != node.json->end(); ++it) {
+    MLC_TRY(InputInfo info, parse_input(doc, node.child(it.key())));
+    inputs.push_back(std::move(info));
+  }
+  return inputs;
+}
+
+Expected<LossSpec> parse_loss(const JsonDoc& doc, const Node& node,
+                              const std::vector<InputInfo>& inputs) {
+  MLC_TRY(Fields f, Fields::of(doc, node, "'loss'"));
+  MLC_CHECK_OK(f.allow({"type", "targets", "reduction"}));
+  LossSpec loss;
+  loss.loc = doc.loc(node);
+  if (!f.has("type")) return f.missing("type");
+  MLC_TRY(loss.type, f.choice("type", "", {"cross_entropy", "mse"}));
+  MLC_TRY(Node targets, f.require("targets"));
+  MLC_TRY(loss.targets, doc.as_string(targets));
+  if (!has_input(inputs, loss.targets))
+    return doc.error(targets, "loss targets " + squote(loss.targets) +
+                                  " is not an input (inputs: " + input_names(inputs) + ")");
+  MLC_TRY(loss.reduction, f.choice("reduction", "mean", {"mean", "sum"}));
+  return loss;
+}
+
+Expected<InputMapping> parse_tensor_spec(const JsonDoc& doc, const Node& node) {
+  MLC_TRY(std::string text, doc.as_string(node));
+  InputMapping m;
+  m.input = node.key;
+  m.loc = doc.loc(node);
+  SliceParser p{doc, node, text};
+  size_t bracket = std::min(text.find('['), text.size());
+  size_t b = text.find_first_not_of(' '), e = text.find_last_not_of(' ', bracket - 1);
+  if (bracket == 0 || b >= bracket || e == std::string::npos)
+    return p.error(0, "expected a tensor name before '['");
+  m.tensor = text.substr(b, e - b + 1);
+  if (m.tensor.find(']') != std::string::npos) return p.error(m.tensor.find(']'), "unexpected ']'");
+  if (bracket == text.size()) return m;
+  p.i = bracket + 1;
+  while (true) {
+    MLC_TRY(SliceRange r, p.range());
+    m.slices.push_back(r);
+    if (p.i < text.size() && text[p.i] == ',') {
+      ++p.i;
+      continue;
+    }
+    if (p.i < text.size() && text[p.i] == ']') break;
+    return p.error(p.i, "expected ',' or ']', " + p.found());
+  }
+  ++p.i;
+  p.ws();
+  if (p.i < text.size()) return p.error(p.i, "unexpected text after ']'");
+  return m;
+}
+
+namespace {
+
+Expected<std::vector<InputMapping>> parse_split(const JsonDoc& doc, const Node& node,
+                                                const std::vector<InputInfo>& inputs) {
+  MLC_CHECK_OK(doc.expect_object(node));
+  std::vector<InputMapping> maps;
+  for (auto it = node.json->begin(); it != node.json->end(); ++it) {
+    Node n = node.child(it.key());
+    if (!has_input(inputs, it.key()))
+      return doc.key_error(n, "data." + node.key + " maps " + squote(it.key()) +
+                                  ", which is not an input (inputs: " + input_names(inputs) + ")");
+    MLC_TRY(InputMapping m, parse_tensor_spec(doc, n));
+    maps.push_back(std::move(m));
+  }
+  for (const auto& in : inputs)
+    if (std::none_of(maps.begin(), maps.end(), [&](const InputMapping& m) { return m.input == in.name; }))
+      return doc.error(node, "data." + node.key + " does not map input " + squote(in.name));
+  return maps;
+}
+
+}  // namespace
+
+Expected<DataConfig> parse_data(const JsonDoc& doc, const Node& node,
+                                const std::vector<InputInfo>& inputs,
+                                const std::string& model_path) {
+  MLC_TRY(Fields f, Fields::of(doc, node, "'data'"));
+  MLC_CHECK_OK(f.allow({"file", "train", "eval"}));
+  DataConfig data;
+  MLC_TRY(Node file, f.require("file"));
+  MLC_TRY(std::string name, doc.as_string(file));
+  if (name.empty()) return doc.error(file, "'file': must not be empty");
+  data.file_loc = doc.loc(file);
+  std::filesystem::path p(name);
+  if (p.is_relative()) p = std::filesystem::path(model_path).parent_path() / p;
+  data.file = p.lexically_normal().generic_string();
+  MLC_TRY(Node train, f.require("train"));
+  MLC_TRY(data.train, parse_split(doc, train, inputs));
+  if (auto eval = f.get("eval")) {
+    MLC_TRY(data.eval, parse_split(doc, *eval, inputs));
+  } else {
+    data.eval = data.train;
+  }
+  return data;
+}
+
+namespace {
+
+Expected<double> non_negative(const Fields& f, std::string_view key, double dflt) {
+  MLC_TRY(double v, f.number(key, dflt));
+  if (v < 0) return f.doc().error(*f.get(key), "'" + std::string(key) + "': must be >= 0");
+  return v;
+}
+
+Expected<double> fraction(const Fields& f, std::string_view key, double dflt) {
+  MLC_TRY(double v, f.number(key, dflt));
+  if (v < 0 || v >= 1) return f.doc().error(*f.get(key), "'" + std::string(key) + "': must be in [0, 1)");
+  return v;
+}
+
+Status parse_betas(const JsonDoc& doc, const Fields& f, OptimizerConfig& opt) {
+  auto betas = f.get("betas");
+  if (!betas) return {};
+  MLC_CHECK_OK(doc.expect_array(*betas));
+  if (betas->json->size() != 2)
+    return doc.error(*betas, "'betas': expected two numbers, found " + std::to_string(betas->json->size()));
+  double b[2];
+  for (size_t i = 0; i < 2; ++i) {
+    MLC_TRY(b[i], doc.as_number(betas->element(i)));
+    if (b[i] < 0 || b[i] >= 1) return doc.error(betas->element(i), "'betas': each must be in [0, 1)");
+  }
+  opt.beta1 = b[0];
+  opt.beta2 = b[1];
+  return {};
+}
+
+// PyTorch's defaults per optimizer; fields an optimizer does not take are errors.
+Expected<OptimizerConfig> parse_optimizer(const JsonDoc& doc, const Node& node) {
+  MLC_TRY(Fields f, Fields::of(doc, node, "'optimizer'"));
+  OptimizerConfig opt;
+  opt.loc = doc.loc(node);
+  if (!f.has("type")) return f.missing("type");
+  MLC_TRY(opt.type, f.choice("type", "", {"sgd", "adam", "adamw", "rmsprop", "adagrad"}));
+  if (!f.has("lr")) return f.missing("lr");
+  MLC_TRY(opt.lr, non_negative(f, "lr", 0));
+  MLC_TRY(opt.decay, f.choice("decay", "all", {"all", "2d"}));
+  if (opt.type == "sgd") {
+    MLC_CHECK_OK(f.allow({"type", "lr", "momentum", "dampening", "nesterov", "weight_decay", "decay"}));
+    MLC_TRY(opt.momentum, non_negative(f, "momentum", 0));
+    MLC_TRY(opt.dampening, non_negative(f, "dampening", 0));
+    MLC_TRY(opt.weight_decay, non_negative(f, "weight_decay", 0));
+    MLC_TRY(opt.nesterov, f.boolean("nesterov", false));
+    if (opt.nesterov && (opt.momentum <= 0 || opt.dampening != 0))
+      return doc.error(*f.get("nesterov"), "'nesterov': needs momentum > 0 and dampening 0");
+  } else if (opt.type == "adam" || opt.type == "adamw") {
+    MLC_CHECK_OK(f.allow({"type", "lr", "betas", "eps", "weight_decay", "decay"}));
+    MLC_TRY(opt.eps, non_negative(f, "eps", 1e-8));
+    MLC_TRY(opt.weight_decay, non_negative(f, "weight_decay", opt.type == "adamw" ? 0.01 : 0));
+    MLC_CHECK_OK(parse_betas(doc, f, opt));
+  } else if (opt.type == "rmsprop") {
+    MLC_CHECK_OK(f.allow({"type", "lr", "alpha", "eps", "weight_decay", "momentum", "centered", "decay"}));
+    MLC_TRY(opt.alpha, fraction(f, "alpha", 0.99));
+    MLC_TRY(opt.eps, non_negative(f, "eps", 1e-8));
+    MLC_TRY(opt.weight_decay, non_negative(f, "weight_decay", 0));
+    MLC_TRY(opt.momentum, non_negative(f, "momentum", 0));
+    MLC_TRY(opt.centered, f.boolean("centered", false));
+  } else {
+    MLC_CHECK_OK(f.allow({"type", "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps", "decay"}));
+    MLC_TRY(opt.lr_decay, non_negative(f, "lr_decay", 0));
+    MLC_TRY(opt.weight_decay, non_negative(f, "weight_decay", 0));
+    MLC_TRY(opt.initial_accumulator_value, non_negative(f, "initial_accumulator_value", 0));
+    MLC_TRY(opt.eps, non_negative(f, "eps", 1e-10));
+  }
+  return opt;
+}
+
+Expected<ScheduleConfig> parse_schedule(const JsonDoc& doc, const Node& node) {
+  MLC_TRY(Fields f, Fields::of(doc, node, "'schedule'"));
+  ScheduleConfig s;
+  if (!f.has("type")) return f.missing("type");
+  MLC_TRY(s.type, f.choice("type", "", {"constant", "linear_warmup", "cosine", "step"}));
+  if (s.type == "constant") {
+    MLC_CHECK_OK(f.allow({"type"}));
+  } else if (s.type == "linear_warmup") {
+    MLC_CHECK_OK(f.allow({"type", "warmup_steps", "start_factor"}));
+    MLC_TRY(s.warmup_steps, f.positive("warmup_steps"));
+    MLC_TRY(s.start_factor, f.number("start_factor", 1.0 / 3.0));
+    if (s.start_factor <= 0 || s.start_factor > 1)
+      return doc.error(*f.get("start_factor"), "'start_factor': must be in (0, 1]");
+  } else if (s.type == "step") {
+    MLC_CHECK_OK(f.allow({"type", "step_size", "gamma"}));
+    MLC_TRY(s.step_size, f.positive("step_size"));
+    MLC_TRY(s.gamma, non_negative(f, "gamma", 0.1));
+  } else {
+    MLC_CHECK_OK(f.allow({"type", "total_steps", "warmup_steps", "min_lr"}));
+    MLC_TRY(s.total_steps, f.positive("total_steps"));
+    MLC_TRY(s.warmup_steps, f.integer("warmup_steps", 0));
+    if (s.warmup_steps < 0 || s.warmup_steps >= s.total_steps)
+      return doc.error(*f.get("warmup_steps"), "'warmup_steps': must be in [0, total_steps)");
+    MLC_TRY(s.min_lr, non_negative(f, "min_lr", 0));
+  }
+  return s;
+}
+
+}  // namespace
+
+Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
+  MLC_TRY(Fields f, Fields::of(doc, node, "'train'"));
+  MLC_CHECK_OK(f.allow({"batch_size", "epochs", "steps", "shuffle", "drop_last", "seed",
+                        "eval_batch_size", "optimizer", "schedule", "clip_grad_norm"}));
+  TrainConfig t;
+  MLC_TRY(t.batch_size, f.positive("batch_size"));
+  if (f.has("epochs") && f.has("steps"))
+    return doc.key_error(*f.get("steps"), "give either 'epochs' or 'steps', not both");
+  if (!f.has("epochs") && !f.has("steps"))
+    return doc.error(node, "'train' needs 'epochs' or 'steps'");
+  MLC_TRY(t.epochs, f.positive("epochs", 0));
+  MLC_TRY(t.steps, f.positive("steps", 0));
+  MLC_TRY(t.shuffle, f.boolean("shuffle", false));
+  MLC_TRY(t.drop_last, f.boolean("drop_last", true));
+  MLC_TRY(int64_t seed, f.integer("seed", 0));
+  if (seed < 0) return doc.error(*f.get("seed"), "'seed': must be >= 0");
+  t.seed = static_cast<uint64_t>(seed);
+  MLC_TRY(t.eval_batch_size, f.positive("eval_batch_size", 0));
+  MLC_TRY(Node opt, f.require("optimizer"));
+  MLC_TRY(t.optimizer, parse_optimizer(doc, opt));
+  if (auto schedule = f.get("schedule")) {
+    MLC_TRY(t.optimizer.schedule, parse_schedule(doc, *schedule));
+  }
+  MLC_TRY(t.optimizer.clip_grad_norm, non_negative(f, "clip_grad_norm", 0));
+  return t;
+}
+
+}  // namespace mlc

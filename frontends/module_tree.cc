@@ -1,0 +1,216 @@
+#include "frontends/module_tree.h"
+
+#include <algorithm>
+
+#include "ir/diagnostics.h"
+
+namespace mlc {
+
+namespace {
+
+// a + b and a * b saturating at limit + 1 (all operands >= 0).
+int64_t sat_add(int64_t a, int64_t b, int64_t limit) {
+  return a > limit - std::min(b, limit) ? limit + 1 : a + b;
+}
+int64_t sat_mul(int64_t a, int64_t b, int64_t limit) {
+  if (a == 0 || b == 0) return 0;
+  return a > limit / b ? limit + 1 : a * b;
+}
+
+std::string display(const std::string& name) { return name.empty() ? "the model" : squote(name); }
+
+Status check_totals(const JsonDoc& doc, const Node& node, const ModuleNode& m) {
+  if (m.param_elements > kMaxElements)
+    return doc.error(node, "too many parameters: more than 2^40 elements");
+  if (m.param_tensors > kMaxParamTensors)
+    return doc.error(node, "too many parameter tensors: more than " +
+                               std::to_string(kMaxParamTensors));
+  if (m.applications > kMaxLayerApplications)
+    return doc.error(node, "the model expands to more than " +
+                               std::to_string(kMaxLayerApplications) + " layers");
+  return {};
+}
+
+Expected<std::unique_ptr<ModuleNode>> parse_layer_node(const Fields& f, const std::string& name) {
+  MLC_TRY(Node type_node, f.require("type"));
+  MLC_TRY(std::string type, f.doc().as_string(type_node));
+  if (!is_layer_type(type)) {
+    std::string known;
+    for (const auto& t : layer_types()) known += (known.empty() ? "" : ", ") + t;
+    return f.doc().error(type_node, "unknown layer type " + squote(type) + " (known: " + known + ")");
+  }
+  Fields lf(f.doc(), f.node(), "layer " + display(name) + " (" + type + ")");
+  auto m = std::make_unique<ModuleNode>();
+  m->kind = ModuleNode::Kind::layer;
+  MLC_TRY(m->layer, parse_layer(lf, type));
+  for (const ParamDecl& p : m->layer->params()) {
+    auto n = checked_num_elements(p.shape);
+    if (!n)
+      return f.doc().error(f.node(), type + " " + display(name) + ": parameter " + squote(p.name) +
+                                         " " + shape_to_string(p.shape) +
+                                         " has more than 2^40 elements");
+    m->param_elements = sat_add(m->param_elements, *n, kMaxElements);
+    ++m->param_tensors;
+  }
+  m->applications = 1;
+  return m;
+}
+
+Expected<std::vector<std::string>> parse_input_names(const JsonDoc& doc, const Node& n) {
+  MLC_CHECK_OK(doc.expect_array(n));
+  if (n.json->empty()) return doc.error(n, "'inputs': needs at least one name");
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n.json->size(); ++i) {
+    Node e = n.element(i);
+    MLC_TRY(std::string s, doc.as_string(e));
+    if (!is_identifier(s)) return doc.error(e, "input name " + squote(s) + " is not an identifier");
+    if (std::find(names.begin(), names.end(), s) != names.end())
+      return doc.error(e, "input " + squote(s) + " is listed twice");
+    names.push_back(s);
+  }
+  return names;
+}
+
+Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std::string& name) {
+  const JsonDoc& doc = f.doc();
+  MLC_CHECK_OK(f.allow({"layers", "forward", "inputs", "trainable"}));
+  auto m = std::make_unique<ModuleNode>();
+  m->kind = ModuleNode::Kind::container;
+  if (auto in = f.get("inputs")) {
+    MLC_TRY(m->inputs, parse_input_names(doc, *in));
+  }
+  Node layers = f.node().child("layers");
+  MLC_CHECK_OK(doc.expect_object(layers));
+  for (auto it = layers.json->begin(); it != layers.json->end(); ++it) {
+    Node c = layers.child(it.key());
+    if (!is_identifier(it.key()))
+      return doc.key_error(c, "layer name " + squote(it.key()) +
+                                  " is not an identifier (letters, digits and _)");
+    if (std::find(m->inputs.begin(), m->inputs.end(), it.key()) != m->inputs.end())
+      return doc.key_error(c, "layer name " + squote(it.key()) + " is also an input name");
+    MLC_TRY(auto child, parse_module(doc, c, it.key()));
+    if (!f.has("forward") && child->arity() != 1)
+      return doc.key_error(c, squote(it.key()) + " takes " + std::to_string(child->arity()) +
+                                  " inputs; a container without \"forward\" passes one value");
+    m->param_tensors = sat_add(m->param_tensors, child->param_tensors, kMaxParamTensors);
+    m->param_elements = sat_add(m->param_elements, child->param_elements, kMaxElements);
+    m->applications = sat_add(m->applications, child->applications, kMaxLayerApplications);
+    m->children.emplace_back(it.key(), std::move(child));
+  }
+  if (auto fwd = f.get("forward")) {
+    ForwardScope scope;
+    scope.inputs = m->inputs;
+    scope.layer_arity = [&m](const std::string& n) -> std::optional<int> {
+      const ModuleNode* c = m->child(n);
+      return c ? std::optional<int>(c->arity()) : std::nullopt;
+    };
+    MLC_TRY(m->forward, parse_forward(doc, *fwd, scope));
+  } else if (m->inputs.size() != 1) {
+    return doc.error(*f.get("inputs"), "a container without \"forward\" takes exactly one input");
+  }
+  MLC_CHECK_OK(check_totals(doc, f.node(), *m));
+  return m;
+}
+
+Expected<std::unique_ptr<ModuleNode>> parse_repeat(const Fields& f, const std::string& name) {
+  const JsonDoc& doc = f.doc();
+  MLC_CHECK_OK(f.allow({"repeat", "block", "trainable"}));
+  auto m = std::make_unique<ModuleNode>();
+  m->kind = ModuleNode::Kind::repeat;
+  MLC_TRY(m->repeat, f.positive("repeat"));
+  if (m->repeat > kMaxRepeat)
+    return doc.error(*f.get("repeat"), "'repeat': " + std::to_string(m->repeat) +
+                                           " is too large (at most " + std::to_string(kMaxRepeat) + ")");
+  MLC_TRY(Node block, f.require("block"));
+  MLC_TRY(m->block, parse_module(doc, block, name.empty() ? "block" : name + ".block"));
+  if (m->block->arity() != 1)
+    return doc.error(block, "a repeated block must take one input, this one takes " +
+                                std::to_string(m->block->arity()));
+  m->param_tensors = sat_mul(m->block->param_tensors, m->repeat, kMaxParamTensors);
+  m->param_elements = sat_mul(m->block->param_elements, m->repeat, kMaxElements);
+  m->applications = sat_mul(m->block->applications, m->repeat, kMaxLayerApplications);
+  MLC_CHECK_OK(check_totals(doc, f.node(), *m));
+  return m;
+}
+
+}  // namespace
+
+const ModuleNode* ModuleNode::child(const std::string& name) const {
+  for (const auto& [n, c] : children)
+    if (n == name) return c.get();
+  return nullptr;
+}
+
+Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Node& node,
+                                                   const std::string& name) {
+  std::string what = name.empty() ? "the model" : "module " + squote(name);
+  MLC_TRY(Fields f, Fields::of(doc, node, what));
+  std::unique_ptr<ModuleNode> m;
+  if (f.has("type")) {
+    MLC_TRY(m, parse_layer_node(f, name));
+  } else if (f.has("layers")) {
+    MLC_TRY(m, parse_container(f, name));
+  } else if (f.has("repeat")) {
+    MLC_TRY(m, parse_repeat(f, name));
+  } else {
+    return doc.error(node, what + " needs \"type\" (a layer), \"layers\" (a container) or "
+                                  "\"repeat\" (a repeated block)");
+  }
+  m->loc = doc.loc(node);
+  MLC_TRY(m->trainable, f.boolean("trainable", true));
+  return m;
+}
+
+void collect_params(const ModuleNode& m, const std::string& prefix, bool trainable,
+                    std::vector<ParamInfo>& out) {
+  trainable = trainable && m.trainable;
+  switch (m.kind) {
+    case ModuleNode::Kind::layer:
+      for (const ParamDecl& p : m.layer->params())
+        out.push_back({prefix + p.name, TensorType{DType::f32, p.shape}, p.init, trainable, m.loc});
+      break;
+    case ModuleNode::Kind::container:
+      for (const auto& [name, c] : m.children) collect_params(*c, prefix + name + ".", trainable, out);
+      break;
+    case ModuleNode::Kind::repeat:
+      for (int64_t i = 0; i < m.repeat; ++i)
+        collect_params(*m.block, prefix + std::to_string(i) + ".", trainable, out);
+      break;
+  }
+}
+
+Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,
+                             const std::string& prefix, const std::vector<Value*>& args) {
+  switch (m.kind) {
+    case ModuleNode::Kind::layer: {
+      std::string path = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
+      LayerContext ctx{b, path, [&](const std::string& n) { return params.at(prefix + n); }};
+      b.set_loc(m.layer->loc());
+      return m.layer->apply(ctx, args.at(0));
+    }
+    case ModuleNode::Kind::container: {
+      if (m.forward) {
+        LayerCall call = [&](const std::string& name, std::vector<Value*> call_args,
+                             const Loc&) -> Expected<Value*> {
+          return emit_module(*m.child(name), b, params, prefix + name + ".", call_args);
+        };
+        return run_forward(*m.forward, args, b, call);
+      }
+      Value* v = args.at(0);
+      for (const auto& [name, c] : m.children) {
+        MLC_TRY(v, emit_module(*c, b, params, prefix + name + ".", {v}));
+      }
+      return v;
+    }
+    case ModuleNode::Kind::repeat: {
+      Value* v = args.at(0);
+      for (int64_t i = 0; i < m.repeat; ++i) {
+        MLC_TRY(v, emit_module(*m.block, b, params, prefix + std::to_string(i) + ".", {v}));
+      }
+      return v;
+    }
+  }
+  return args.at(0);
+}
+
+}  // namespace mlc

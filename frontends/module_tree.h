@@ -1,0 +1,68 @@
+// The module tree of a model file's "model" section: layers, containers (with
+// an optional "forward") and repeats, parsed once and emitted into IR under
+// PyTorch state_dict prefixes.
+//
+// Contracts:
+//  - parse_module validates the whole subtree (fields, names, forward syntax)
+//    and computes totals over the expanded tree (a repeat counts its block N
+//    times); totals beyond the limits below are errors at the node where they
+//    first exceed, so enumerating parameters or emitting IR is always bounded.
+//    Recursion follows the JSON nesting, which precheck_json caps at 64.
+//  - collect_params lists ParamInfo in state_dict (registration) order:
+//    container children in file order, repeat copies 0..N-1, then each layer's
+//    params(). `trainable` is false below any "trainable": false.
+//  - emit_module emits the forward of a module on `args`; parameters are looked
+//    up in `params` by full name.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "frontends/forward_expr.h"
+#include "frontends/json_doc.h"
+#include "frontends/layers.h"
+#include "ir/model_config.h"
+
+namespace mlc {
+
+inline constexpr int64_t kMaxParamTensors = 1 << 20;
+inline constexpr int64_t kMaxLayerApplications = 1 << 20;
+inline constexpr int64_t kMaxRepeat = 1 << 16;
+
+struct ModuleNode {
+  enum class Kind { layer, container, repeat } kind = Kind::layer;
+  Loc loc;
+  bool trainable = true;
+  // layer
+  std::unique_ptr<Layer> layer;
+  // container
+  std::vector<std::pair<std::string, std::unique_ptr<ModuleNode>>> children;
+  std::vector<std::string> inputs{"x"};
+  std::optional<ForwardProgram> forward;
+  // repeat
+  int64_t repeat = 0;
+  std::unique_ptr<ModuleNode> block;
+  // totals over the expanded subtree
+  int64_t param_tensors = 0, param_elements = 0, applications = 0;
+
+  // How many values a call of this module takes.
+  int arity() const { return kind == Kind::container ? static_cast<int>(inputs.size()) : 1; }
+  const ModuleNode* child(const std::string& name) const;
+};
+
+// `name` names the module in messages ("" for the top-level model).
+Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Node& node,
+                                                   const std::string& name);
+
+void collect_params(const ModuleNode& m, const std::string& prefix, bool trainable,
+                    std::vector<ParamInfo>& out);
+
+using ParamMap = std::unordered_map<std::string, Value*>;
+Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,
+                             const std::string& prefix, const std::vector<Value*>& args);
+
+}  // namespace mlc

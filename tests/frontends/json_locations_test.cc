@@ -1,0 +1,122 @@
+// JSON positions: pointers to line:col of values and keys, escapes inside
+// strings, duplicate keys, the depth and number prechecks, parse error reasons.
+#include <gtest/gtest.h>
+
+#include "frontends/json_doc.h"
+#include "frontends/json_locations.h"
+
+namespace mlc {
+namespace {
+
+JsonLocations scan(std::string_view text) {
+  auto locs = JsonLocations::scan(text, "f.json");
+  EXPECT_TRUE(locs.ok()) << locs.error().message;
+  return std::move(locs).value();
+}
+
+TEST(JsonLocations, ValuesAndKeys) {
+  std::string text = "{\n  \"a\": {\"b\": [10, {\"c\": true}]},\n  \"x/y~z\": null, \"\": 3\n}";
+  JsonLocations l = scan(text);
+  EXPECT_EQ(l.value_loc("").str(), "f.json:1:1");
+  EXPECT_EQ(l.value_loc("/a").str(), "f.json:2:8");
+  EXPECT_EQ(l.key_loc("/a").str(), "f.json:2:3");
+  EXPECT_EQ(l.value_loc("/a/b").str(), "f.json:2:14");
+  EXPECT_EQ(l.value_loc("/a/b/0").str(), "f.json:2:15");
+  EXPECT_EQ(l.key_loc("/a/b/0").str(), "f.json:2:15");  // array elements: the value
+  EXPECT_EQ(l.value_loc("/a/b/1/c").str(), "f.json:2:25");
+  EXPECT_EQ(l.value_loc("/x~1y~0z").str(), "f.json:3:12");
+  EXPECT_EQ(l.value_loc("/").str(), "f.json:3:22");
+  EXPECT_FALSE(l.value_loc("/nope").known());
+  EXPECT_EQ(l.value_loc("/nope").file, "f.json");
+}
+
+TEST(JsonLocations, EscapedKeysAndBom) {
+  JsonLocations l = scan("\xEF\xBB\xBF{\"k\\u0041\": [ ], \"e\": {}}");
+  EXPECT_EQ(l.value_loc("/kA").str(), "f.json:1:16");  // after the 3-byte BOM
+  EXPECT_EQ(l.value_loc("/e").str(), "f.json:1:26");
+}
+
+TEST(JsonLocations, StringOffsetsSkipEscapes) {
+  std::string text = R"({"s": "a\tb\u00e9c\ud83d\ude00d"})";
+  JsonLocations l = scan(text);
+  // Decoded: a(0) \t(1) b(2) é(3,4) c(5) 😀(6..9) d(10)
+  EXPECT_EQ(l.string_loc("/s", 0).col, 8);
+  EXPECT_EQ(l.string_loc("/s", 1).col, 9);
+  EXPECT_EQ(l.string_loc("/s", 2).col, 11);
+  EXPECT_EQ(l.string_loc("/s", 3).col, 12);
+  EXPECT_EQ(l.string_loc("/s", 5).col, 18);
+  EXPECT_EQ(l.string_loc("/s", 6).col, 19);
+  EXPECT_EQ(l.string_loc("/s", 10).col, 31);
+}
+
+TEST(JsonLocations, DuplicateKeysAtAnyDepth) {
+  auto dup = JsonLocations::scan("[{\"a\": 1}, {\"b\": {\"a\": 1, \"a\": 2}}]", "d.json");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.error().message, "d.json:1:27: error: duplicate key 'a' (first at line 1, column 19)");
+  EXPECT_TRUE(JsonLocations::scan("[{\"a\": 1}, {\"a\": 1}]", "d.json").ok());
+}
+
+TEST(JsonPrecheck, DepthLimitIsExact) {
+  std::string ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(precheck_json(ok, "p.json").ok());
+  std::string deep = std::string(kMaxJsonDepth + 1, '[') + std::string(kMaxJsonDepth + 1, ']');
+  auto st = precheck_json(deep, "p.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "p.json:1:65: error: invalid JSON: nesting deeper than 64 levels");
+  // Brackets inside strings do not count.
+  EXPECT_TRUE(precheck_json("[\"" + std::string(1000, '[') + "\"]", "p.json").ok());
+}
+
+TEST(JsonPrecheck, NumbersOutOfRange) {
+  auto st = precheck_json("{\"a\":\n -1e400}", "n.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "n.json:2:2: error: invalid JSON: number -1e400 is out of range");
+  EXPECT_TRUE(precheck_json("[1e300, -0.5, 123456789012345678901234567890]", "n.json").ok());
+}
+
+TEST(JsonDoc, ParseErrorsAreLocated) {
+  auto e1 = JsonDoc::parse("{\n  \"a\": 1,\n", "t.json");
+  ASSERT_FALSE(e1.ok());
+  EXPECT_EQ(e1.error().message,
+            "t.json:3:1: error: invalid JSON: unexpected end of input; expected string literal");
+  auto e2 = JsonDoc::parse("{\"a\": tru}", "t.json");
+  ASSERT_FALSE(e2.ok());
+  EXPECT_EQ(e2.error().message, "t.json:1:10: error: invalid JSON: invalid literal");
+  auto e3 = JsonDoc::parse("{} x", "t.json");
+  ASSERT_FALSE(e3.ok());
+  EXPECT_EQ(e3.error().message, "t.json:1:4: error: invalid JSON: invalid literal; expected end of input");
+}
+
+TEST(JsonDoc, TypedFields) {
+  auto doc = JsonDoc::parse(R"({"n": 3, "s": "batch", "f": 2.5, "b": true, "big": 18446744073709551615,
+                               "neg": -2, "o": {"k": 1}})", "t.json");
+  ASSERT_TRUE(doc.ok());
+  Fields f(*doc, doc->root(), "the test");
+  EXPECT_EQ(*f.positive("n"), 3);
+  EXPECT_EQ(*f.positive("absent", 7), 7);
+  EXPECT_EQ(f.positive("s").error().message,
+            "t.json:1:15: error: 's': the symbol \"batch\" is only allowed as a dim of an input's shape");
+  EXPECT_EQ(f.positive("f").error().message, "t.json:1:29: error: 'f': expected an integer, found a number");
+  EXPECT_EQ(*f.number("f"), 2.5);
+  EXPECT_EQ(*f.number("n"), 3.0);
+  EXPECT_TRUE(*f.boolean("b", false));
+  EXPECT_EQ(f.integer("big", 0).error().message,
+            "t.json:1:52: error: 'big': integer 18446744073709551615 is out of range");
+  EXPECT_EQ(f.positive("neg").error().message, "t.json:2:39: error: 'neg': must be positive, found -2");
+  EXPECT_EQ(f.require("zzz").error().message, "t.json:1:1: error: the test is missing required field 'zzz'");
+  EXPECT_EQ(f.allow({"n", "s", "f", "b", "big", "neg"}).error().message,
+            "t.json:2:43: error: unknown field 'o' in the test (expected one of: n, s, f, b, big, neg)");
+  EXPECT_EQ(f.choice("s", "x", {"a", "b"}).error().message,
+            "t.json:1:15: error: 's': must be one of \"a\", \"b\", found 'batch'");
+}
+
+TEST(JsonLocations, QuotedEscapesControlCharactersAndTruncates) {
+  EXPECT_EQ(squote("a\nb"), "'a\\x0ab'");
+  std::string longer(100, 'x');
+  EXPECT_EQ(squote(longer), "'" + std::string(60, 'x') + "...'");
+  std::string utf = std::string(59, 'x') + "\xC3\xA9";  // é straddles the cut
+  EXPECT_EQ(squote(utf), "'" + std::string(59, 'x') + "...'");
+}
+
+}  // namespace
+}  // namespace mlc

@@ -1,0 +1,225 @@
+// The layer library and the module tree: parameter names/shapes/init, the ops
+// each layer emits, containers, repeats, forward statements, trainable flags,
+// losses and the @eval function.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "frontends/model_file.h"
+#include "ir/op_table.h"
+#include "ir/verifier.h"
+
+namespace mlc {
+namespace {
+
+// A model file around `model` (a JSON module) with inputs `inputs` (JSON object
+// body) and an mse loss against input `t` unless `loss` is given.
+std::string model_text(const std::string& inputs, const std::string& model,
+                       const std::string& loss = R"({"type": "mse", "targets": "t"})") {
+  return R"({"name": "t", "inputs": {)" + inputs + R"(}, "model": )" + model + R"(, "loss": )" +
+         loss + "}";
+}
+
+ModelFile parse_ok(const std::string& text) {
+  auto mf = ModelFile::parse(text, "t.json");
+  EXPECT_TRUE(mf.ok()) << mf.error().message;
+  return std::move(mf).value();
+}
+
+std::string parse_error(const std::string& text) {
+  auto mf = ModelFile::parse(text, "t.json");
+  EXPECT_FALSE(mf.ok());
+  return mf.ok() ? "" : mf.error().message;
+}
+
+std::map<std::string, int> op_counts(const Module& m, const char* fn = "loss") {
+  std::map<std::string, int> counts;
+  for (const auto& op : m.find(fn)->ops) ++counts[std::string(op_name(op->code))];
+  return counts;
+}
+
+Module build_ok(const ModelFile& mf, int64_t batch) {
+  auto m = mf.build(batch);
+  EXPECT_TRUE(m.ok()) << m.error().message;
+  Status v = verify_module(*m);
+  EXPECT_TRUE(v.ok()) << v.error().message;
+  return std::move(m).value();
+}
+
+const char* kImage = R"("x": {"dtype": "f32", "shape": ["batch", 4, 9, 9]}, "t": {"dtype": "f32", "shape": ["batch", 6, 4, 4]})";
+
+TEST(FrontendLayers, Conv2dPairsGroupsAndPools) {
+  ModelFile mf = parse_ok(model_text(kImage, R"({"layers": {
+      "c": {"type": "Conv2d", "in_channels": 4, "out_channels": 6, "kernel_size": [3, 2],
+            "stride": [2, 1], "padding": [1, 0], "dilation": 1, "groups": 2, "bias": false},
+      "p": {"type": "AvgPool2d", "kernel_size": [2, 2], "stride": [1, 2], "count_include_pad": false}}})"));
+  const auto& p = mf.config().params;
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].name, "c.weight");
+  EXPECT_EQ(p[0].type.shape, (Shape{6, 2, 3, 2}));
+  EXPECT_EQ(p[0].init.kind, ParamInit::Kind::kaiming_uniform);
+  EXPECT_DOUBLE_EQ(p[0].init.fan_in, 12.0);
+  Module m = build_ok(mf, 2);
+  EXPECT_EQ(op_counts(m), (std::map<std::string, int>{{"conv2d", 1}, {"avg_pool2d", 1}, {"mse", 1}}));
+  const Op& conv = *m.find("loss")->ops[0];
+  EXPECT_EQ(conv.attrs.get_ints("stride"), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(conv.attrs.get_int("groups"), 2);
+  EXPECT_EQ(conv.result->type.shape, (Shape{2, 6, 5, 8}));
+  EXPECT_FALSE(m.find("loss")->ops[1]->attrs.get_bool("count_include_pad"));
+}
+
+TEST(FrontendLayers, NormsActivationsAndFlatten) {
+  ModelFile mf = parse_ok(model_text(
+      R"("x": {"dtype": "f32", "shape": ["batch", 3, 8]}, "t": {"dtype": "f32", "shape": ["batch", 24]})",
+      R"({"layers": {"ln": {"type": "LayerNorm", "normalized_shape": 8, "eps": 1e-6},
+                     "g": {"type": "GELU", "approximate": "tanh"}, "s": {"type": "SiLU"},
+                     "th": {"type": "Tanh"}, "sg": {"type": "Sigmoid"},
+                     "f": {"type": "Flatten", "start_dim": -2}}})"));
+  const auto& p = mf.config().params;
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].name, "ln.weight");
+  EXPECT_EQ(p[0].init.kind, ParamInit::Kind::ones);
+  EXPECT_EQ(p[1].name, "ln.bias");
+  EXPECT_EQ(p[1].init.kind, ParamInit::Kind::zeros);
+  Module m = build_ok(mf, 5);
+  const auto& ops = m.find("loss")->ops;
+  EXPECT_EQ(ops[0]->attrs.get_float("eps"), 1e-6);
+  EXPECT_EQ(ops[1]->attrs.get_string("approximate"), "tanh");
+  EXPECT_EQ(ops[5]->result->type.shape, (Shape{5, 24}));
+}
+
+TEST(FrontendLayers, LinearOnHigherRankAndEmbedding) {
+  ModelFile mf = parse_ok(model_text(
+      R"("i": {"dtype": "i32", "shape": ["batch", 7]}, "t": {"dtype": "f32", "shape": ["batch", 7, 3]})",
+      R"({"inputs": ["i"], "layers": {"e": {"type": "Embedding", "num_embeddings": 10, "embedding_dim": 4},
+                                     "l": {"type": "Linear", "in_features": 4, "out_features": 3}}})"));
+  EXPECT_EQ(mf.config().params[0].init.kind, ParamInit::Kind::normal);
+  Module m = build_ok(mf, 2);
+  EXPECT_EQ(op_counts(m), (std::map<std::string, int>{{"gather", 1}, {"dot", 1}, {"add", 1}, {"mse", 1}}));
+  EXPECT_EQ(m.find("eval")->results.size(), 1u);  // mse: no accuracy
+  EXPECT_EQ(m.find("eval")->ops.back()->attrs.get_string("reduction"), "sum");
+}
+
+TEST(FrontendModules, RepeatNamesCopiesAndReportsTheCopyPath) {
+  std::string io = R"("x": {"dtype": "f32", "shape": ["batch", 8]}, "t": {"dtype": "f32", "shape": ["batch", 8]})";
+  ModelFile mf = parse_ok(model_text(io, R"({"layers": {"blocks": {"repeat": 3, "block":
+      {"layers": {"fc": {"type": "Linear", "in_features": 8, "out_features": 8}, "act": {"type": "ReLU"}}}}}})"));
+  std::vector<std::string> names;
+  for (const auto& p : mf.config().params) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"blocks.0.fc.weight", "blocks.0.fc.bias", "blocks.1.fc.weight",
+                                             "blocks.1.fc.bias", "blocks.2.fc.weight", "blocks.2.fc.bias"}));
+  Module m = build_ok(mf, 4);
+  EXPECT_EQ(op_counts(m)["dot"], 3);
+  EXPECT_EQ(parse_error(model_text(io, R"({"layers": {"blocks": {"repeat": 2, "block":
+      {"type": "Linear", "in_features": 8, "out_features": 4}}}})")),
+            "t.json:2:7: error: Linear 'blocks.1': input has 4 features but in_features is 8");
+}
+
+TEST(FrontendModules, TrainableFlagsAndSingleLayerModel) {
+  std::string io = R"("x": {"dtype": "f32", "shape": ["batch", 8]}, "t": {"dtype": "f32", "shape": ["batch", 2]})";
+  ModelFile mf = parse_ok(model_text(io, R"({"layers": {
+      "a": {"layers": {"fc": {"type": "Linear", "in_features": 8, "out_features": 8}}, "trainable": false},
+      "b": {"type": "Linear", "in_features": 8, "out_features": 2}}})"));
+  const auto& p = mf.config().params;
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_FALSE(p[0].trainable);
+  EXPECT_FALSE(p[1].trainable);
+  EXPECT_TRUE(p[2].trainable);
+  ModelFile single = parse_ok(model_text(io, R"({"type": "Linear", "in_features": 8, "out_features": 2, "trainable": false})"));
+  ASSERT_EQ(single.config().params.size(), 2u);
+  EXPECT_EQ(single.config().params[0].name, "weight");
+  EXPECT_FALSE(single.config().params[0].trainable);
+}
+
+TEST(ForwardStatements, ArithmeticBuiltinsAndMultiInputContainers) {
+  std::string io = R"("a": {"dtype": "f32", "shape": ["batch", 4]}, "b": {"dtype": "f32", "shape": [4]},
+                     "t": {"dtype": "f32", "shape": ["batch", 4]})";
+  ModelFile mf = parse_ok(model_text(io, R"J({"inputs": ["a", "b"], "layers": {
+      "mix": {"inputs": ["p", "q"], "layers": {}, "forward": ["return p * q"]}},
+      "forward": ["h = mix(a, b) * 0.5 - -(2 * 3)", "h = relu(h) + sigmoid(h) + tanh(h)",
+                  "return softmax(gelu(silu(h))) + 1"]})J"));
+  Module m = build_ok(mf, 3);
+  auto counts = op_counts(m);
+  EXPECT_EQ(counts["constant"], 3);  // 0.5, 6 (folded), 1
+  EXPECT_EQ(counts["mul"], 2);
+  EXPECT_EQ(counts["sub"], 1);
+  EXPECT_EQ(counts["softmax"], 1);
+  // A statement's ops carry the location of its JSON string (here: mix's "return p * q").
+  EXPECT_EQ(m.find("loss")->ops[0]->loc.str(), "t.json:3:63");
+}
+
+TEST(ForwardStatements, ErrorsPointInsideTheString) {
+  std::string io = R"("x": {"dtype": "f32", "shape": ["batch", 4]}, "t": {"dtype": "i64", "shape": ["batch", 4]})";
+  std::string stmt;
+  auto text = [&] {
+    return model_text(io, R"({"inputs": ["x", "t"], "layers": {}, "forward": [")" + stmt + R"("]})");
+  };
+  // The message for `stmt`, and the expected one at byte `offset` of the statement
+  // (-1: the string's opening quote).
+  auto err = [&](const std::string& s) {
+    stmt = s;
+    return parse_error(text());
+  };
+  auto at = [&](size_t offset, const std::string& what) {
+    std::string t = text();
+    size_t col = t.find("\"forward\": [\"") + 13 + 1 + offset;
+    return "t.json:1:" + std::to_string(col) + ": error: forward: " + what;
+  };
+  EXPECT_EQ(err("return x + "), at(11, "expected an expression, found end of statement"));
+  EXPECT_EQ(err("return x + t"), at(9, "operands of '+' have different dtypes: f32[1,4] and i64[1,4]"));
+  EXPECT_EQ(err("return t * 0.5"), at(11, "cannot combine the number 0.5 with a i64 tensor"));
+  EXPECT_EQ(err("return 3"), at(-1, "the result must be a tensor, found the number 3"));
+  EXPECT_EQ(err("return arange(x)"), at(7, "arange(n) needs a positive integer literal n"));
+  EXPECT_EQ(err("return relu(t)"), at(7, "relu expects a float tensor, found i64[1,4]"));
+  EXPECT_EQ(err("x"), at(0, "expected 'name = expr' or 'return expr', found 'x'"));
+  EXPECT_EQ(err("return 1e999 * x"), at(7, "number 1e999 is out of range"));
+  EXPECT_EQ(err("y = 1"), at(-1, "the result must be a tensor, found the number 1"));
+  EXPECT_EQ(err("return x +  @"), at(12, "unexpected character '@'"));
+  EXPECT_EQ(err("return x * 2x"), at(12, "unexpected character 'x' in a number"));
+}
+
+TEST(FrontendLosses, CrossEntropyReductionAndAccuracyOverPositions) {
+  std::string io = R"("x": {"dtype": "f32", "shape": ["batch", 5, 3]}, "y": {"dtype": "i32", "shape": ["batch", 5]})";
+  ModelFile mf = parse_ok(model_text(io, R"({"type": "Linear", "in_features": 3, "out_features": 7})",
+                                     R"({"type": "cross_entropy", "targets": "y", "reduction": "sum"})"));
+  EXPECT_TRUE(mf.config().classifier);
+  Module m = build_ok(mf, 2);
+  EXPECT_EQ(m.find("loss")->ops.back()->attrs.get_string("reduction"), "sum");
+  auto eval = op_counts(m, "eval");
+  EXPECT_EQ(eval["argmax"], 1);
+  EXPECT_EQ(eval["cast"], 2);  // i32 targets -> i64, bool -> i64
+  EXPECT_EQ(eval["reduce_sum"], 1);
+}
+
+TEST(DataMapping, SlicesAndEvalDefault) {
+  std::string text = R"({"name": "d", "inputs": {"x": {"dtype": "f32", "shape": ["batch", 2]}},
+    "model": {"layers": {}}, "loss": {"type": "mse", "targets": "x"},
+    "data": {"file": "../shared/d.safetensors", "train": {"x": " t.a [ 1 : -2 , : ,-3:] "}}})";
+  auto mf = ModelFile::parse(text, "dir/sub/m.json");
+  ASSERT_TRUE(mf.ok()) << mf.error().message;
+  const DataConfig& d = mf->config().data;
+  EXPECT_EQ(d.file, "dir/shared/d.safetensors");
+  ASSERT_EQ(d.eval.size(), 1u);
+  const InputMapping& x = d.eval[0];
+  EXPECT_EQ(x.tensor, "t.a");
+  ASSERT_EQ(x.slices.size(), 3u);
+  EXPECT_EQ(x.slices[0].start, 1);
+  EXPECT_EQ(x.slices[0].stop, -2);
+  EXPECT_FALSE(x.slices[1].start || x.slices[1].stop);
+  EXPECT_EQ(x.slices[2].start, -3);
+  EXPECT_FALSE(x.slices[2].stop);
+  EXPECT_EQ(x.loc.str(), "dir/sub/m.json:3:64");
+}
+
+TEST(ModelBuild, BatchOverflowIsAnError) {
+  std::string io = R"("x": {"dtype": "f32", "shape": ["batch", 1048576]}, "t": {"dtype": "f32", "shape": ["batch", 1048576]})";
+  ModelFile mf = parse_ok(model_text(io, R"({"layers": {}})"));
+  auto m = mf.build(int64_t{1} << 30);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message,
+            "t.json:1:26: error: input 'x' with batch 1073741824: shape [1073741824,1048576] has more than 2^40 elements");
+}
+
+}  // namespace
+}  // namespace mlc
