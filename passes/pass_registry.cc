@@ -1,8 +1,14 @@
 #include <functional>
 #include <utility>
 
+#include "passes/autodiff.h"
+#include "passes/canonicalize.h"
+#include "passes/cse.h"
+#include "passes/dce.h"
 #include "passes/decompose.h"
+#include "passes/fold_constants.h"
 #include "passes/pass.h"
+#include "passes/simplify.h"
 
 namespace mlc {
 
@@ -11,7 +17,13 @@ using Factory = std::function<std::unique_ptr<Pass>()>;
 
 const std::vector<std::pair<std::string, Factory>>& registry() {
   static const std::vector<std::pair<std::string, Factory>> passes = {
+      {"autodiff", [] { return std::make_unique<AutodiffPass>(); }},
       {"decompose", [] { return std::make_unique<DecomposePass>(); }},
+      {"simplify", [] { return std::make_unique<SimplifyPass>(); }},
+      {"fold-constants", [] { return std::make_unique<FoldConstantsPass>(); }},
+      {"cse", [] { return std::make_unique<CsePass>(); }},
+      {"dce", [] { return std::make_unique<DcePass>(); }},
+      {"canonicalize", [] { return std::make_unique<CanonicalizePass>(); }},
   };
   return passes;
 }

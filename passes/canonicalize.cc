@@ -1,0 +1,30 @@
+#include "passes/canonicalize.h"
+
+#include "passes/cse.h"
+#include "passes/dce.h"
+#include "passes/fold_constants.h"
+#include "passes/simplify.h"
+
+namespace mlc {
+
+bool canonicalize(Function& f, int max_rounds, int* rounds) {
+  int changed_rounds = 0;
+  for (int round = 0; round < max_rounds; ++round) {
+    bool changed = simplify(f);
+    changed |= fold_constants(f);
+    changed |= eliminate_common_subexpressions(f);
+    changed |= eliminate_dead_ops(f);
+    if (!changed) break;
+    ++changed_rounds;
+  }
+  if (rounds) *rounds = changed_rounds;
+  return changed_rounds > 0;
+}
+
+Expected<bool> CanonicalizePass::run(Module& module) {
+  bool changed = false;
+  for (auto& f : module.functions) changed |= canonicalize(*f);
+  return changed;
+}
+
+}  // namespace mlc

@@ -1,0 +1,72 @@
+#include "passes/cse.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "passes/dce.h"
+
+namespace mlc {
+
+namespace {
+
+template <class T>
+void append_bytes(std::string& key, const T& x) {
+  key.append(reinterpret_cast<const char*>(&x), sizeof x);
+}
+
+// The identity of an op's computation as a string: code, operand pointers and
+// result type as raw bytes, then the attributes as printed. Every variable-length
+// part is preceded by its length, so different identities never share a key.
+std::string op_key(const Op& op) {
+  std::string key;
+  append_bytes(key, op.code);
+  append_bytes(key, op.operands.size());
+  for (const Value* v : op.operands) append_bytes(key, v);
+  append_bytes(key, op.result->type.dtype);
+  append_bytes(key, op.result->type.shape.size());
+  for (int64_t d : op.result->type.shape) append_bytes(key, d);
+  for (const NamedAttr& a : op.attrs.list()) {
+    std::string value = attr_value_to_string(a.value);
+    append_bytes(key, a.name.size());
+    key += a.name;
+    append_bytes(key, value.size());
+    key += value;
+  }
+  return key;
+}
+
+// Follows `replaced` from `v` to the value that now stands for it.
+Value* resolve(const std::unordered_map<const Value*, Value*>& replaced, Value* v) {
+  auto it = replaced.find(v);
+  return it == replaced.end() ? v : it->second;
+}
+
+}  // namespace
+
+bool eliminate_common_subexpressions(Function& f) {
+  std::unordered_map<std::string, Value*> first;      // key -> kept op's result
+  std::unordered_map<const Value*, Value*> replaced;  // removed result -> kept result
+  first.reserve(f.ops.size());
+  std::vector<bool> keep(f.ops.size(), true);
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    Op& op = *f.ops[i];
+    for (Value*& v : op.operands) v = resolve(replaced, v);
+    auto [it, inserted] = first.try_emplace(op_key(op), op.result);
+    if (inserted) continue;
+    replaced[op.result] = it->second;  // kept results are never replaced: no chains
+    keep[i] = false;
+  }
+  if (replaced.empty()) return false;
+  for (Value*& v : f.results) v = resolve(replaced, v);
+  return erase_ops(f, keep);
+}
+
+Expected<bool> CsePass::run(Module& module) {
+  bool changed = false;
+  for (auto& f : module.functions) changed |= eliminate_common_subexpressions(*f);
+  return changed;
+}
+
+}  // namespace mlc
