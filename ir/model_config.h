@@ -16,9 +16,10 @@ namespace mlc {
 
 // PyTorch's default initializations.
 struct ParamInit {
-  enum class Kind { uniform, normal, ones, zeros } kind = Kind::zeros;
-  double bound = 0;  // uniform: U(-bound, bound)
-  double stddev = 1; // normal: N(0, stddev^2)
+  enum class Kind { kaiming_uniform, uniform, normal, ones, zeros } kind = Kind::zeros;
+  double fan_in = 1;  // kaiming_uniform(a = sqrt(5)): U(-b, b), b = sqrt(3) * sqrt(1/3) / sqrt(fan_in)
+  double bound = 0;   // uniform: U(-bound, bound)
+  double stddev = 1;  // normal: N(0, stddev^2)
 };
 
 struct ParamInfo {

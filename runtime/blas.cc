@@ -7,6 +7,8 @@
 
 namespace mlc::rt::blas {
 
+void set_num_threads(int n) { openblas_set_num_threads(n); }
+
 namespace {
 
 void call(bool ta, bool tb, blasint m, blasint n, blasint k, const float* a, blasint lda,

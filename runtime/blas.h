@@ -12,6 +12,10 @@
 
 namespace mlc::rt::blas {
 
+// Threads BLAS may use (OpenBLAS's pool). mlc's models are small enough that
+// one thread per process is fastest on the machines measured (see bench/).
+void set_num_threads(int n);
+
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
           int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,

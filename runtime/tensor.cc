@@ -1,5 +1,7 @@
 #include "runtime/tensor.h"
 
+#include <malloc.h>
+
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +10,16 @@
 namespace mlc::rt {
 
 void Tensor::AlignedFree::operator()(std::byte* p) const { std::free(p); }
+
+namespace {
+// Tensors come and go once per op: keep freed memory in the heap (no mmap /
+// munmap and page faults per large tensor).
+const bool kHeapTuned = [] {
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  return true;
+}();
+}  // namespace
 
 Tensor::Tensor(TensorType type) : type_(std::move(type)) {
   num_elements_ = mlc::num_elements(type_.shape);

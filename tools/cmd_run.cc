@@ -25,7 +25,7 @@ const char* kRunUsage =
     "usage: mlc run MODEL.json [--eval] [--init F.safetensors] [--data F.safetensors]\n"
     "         [--epochs N | --steps N] [--seed S] [--metrics OUT.jsonl] [--save FINAL.safetensors]\n"
     "         [--checkpoint-dir DIR] [--checkpoint-every STEPS] [--keep-checkpoints K] [--resume]\n"
-    "         [--dump-grads GRADS.safetensors]";
+    "         [--dump-grads GRADS.safetensors] [--start-step N]";
 
 bool parse_int(const std::string& text, int64_t min, int64_t& out) {
   try {
@@ -84,7 +84,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   std::string error;
   if (!parse_args(argv, {"eval", "resume"},
                   {"init", "data", "metrics", "seed", "epochs", "steps", "save", "checkpoint-dir",
-                   "checkpoint-every", "keep-checkpoints", "dump-grads"},
+                   "checkpoint-every", "keep-checkpoints", "dump-grads", "start-step"},
                   args, error))
     return usage_error(error + "\n" + kRunUsage);
   if (args.positional.size() != 1) return usage_error(kRunUsage);
@@ -99,6 +99,7 @@ int cmd_run(const std::vector<std::string>& argv) {
       {"epochs", 1, [&](int64_t v) { o.epochs = v; }},
       {"steps", 0, [&](int64_t v) { o.steps = v; }},
       {"checkpoint-every", 1, [&](int64_t v) { o.checkpoint_every = v; }},
+      {"start-step", 0, [&](int64_t v) { o.start_step = v; }},
       {"keep-checkpoints", 1, [&](int64_t v) { o.keep_checkpoints = static_cast<int>(std::min<int64_t>(v, 1 << 20)); }},
   };
   for (const IntOption& opt : ints) {

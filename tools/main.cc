@@ -1,12 +1,14 @@
 // mlc: the command-line driver. See DESIGN.md §8 and `mlc --help`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "runtime/blas.h"
 #include "tools/cli.h"
 
 namespace {
@@ -17,8 +19,10 @@ const char* kUsage =
     "commands:\n"
     "  ir MODEL.json [--after PASS] [--batch N]   print the IR of a model (after a pass)\n"
     "  opt FILE.mlir [--passes a,b,c]             parse, verify, run passes, print\n"
-    "  run MODEL.json --eval [--init F] [--data F] [--metrics OUT.jsonl] [--seed S]\n"
-    "                                             evaluate a model on its eval split\n"
+    "  run MODEL.json [--eval] [--init F] [--data F] [--epochs N | --steps N] [--metrics OUT.jsonl]\n"
+    "      [--save F] [--checkpoint-dir D] [--checkpoint-every N] [--resume] [--seed S]\n"
+    "                                             train (or with --eval, evaluate) a model\n"
+    "  plan MODEL.json [--format text|json]       parameters, memory and FLOPs of a training step\n"
     "\n"
     "Exit status: 0 success, 1 error in the input (diagnostic on stderr), 2 usage error.\n";
 
@@ -41,10 +45,14 @@ int main(int argc, char** argv) {
     return argc < 2 ? mlc::cli::kUsageError : mlc::cli::kOk;
   }
   select_blas_kernels(argv);
+  // MLC_THREADS: BLAS threads (default 1).
+  const char* threads = std::getenv("MLC_THREADS");
+  mlc::rt::blas::set_num_threads(threads ? std::max(1, std::atoi(threads)) : 1);
   std::string command = argv[1];
   std::vector<std::string> rest(argv + 2, argv + argc);
   if (command == "ir") return mlc::cli::cmd_ir(rest);
   if (command == "opt") return mlc::cli::cmd_opt(rest);
   if (command == "run") return mlc::cli::cmd_run(rest);
+  if (command == "plan") return mlc::cli::cmd_plan(rest);
   return mlc::cli::usage_error("unknown command '" + command + "'\n" + kUsage);
 }

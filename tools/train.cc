@@ -167,17 +167,17 @@ Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
   // Programs, parameters, optimizer state.
   MLC_TRY(Program program, compile(model, batch));
   std::map<int64_t, Program> tail_programs;  // last partial batch when !drop_last
-  std::vector<rt::NamedTensor> params;
-  if (!o.init_path.empty()) {
-    MLC_TRY(params, rt::load_parameters(config.params, o.init_path));
-  } else {
-    params = rt::init_parameters(config.params, seed);
-  }
   MLC_TRY(std::vector<rt::Tensor> init_state, program.optimizer_init->run(std::vector<rt::Tensor>{}));
   const Function& step_fn = program.train_step->function();
   std::vector<rt::NamedTensor> state = state_layout(step_fn, std::move(init_state));
+  std::vector<rt::NamedTensor> params;
+  if (!o.init_path.empty()) {
+    MLC_TRY(params, rt::load_parameters(config.params, o.init_path, &state));
+  } else {
+    params = rt::init_parameters(config.params, seed);
+  }
 
-  int64_t start = 0;
+  int64_t start = o.start_step;
   if (o.resume) {
     if (o.checkpoint_dir.empty()) return make_error("error: --resume needs --checkpoint-dir");
     MLC_TRY(auto ckpt, newest_checkpoint(o.checkpoint_dir, config, params, state));
@@ -196,7 +196,7 @@ Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
 
   std::ofstream metrics;
   if (!o.metrics_path.empty()) {
-    metrics.open(o.metrics_path, start > 0 ? std::ios::app : std::ios::trunc);
+    metrics.open(o.metrics_path, o.resume && start > 0 ? std::ios::app : std::ios::trunc);
     if (!metrics) return make_error(o.metrics_path + ": error: cannot open for writing");
   }
   auto write_metric = [&](const nlohmann::ordered_json& line) {

@@ -14,7 +14,8 @@ namespace mlc {
 
 struct TrainOptions {
   std::string data_path;        // overrides the model file's data file
-  std::string init_path;        // initial parameters (safetensors); else seeded init
+  std::string init_path;        // initial parameters, optionally with optimizer state (safetensors); else seeded init
+  int64_t start_step = 0;       // first global step (restarting from a PyTorch checkpoint)
   std::optional<int64_t> epochs, steps;  // override the model file's
   std::optional<uint64_t> seed;          // overrides train.seed (init and shuffling)
   std::string metrics_path;     // JSON lines; appended to when resuming

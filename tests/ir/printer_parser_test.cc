@@ -149,6 +149,17 @@ Module make_all_ops() {
                                                           {"stride", std::vector<int64_t>{1, 1}},
                                                           {"padding", std::vector<int64_t>{1, 1}},
                                                           {"count_include_pad", false}}));
+  {
+    Attrs conv = {{"stride", std::vector<int64_t>{2, 2}}};
+    Value* y = b.create(OpCode::Conv2d, {img, img}, conv);
+    f.results.push_back(b.create(OpCode::Conv2dInputGrad, {y, img}, conv, img->type));
+    f.results.push_back(b.create(OpCode::Conv2dWeightGrad, {img, y}, conv, img->type));
+    Attrs pool = {{"kernel", std::vector<int64_t>{2, 2}}, {"stride", std::vector<int64_t>{2, 2}}};
+    Value* p = b.create(OpCode::MaxPool2d, {img}, pool);
+    f.results.push_back(b.create(OpCode::MaxPool2dGrad, {img, p}, pool));
+    Value* a = b.create(OpCode::AvgPool2d, {img}, pool);
+    f.results.push_back(b.create(OpCode::AvgPool2dGrad, {a}, pool, img->type));
+  }
   Value* rows = b.create(OpCode::Gather, {x, idx}, {{"axis", int64_t{1}}});
   f.results.push_back(b.create(OpCode::ScatterAdd, {x, idx, rows}, {{"axis", int64_t{1}}}));
   f.results.push_back(b.iota({DType::i64, {2, 5}}, 1));

@@ -1,0 +1,161 @@
+// End-to-end tests of the `mlc` binary: IR printing and round trip through
+// `mlc opt`, evaluation against the PyTorch reference, exit codes and
+// diagnostics of bad invocations.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct RunResult {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string temp_path(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("mlc_cli_test_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+// Runs `mlc ARGS` from the source root, capturing stdout and stderr.
+RunResult mlc(const std::string& args, const std::string& stdin_file = "") {
+  std::string out = temp_path("stdout"), err = temp_path("stderr");
+  std::string cmd = std::string(MLC_BINARY_DIR) + "/bin/mlc " + args + " >" + out + " 2>" + err;
+  if (!stdin_file.empty()) cmd += " <" + stdin_file;
+  int raw = std::system(cmd.c_str());
+  RunResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+nlohmann::json reference() {
+  return nlohmann::json::parse(slurp("tests/data/oracle/eval_reference.json"));
+}
+
+double rel(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b), 1e-12); }
+
+class Examples : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Examples, IrRoundTripsThroughOpt) {
+  RunResult ir = mlc("ir examples/" + GetParam() + ".json");
+  ASSERT_EQ(ir.status, 0) << ir.err;
+  EXPECT_EQ(ir.err, "");
+  EXPECT_NE(ir.out.find("module @" + GetParam()), std::string::npos);
+  std::string file = temp_path(GetParam() + ".mlir");
+  std::ofstream(file) << ir.out;
+  RunResult opt = mlc("opt " + file);
+  ASSERT_EQ(opt.status, 0) << opt.err;
+  EXPECT_EQ(opt.out, ir.out);
+  RunResult from_stdin = mlc("opt -", file);
+  ASSERT_EQ(from_stdin.status, 0) << from_stdin.err;
+  EXPECT_EQ(from_stdin.out, ir.out);
+}
+
+TEST_P(Examples, IrAfterEachPipelineStageRoundTrips) {
+  for (const char* pass : {"autodiff", "optimizer", "decompose", "canonicalize"}) {
+    RunResult ir = mlc("ir examples/" + GetParam() + ".json --after " + pass);
+    ASSERT_EQ(ir.status, 0) << ir.err;
+    std::string file = temp_path(GetParam() + "." + pass + ".mlir");
+    std::ofstream(file) << ir.out;
+    RunResult opt = mlc("opt " + file);
+    ASSERT_EQ(opt.status, 0) << opt.err;
+    EXPECT_EQ(opt.out, ir.out) << pass;
+  }
+}
+
+// --eval with the oracle's initial weights gives PyTorch's loss and accuracy.
+TEST_P(Examples, EvalMatchesPyTorchAtInit) {
+  const std::string name = GetParam();
+  std::string metrics = temp_path(name + ".jsonl");
+  std::filesystem::remove(metrics);
+  RunResult r = mlc("run examples/" + name + ".json --eval --init tests/data/oracle/" + name +
+                    "/init.safetensors --metrics " + metrics);
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json line = nlohmann::json::parse(slurp(metrics));
+  nlohmann::json ref = reference()[name];
+  EXPECT_LT(rel(line["eval"]["loss"], ref["eval_loss"]), 1e-5) << line.dump();
+  EXPECT_DOUBLE_EQ(line["eval"]["accuracy"].get<double>(), ref["eval_accuracy"].get<double>());
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::Values("digits_mlp", "digits_cnn", "tiny_gpt"));
+
+// With PyTorch's final weights, the digits models reach the oracle's last
+// validation loss and exactly its number of correct predictions.
+TEST(Eval, TrainedDigitsMatchOracle) {
+  for (std::string name : {"digits_mlp", "digits_cnn"}) {
+    std::string metrics = temp_path(name + "_final.jsonl");
+    std::filesystem::remove(metrics);
+    RunResult r = mlc("run examples/" + name + ".json --eval --init tests/data/oracle/" + name +
+                      "/final.safetensors --metrics " + metrics);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto oracle = nlohmann::json::parse(slurp("tests/data/oracle/" + name + "/losses.json"))["eval"];
+    auto line = nlohmann::json::parse(slurp(metrics))["eval"];
+    EXPECT_LT(rel(line["loss"], oracle["val_loss"].back()), 1e-5) << name;
+    EXPECT_DOUBLE_EQ(line["accuracy"].get<double>(), oracle["val_acc"].back().get<double>()) << name;
+    EXPECT_NE(r.out.find("accuracy"), std::string::npos);
+  }
+}
+
+TEST(Errors, UsageAndInputErrors) {
+  RunResult none = mlc("");
+  EXPECT_EQ(none.status, 2);
+  RunResult unknown = mlc("frobnicate");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("unknown command 'frobnicate'"), std::string::npos);
+  RunResult bad_opt = mlc("ir examples/digits_cnn.json --bogus");
+  EXPECT_EQ(bad_opt.status, 2);
+  EXPECT_NE(bad_opt.err.find("unknown option --bogus"), std::string::npos);
+  RunResult missing = mlc("ir no/such/model.json");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.err, "no/such/model.json: error: cannot open: No such file or directory\n");
+  RunResult bad_pass = mlc("ir examples/digits_cnn.json --after nope");
+  EXPECT_EQ(bad_pass.status, 1);
+  EXPECT_EQ(bad_pass.err, "error: no pass 'nope' in the pipeline (autodiff, optimizer, decompose, canonicalize)\n");
+}
+
+TEST(Errors, InitFileMustMatchTheModel) {
+  RunResult r = mlc("run examples/digits_mlp.json --eval --init tests/data/oracle/digits_cnn/init.safetensors");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "tests/data/oracle/digits_cnn/init.safetensors: error: parameters do not match the model:\n"
+            "  missing: fc1.weight f32[128,64], fc1.bias f32[128], fc2.weight f32[10,128], fc2.bias f32[10]\n"
+            "  not in the model: conv1.weight, conv1.bias, conv2.weight, conv2.bias, fc.weight, fc.bias\n");
+}
+
+TEST(Errors, DataFileMustHoldTheMappedTensors) {
+  RunResult r = mlc("run examples/digits_cnn.json --eval --data tests/data/oracle/digits_cnn/init.safetensors");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("tests/data/oracle/digits_cnn/init.safetensors: no tensor 'val_images'"),
+            std::string::npos)
+      << r.err;
+  RunResult missing = mlc("run examples/digits_cnn.json --eval --data nowhere.safetensors");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.err, "nowhere.safetensors: cannot open: No such file or directory\n");
+}
+
+TEST(Errors, OptReportsParseErrorsWithLocation) {
+  std::string file = temp_path("bad.mlir");
+  std::ofstream(file) << "module @m {\n  func @f(%x: f32[2] {input}) -> (f32[2]) {\n    %0 = frob(%x) : f32[2]\n";
+  RunResult r = mlc("opt " + file);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(file + ":3:10: error: unknown op 'frob'"), std::string::npos) << r.err;
+}
+
+}  // namespace

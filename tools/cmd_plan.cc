@@ -1,0 +1,142 @@
+// mlc plan MODEL.json [--format text|json]: the accounting of one training step
+// on one device: parameter count and bytes of parameters, gradients, optimizer
+// state and activations kept for backward, and FLOPs per step, exact from the
+// op table's costs next to the 6·params·tokens approximation.
+//
+// Activations kept for backward: results of forward ops (the ops the loss
+// depends on in @loss_grad) that a backward op reads.
+#include <cstdio>
+#include <map>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/pipeline.h"
+#include "frontends/model_file.h"
+#include "ir/op_table.h"
+#include "tools/cli.h"
+
+namespace mlc::cli {
+
+namespace {
+
+struct Plan {
+  int64_t params = 0, trainable = 0;
+  int64_t param_bytes = 0, grad_bytes = 0, state_bytes = 0, activation_bytes = 0, activations = 0;
+  int64_t step_flops = 0, forward_flops = 0, tokens = 0;
+  std::map<std::string, int64_t> flops_by_op;
+};
+
+// Values the loss depends on, in a function whose first result is the loss.
+std::unordered_set<const Op*> forward_ops(const Function& f) {
+  std::unordered_set<const Value*> needed = {f.results[0]};
+  std::unordered_set<const Op*> ops;
+  for (auto it = f.ops.rbegin(); it != f.ops.rend(); ++it)
+    if (needed.count((*it)->result)) {
+      ops.insert(it->get());
+      for (const Value* v : (*it)->operands) needed.insert(v);
+    }
+  return ops;
+}
+
+Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
+  Plan p;
+  for (const ParamInfo& info : config.params) {
+    p.params += info.type.num_elements();
+    p.param_bytes += info.type.num_bytes();
+    if (info.trainable) {
+      p.trainable += info.type.num_elements();
+      p.grad_bytes += info.type.num_bytes();
+    }
+  }
+  const Function* step = m.find("train_step");
+  for (size_t i = 0; step && i < step->args.size(); ++i)
+    if (step->arg_kinds[i] == ArgKind::state) p.state_bytes += step->args[i]->type.num_bytes();
+  for (const auto& op : step->ops) {
+    Cost c = op_cost(*op);
+    p.step_flops += c.flops;
+    p.flops_by_op[std::string(op_name(op->code))] += c.flops;
+  }
+  const Function* grad = m.find("loss_grad");
+  std::unordered_set<const Op*> fwd = forward_ops(*grad);
+  std::unordered_set<const Value*> kept;
+  for (const auto& op : grad->ops)
+    if (!fwd.count(op.get()))
+      for (const Value* v : op->operands)
+        if (v->producer && fwd.count(v->producer)) kept.insert(v);
+  for (const Value* v : kept) p.activation_bytes += v->type.num_bytes();
+  p.activations = static_cast<int64_t>(kept.size());
+  for (const Op* op : fwd) p.forward_flops += op_cost(*op).flops;
+  for (const InputInfo& in : config.inputs)
+    if (in.name == config.loss_targets) {
+      p.tokens = batch;
+      for (size_t d = 0; d < in.shape.size(); ++d)
+        if (!in.batched || static_cast<int>(d) != in.batch_dim) p.tokens *= in.shape[d];
+    }
+  return p;
+}
+
+std::string human_bytes(int64_t b) {
+  char buf[32];
+  if (b >= (1 << 20)) std::snprintf(buf, sizeof buf, "%.2f MiB", b / 1048576.0);
+  else std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
+  return buf;
+}
+
+}  // namespace
+
+int cmd_plan(const std::vector<std::string>& argv) {
+  Args args;
+  std::string error;
+  if (!parse_args(argv, {}, {"format"}, args, error)) return usage_error(error);
+  std::string format = args.get("format", "text");
+  if (args.positional.size() != 1 || (format != "text" && format != "json"))
+    return usage_error("usage: mlc plan MODEL.json [--format text|json]");
+  auto model = ModelFile::load(args.positional[0]);
+  if (!model) return user_error(model.error().message);
+  const ModelConfig& config = model->config();
+  if (config.train.optimizer.type.empty())
+    return user_error(config.path + ": error: mlc plan needs a \"train\" section with an optimizer");
+  const int64_t batch = config.train.batch_size;
+  auto module = model->build(batch);
+  if (!module) return user_error(module.error().message);
+  PipelineOptions options;
+  options.optimizer = config.train.optimizer;
+  Status s = run_pipeline(*module, options);
+  if (!s) return user_error(s.error().message);
+  Plan p = make_plan(config, *module, batch);
+  const double approx = 6.0 * static_cast<double>(p.trainable) * static_cast<double>(p.tokens);
+
+  if (format == "json") {
+    nlohmann::ordered_json j = {
+        {"model", config.name}, {"batch", batch}, {"devices", 1},
+        {"parameters", p.params}, {"trainable_parameters", p.trainable},
+        {"bytes", {{"parameters", p.param_bytes}, {"gradients", p.grad_bytes},
+                   {"optimizer_state", p.state_bytes}, {"activations_for_backward", p.activation_bytes}}},
+        {"flops_per_step", {{"exact", p.step_flops}, {"forward", p.forward_flops},
+                            {"six_params_tokens", approx}, {"tokens", p.tokens}}},
+        {"flops_by_op", p.flops_by_op}};
+    std::printf("%s\n", j.dump(1).c_str());
+    return kOk;
+  }
+  std::printf("model %s: batch %lld, 1 device (%s)\n", config.name.c_str(), static_cast<long long>(batch),
+              config.train.optimizer.type.c_str());
+  std::printf("  parameters          %lld (%lld trainable)\n", static_cast<long long>(p.params),
+              static_cast<long long>(p.trainable));
+  std::printf("  memory\n");
+  std::printf("    parameters        %s\n", human_bytes(p.param_bytes).c_str());
+  std::printf("    gradients         %s\n", human_bytes(p.grad_bytes).c_str());
+  std::printf("    optimizer state   %s\n", human_bytes(p.state_bytes).c_str());
+  std::printf("    activations       %s kept for backward (%lld tensors)\n",
+              human_bytes(p.activation_bytes).c_str(), static_cast<long long>(p.activations));
+  std::printf("  FLOPs per step      %.4g exact (forward %.4g); 6*params*tokens = %.4g (%lld tokens)\n",
+              static_cast<double>(p.step_flops), static_cast<double>(p.forward_flops), approx,
+              static_cast<long long>(p.tokens));
+  std::printf("  by op:");
+  for (const auto& [name, flops] : p.flops_by_op)
+    if (flops > 0) std::printf(" %s %.3g", name.c_str(), static_cast<double>(flops));
+  std::printf("\n");
+  return kOk;
+}
+
+}  // namespace mlc::cli
