@@ -6,30 +6,16 @@
 #include "ir/builder.h"
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
+#include "passes/decompose.h"
 #include "passes/vjp.h"
 
 namespace mlc {
 
 namespace {
 
-// Replaces composites whose VJP is "via decomposition" by their primitives, so
-// every remaining op has a rule of its own (or none).
-void decompose_for_autodiff(Function& f) {
-  for (size_t i = 0; i < f.ops.size();) {
-    Op* op = f.ops[i].get();
-    const OpInfo& info = op_info(op->code);
-    if (!info.is_composite() || vjp_rule(op->code).kind != VjpRule::Kind::via_decomposition) {
-      ++i;
-      continue;
-    }
-    Builder b(f, i);
-    b.set_loc(op->loc);
-    Value* replacement = info.decompose(b, *op);
-    f.replace_all_uses(op->result, replacement);
-    f.ops.erase(f.ops.begin() + static_cast<std::ptrdiff_t>(b.position()));
-  }
-  f.erase_dead_values();
-}
+// Composites with a VJP rule of their own stay; the others are differentiated
+// through their decomposition.
+bool has_own_rule(const Op& op) { return vjp_rule(op.code).kind != VjpRule::Kind::via_decomposition; }
 
 bool differentiated(ArgKind kind) { return kind == ArgKind::param; }
 
@@ -43,7 +29,7 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
   Function& g = *owned;
   g.name = f.name + "_grad";
   if (module.find(g.name)) return make_error("error: autodiff: @" + g.name + " already exists");
-  decompose_for_autodiff(g);
+  decompose_composites(g, has_own_rule);
 
   // Values that depend on a differentiated argument.
   std::unordered_set<const Value*> active;

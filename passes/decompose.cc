@@ -5,12 +5,12 @@
 
 namespace mlc {
 
-bool decompose_composites(Function& f) {
+bool decompose_composites(Function& f, bool (*keep)(const Op&)) {
   bool changed = false;
   for (size_t i = 0; i < f.ops.size();) {
     Op* op = f.ops[i].get();
     const OpInfo& info = op_info(op->code);
-    if (!info.is_composite()) {
+    if (!info.is_composite() || (keep && keep(*op))) {
       ++i;
       continue;
     }

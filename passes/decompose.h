@@ -8,7 +8,8 @@
 namespace mlc {
 
 // Decomposes composites in one function; returns whether anything changed.
-bool decompose_composites(Function& f);
+// With `keep`, composites for which keep(op) is true stay as they are.
+bool decompose_composites(Function& f, bool (*keep)(const Op&) = nullptr);
 
 class DecomposePass : public Pass {
  public:

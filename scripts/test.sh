@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: the normal build, then the bad-input and parser
-# suites again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Runs the whole test suite (ctest over the normal build), then the ir,
+# frontends, runtime and passes suites again under AddressSanitizer +
+# UndefinedBehaviorSanitizer.
 # Usage: scripts/test.sh   (after scripts/setup.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,9 +11,12 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build
 ctest --test-dir build --output-on-failure -j "$jobs" --no-tests=error
 
-# Sanitizer build: the suites that feed mlc malformed input.
+# Sanitizer build: every suite that feeds mlc malformed input (IR text, model
+# files, safetensors, checkpoints) and every kernel and pass, under ASan+UBSan.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMLC_SANITIZE=ON >/dev/null
-ninja -C build-asan ir_tests frontends_tests runtime_tests
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs" --no-tests=error \
-  -R 'Diagnostics|Parser|Bad|Corrupt|Malformed|Safetensors'
+ninja -C build-asan ir_tests frontends_tests runtime_tests passes_tests
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for suite in ir frontends runtime passes; do
+  echo "== ${suite}_tests under ASan+UBSan"
+  build-asan/bin/${suite}_tests --gtest_brief=1
+done

@@ -23,8 +23,11 @@ TEST(OpTable, EveryRowIsComplete) {
     EXPECT_NE(info.infer, nullptr);
     EXPECT_NE(info.cost, nullptr);
     EXPECT_GE(info.arity, -1);
-    for (const AttrSpec& spec : info.attrs)
-      if (spec.default_value) EXPECT_TRUE(attr_has_kind(*spec.default_value, spec.kind)) << spec.name;
+    for (const AttrSpec& spec : info.attrs) {
+      if (spec.default_value) {
+        EXPECT_TRUE(attr_has_kind(*spec.default_value, spec.kind)) << spec.name;
+      }
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -225,6 +226,63 @@ TEST(Resume, BitIdenticalAndSurvivesATruncatedCheckpoint) {
   TrainSummary s2 = run(model, again);
   EXPECT_EQ(s2.steps_run, 6);
   EXPECT_EQ(bytes_of(again.save_path), bytes_of(straight.save_path));
+}
+
+}  // namespace
+}  // namespace mlc
+
+namespace mlc {
+namespace {
+
+// Seeded initialization draws exactly PyTorch's numbers for Linear and Conv2d
+// layers (torch.manual_seed(0), default init, declaration order).
+TEST(Init, SeedZeroIsPyTorchsInitBitForBit) {
+  for (std::string name : {"digits_mlp", "digits_cnn"}) {
+    ModelFile model = load_model("examples/" + name + ".json");
+    std::vector<rt::NamedTensor> mine = rt::init_parameters(model.config().params, 0);
+    auto ref = rt::read_safetensors("tests/data/oracle/" + name + "/init.safetensors");
+    ASSERT_TRUE(ref.ok());
+    ASSERT_EQ(mine.size(), ref->entries.size());
+    for (const rt::NamedTensor& p : mine) {
+      auto t = ref->get(p.name);
+      ASSERT_TRUE(t.ok()) << p.name;
+      ASSERT_EQ(p.tensor.type(), (*t)->type());
+      EXPECT_EQ(std::memcmp(p.tensor.bytes(), (*t)->bytes(), p.tensor.num_bytes()), 0) << name << " " << p.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mlc
+
+namespace mlc {
+namespace {
+
+// A layer with "trainable": false gets no gradient and no optimizer state: its
+// parameters leave training bit-identical, the others move.
+TEST(Frozen, FrozenLayerIsNotUpdated) {
+  auto text = read_json("tests/data/optimizers/adam_clip.json");
+  text["model"]["layers"]["fc1"]["trainable"] = false;
+  const std::string dir = temp_dir("frozen");
+  // The data file is resolved next to the model file.
+  fs::copy_file("tests/data/optimizers/data.safetensors", dir + "/data.safetensors");
+  std::ofstream(dir + "/frozen.json") << text.dump(1);
+  ModelFile model = load_model(dir + "/frozen.json");
+  auto module = model.build(16);
+  ASSERT_TRUE(module.ok());
+  EXPECT_EQ(module->find("loss")->arg_kinds[2], ArgKind::frozen);  // fc1.weight after x, y
+  TrainOptions o;
+  o.init_path = "tests/data/optimizers/init.safetensors";
+  o.save_path = dir + "/final.safetensors";
+  run(model, o);
+  auto init = rt::read_safetensors(o.init_path);
+  auto final = rt::read_safetensors(o.save_path);
+  ASSERT_TRUE(init.ok() && final.ok());
+  for (const rt::SafetensorsEntry& e : init->entries) {
+    const rt::Tensor& after = **final->get(e.name);
+    bool same = std::memcmp(after.bytes(), e.tensor.bytes(), e.tensor.num_bytes()) == 0;
+    EXPECT_EQ(same, e.name.rfind("fc1.", 0) == 0) << e.name;
+  }
 }
 
 }  // namespace
