@@ -103,7 +103,7 @@ Expected<std::vector<Tensor>> Interpreter::execute(std::span<const Tensor* const
     operands.clear();
     for (int s : step.operands) operands.push_back(ptr[s]);
     Tensor& out = owned[step.result];
-    out = Tensor(step.op->result->type);
+    out = Tensor::uninitialized(step.op->result->type);
     Status st = reference_kernel(step.op->code)(*step.op, operands, out);
     if (!st) {
       if (!locate) return st.take_error();

@@ -21,14 +21,18 @@ const bool kHeapTuned = [] {
 }();
 }  // namespace
 
-Tensor::Tensor(TensorType type) : type_(std::move(type)) {
+Tensor::Tensor(TensorType type) : Tensor(std::move(type), true) {}
+
+Tensor Tensor::uninitialized(TensorType type) { return Tensor(std::move(type), false); }
+
+Tensor::Tensor(TensorType type, bool zero) : type_(std::move(type)) {
   num_elements_ = mlc::num_elements(type_.shape);
   size_t bytes = static_cast<size_t>(num_bytes());
   size_t alloc = (bytes + 63) / 64 * 64;
   if (alloc == 0) alloc = 64;
   void* p = std::aligned_alloc(64, alloc);
   if (!p) throw std::bad_alloc();
-  std::memset(p, 0, alloc);
+  if (zero) std::memset(p, 0, alloc);
   data_.reset(static_cast<std::byte*>(p));
 }
 

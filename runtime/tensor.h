@@ -18,6 +18,9 @@ class Tensor {
   // (checked_num_elements succeeds).
   explicit Tensor(TensorType type);
   Tensor(DType dtype, Shape shape) : Tensor(TensorType{dtype, std::move(shape)}) {}
+  // A tensor whose elements are left unset: for results that a kernel
+  // overwrites entirely (the kernel contract), saving a memset per op.
+  static Tensor uninitialized(TensorType type);
   Tensor(const Tensor& other);
   Tensor& operator=(const Tensor& other);
   Tensor(Tensor&&) noexcept = default;
@@ -43,6 +46,7 @@ class Tensor {
   Tensor reshaped(Shape shape) const;
 
  private:
+  Tensor(TensorType type, bool zero);
   struct AlignedFree {
     void operator()(std::byte* p) const;
   };
