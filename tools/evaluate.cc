@@ -1,6 +1,6 @@
 #include "tools/evaluate.h"
 
-#include "runtime/interpreter.h"
+#include <algorithm>
 
 namespace mlc {
 
@@ -33,24 +33,33 @@ double scalar(const rt::Tensor& t) {
 }
 }  // namespace
 
-Expected<EvalResult> evaluate(const ModelFile& model, const rt::Split& split,
-                              const std::vector<rt::NamedTensor>& params, int64_t batch) {
-  const int64_t n = split.num_examples();
-  if (n == 0) return make_error("error: the evaluation split has no examples");
-  batch = std::min(batch, n);
-  MLC_TRY(rt::Interpreter full, compile(model, batch, "eval"));
-  std::optional<rt::Interpreter> tail;
-  if (n % batch) {
-    MLC_TRY(rt::Interpreter t, compile(model, n % batch, "eval"));
-    tail.emplace(std::move(t));
+Expected<Evaluator> Evaluator::create(const ModelFile& model, int64_t examples, int64_t batch) {
+  if (examples == 0) return make_error("error: the evaluation split has no examples");
+  Evaluator e;
+  e.model_ = &model;
+  e.examples_ = examples;
+  e.batch_ = std::min(batch, examples);
+  MLC_TRY(rt::Interpreter full, compile(model, e.batch_, "eval"));
+  e.full_.emplace(std::move(full));
+  if (examples % e.batch_) {
+    MLC_TRY(rt::Interpreter tail, compile(model, examples % e.batch_, "eval"));
+    e.tail_.emplace(std::move(tail));
   }
+  return e;
+}
+
+Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt::NamedTensor>& params) const {
+  const int64_t n = split.num_examples();
+  if (n != examples_)
+    return make_error("error: the evaluator was compiled for " + std::to_string(examples_) +
+                      " examples, the split has " + std::to_string(n));
   EvalResult result;
   double loss_sum = 0;
-  const ModelConfig& config = model.config();
-  for (int64_t begin = 0; begin < n; begin += batch) {
-    int64_t end = std::min(n, begin + batch);
+  const ModelConfig& config = model_->config();
+  for (int64_t begin = 0; begin < n; begin += batch_) {
+    int64_t end = std::min(n, begin + batch_);
     std::vector<rt::Tensor> inputs = split.rows(begin, end);
-    const rt::Interpreter& run = end - begin == batch ? full : *tail;
+    const rt::Interpreter& run = end - begin == batch_ ? *full_ : *tail_;
     MLC_TRY(std::vector<rt::Tensor> out, run.run(arguments(inputs, params)));
     loss_sum += scalar(out[0]);
     if (out.size() > 1) result.correct += static_cast<int64_t>(scalar(out[1]));
@@ -63,6 +72,12 @@ Expected<EvalResult> evaluate(const ModelFile& model, const rt::Split& split,
   if (config.classifier)
     result.accuracy = static_cast<double>(result.correct) / static_cast<double>(result.positions);
   return result;
+}
+
+Expected<EvalResult> evaluate(const ModelFile& model, const rt::Split& split,
+                              const std::vector<rt::NamedTensor>& params, int64_t batch) {
+  MLC_TRY(Evaluator e, Evaluator::create(model, split.num_examples(), batch));
+  return e.run(split, params);
 }
 
 Expected<double> batch_loss(const ModelFile& model, const rt::Split& split,

@@ -8,6 +8,7 @@
 
 #include "frontends/model_file.h"
 #include "runtime/dataset.h"
+#include "runtime/interpreter.h"
 #include "runtime/parameters.h"
 
 namespace mlc {
@@ -20,8 +21,21 @@ struct EvalResult {
   int64_t examples = 0;
 };
 
-// Runs @eval over `split` in batches of `batch` examples (the last batch may be
-// smaller). `params` are in model-config order.
+// @eval compiled once for a split of `examples` examples in batches of `batch`
+// (the last batch may be smaller), run as often as needed (after every epoch).
+class Evaluator {
+ public:
+  static Expected<Evaluator> create(const ModelFile& model, int64_t examples, int64_t batch);
+  // `params` are in model-config order.
+  Expected<EvalResult> run(const rt::Split& split, const std::vector<rt::NamedTensor>& params) const;
+
+ private:
+  const ModelFile* model_ = nullptr;
+  int64_t examples_ = 0, batch_ = 0;
+  std::optional<rt::Interpreter> full_, tail_;
+};
+
+// Compiles and runs an Evaluator once.
 Expected<EvalResult> evaluate(const ModelFile& model, const rt::Split& split,
                               const std::vector<rt::NamedTensor>& params, int64_t batch);
 

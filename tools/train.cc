@@ -217,8 +217,9 @@ Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
   int64_t order_epoch = -1;
   const int64_t eval_batch = tc.eval_batch_size > 0 ? tc.eval_batch_size
                                                     : std::min<int64_t>(eval_split.num_examples(), 1024);
+  MLC_TRY(Evaluator evaluator, Evaluator::create(model, eval_split.num_examples(), eval_batch));
   auto run_eval = [&](int64_t epoch, double last_loss) -> Status {
-    MLC_TRY(EvalResult r, evaluate(model, eval_split, params, eval_batch));
+    MLC_TRY(EvalResult r, evaluator.run(eval_split, params));
     nlohmann::ordered_json eval = {{"loss", r.loss}};
     if (r.accuracy) eval["accuracy"] = *r.accuracy;
     write_metric({{"epoch", epoch}, {"eval", eval}});
