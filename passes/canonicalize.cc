@@ -22,9 +22,7 @@ bool canonicalize(Function& f, int max_rounds, int* rounds) {
 }
 
 Expected<bool> CanonicalizePass::run(Module& module) {
-  bool changed = false;
-  for (auto& f : module.functions) changed |= canonicalize(*f);
-  return changed;
+  return rewrite_each_function(module, [](Function& f) { return canonicalize(f); });
 }
 
 }  // namespace mlc

@@ -64,9 +64,7 @@ bool eliminate_common_subexpressions(Function& f) {
 }
 
 Expected<bool> CsePass::run(Module& module) {
-  bool changed = false;
-  for (auto& f : module.functions) changed |= eliminate_common_subexpressions(*f);
-  return changed;
+  return rewrite_each_function(module, eliminate_common_subexpressions);
 }
 
 }  // namespace mlc

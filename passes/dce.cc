@@ -33,9 +33,7 @@ bool erase_ops(Function& f, const std::vector<bool>& keep) {
 }
 
 Expected<bool> DcePass::run(Module& module) {
-  bool changed = false;
-  for (auto& f : module.functions) changed |= eliminate_dead_ops(*f);
-  return changed;
+  return rewrite_each_function(module, eliminate_dead_ops);
 }
 
 }  // namespace mlc

@@ -28,9 +28,7 @@ bool decompose_composites(Function& f, bool (*keep)(const Op&)) {
 }
 
 Expected<bool> DecomposePass::run(Module& module) {
-  bool changed = false;
-  for (auto& f : module.functions) changed |= decompose_composites(*f);
-  return changed;
+  return rewrite_each_function(module, [](Function& f) { return decompose_composites(f); });
 }
 
 }  // namespace mlc

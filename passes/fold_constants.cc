@@ -364,9 +364,7 @@ bool fold_constants(Function& f) {
 }
 
 Expected<bool> FoldConstantsPass::run(Module& module) {
-  bool changed = false;
-  for (auto& f : module.functions) changed |= fold_constants(*f);
-  return changed;
+  return rewrite_each_function(module, fold_constants);
 }
 
 }  // namespace mlc

@@ -21,6 +21,15 @@ class Pass {
   virtual Expected<bool> run(Module& module) = 0;
 };
 
+// Applies a per-function rewrite (returning whether it changed the function)
+// to every function of `module`; the body of most passes' `run`.
+template <class Rewrite>
+bool rewrite_each_function(Module& module, Rewrite rewrite) {
+  bool changed = false;
+  for (auto& f : module.functions) changed |= rewrite(*f);
+  return changed;
+}
+
 // The pass named `name` (as given to `mlc opt --passes`), or nullptr.
 std::unique_ptr<Pass> create_pass(std::string_view name);
 // Names of every registered pass, in a stable order.

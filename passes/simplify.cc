@@ -134,9 +134,7 @@ bool simplify(Function& f) {
 }
 
 Expected<bool> SimplifyPass::run(Module& module) {
-  bool changed = false;
-  for (auto& f : module.functions) changed |= simplify(*f);
-  return changed;
+  return rewrite_each_function(module, simplify);
 }
 
 }  // namespace mlc
