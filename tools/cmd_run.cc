@@ -62,6 +62,10 @@ int run_eval(const ModelFile& model, const Args& args, uint64_t seed) {
   if (!split) return user_error(split.error().message);
   int64_t batch = config.train.eval_batch_size;
   if (batch <= 0) batch = std::min<int64_t>(split->num_examples(), 1024);
+  auto module = model.build(std::max<int64_t>(batch, 1));
+  if (!module) return user_error(module.error().message);
+  Status targets = check_class_targets(model, *module, *split, data_path, "eval");
+  if (!targets) return user_error(targets.error().message);
   auto result = evaluate(model, *split, *params, batch);
   if (!result) return user_error(result.error().message);
   nlohmann::json eval = {{"loss", result->loss}};

@@ -74,6 +74,29 @@ Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt
   return result;
 }
 
+Status check_class_targets(const ModelFile& model, const Module& module, const rt::Split& split,
+                           const std::string& data_path, const std::string& split_name) {
+  const ModelConfig& config = model.config();
+  const Function* loss = module.find("loss");
+  if (!config.classifier || !loss) return {};
+  int64_t classes = -1;
+  for (const auto& op : loss->ops)
+    if (op->code == OpCode::CrossEntropy) classes = op->operands[0]->type.shape.back();
+  if (classes < 0) return {};
+  for (size_t i = 0; i < config.inputs.size(); ++i) {
+    if (config.inputs[i].name != config.loss_targets) continue;
+    rt::Tensor targets = std::move(split.rows(0, split.num_examples())[i]);
+    for (int64_t k = 0; k < targets.num_elements(); ++k) {
+      int64_t t = targets.dtype() == DType::i64 ? targets.data<int64_t>()[k] : targets.data<int32_t>()[k];
+      if (t < 0 || t >= classes)
+        return make_error(data_path + ": error: " + split_name + " target '" + config.loss_targets +
+                          "' element " + std::to_string(k) + " is " + std::to_string(t) +
+                          ", not a class index in [0, " + std::to_string(classes) + ")");
+    }
+  }
+  return {};
+}
+
 Expected<EvalResult> evaluate(const ModelFile& model, const rt::Split& split,
                               const std::vector<rt::NamedTensor>& params, int64_t batch) {
   MLC_TRY(Evaluator e, Evaluator::create(model, split.num_examples(), batch));

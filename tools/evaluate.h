@@ -35,6 +35,12 @@ class Evaluator {
   std::optional<rt::Interpreter> full_, tail_;
 };
 
+// For classifiers: every target of `split` must be a class index in [0, C),
+// C the number of classes of the model's cross-entropy (read from `module`'s
+// @loss). An error names the data file, the split and the first bad target.
+Status check_class_targets(const ModelFile& model, const Module& module, const rt::Split& split,
+                           const std::string& data_path, const std::string& split_name);
+
 // Compiles and runs an Evaluator once.
 Expected<EvalResult> evaluate(const ModelFile& model, const rt::Split& split,
                               const std::vector<rt::NamedTensor>& params, int64_t batch);

@@ -166,6 +166,11 @@ Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
 
   // Programs, parameters, optimizer state.
   MLC_TRY(Program program, compile(model, batch));
+  {
+    MLC_TRY(Module forward, model.build(batch));
+    MLC_CHECK_OK(check_class_targets(model, forward, train_split, data_path, "train"));
+    MLC_CHECK_OK(check_class_targets(model, forward, eval_split, data_path, "eval"));
+  }
   std::map<int64_t, Program> tail_programs;  // last partial batch when !drop_last
   MLC_TRY(std::vector<rt::Tensor> init_state, program.optimizer_init->run(std::vector<rt::Tensor>{}));
   const Function& step_fn = program.train_step->function();

@@ -287,3 +287,28 @@ TEST(Frozen, FrozenLayerIsNotUpdated) {
 
 }  // namespace
 }  // namespace mlc
+
+namespace mlc {
+namespace {
+
+// A class index outside [0, C) in the data is an error before any step runs.
+TEST(BadData, TargetOutsideTheClassesIsReported) {
+  const std::string dir = temp_dir("bad_targets");
+  auto data = rt::read_safetensors("tests/data/optimizers/data.safetensors");
+  ASSERT_TRUE(data.ok());
+  rt::Tensor x = **data->get("x"), y = **data->get("y");
+  y.data<int64_t>()[5] = 7;  // the model has 4 classes
+  ASSERT_TRUE(rt::write_safetensors(dir + "/data.safetensors", {{"x", &x}, {"y", &y}}).ok());
+  fs::copy_file("tests/data/optimizers/adagrad.json", dir + "/model.json");
+  ModelFile model = load_model(dir + "/model.json");
+  TrainOptions o;
+  o.metrics_path = dir + "/metrics.jsonl";
+  auto result = train(model, o);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().message, dir + "/data.safetensors: error: train target 'y' element 5 is 7, "
+                                          "not a class index in [0, 4)");
+  EXPECT_FALSE(fs::exists(o.metrics_path));
+}
+
+}  // namespace
+}  // namespace mlc
