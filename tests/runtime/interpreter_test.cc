@@ -7,13 +7,12 @@
 #include <cmath>
 
 #include "ir/builder.h"
-#include "runtime/kernels/testing.h"
+#include "tests/runtime/kernel_test_util.h"
 
 namespace mlc::rt {
 namespace {
 
-using testing::make_tensor;
-using testing::to_doubles;
+using namespace testing;
 
 // linear (dot + broadcast bias) -> relu -> cross_entropy; returns loss and activations.
 std::unique_ptr<Function> make_mlp() {

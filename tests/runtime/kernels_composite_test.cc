@@ -6,27 +6,12 @@
 #include <cmath>
 
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/testing.h"
+#include "tests/runtime/kernel_test_util.h"
 
 namespace mlc::rt {
 namespace {
 
-using testing::make_tensor;
-using testing::to_doubles;
-
-Tensor eval(OpCode code, std::vector<const Tensor*> in, Attrs attrs = {}) {
-  auto r = eval_op(code, in, attrs);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : Tensor();
-}
-
-void expect_near(const Tensor& t, const TensorType& type, const std::vector<double>& want,
-                 double tol) {
-  ASSERT_EQ(t.type(), type);
-  std::vector<double> got = to_doubles(t);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
+using namespace testing;
 
 const double kLn2 = 0.6931471805599453, kLn3 = 1.0986122886681098;
 

@@ -6,36 +6,12 @@
 #include <limits>
 
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/testing.h"
+#include "tests/runtime/kernel_test_util.h"
 
 namespace mlc::rt {
 namespace {
 
-using testing::make_tensor;
-using testing::to_doubles;
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-using Ints = std::vector<int64_t>;
-
-Tensor eval(OpCode code, std::vector<const Tensor*> in, Attrs attrs = {}) {
-  auto r = eval_op(code, in, attrs);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : Tensor();
-}
-
-std::string eval_error(OpCode code, std::vector<const Tensor*> in, Attrs attrs = {}) {
-  auto r = eval_op(code, in, attrs);
-  return r.ok() ? "(no error)" : r.error().message;
-}
-
-void expect_values(const Tensor& t, const TensorType& type, const std::vector<double>& want) {
-  ASSERT_EQ(t.type(), type);
-  std::vector<double> got = to_doubles(t);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
-    else EXPECT_EQ(got[i], want[i]) << "element " << i;
-  }
-}
+using namespace testing;
 
 const DType kFloatTypes[] = {DType::f32, DType::f64, DType::bf16, DType::f16};
 

@@ -7,33 +7,12 @@
 #include <limits>
 
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/testing.h"
+#include "tests/runtime/kernel_test_util.h"
 
 namespace mlc::rt {
 namespace {
 
-using testing::make_tensor;
-using testing::to_doubles;
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-using Ints = std::vector<int64_t>;
-
-Tensor eval(OpCode code, std::vector<const Tensor*> in, Attrs attrs = {},
-            std::optional<TensorType> declared = std::nullopt) {
-  auto r = eval_op(code, in, attrs, declared);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : Tensor();
-}
-
-void expect_values(const Tensor& t, const TensorType& type, const std::vector<double>& want) {
-  ASSERT_EQ(t.type(), type);
-  std::vector<double> got = to_doubles(t);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
-    else EXPECT_EQ(got[i], want[i]) << "element " << i;
-  }
-}
+using namespace testing;
 
 Attrs reduce_attrs(Ints dims, bool keepdim) { return {{"dims", dims}, {"keepdim", keepdim}}; }
 

@@ -8,47 +8,12 @@
 
 #include "ir/op_table.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/testing.h"
+#include "tests/runtime/kernel_test_util.h"
 
 namespace mlc::rt {
 namespace {
 
-using testing::make_tensor;
-using testing::to_doubles;
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-Tensor eval(OpCode code, std::vector<const Tensor*> in, Attrs attrs = {},
-            std::optional<TensorType> declared = std::nullopt) {
-  auto r = eval_op(code, in, attrs, declared);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : Tensor();
-}
-
-std::string eval_error(OpCode code, std::vector<const Tensor*> in, Attrs attrs = {},
-                       std::optional<TensorType> declared = std::nullopt) {
-  auto r = eval_op(code, in, attrs, declared);
-  return r.ok() ? "(no error)" : r.error().message;
-}
-
-// Exact comparison (NaN equals NaN; the sign of zero is not checked).
-void expect_values(const Tensor& t, const TensorType& type, const std::vector<double>& want) {
-  ASSERT_EQ(t.type(), type);
-  std::vector<double> got = to_doubles(t);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
-    else EXPECT_EQ(got[i], want[i]) << "element " << i;
-  }
-}
-
-void expect_near(const Tensor& t, const TensorType& type, const std::vector<double>& want,
-                 double tol) {
-  ASSERT_EQ(t.type(), type);
-  std::vector<double> got = to_doubles(t);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
+using namespace testing;
 
 const DType kFloatTypes[] = {DType::f32, DType::f64, DType::bf16, DType::f16};
 const DType kNumericTypes[] = {DType::f32, DType::f64, DType::bf16, DType::f16, DType::i32, DType::i64};
