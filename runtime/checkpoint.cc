@@ -44,7 +44,7 @@ Expected<std::vector<NamedTensor>> take(const SafetensorsFile& f, const std::vec
   std::vector<NamedTensor> out;
   for (const NamedTensor& e : expected) {
     auto t = f.get(e.name);
-    if (!t) return make_error(f.path + ": error: checkpoint does not match the model: " + t.error().message);
+    if (!t) return make_error(t.error().message + " (the checkpoint does not match the model)");
     if ((*t)->type() != e.tensor.type())
       return make_error(f.path + ": error: checkpoint tensor '" + e.name + "' is " + (*t)->type().str() +
                         " but the model needs " + e.tensor.type().str());

@@ -66,7 +66,9 @@ Expected<Split> Split::load(const SafetensorsFile& file, const std::vector<Input
       return error_at(m->loc, file.path + ": " + what);
     };
     auto tensor = file.get(m->tensor);
-    if (!tensor) return error_at(m->loc, tensor.error().message);
+    if (!tensor)
+      return make_error(tensor.error().message + " (mapped to input '" + input.name + "' at " +
+                        m->loc.str() + ")");
     auto sliced = slice_tensor(**tensor, m->slices);
     if (!sliced) return where("tensor '" + m->tensor + "': " + sliced.error().message);
     Tensor t = std::move(sliced).value();

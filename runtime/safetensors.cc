@@ -70,7 +70,7 @@ std::string supported_dtype_list() {
 // Messages.
 
 Error file_error(const std::string& path, const std::string& message) {
-  return make_error(path + ": " + message);
+  return make_error(path + ": error: " + message);
 }
 
 Error tensor_error(const std::string& path, const std::string& name, const std::string& message) {

@@ -268,10 +268,10 @@ TEST(Safetensors, KeepsUnsupportedDtypesAsEntriesWithoutData) {
   EXPECT_EQ(noise->tensor.bytes(), nullptr);
   EXPECT_TRUE(file->get("tokens").ok());
   EXPECT_EQ(file->get("noise").error().message,
-            "d.safetensors: tensor 'noise' has dtype U8, which mlc does not support "
+            "d.safetensors: error: tensor 'noise' has dtype U8, which mlc does not support "
             "(supported: F32, F64, BF16, F16, I32, I64, BOOL)");
   EXPECT_EQ(file->get("half").error().message,
-            "d.safetensors: tensor 'half' has dtype F4, which mlc does not support "
+            "d.safetensors: error: tensor 'half' has dtype F4, which mlc does not support "
             "(supported: F32, F64, BF16, F16, I32, I64, BOOL)");
 }
 
@@ -281,7 +281,7 @@ TEST(Safetensors, MissingTensorListsAtMostTenNames) {
   auto file = parse_safetensors(st_bytes(few), "f.safetensors");
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_EQ(file->find("x"), nullptr);
-  EXPECT_EQ(file->get("x").error().message, "f.safetensors: no tensor 'x' (the file has: a, b)");
+  EXPECT_EQ(file->get("x").error().message, "f.safetensors: error: no tensor 'x' (the file has: a, b)");
 
   std::string many = "{";
   for (int i = 0; i < 12; ++i)
@@ -290,11 +290,11 @@ TEST(Safetensors, MissingTensorListsAtMostTenNames) {
   file = parse_safetensors(st_bytes(many), "f.safetensors");
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_EQ(file->get("x").error().message,
-            "f.safetensors: no tensor 'x' (the file has: t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, ...)");
+            "f.safetensors: error: no tensor 'x' (the file has: t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, ...)");
 
   file = parse_safetensors(st_bytes("{}"), "f.safetensors");
   ASSERT_TRUE(file.ok()) << file.error().message;
-  EXPECT_EQ(file->get("x").error().message, "f.safetensors: no tensor 'x' (the file has no tensors)");
+  EXPECT_EQ(file->get("x").error().message, "f.safetensors: error: no tensor 'x' (the file has no tensors)");
 }
 
 TEST(Safetensors, DtypeNames) {
@@ -326,26 +326,26 @@ TEST(SafetensorsCorrupt, ValidFixtureParses) { EXPECT_EQ(parse_error(valid_file(
 
 TEST(SafetensorsCorrupt, TruncatedInsideTheLength) {
   EXPECT_EQ(parse_error(""),
-            "bad.safetensors: file has 0 bytes, too few for a safetensors file (at least 8)");
+            "bad.safetensors: error: file has 0 bytes, too few for a safetensors file (at least 8)");
   EXPECT_EQ(parse_error(valid_file().substr(0, 5)),
-            "bad.safetensors: file has 5 bytes, too few for a safetensors file (at least 8)");
+            "bad.safetensors: error: file has 5 bytes, too few for a safetensors file (at least 8)");
 }
 
 TEST(SafetensorsCorrupt, TruncatedInsideTheHeader) {
   EXPECT_EQ(parse_error(valid_file().substr(0, 8)),
-            "bad.safetensors: header length 56 exceeds the 0 bytes after the length field "
+            "bad.safetensors: error: header length 56 exceeds the 0 bytes after the length field "
             "(truncated file?)");
   EXPECT_EQ(parse_error(valid_file().substr(0, 40)),
-            "bad.safetensors: header length 56 exceeds the 32 bytes after the length field "
+            "bad.safetensors: error: header length 56 exceeds the 32 bytes after the length field "
             "(truncated file?)");
 }
 
 TEST(SafetensorsCorrupt, TruncatedInsideTheData) {
   EXPECT_EQ(parse_error(valid_file().substr(0, 64)),
-            "bad.safetensors: tensor 'w': data_offsets [0, 8] end beyond the data section, "
+            "bad.safetensors: error: tensor 'w': data_offsets [0, 8] end beyond the data section, "
             "which has 0 bytes (truncated file?)");
   EXPECT_EQ(parse_error(valid_file().substr(0, 71)),
-            "bad.safetensors: tensor 'w': data_offsets [0, 8] end beyond the data section, "
+            "bad.safetensors: error: tensor 'w': data_offsets [0, 8] end beyond the data section, "
             "which has 7 bytes (truncated file?)");
 }
 
@@ -357,126 +357,126 @@ TEST_F(SafetensorsFileTest, EveryTruncationOfAWrittenFileFails) {
   ASSERT_EQ(parse_error(bytes), "");
   for (size_t n = 0; n < bytes.size(); ++n) {
     std::string message = parse_error(std::string_view(bytes).substr(0, n));
-    EXPECT_EQ(message.rfind("bad.safetensors: ", 0), 0u) << "prefix of " << n << " bytes: " << message;
+    EXPECT_EQ(message.rfind("bad.safetensors: error: ", 0), 0u) << "prefix of " << n << " bytes: " << message;
   }
 }
 
 TEST(SafetensorsCorrupt, HugeHeaderLength) {
   EXPECT_EQ(parse_error(u64le(~uint64_t{0}) + "{}"),
-            "bad.safetensors: header length 18446744073709551615 exceeds the limit of "
+            "bad.safetensors: error: header length 18446744073709551615 exceeds the limit of "
             "100000000 bytes");
   EXPECT_EQ(parse_error(u64le(100'000'001) + "{}"),
-            "bad.safetensors: header length 100000001 exceeds the limit of 100000000 bytes");
+            "bad.safetensors: error: header length 100000001 exceeds the limit of 100000000 bytes");
 }
 
 TEST(SafetensorsCorrupt, HeaderIsNotJson) {
   EXPECT_EQ(parse_error(st_bytes(R"({"w": {"dtype": "F32",)")),
-            "bad.safetensors: header is not valid JSON: [json.exception.parse_error.101] parse "
+            "bad.safetensors: error: header is not valid JSON: [json.exception.parse_error.101] parse "
             "error at line 1, column 23: syntax error while parsing object key - unexpected end "
             "of input; expected string literal");
   EXPECT_EQ(parse_error(st_bytes("")),
-            "bad.safetensors: header is not valid JSON: [json.exception.parse_error.101] parse "
+            "bad.safetensors: error: header is not valid JSON: [json.exception.parse_error.101] parse "
             "error at line 1, column 1: syntax error while parsing value - unexpected end of "
             "input; expected '[', '{', or a literal");
 }
 
 TEST(SafetensorsCorrupt, HeaderIsNotUtf8) {
   EXPECT_EQ(parse_error(st_bytes("{\"w\xFF\": 1}")),
-            "bad.safetensors: header is not valid UTF-8 (byte 0xff at header offset 3)");
+            "bad.safetensors: error: header is not valid UTF-8 (byte 0xff at header offset 3)");
   // An overlong encoding of '/'.
   EXPECT_EQ(parse_error(st_bytes("{\"\xC0\xAF\": 1}")),
-            "bad.safetensors: header is not valid UTF-8 (byte 0xc0 at header offset 2)");
+            "bad.safetensors: error: header is not valid UTF-8 (byte 0xc0 at header offset 2)");
   // A sequence cut by the end of the header.
   EXPECT_EQ(parse_error(st_bytes("{} \xE2\x82")),
-            "bad.safetensors: header is not valid UTF-8 (byte 0xe2 at header offset 3)");
+            "bad.safetensors: error: header is not valid UTF-8 (byte 0xe2 at header offset 3)");
 }
 
 TEST(SafetensorsCorrupt, HeaderIsNotAnObject) {
   EXPECT_EQ(parse_error(st_bytes("[1, 2]")),
-            "bad.safetensors: header must be a JSON object, got array");
+            "bad.safetensors: error: header must be a JSON object, got array");
 }
 
 TEST(SafetensorsCorrupt, HeaderNestsTooDeep) {
   EXPECT_EQ(parse_error(st_bytes(R"({"w": {"dtype": [[[[[[[[[[1]]]]]]]]]]}})")),
-            "bad.safetensors: header JSON is nested more than 8 levels deep");
+            "bad.safetensors: error: header JSON is nested more than 8 levels deep");
   // Deeper than any recursive algorithm could take: still just an error.
   std::string deep = R"({"w": {"shape": )" + std::string(100'000, '[') +
                      std::string(100'000, ']') + "}}";
   EXPECT_EQ(parse_error(st_bytes(deep)),
-            "bad.safetensors: header JSON is nested more than 8 levels deep");
+            "bad.safetensors: error: header JSON is nested more than 8 levels deep");
 }
 
 TEST(SafetensorsCorrupt, EntryIsNotAnObject) {
   EXPECT_EQ(parse_error(one_entry("w", "[1, 2]")),
-            "bad.safetensors: tensor 'w': entry must be a JSON object, got [1,2]");
+            "bad.safetensors: error: tensor 'w': entry must be a JSON object, got [1,2]");
 }
 
 TEST(SafetensorsCorrupt, MissingField) {
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": "F32", "data_offsets": [0, 0]})")),
-            "bad.safetensors: tensor 'w': missing field 'shape'");
+            "bad.safetensors: error: tensor 'w': missing field 'shape'");
 }
 
 TEST(SafetensorsCorrupt, UnexpectedField) {
   EXPECT_EQ(parse_error(one_entry(
                 "w", R"({"dtype": "F32", "shape": [0], "data_offsets": [0, 0], "offsets": 1})")),
-            "bad.safetensors: tensor 'w': unexpected field 'offsets' (expected dtype, shape, "
+            "bad.safetensors: error: tensor 'w': unexpected field 'offsets' (expected dtype, shape, "
             "data_offsets)");
 }
 
 TEST(SafetensorsCorrupt, DtypeIsNotAString) {
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": 32, "shape": [0], "data_offsets": [0, 0]})")),
-            "bad.safetensors: tensor 'w': dtype must be a string, got 32");
+            "bad.safetensors: error: tensor 'w': dtype must be a string, got 32");
 }
 
 TEST(SafetensorsCorrupt, UnknownDtype) {
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": "f32", "shape": [0], "data_offsets": [0, 0]})")),
-            "bad.safetensors: tensor 'w': unknown dtype 'f32'");
+            "bad.safetensors: error: tensor 'w': unknown dtype 'f32'");
 }
 
 TEST(SafetensorsCorrupt, NegativeDim) {
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": "F32", "shape": [2, -3], "data_offsets": [0, 0]})")),
-            "bad.safetensors: tensor 'w': shape must be an array of non-negative integers, got [2,-3]");
+            "bad.safetensors: error: tensor 'w': shape must be an array of non-negative integers, got [2,-3]");
 }
 
 TEST(SafetensorsCorrupt, ShapeIsNotIntegers) {
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": "F32", "shape": [1e12], "data_offsets": [0, 0]})")),
-            "bad.safetensors: tensor 'w': shape must be an array of non-negative integers, got "
+            "bad.safetensors: error: tensor 'w': shape must be an array of non-negative integers, got "
             "[1000000000000.0]");
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": "F32", "shape": 4, "data_offsets": [0, 16]})")),
-            "bad.safetensors: tensor 'w': shape must be an array of non-negative integers, got 4");
+            "bad.safetensors: error: tensor 'w': shape must be an array of non-negative integers, got 4");
 }
 
 TEST(SafetensorsCorrupt, ShapeOverflows) {
   EXPECT_EQ(parse_error(one_entry(
                 "w", R"({"dtype": "F32", "shape": [1000000000000, 1000000000000], "data_offsets": [0, 0]})")),
-            "bad.safetensors: tensor 'w': shape [1000000000000,1000000000000] has more than 2^40 "
+            "bad.safetensors: error: tensor 'w': shape [1000000000000,1000000000000] has more than 2^40 "
             "elements");
   // A zero dim does not excuse an absurd one.
   EXPECT_EQ(parse_error(one_entry(
                 "w", R"({"dtype": "F32", "shape": [0, 18446744073709551615], "data_offsets": [0, 0]})")),
-            "bad.safetensors: tensor 'w': shape [0,18446744073709551615] has a dim above 2^40");
+            "bad.safetensors: error: tensor 'w': shape [0,18446744073709551615] has a dim above 2^40");
 }
 
 TEST(SafetensorsCorrupt, OffsetsAreNotTwoIntegers) {
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": "F32", "shape": [0], "data_offsets": [0]})")),
-            "bad.safetensors: tensor 'w': data_offsets must be two non-negative integers "
+            "bad.safetensors: error: tensor 'w': data_offsets must be two non-negative integers "
             "[begin, end], got [0]");
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": "F32", "shape": [0], "data_offsets": [-4, 0]})")),
-            "bad.safetensors: tensor 'w': data_offsets must be two non-negative integers "
+            "bad.safetensors: error: tensor 'w': data_offsets must be two non-negative integers "
             "[begin, end], got [-4,0]");
 }
 
 TEST(SafetensorsCorrupt, OffsetsBeginAfterEnd) {
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": "F32", "shape": [1], "data_offsets": [8, 4]})",
                                   std::string(8, '\0'))),
-            "bad.safetensors: tensor 'w': data_offsets [8, 4] have begin > end");
+            "bad.safetensors: error: tensor 'w': data_offsets [8, 4] have begin > end");
 }
 
 TEST(SafetensorsCorrupt, OffsetsBeyondTheData) {
   EXPECT_EQ(parse_error(one_entry(
                 "w", R"({"dtype": "F32", "shape": [1], "data_offsets": [18446744073709551611, 18446744073709551615]})",
                 std::string(8, '\0'))),
-            "bad.safetensors: tensor 'w': data_offsets [18446744073709551611, "
+            "bad.safetensors: error: tensor 'w': data_offsets [18446744073709551611, "
             "18446744073709551615] end beyond the data section, which has 8 bytes (truncated file?)");
 }
 
@@ -484,11 +484,11 @@ TEST(SafetensorsCorrupt, SizeDoesNotMatchTheShape) {
   EXPECT_EQ(parse_error(one_entry(
                 "conv1.weight", R"({"dtype": "F32", "shape": [16,1,3,3], "data_offsets": [0, 100]})",
                 std::string(100, '\0'))),
-            "bad.safetensors: tensor 'conv1.weight': data_offsets [0, 100] hold 100 bytes but "
+            "bad.safetensors: error: tensor 'conv1.weight': data_offsets [0, 100] hold 100 bytes but "
             "shape [16,1,3,3] of F32 needs 576");
   EXPECT_EQ(parse_error(one_entry("q", R"({"dtype": "F4", "shape": [3], "data_offsets": [0, 2]})",
                                   std::string(2, '\0'))),
-            "bad.safetensors: tensor 'q': shape [3] of F4 is not a whole number of bytes");
+            "bad.safetensors: error: tensor 'q': shape [3] of F4 is not a whole number of bytes");
 }
 
 TEST(SafetensorsCorrupt, OverlappingTensors) {
@@ -496,33 +496,33 @@ TEST(SafetensorsCorrupt, OverlappingTensors) {
                        R"( "e": {"dtype": "F32", "shape": [0], "data_offsets": [4, 4]},)"
                        R"( "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})";
   EXPECT_EQ(parse_error(st_bytes(header, std::string(12, '\0'))),
-            "bad.safetensors: tensors 'a' (data_offsets [0, 8]) and 'b' (data_offsets [4, 12]) "
+            "bad.safetensors: error: tensors 'a' (data_offsets [0, 8]) and 'b' (data_offsets [4, 12]) "
             "overlap");
 }
 
 TEST(SafetensorsCorrupt, MetadataIsNotStrings) {
   EXPECT_EQ(parse_error(st_bytes(R"({"__metadata__": {"step": 3}})")),
-            "bad.safetensors: __metadata__ value for 'step' must be a string, got 3");
+            "bad.safetensors: error: __metadata__ value for 'step' must be a string, got 3");
   EXPECT_EQ(parse_error(st_bytes(R"({"__metadata__": ["a", "b"]})")),
-            "bad.safetensors: __metadata__ must be a JSON object of strings, got [\"a\",\"b\"]");
+            "bad.safetensors: error: __metadata__ must be a JSON object of strings, got [\"a\",\"b\"]");
 }
 
 TEST(SafetensorsCorrupt, DuplicateKeys) {
   std::string e = R"({"dtype": "F32", "shape": [0], "data_offsets": [0, 0]})";
   EXPECT_EQ(parse_error(st_bytes(R"({"w": )" + e + R"(, "w": )" + e + "}")),
-            "bad.safetensors: duplicate tensor name 'w' in the header");
+            "bad.safetensors: error: duplicate tensor name 'w' in the header");
   EXPECT_EQ(parse_error(one_entry("w", R"({"dtype": "F32", "dtype": "F64", "shape": [0], "data_offsets": [0, 0]})")),
-            "bad.safetensors: tensor 'w': duplicate field 'dtype'");
+            "bad.safetensors: error: tensor 'w': duplicate field 'dtype'");
   EXPECT_EQ(parse_error(st_bytes(R"({"__metadata__": {"k": "1", "k": "2"}})")),
-            "bad.safetensors: __metadata__: duplicate key 'k'");
+            "bad.safetensors: error: __metadata__: duplicate key 'k'");
   EXPECT_EQ(parse_error(st_bytes(R"({"__metadata__": {}, "__metadata__": {}})")),
-            "bad.safetensors: duplicate key '__metadata__' in the header");
+            "bad.safetensors: error: duplicate key '__metadata__' in the header");
 }
 
 TEST(SafetensorsCorrupt, BoolBytesAreNotZeroOrOne) {
   EXPECT_EQ(parse_error(one_entry("m", R"({"dtype": "BOOL", "shape": [3], "data_offsets": [0, 3]})",
                                   std::string("\x01\x00\x07", 3))),
-            "bad.safetensors: tensor 'm': BOOL element 2 is 7, not 0 or 1");
+            "bad.safetensors: error: tensor 'm': BOOL element 2 is 7, not 0 or 1");
 }
 
 // Every single-byte change of a valid file either parses or fails cleanly
@@ -547,7 +547,7 @@ TEST(SafetensorsCorrupt, ByteMutationsNeverCrash) {
       auto f = parse_safetensors(bytes, "bad.safetensors");
       if (!f) {
         ++failures;
-        EXPECT_EQ(f.error().message.rfind("bad.safetensors: ", 0), 0u);
+        EXPECT_EQ(f.error().message.rfind("bad.safetensors: error: ", 0), 0u);
         continue;
       }
       for (const SafetensorsEntry& e : f->entries) {
@@ -566,13 +566,13 @@ TEST(SafetensorsCorrupt, ByteMutationsNeverCrash) {
 TEST_F(SafetensorsFileTest, MissingFile) {
   auto f = read_safetensors(path("nope.safetensors"));
   ASSERT_FALSE(f.ok());
-  EXPECT_EQ(f.error().message, path("nope.safetensors") + ": cannot open: No such file or directory");
+  EXPECT_EQ(f.error().message, path("nope.safetensors") + ": error: cannot open: No such file or directory");
 }
 
 TEST_F(SafetensorsFileTest, DirectoryIsNotAFile) {
   auto f = read_safetensors(dir_.string());
   ASSERT_FALSE(f.ok());
-  EXPECT_EQ(f.error().message, dir_.string() + ": cannot read: not a regular file");
+  EXPECT_EQ(f.error().message, dir_.string() + ": error: cannot read: not a regular file");
 }
 
 TEST_F(SafetensorsFileTest, ReadsACorruptFileAsAnError) {
@@ -580,7 +580,7 @@ TEST_F(SafetensorsFileTest, ReadsACorruptFileAsAnError) {
   auto f = read_safetensors(path("c.safetensors"));
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.error().message, path("c.safetensors") +
-                                   ": tensor 'w': data_offsets [0, 8] end beyond the data "
+                                   ": error: tensor \'w\': data_offsets [0, 8] end beyond the data "
                                    "section, which has 6 bytes (truncated file?)");
 }
 
@@ -589,7 +589,7 @@ TEST_F(SafetensorsFileTest, WriteIntoAMissingDirectoryFailsCleanly) {
   std::string target = path("missing/w.safetensors");
   Status s = write_safetensors(target, {{"w", &w}});
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, target + ": cannot create '" + target + ".tmp." +
+  EXPECT_EQ(s.error().message, target + ": error: cannot create '" + target + ".tmp." +
                                    std::to_string(::getpid()) + "': No such file or directory");
   EXPECT_TRUE(dir_listing(dir_).empty());
 }
@@ -600,7 +600,7 @@ TEST_F(SafetensorsFileTest, FailedRenameRemovesTheTemporaryFile) {
   std::string target = path("taken");
   Status s = write_safetensors(target, {{"w", &w}});
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, target + ": cannot rename '" + target + ".tmp." +
+  EXPECT_EQ(s.error().message, target + ": error: cannot rename '" + target + ".tmp." +
                                    std::to_string(::getpid()) + "' over it: Is a directory");
   EXPECT_EQ(dir_listing(dir_), std::vector<std::string>{"taken"});
   EXPECT_TRUE(fs::is_directory(dir_ / "taken" / "child"));
@@ -630,13 +630,13 @@ TEST_F(SafetensorsFileTest, RejectsBadWriteRequestsWithoutCreatingAFile) {
     Status s = write_safetensors(p, tensors, metadata);
     return s.ok() ? std::string() : s.error().message;
   };
-  EXPECT_EQ(message({{"w", &w}, {"w", &w}}), p + ": duplicate tensor name 'w'");
-  EXPECT_EQ(message({{"__metadata__", &w}}), p + ": '__metadata__' cannot name a tensor");
-  EXPECT_EQ(message({{"w", nullptr}}), p + ": tensor 'w': null tensor");
-  EXPECT_EQ(message({{"w", &unset}}), p + ": tensor 'w': tensor has no data (default-constructed)");
-  EXPECT_EQ(message({{"w\xFF", &w}}), p + ": tensor name is not valid UTF-8");
-  EXPECT_EQ(message({{"w", &w}}, {{"k", "1"}, {"k", "2"}}), p + ": duplicate metadata key 'k'");
-  EXPECT_EQ(message({{"w", &w}}, {{"k", "\xC3"}}), p + ": metadata is not valid UTF-8");
+  EXPECT_EQ(message({{"w", &w}, {"w", &w}}), p + ": error: duplicate tensor name 'w'");
+  EXPECT_EQ(message({{"__metadata__", &w}}), p + ": error: '__metadata__' cannot name a tensor");
+  EXPECT_EQ(message({{"w", nullptr}}), p + ": error: tensor 'w': null tensor");
+  EXPECT_EQ(message({{"w", &unset}}), p + ": error: tensor 'w': tensor has no data (default-constructed)");
+  EXPECT_EQ(message({{"w\xFF", &w}}), p + ": error: tensor name is not valid UTF-8");
+  EXPECT_EQ(message({{"w", &w}}, {{"k", "1"}, {"k", "2"}}), p + ": error: duplicate metadata key 'k'");
+  EXPECT_EQ(message({{"w", &w}}, {{"k", "\xC3"}}), p + ": error: metadata is not valid UTF-8");
   EXPECT_TRUE(dir_listing(dir_).empty());
 }
 

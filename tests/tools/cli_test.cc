@@ -142,12 +142,12 @@ TEST(Errors, InitFileMustMatchTheModel) {
 TEST(Errors, DataFileMustHoldTheMappedTensors) {
   RunResult r = mlc("run examples/digits_cnn.json --eval --data tests/data/oracle/digits_cnn/init.safetensors");
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("tests/data/oracle/digits_cnn/init.safetensors: no tensor 'val_images'"),
+  EXPECT_NE(r.err.find("tests/data/oracle/digits_cnn/init.safetensors: error: no tensor 'val_images'"),
             std::string::npos)
       << r.err;
   RunResult missing = mlc("run examples/digits_cnn.json --eval --data nowhere.safetensors");
   EXPECT_EQ(missing.status, 1);
-  EXPECT_EQ(missing.err, "nowhere.safetensors: cannot open: No such file or directory\n");
+  EXPECT_EQ(missing.err, "nowhere.safetensors: error: cannot open: No such file or directory\n");
 }
 
 TEST(Errors, OptReportsParseErrorsWithLocation) {
