@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <unordered_set>
 
 #include "ir/diagnostics.h"
 
@@ -13,11 +14,25 @@ namespace {
 constexpr std::string_view kBuiltins[] = {"relu",    "gelu",    "silu",   "tanh",
                                           "sigmoid", "flatten", "softmax", "arange"};
 
+// "a, b, c" ("none" if empty), at most kMaxListed names, then "and N more".
 std::string join(const std::vector<std::string>& names) {
+  constexpr size_t kMaxListed = 20;
   std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  for (size_t i = 0; i < names.size() && i < kMaxListed; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > kMaxListed) s += " and " + std::to_string(names.size() - kMaxListed) + " more";
   return s.empty() ? "none" : s;
 }
+
+// The names a statement can read: in definition order for messages, hashed for lookups.
+struct DefinedNames {
+  std::vector<std::string> order;
+  std::unordered_set<std::string> set;
+
+  void add(const std::string& name) {
+    if (set.insert(name).second) order.push_back(name);
+  }
+  bool has(std::string_view name) const { return set.count(std::string(name)) > 0; }
+};
 
 bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
@@ -37,8 +52,13 @@ struct Token {
 class StatementParser {
  public:
   StatementParser(const JsonDoc& doc, const Node& node, std::string_view text,
-                  const ForwardScope& scope, const std::vector<std::string>& defined)
-      : doc_(doc), node_(node), text_(text), scope_(scope), defined_(defined) {}
+                  const ForwardScope& scope, const DefinedNames& defined)
+      : doc_(doc),
+        node_(node),
+        text_(text),
+        scope_(scope),
+        defined_(defined),
+        locator_(doc.string_locator(node)) {}
 
   Expected<Statement> parse() {
     MLC_CHECK_OK(lex());
@@ -62,9 +82,9 @@ class StatementParser {
 
  private:
   Error error(size_t offset, const std::string& message) const {
-    return error_at(doc_.locs().string_loc(node_.pointer, offset), "forward: " + message);
+    return error_at(locator_.at(offset), "forward: " + message);
   }
-  Loc loc(size_t offset) const { return doc_.locs().string_loc(node_.pointer, offset); }
+  Loc loc(size_t offset) const { return locator_.at(offset); }
   const Token& tok() const { return tokens_[pos_]; }
 
   Status lex() {
@@ -106,11 +126,7 @@ class StatementParser {
   }
 
   bool is_layer(const std::string& name) const { return scope_.layer_arity(name).has_value(); }
-  bool is_defined(std::string_view name) const {
-    for (const auto& d : defined_)
-      if (d == name) return true;
-    return false;
-  }
+  bool is_defined(std::string_view name) const { return defined_.has(name); }
 
   Status check_target(const Token& t) const {
     std::string name(t.text);
@@ -228,7 +244,7 @@ class StatementParser {
     if (name == "batch")
       return error(t.offset, "'batch' is not a value; the symbol \"batch\" is only allowed as a "
                              "dim of an input's shape");
-    return error(t.offset, "unknown name " + squote(name) + " (defined here: " + join(defined_) + ")");
+    return error(t.offset, "unknown name " + squote(name) + " (defined here: " + join(defined_.order) + ")");
   }
 
   Expected<std::unique_ptr<Expr>> parse_call(const Token& t, int depth) {
@@ -269,7 +285,8 @@ class StatementParser {
   const Node& node_;
   std::string_view text_;
   const ForwardScope& scope_;
-  const std::vector<std::string>& defined_;
+  const DefinedNames& defined_;
+  StringLocator locator_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
 };
@@ -289,13 +306,33 @@ bool is_forward_builtin(std::string_view name) {
   return false;
 }
 
+namespace {
+
+// Adds the work of one expression to the program's (iteratively: expressions
+// are at most kMaxExprHeight deep, but this need not rely on it).
+void count_work(const Expr& root, ForwardProgram& program) {
+  std::vector<const Expr*> stack{&root};
+  while (!stack.empty()) {
+    const Expr* e = stack.back();
+    stack.pop_back();
+    if (e->kind == Expr::Kind::call && !e->builtin)
+      ++program.calls[e->name];
+    else if (e->kind != Expr::Kind::name)
+      ++program.ops;
+    for (const auto& a : e->args) stack.push_back(a.get());
+  }
+}
+
+}  // namespace
+
 Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
                                        const ForwardScope& scope) {
   MLC_CHECK_OK(doc.expect_array(forward));
   if (forward.json->empty()) return doc.error(forward, "forward: no statements");
   ForwardProgram program;
   program.inputs = scope.inputs;
-  std::vector<std::string> defined = scope.inputs;
+  DefinedNames defined;
+  for (const std::string& in : scope.inputs) defined.add(in);
   for (size_t i = 0; i < forward.json->size(); ++i) {
     Node n = forward.element(i);
     MLC_TRY(std::string text, doc.as_string(n));
@@ -303,8 +340,8 @@ Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
       return doc.error(n, "forward: statement after 'return'");
     StatementParser parser(doc, n, text, scope, defined);
     MLC_TRY(Statement st, parser.parse());
-    if (!st.target.empty() && std::find(defined.begin(), defined.end(), st.target) == defined.end())
-      defined.push_back(st.target);
+    if (!st.target.empty()) defined.add(st.target);
+    count_work(*st.expr, program);
     program.statements.push_back(std::move(st));
   }
   return program;

@@ -14,7 +14,8 @@
 //
 // Contracts:
 //  - parse_forward checks syntax and names statically; every error points into
-//    the JSON string: FILE:LINE:(column of the string's character).
+//    the JSON string: FILE:LINE:(column of the string's character). It is
+//    linear in the total length of the statements (names are hashed).
 //  - Nesting is bounded (kMaxExprDepth parentheses / unary minus, kMaxExprHeight
 //    for the whole tree), so parsing, evaluation and destruction recurse at most
 //    that deep whatever the input.
@@ -26,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "frontends/json_doc.h"
@@ -57,6 +59,11 @@ struct Statement {
 struct ForwardProgram {
   std::vector<std::string> inputs;
   std::vector<Statement> statements;  // the last one's value is returned
+  // Work of one run, for the model's budget: `ops` bounds the ops the
+  // statements emit themselves (one per operator, built-in call or literal);
+  // `calls` counts the calls of each layer of the container.
+  int64_t ops = 0;
+  std::unordered_map<std::string, int64_t> calls;
 };
 
 // What parse_forward needs to know about the container.

@@ -29,11 +29,6 @@ std::string parse_error_reason(const std::string& what) {
   return reason;
 }
 
-std::string strip_exception_prefix(const std::string& what) {
-  size_t close = what.find("] ");
-  return close == std::string::npos ? what : what.substr(close + 2);
-}
-
 std::string join_names(const std::vector<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
@@ -43,12 +38,15 @@ std::string join_names(const std::vector<std::string>& names) {
 }  // namespace
 
 Node Node::child(std::string_view name) const {
-  return Node{&json->at(std::string(name)), json_pointer_child(pointer, name), std::string(name)};
+  return Node{&json->at(std::string(name)), std::string(name)};
 }
 
+Node Node::member(Json::const_iterator it) const { return Node{&it.value(), it.key()}; }
+
 Node Node::element(size_t i) const {
-  std::string k = std::to_string(i);
-  return Node{&json->at(i), json_pointer_child(pointer, i), key + "[" + k + "]"};
+  constexpr size_t kMaxNameBytes = 64;  // messages quote at most 60
+  std::string name = key.size() > kMaxNameBytes ? key.substr(0, kMaxNameBytes) : key;
+  return Node{&json->at(i), name + "[" + std::to_string(i) + "]"};
 }
 
 std::string json_kind(const Json& j) {
@@ -68,25 +66,31 @@ std::string json_kind(const Json& j) {
 std::string field_prefix(const Node& n) { return n.key.empty() ? "" : squote(n.key) + ": "; }
 
 Expected<JsonDoc> JsonDoc::parse(std::string_view text, const std::string& path) {
-  MLC_CHECK_OK(precheck_json(text, path));
-  JsonDoc doc;
-  try {
-    doc.root_ = std::make_shared<const Json>(Json::parse(text.begin(), text.end()));
-  } catch (const nlohmann::json::parse_error& e) {
-    size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    std::string reason = parse_error_reason(e.what());
-    if (offset < text.size() && static_cast<unsigned char>(text[offset]) >= 0x80 &&
-        reason.rfind("invalid literal", 0) == 0) {
-      static const char* hex = "0123456789abcdef";
-      auto byte = static_cast<unsigned char>(text[offset]);
-      reason = std::string("unexpected byte 0x") + hex[byte >> 4] + hex[byte & 15] +
-               " outside a string";
+  MLC_CHECK_OK(precheck_numbers(text, path));
+  auto root = std::make_shared<Json>();
+  if (auto failure = json::parse(text, kModelJsonLimits, *root)) {
+    size_t offset = failure->offset;
+    std::string reason = json::describe(*failure, kModelJsonLimits);
+    if (failure->kind == json::Failure::Kind::syntax) {
+      offset = offset > 0 ? offset - 1 : 0;
+      reason = parse_error_reason(reason);
+      if (offset < text.size() && static_cast<unsigned char>(text[offset]) >= 0x80 &&
+          reason.rfind("invalid literal", 0) == 0) {
+        static const char* hex = "0123456789abcdef";
+        auto byte = static_cast<unsigned char>(text[offset]);
+        reason = std::string("unexpected byte 0x") + hex[byte >> 4] + hex[byte & 15] +
+                 " outside a string";
+      }
+    } else if (failure->kind == json::Failure::Kind::too_many_values) {
+      reason += " (the limit for a model file)";
     }
+    if (failure->kind == json::Failure::Kind::out_of_memory)
+      return error_at(Loc{path}, "out of memory while reading the model file's JSON");
     return error_at(loc_of_offset(path, text, offset), "invalid JSON: " + reason);
-  } catch (const nlohmann::json::exception& e) {
-    return error_at(Loc{path}, "invalid JSON: " + strip_exception_prefix(e.what()));
   }
-  MLC_TRY(JsonLocations locs, JsonLocations::scan(text, path));
+  JsonDoc doc;
+  MLC_TRY(JsonLocations locs, JsonLocations::scan(text, path, *root));
+  doc.root_ = std::move(root);
   doc.locs_ = std::make_shared<const JsonLocations>(std::move(locs));
   return doc;
 }
@@ -171,7 +175,7 @@ Status Fields::allow(const std::vector<std::string>& names) const {
     bool ok = false;
     for (const auto& n : names) ok = ok || n == it.key();
     if (!ok)
-      return doc_->key_error(obj_.child(it.key()), "unknown field " + squote(it.key()) + " in " +
+      return doc_->key_error(obj_.member(it), "unknown field " + squote(it.key()) + " in " +
                                                        what_ + " (expected one of: " +
                                                        join_names(names) + ")");
   }

@@ -4,9 +4,10 @@
 //
 // Contracts:
 //  - JsonDoc::parse never throws and never recurses on user-controlled depth:
-//    precheck_json (depth <= 64, number range) runs before nlohmann; nlohmann's
-//    errors become "invalid JSON: <reason>" at the byte it stopped at; duplicate
-//    keys are errors (at the second key).
+//    it parses with json::parse under kModelJsonLimits (depth <= 64, at most
+//    2^20 values), stopping at the first violation; syntax errors become
+//    "invalid JSON: <reason>" at the byte where the parser stopped; duplicate
+//    keys are errors (at the second key). Time and memory are linear in the text.
 //  - Field access reports: wrong type at the value ("'x': expected an integer,
 //    found a string"), a missing required field at the enclosing object, an
 //    unknown field at its key. The string "batch" where an integer is expected
@@ -28,16 +29,23 @@
 
 namespace mlc {
 
-using Json = nlohmann::ordered_json;
+using Json = json::Json;
 
-// A value inside a document: the JSON value and its JSON pointer.
+inline constexpr int kMaxJsonDepth = 64;
+inline constexpr int64_t kMaxJsonValues = int64_t{1} << 20;
+inline constexpr json::Limits kModelJsonLimits{kMaxJsonDepth, kMaxJsonValues, false};
+
+// A value inside a document, and the name messages call it by.
 struct Node {
   const Json* json = nullptr;
-  std::string pointer;
-  std::string key;  // the last pointer component, decoded ("" for the root)
+  // The key of an object member; for array elements "<array's name>[i]" (the
+  // array's name cut to 64 bytes); "" for the root.
+  std::string key;
 
   // Preconditions: json is an object holding `name` / an array longer than i.
+  // child(name) searches the object; in loops over members use member(it).
   Node child(std::string_view name) const;
+  Node member(Json::const_iterator it) const;
   Node element(size_t i) const;
 };
 
@@ -45,12 +53,13 @@ class JsonDoc {
  public:
   static Expected<JsonDoc> parse(std::string_view text, const std::string& path);
 
-  Node root() const { return Node{root_.get(), "", ""}; }
+  Node root() const { return Node{root_.get(), ""}; }
   const JsonLocations& locs() const { return *locs_; }
   const std::string& path() const { return locs_->path(); }
 
-  Loc loc(const Node& n) const { return locs_->value_loc(n.pointer); }
-  Loc key_loc(const Node& n) const { return locs_->key_loc(n.pointer); }
+  Loc loc(const Node& n) const { return locs_->value_loc(n.json); }
+  Loc key_loc(const Node& n) const { return locs_->key_loc(n.json); }
+  StringLocator string_locator(const Node& n) const { return locs_->string_locator(n.json); }
   Error error(const Node& n, std::string_view message) const;      // at the value
   Error key_error(const Node& n, std::string_view message) const;  // at the key
 

@@ -40,22 +40,12 @@ int hex_value(std::string_view s) {
 
 }  // namespace
 
-Status precheck_json(std::string_view text, const std::string& path) {
-  int depth = 0;
+Status precheck_numbers(std::string_view text, const std::string& path) {
   size_t pos = skip_bom(text);
   while (pos < text.size()) {
     char c = text[pos];
     if (c == '"') {
       pos = skip_string(text, pos);
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth)
-        return error_at(loc_of_offset(path, text, pos),
-                        "invalid JSON: nesting deeper than " + std::to_string(kMaxJsonDepth) +
-                            " levels");
-      ++pos;
-    } else if (c == '}' || c == ']') {
-      if (depth > 0) --depth;
-      ++pos;
     } else if (c == '-' || (c >= '0' && c <= '9')) {
       size_t end = pos;
       while (end < text.size() && is_number_char(text[end])) ++end;
@@ -72,20 +62,6 @@ Status precheck_json(std::string_view text, const std::string& path) {
     }
   }
   return {};
-}
-
-std::string json_pointer_child(std::string_view parent, std::string_view key) {
-  std::string s(parent);
-  s += '/';
-  for (char c : key) {
-    if (c == '~')
-      s += "~0";
-    else if (c == '/')
-      s += "~1";
-    else
-      s += c;
-  }
-  return s;
 }
 
 std::string squote(std::string_view s) {
@@ -111,26 +87,23 @@ std::string squote(std::string_view s) {
   return out + "'";
 }
 
-std::string json_pointer_child(std::string_view parent, size_t index) {
-  return std::string(parent) + "/" + std::to_string(index);
-}
-
-// The post-parse walk. The text is valid JSON, but every read is still bounds
-// checked so that a disagreement with nlohmann cannot read out of range.
+// The post-parse walk, in step with the DOM. The text is valid JSON, but every
+// read is still bounds checked so that a disagreement with the parser cannot
+// read out of range (it only loses positions).
 class JsonScanner {
  public:
   JsonScanner(JsonLocations& out, std::string_view text) : out_(out), text_(text) {}
 
-  Status run() {
+  Status run(const json::Json& root) {
     pos_ = skip_bom(text_);
-    std::string pointer;
+    const json::Json* current = &root;
     size_t key_offset = std::string::npos;
     while (true) {
       skip_ws();
-      out_.entries_[pointer] = {pos_, key_offset};
+      if (current) out_.entries_[current] = {pos_, key_offset};
       char c = peek();
       if (c == '{' || c == '[') {
-        stack_.push_back({c == '{', pointer, 0, {}});
+        stack_.push_back({c == '{', current, 0, {}});
         ++pos_;
         skip_ws();
         if (peek() == '}' || peek() == ']') {
@@ -145,6 +118,7 @@ class JsonScanner {
       // Next element of the innermost container.
       skip_ws();
       Frame& top = stack_.back();
+      size_t index = top.index++;
       if (top.is_object) {
         key_offset = pos_;
         std::string key = read_key();
@@ -158,10 +132,10 @@ class JsonScanner {
         }
         skip_ws();
         if (peek() == ':') ++pos_;
-        pointer = json_pointer_child(top.pointer, key);
+        current = member(top.container, index);
       } else {
         key_offset = std::string::npos;
-        pointer = json_pointer_child(top.pointer, top.index++);
+        current = element(top.container, index);
       }
     }
   }
@@ -169,10 +143,24 @@ class JsonScanner {
  private:
   struct Frame {
     bool is_object;
-    std::string pointer;
+    const json::Json* container;  // nullptr if the DOM disagrees
     size_t index;
     std::unordered_map<std::string, size_t> keys;
   };
+
+  // The DOM keeps members in text order (json::parse appends them), so the
+  // i-th key in the text is the i-th member.
+  static const json::Json* member(const json::Json* c, size_t i) {
+    if (!c || !c->is_object()) return nullptr;
+    const auto& members =
+        static_cast<const json::Json::object_t::Container&>(c->get_ref<const json::Json::object_t&>());
+    return i < members.size() ? &members[i].second : nullptr;
+  }
+  static const json::Json* element(const json::Json* c, size_t i) {
+    if (!c || !c->is_array()) return nullptr;
+    const auto& elements = c->get_ref<const json::Json::array_t&>();
+    return i < elements.size() ? &elements[i] : nullptr;
+  }
 
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void skip_ws() {
@@ -218,7 +206,8 @@ class JsonScanner {
   std::vector<Frame> stack_;
 };
 
-Expected<JsonLocations> JsonLocations::scan(std::string_view text, const std::string& path) {
+Expected<JsonLocations> JsonLocations::scan(std::string_view text, const std::string& path,
+                                            const json::Json& root) {
   JsonLocations locs;
   locs.path_ = path;
   locs.text_ = std::string(text);
@@ -226,7 +215,7 @@ Expected<JsonLocations> JsonLocations::scan(std::string_view text, const std::st
   for (size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n') locs.line_starts_.push_back(i + 1);
   JsonScanner scanner(locs, locs.text_);
-  MLC_CHECK_OK(scanner.run());
+  MLC_CHECK_OK(scanner.run(root));
   return locs;
 }
 
@@ -237,41 +226,64 @@ Loc JsonLocations::loc(size_t offset) const {
   return Loc{path_, static_cast<int>(line), static_cast<int>(offset - line_starts_[line - 1] + 1)};
 }
 
-Loc JsonLocations::value_loc(std::string_view pointer) const {
-  auto it = entries_.find(std::string(pointer));
+Loc JsonLocations::value_loc(const json::Json* value) const {
+  auto it = entries_.find(value);
   if (it == entries_.end()) return Loc{path_};
   return loc(it->second.value);
 }
 
-Loc JsonLocations::key_loc(std::string_view pointer) const {
-  auto it = entries_.find(std::string(pointer));
+Loc JsonLocations::key_loc(const json::Json* value) const {
+  auto it = entries_.find(value);
   if (it == entries_.end()) return Loc{path_};
   return loc(it->second.key != std::string::npos ? it->second.key : it->second.value);
 }
 
-Loc JsonLocations::string_loc(std::string_view pointer, size_t decoded_offset) const {
-  auto it = entries_.find(std::string(pointer));
-  if (it == entries_.end()) return Loc{path_};
-  size_t pos = it->second.value + 1;  // after the opening quote
+StringLocator JsonLocations::string_locator(const json::Json* value) const {
+  StringLocator s;
+  s.locs_ = this;
+  auto it = entries_.find(value);
+  if (it == entries_.end() || it->second.value >= text_.size() || text_[it->second.value] != '"')
+    return s;
+  s.known_ = true;
+  size_t pos = it->second.value + 1;
+  s.raw_begin_ = pos;
   size_t decoded = 0;
-  while (decoded < decoded_offset && pos < text_.size() && text_[pos] != '"') {
+  while (pos < text_.size() && text_[pos] != '"') {
     if (text_[pos] != '\\') {
       ++decoded;
       ++pos;
       continue;
     }
+    StringLocator::Escape e{decoded, pos, 1, 2};
     if (pos + 1 < text_.size() && text_[pos + 1] == 'u' && pos + 6 <= text_.size()) {
       int cp = hex_value(std::string_view(text_).substr(pos + 2, 4));
       bool pair = cp >= 0xD800 && cp < 0xDC00 && pos + 12 <= text_.size() &&
                   text_.compare(pos + 6, 2, "\\u") == 0;
-      decoded += pair ? 4 : cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
-      pos += pair ? 12 : 6;
-    } else {
-      ++decoded;
-      pos += 2;
+      e.decoded_len = pair ? 4 : cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+      e.raw_len = pair ? 12 : 6;
     }
+    s.escapes_.push_back(e);
+    decoded += e.decoded_len;
+    pos += e.raw_len;
   }
-  return loc(pos);
+  s.raw_end_ = std::min(pos, text_.size());
+  return s;
+}
+
+Loc StringLocator::at(size_t decoded_offset) const {
+  if (!known_) return Loc{locs_->path()};
+  // The last escape starting at or before the offset.
+  auto it = std::upper_bound(escapes_.begin(), escapes_.end(), decoded_offset,
+                             [](size_t d, const Escape& e) { return d < e.decoded; });
+  size_t raw = raw_begin_ + decoded_offset;
+  if (it != escapes_.begin()) {
+    const Escape& e = *std::prev(it);
+    if (decoded_offset < e.decoded + e.decoded_len)
+      raw = e.raw;  // inside an escape: point at its backslash
+    else
+      raw = e.raw + e.raw_len + (decoded_offset - e.decoded - e.decoded_len);
+  }
+  return locs_->loc(std::min(raw, raw_end_));
 }
 
 }  // namespace mlc

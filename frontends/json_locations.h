@@ -2,15 +2,15 @@
 // scanners walk the raw text themselves.
 //
 // Contracts:
-//  - `precheck_json` runs BEFORE nlohmann on arbitrary bytes: it rejects nesting
-//    deeper than kMaxJsonDepth (so nothing downstream recurses on user depth) and
-//    number literals out of the double range (nlohmann reports those without a
-//    position). It never recurses and never reads past the text.
-//  - `JsonLocations::scan` runs on text that nlohmann has already accepted. It
-//    maps every JSON pointer ("/model/layers/conv1/in_channels", "" for the root,
-//    "/a/0" for array elements; keys escaped as RFC 6901: ~0, ~1) to the byte
-//    offsets of its value and of its key, and reports a duplicated key (which
-//    nlohmann would silently collapse) at the second occurrence. Iterative.
+//  - `precheck_numbers` runs BEFORE the JSON parser on arbitrary bytes: it
+//    rejects number literals out of the double range (which the parser reports
+//    without a position). It never recurses and never reads past the text.
+//  - `JsonLocations::scan` runs on text that json::parse has already accepted,
+//    beside the DOM it built (members in text order, duplicates kept). It maps
+//    every value of that DOM, by address, to the byte offsets of the value and
+//    of its key, and reports a duplicated key at the second occurrence. Linear
+//    in the text; iterative; memory O(number of values), independent of key
+//    lengths and depth.
 //  - Offsets convert to 1-based line:col (col counts bytes) via `loc`.
 #pragma once
 
@@ -22,35 +22,56 @@
 
 #include "ir/expected.h"
 #include "ir/graph.h"
+#include "support/json_parse.h"
 
 namespace mlc {
 
-inline constexpr int kMaxJsonDepth = 64;
-
-// Errors: "FILE:L:C: error: invalid JSON: nesting deeper than 64 levels",
-// "FILE:L:C: error: invalid JSON: number 1e999 is out of range".
-Status precheck_json(std::string_view text, const std::string& path);
-
-// Appends `key` to a JSON pointer, escaping '~' and '/'.
-std::string json_pointer_child(std::string_view parent, std::string_view key);
-std::string json_pointer_child(std::string_view parent, size_t index);
+// Errors: "FILE:L:C: error: invalid JSON: number 1e999 is out of range".
+Status precheck_numbers(std::string_view text, const std::string& path);
 
 // A user string for a message: 'text' in single quotes, control characters
 // escaped as \xNN, cut at 60 bytes (on a UTF-8 boundary) with "...".
 std::string squote(std::string_view s);
 
+class JsonLocations;
+
+// Positions inside one string value: decoded byte offset -> Loc, with escape
+// sequences mapped back to their raw position. Built once per string (linear in
+// its raw length); each lookup is logarithmic.
+class StringLocator {
+ public:
+  Loc at(size_t decoded_offset) const;
+
+ private:
+  friend class JsonLocations;
+  const JsonLocations* locs_ = nullptr;
+  bool known_ = false;    // the value is a string of the scanned text
+  size_t raw_begin_ = 0;  // first byte after the opening quote
+  size_t raw_end_ = 0;    // the closing quote
+  // Escapes, by decoded offset: {decoded offset of the escape, raw offset of the '\\',
+  // decoded length, raw length}.
+  struct Escape {
+    size_t decoded, raw, decoded_len, raw_len;
+  };
+  std::vector<Escape> escapes_;
+};
+
 class JsonLocations {
  public:
-  static Expected<JsonLocations> scan(std::string_view text, const std::string& path);
+  // `root` is the DOM json::parse built from `text`.
+  static Expected<JsonLocations> scan(std::string_view text, const std::string& path,
+                                      const json::Json& root);
 
-  // Loc of the value at `pointer` (its first byte); unknown pointers give the
+  // Loc of a value of the DOM (its first byte); values not in the DOM give the
   // file-only Loc. key_loc: the key's opening quote, or value_loc for array
   // elements and the root.
-  Loc value_loc(std::string_view pointer) const;
-  Loc key_loc(std::string_view pointer) const;
-  // For a string value: the Loc of byte `decoded_offset` of its decoded content
-  // (escape sequences are mapped back to their raw position).
-  Loc string_loc(std::string_view pointer, size_t decoded_offset) const;
+  Loc value_loc(const json::Json* value) const;
+  Loc key_loc(const json::Json* value) const;
+  // For a string value: where each of its decoded bytes came from.
+  StringLocator string_locator(const json::Json* value) const;
+  Loc string_loc(const json::Json* value, size_t decoded_offset) const {
+    return string_locator(value).at(decoded_offset);
+  }
   // Loc of a raw byte offset.
   Loc loc(size_t offset) const;
   const std::string& path() const { return path_; }
@@ -63,7 +84,7 @@ class JsonLocations {
   std::string path_;
   std::string text_;
   std::vector<size_t> line_starts_;
-  std::unordered_map<std::string, Entry> entries_;
+  std::unordered_map<const json::Json*, Entry> entries_;
 
   friend class JsonScanner;
 };

@@ -102,6 +102,7 @@ std::vector<int64_t> ints(Pair p) { return {p[0], p[1]}; }
 
 class Linear : public Layer {
  public:
+  int64_t max_ops() const override { return 4; }  // reshape, dot, add, reshape
   int64_t in = 0, out = 0;
   bool bias = true;
   std::vector<ParamDecl> params() const override {
@@ -122,6 +123,7 @@ class Linear : public Layer {
 
 class Conv2d : public Layer {
  public:
+  int64_t max_ops() const override { return 3; }  // conv2d, reshape, add
   int64_t in = 0, out = 0, groups = 1;
   Pair kernel{}, stride{1, 1}, padding{0, 0}, dilation{1, 1};
   bool bias = true;
@@ -155,6 +157,7 @@ class Conv2d : public Layer {
 
 class Pool2d : public Layer {
  public:
+  int64_t max_ops() const override { return 1; }  // the pooling op
   bool max = true, count_include_pad = true;
   Pair kernel{}, stride{}, padding{0, 0};
   Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
@@ -173,6 +176,7 @@ class Pool2d : public Layer {
 
 class Activation : public Layer {
  public:
+  int64_t max_ops() const override { return 1; }  // the activation op
   OpCode code = OpCode::Relu;
   std::string approximate;  // GELU only
   Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
@@ -185,6 +189,7 @@ class Activation : public Layer {
 
 class Flatten : public Layer {
  public:
+  int64_t max_ops() const override { return 1; }  // reshape
   int64_t start_dim = 1, end_dim = -1;
   Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
     int64_t rank = x->type.rank();

@@ -47,6 +47,10 @@ class Layer {
   virtual std::vector<ParamDecl> params() const { return {}; }
   // Emits the layer on `x` (the builder's loc is set to loc() by the caller).
   virtual Expected<Value*> apply(LayerContext& ctx, Value* x) const = 0;
+  // An upper bound on the ops one apply() emits, whatever the input: the model
+  // file's work budget counts it before anything is emitted
+  // (tests/frontends/layers_test.cc checks it for every layer type).
+  virtual int64_t max_ops() const = 0;
 
  protected:
   // "Type 'path': message" at the layer object.

@@ -23,6 +23,7 @@ Expected<double> eps_field(const Fields& f) {
 
 class Embedding : public Layer {
  public:
+  int64_t max_ops() const override { return 1; }  // gather
   int64_t num = 0, dim = 0;
   std::vector<ParamDecl> params() const override {
     ParamInit init;
@@ -40,6 +41,7 @@ class Embedding : public Layer {
 // LayerNorm and RMSNorm over the last dim.
 class Norm : public Layer {
  public:
+  int64_t max_ops() const override { return 1; }  // layer_norm or rms_norm
   bool rms = false;
   int64_t dim = 0;
   double eps = 1e-5;
@@ -64,6 +66,7 @@ class Norm : public Layer {
 
 class CausalSelfAttention : public Layer {
  public:
+  int64_t max_ops() const override { return 34; }  // 3 x (linear, reshape, transpose), 12, linear
   int64_t dim = 0, heads = 0;
   bool bias = false;
   std::vector<ParamDecl> params() const override {
@@ -105,6 +108,7 @@ class CausalSelfAttention : public Layer {
 
 class SwiGLU : public Layer {
  public:
+  int64_t max_ops() const override { return 14; }  // 3 linears 4 each, silu, mul
   int64_t dim = 0, hidden = 0;
   bool bias = false;
   std::vector<ParamDecl> params() const override {

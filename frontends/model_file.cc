@@ -1,15 +1,13 @@
 #include "frontends/model_file.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 
 #include "frontends/emit_util.h"
 #include "frontends/json_doc.h"
 #include "frontends/model_settings.h"
 #include "frontends/module_tree.h"
 #include "ir/diagnostics.h"
+#include "ir/source_file.h"
 
 namespace mlc {
 
@@ -59,19 +57,21 @@ std::vector<int64_t> all_dims(const Value* v) {
 }  // namespace
 
 Expected<ModelFile> ModelFile::load(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return error_at(Loc{path}, std::string("cannot open: ") + std::strerror(errno));
-  std::string text;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  int err = std::ferror(f) ? errno : 0;
-  std::fclose(f);
-  if (err) return error_at(Loc{path}, std::string("cannot read: ") + std::strerror(err));
-  return parse(text, path);
+  MLC_TRY(SourceFile file, read_source_file(path, kMaxModelFileBytes, "model file"));
+  return parse(file.text, file.name);
 }
 
 Expected<ModelFile> ModelFile::parse(std::string_view text, const std::string& path) {
+  return catch_out_of_memory([&] { return parse_unguarded(text, path); },
+                             path + ": error: out of memory while reading the model file");
+}
+
+Expected<Module> ModelFile::build(int64_t batch) const {
+  return catch_out_of_memory([&] { return build_unguarded(batch); },
+                             config_.path + ": error: out of memory while building the IR");
+}
+
+Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std::string& path) {
   MLC_TRY(JsonDoc doc, JsonDoc::parse(text, path));
   if (!doc.root().json->is_object())
     return doc.error(doc.root(), "a model file must be a JSON object, found " +
@@ -109,12 +109,12 @@ Expected<ModelFile> ModelFile::parse(std::string_view text, const std::string& p
   collect_params(*tree, "", true, c.params);
   mf.model_ = std::move(tree);
   // Trial build: shape errors between layers are load errors too.
-  MLC_TRY(Module trial, mf.build(c.train.batch_size > 0 ? c.train.batch_size : 1));
+  MLC_TRY(Module trial, mf.build(c.trial_batch()));
   (void)trial;
   return mf;
 }
 
-Expected<Module> ModelFile::build(int64_t batch) const {
+Expected<Module> ModelFile::build_unguarded(int64_t batch) const {
   const ModelConfig& c = config_;
   if (batch < 1) return error_at(Loc{c.path}, "batch must be positive, got " + std::to_string(batch));
   Module module;

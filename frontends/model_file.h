@@ -1,8 +1,10 @@
 // A model file (docs/model-format.md): JSON in, ModelConfig + IR out.
 //
 // Contracts:
-//  - load/parse validate the whole file, including a trial build of the IR at
-//    train.batch_size (or 1), so that every mistake a model file can hold is
+//  - load reads a regular file (or "-", standard input) of at most
+//    kMaxModelFileBytes. load/parse validate the whole file, within the work
+//    budgets of docs/limits.md, including a trial build of the IR at
+//    config().trial_batch(), so that every mistake a model file can hold is
 //    reported by load as "FILE:LINE:COL: error: WHAT" (the path as given). The
 //    only exceptions: data tensors missing from the data file (checked by the
 //    runtime) and sizes that overflow only for a larger `batch` passed to build.
@@ -14,7 +16,8 @@
 //      }
 //    (@eval returns only the summed loss for mse.) Every op carries the Loc of
 //    the layer object, forward statement or loss object it comes from.
-//  - Nothing here throws, aborts or recurses deeper than the JSON nesting cap.
+//  - Nothing here throws, aborts or recurses deeper than the JSON nesting cap;
+//    running out of memory is an Error naming the file.
 #pragma once
 
 #include <memory>
@@ -39,6 +42,9 @@ class ModelFile {
   Expected<Module> build(int64_t batch) const;
 
  private:
+  static Expected<ModelFile> parse_unguarded(std::string_view text, const std::string& path);
+  Expected<Module> build_unguarded(int64_t batch) const;
+
   ModelConfig config_;
   std::shared_ptr<const ModuleNode> model_;
   std::vector<std::string> model_inputs_;  // the top-level model's inputs (names in config_.inputs)

@@ -71,7 +71,7 @@ struct SliceParser {
   size_t i = 0;
 
   Error error(size_t at, const std::string& message) const {
-    return error_at(doc.locs().string_loc(node.pointer, at), "bad tensor slice: " + message);
+    return error_at(doc.locs().string_loc(node.json, at), "bad tensor slice: " + message);
   }
   void ws() {
     while (i < s.size() && s[i] == ' ') ++i;
@@ -115,7 +115,7 @@ Expected<std::vector<InputInfo>> parse_inputs(const JsonDoc& doc, const Node& no
   if (node.json->empty()) return doc.error(node, "'inputs': needs at least one input");
   std::vector<InputInfo> inputs;
   for (auto it = node.json->begin(); it != node.json->end(); ++it) {
-    MLC_TRY(InputInfo info, parse_input(doc, node.child(it.key())));
+    MLC_TRY(InputInfo info, parse_input(doc, node.member(it)));
     inputs.push_back(std::move(info));
   }
   return inputs;
@@ -175,7 +175,7 @@ Expected<std::vector<InputMapping>> parse_split(const JsonDoc& doc, const Node& 
   MLC_CHECK_OK(doc.expect_object(node));
   std::vector<InputMapping> maps;
   for (auto it = node.json->begin(); it != node.json->end(); ++it) {
-    Node n = node.child(it.key());
+    Node n = node.member(it);
     if (!has_input(inputs, it.key()))
       return doc.key_error(n, "data." + node.key + " maps " + squote(it.key()) +
                                   ", which is not an input (inputs: " + input_names(inputs) + ")");

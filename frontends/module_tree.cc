@@ -1,6 +1,7 @@
 #include "frontends/module_tree.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "ir/diagnostics.h"
 
@@ -8,26 +9,51 @@ namespace mlc {
 
 namespace {
 
-// a + b and a * b saturating at limit + 1 (all operands >= 0).
-int64_t sat_add(int64_t a, int64_t b, int64_t limit) {
-  return a > limit - std::min(b, limit) ? limit + 1 : a + b;
-}
-int64_t sat_mul(int64_t a, int64_t b, int64_t limit) {
+// Counts saturate far above every budget, so a count that exceeds one is exact
+// in the message (the first node over budget multiplies counts within budget
+// by at most a repeat or a number of calls).
+constexpr int64_t kSaturated = int64_t{1} << 62;
+int64_t sat_add(int64_t a, int64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
+int64_t sat_mul(int64_t a, int64_t b) {
   if (a == 0 || b == 0) return 0;
-  return a > limit / b ? limit + 1 : a * b;
+  return a > kSaturated / b ? kSaturated : a * b;
+}
+Work times(const Work& w, int64_t n) {
+  return {sat_mul(w.modules, n), sat_mul(w.forward_ops, n), sat_mul(w.ir_ops, n)};
+}
+void add_to(Work& total, const Work& w) {
+  total.modules = sat_add(total.modules, w.modules);
+  total.forward_ops = sat_add(total.forward_ops, w.forward_ops);
+  total.ir_ops = sat_add(total.ir_ops, w.ir_ops);
 }
 
 std::string display(const std::string& name) { return name.empty() ? "the model" : squote(name); }
 
-Status check_totals(const JsonDoc& doc, const Node& node, const ModuleNode& m) {
+std::string count_text(int64_t n) {
+  return n >= kSaturated ? "more than 2^62" : std::to_string(n);
+}
+
+Error over_budget(const JsonDoc& doc, const Node& node, const std::string& name,
+                  const std::string& what, int64_t count, int64_t limit) {
+  std::string who = name.empty() ? "the model" : "module " + squote(name);
+  return doc.error(node, "over budget: " + who + " expands to " + count_text(count) + " " + what +
+                             ", more than the limit of " + std::to_string(limit) +
+                             " (docs/limits.md)");
+}
+
+Status check_totals(const JsonDoc& doc, const Node& node, const std::string& name,
+                    const ModuleNode& m) {
   if (m.param_elements > kMaxElements)
     return doc.error(node, "too many parameters: more than 2^40 elements");
   if (m.param_tensors > kMaxParamTensors)
-    return doc.error(node, "too many parameter tensors: more than " +
-                               std::to_string(kMaxParamTensors));
-  if (m.applications > kMaxLayerApplications)
-    return doc.error(node, "the model expands to more than " +
-                               std::to_string(kMaxLayerApplications) + " layers");
+    return over_budget(doc, node, name, "parameter tensors", m.param_tensors, kMaxParamTensors);
+  if (m.work.modules > kMaxModules)
+    return over_budget(doc, node, name, "modules (layers, containers and repeats)",
+                       m.work.modules, kMaxModules);
+  if (m.work.forward_ops > kMaxForwardOps)
+    return over_budget(doc, node, name, "forward operations", m.work.forward_ops, kMaxForwardOps);
+  if (m.work.ir_ops > kMaxIrOps)
+    return over_budget(doc, node, name, "IR operations", m.work.ir_ops, kMaxIrOps);
   return {};
 }
 
@@ -49,10 +75,10 @@ Expected<std::unique_ptr<ModuleNode>> parse_layer_node(const Fields& f, const st
       return f.doc().error(f.node(), type + " " + display(name) + ": parameter " + squote(p.name) +
                                          " " + shape_to_string(p.shape) +
                                          " has more than 2^40 elements");
-    m->param_elements = sat_add(m->param_elements, *n, kMaxElements);
+    m->param_elements = sat_add(m->param_elements, *n);
     ++m->param_tensors;
   }
-  m->applications = 1;
+  m->work = {1, 0, m->layer->max_ops()};
   return m;
 }
 
@@ -60,12 +86,12 @@ Expected<std::vector<std::string>> parse_input_names(const JsonDoc& doc, const N
   MLC_CHECK_OK(doc.expect_array(n));
   if (n.json->empty()) return doc.error(n, "'inputs': needs at least one name");
   std::vector<std::string> names;
+  std::unordered_set<std::string> seen;
   for (size_t i = 0; i < n.json->size(); ++i) {
     Node e = n.element(i);
     MLC_TRY(std::string s, doc.as_string(e));
     if (!is_identifier(s)) return doc.error(e, "input name " + squote(s) + " is not an identifier");
-    if (std::find(names.begin(), names.end(), s) != names.end())
-      return doc.error(e, "input " + squote(s) + " is listed twice");
+    if (!seen.insert(s).second) return doc.error(e, "input " + squote(s) + " is listed twice");
     names.push_back(s);
   }
   return names;
@@ -81,22 +107,24 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
   }
   Node layers = f.node().child("layers");
   MLC_CHECK_OK(doc.expect_object(layers));
+  std::unordered_set<std::string> input_names(m->inputs.begin(), m->inputs.end());
   for (auto it = layers.json->begin(); it != layers.json->end(); ++it) {
-    Node c = layers.child(it.key());
+    Node c = layers.member(it);
     if (!is_identifier(it.key()))
       return doc.key_error(c, "layer name " + squote(it.key()) +
                                   " is not an identifier (letters, digits and _)");
-    if (std::find(m->inputs.begin(), m->inputs.end(), it.key()) != m->inputs.end())
+    if (input_names.count(it.key()))
       return doc.key_error(c, "layer name " + squote(it.key()) + " is also an input name");
     MLC_TRY(auto child, parse_module(doc, c, it.key()));
     if (!f.has("forward") && child->arity() != 1)
       return doc.key_error(c, squote(it.key()) + " takes " + std::to_string(child->arity()) +
                                   " inputs; a container without \"forward\" passes one value");
-    m->param_tensors = sat_add(m->param_tensors, child->param_tensors, kMaxParamTensors);
-    m->param_elements = sat_add(m->param_elements, child->param_elements, kMaxElements);
-    m->applications = sat_add(m->applications, child->applications, kMaxLayerApplications);
+    m->param_tensors = sat_add(m->param_tensors, child->param_tensors);
+    m->param_elements = sat_add(m->param_elements, child->param_elements);
+    m->child_index.emplace(it.key(), m->children.size());
     m->children.emplace_back(it.key(), std::move(child));
   }
+  m->work.modules = 1;
   if (auto fwd = f.get("forward")) {
     ForwardScope scope;
     scope.inputs = m->inputs;
@@ -105,10 +133,15 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
       return c ? std::optional<int>(c->arity()) : std::nullopt;
     };
     MLC_TRY(m->forward, parse_forward(doc, *fwd, scope));
+    m->work.forward_ops = m->forward->ops;
+    m->work.ir_ops = m->forward->ops;
+    for (const auto& [callee, n] : m->forward->calls) add_to(m->work, times(m->child(callee)->work, n));
   } else if (m->inputs.size() != 1) {
     return doc.error(*f.get("inputs"), "a container without \"forward\" takes exactly one input");
+  } else {
+    for (const auto& [child_name, c] : m->children) add_to(m->work, c->work);
   }
-  MLC_CHECK_OK(check_totals(doc, f.node(), *m));
+  MLC_CHECK_OK(check_totals(doc, f.node(), name, *m));
   return m;
 }
 
@@ -126,19 +159,19 @@ Expected<std::unique_ptr<ModuleNode>> parse_repeat(const Fields& f, const std::s
   if (m->block->arity() != 1)
     return doc.error(block, "a repeated block must take one input, this one takes " +
                                 std::to_string(m->block->arity()));
-  m->param_tensors = sat_mul(m->block->param_tensors, m->repeat, kMaxParamTensors);
-  m->param_elements = sat_mul(m->block->param_elements, m->repeat, kMaxElements);
-  m->applications = sat_mul(m->block->applications, m->repeat, kMaxLayerApplications);
-  MLC_CHECK_OK(check_totals(doc, f.node(), *m));
+  m->param_tensors = sat_mul(m->block->param_tensors, m->repeat);
+  m->param_elements = sat_mul(m->block->param_elements, m->repeat);
+  m->work = times(m->block->work, m->repeat);
+  m->work.modules = sat_add(m->work.modules, 1);
+  MLC_CHECK_OK(check_totals(doc, f.node(), name, *m));
   return m;
 }
 
 }  // namespace
 
 const ModuleNode* ModuleNode::child(const std::string& name) const {
-  for (const auto& [n, c] : children)
-    if (n == name) return c.get();
-  return nullptr;
+  auto it = child_index.find(name);
+  return it == child_index.end() ? nullptr : children[it->second].second.get();
 }
 
 Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Node& node,

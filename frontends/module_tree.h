@@ -4,10 +4,13 @@
 //
 // Contracts:
 //  - parse_module validates the whole subtree (fields, names, forward syntax)
-//    and computes totals over the expanded tree (a repeat counts its block N
-//    times); totals beyond the limits below are errors at the node where they
-//    first exceed, so enumerating parameters or emitting IR is always bounded.
-//    Recursion follows the JSON nesting, which precheck_json caps at 64.
+//    and computes, before anything is emitted, the work of emitting it once
+//    (Work: a repeat counts its block N times, a forward each call of a layer
+//    once more) and its parameter totals. Totals beyond the budgets below
+//    (docs/limits.md) are errors at the node where they first exceed, naming
+//    the budget, its limit and the count, so enumerating parameters and
+//    emitting IR are bounded whatever the file holds. Recursion follows the
+//    JSON nesting, which the JSON parser caps at 64. Lookups are hashed.
 //  - collect_params lists ParamInfo in state_dict (registration) order:
 //    container children in file order, repeat copies 0..N-1, then each layer's
 //    params(). `trainable` is false below any "trainable": false.
@@ -29,9 +32,19 @@
 
 namespace mlc {
 
+// Budgets of a model file (docs/limits.md).
 inline constexpr int64_t kMaxParamTensors = 1 << 20;
-inline constexpr int64_t kMaxLayerApplications = 1 << 20;
 inline constexpr int64_t kMaxRepeat = 1 << 16;
+inline constexpr int64_t kMaxModules = 1 << 20;      // expanded layers, containers, repeats
+inline constexpr int64_t kMaxForwardOps = 1 << 18;   // ops of forward statements, expanded
+inline constexpr int64_t kMaxIrOps = 1 << 18;        // IR ops of one function, expanded
+
+// The work of emitting a module once.
+struct Work {
+  int64_t modules = 0;      // module instances emitted: layers, containers, repeats
+  int64_t forward_ops = 0;  // ops emitted by forward statements
+  int64_t ir_ops = 0;       // upper bound on all ops emitted (layers' max_ops + forward_ops)
+};
 
 struct ModuleNode {
   enum class Kind { layer, container, repeat } kind = Kind::layer;
@@ -46,8 +59,10 @@ struct ModuleNode {
   // repeat
   int64_t repeat = 0;
   std::unique_ptr<ModuleNode> block;
+  std::unordered_map<std::string, size_t> child_index;  // name -> position in children
   // totals over the expanded subtree
-  int64_t param_tensors = 0, param_elements = 0, applications = 0;
+  int64_t param_tensors = 0, param_elements = 0;
+  Work work;
 
   // How many values a call of this module takes.
   int arity() const { return kind == Kind::container ? static_cast<int>(inputs.size()) : 1; }

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cassert>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -59,6 +61,22 @@ class [[nodiscard]] Expected<void> {
 };
 
 using Status = Expected<void>;
+
+// Runs `work` (returning an Expected) and turns running out of memory
+// (std::bad_alloc, or std::length_error from a size no container can hold)
+// into an Error with `message`, so that a loader or builder never aborts on an
+// input too large for the machine. `message` names the file and what was
+// being built: "model.json: error: out of memory while building the IR".
+template <class F>
+auto catch_out_of_memory(F&& work, const std::string& message) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const std::bad_alloc&) {
+    return make_error(message);
+  } catch (const std::length_error&) {
+    return make_error(message);
+  }
+}
 
 }  // namespace mlc
 

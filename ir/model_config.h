@@ -114,6 +114,10 @@ struct ModelConfig {
   bool classifier = false;  // cross-entropy: evaluation reports accuracy
   DataConfig data;
   TrainConfig train;
+
+  // The batch a model is built at when nothing asks for another (the load-time
+  // trial build, `mlc ir`, `mlc plan`): train.batch_size, or 1 without "train".
+  int64_t trial_batch() const { return train.batch_size > 0 ? train.batch_size : 1; }
 };
 
 }  // namespace mlc

@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "ir/diagnostics.h"
+#include "ir/source_file.h"
 #include "ir/op_table.h"
 
 namespace mlc {
@@ -580,20 +581,13 @@ class Parser {
 }  // namespace
 
 Expected<Module> parse_module(std::string_view text, const std::string& filename) {
-  return Parser(text, filename).parse();
+  return catch_out_of_memory([&] { return Parser(text, filename).parse(); },
+                             filename + ": error: out of memory while parsing the IR");
 }
 
 Expected<Module> parse_module_file(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) return make_error(path + ": cannot open: " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, file)) > 0) text.append(buf, n);
-  bool failed = std::ferror(file);
-  std::fclose(file);
-  if (failed) return make_error(path + ": cannot read: " + std::strerror(errno));
-  return parse_module(text, path);
+  MLC_TRY(SourceFile file, read_source_file(path, kMaxIrFileBytes, "IR file"));
+  return parse_module(file.text, file.name);
 }
 
 }  // namespace mlc

@@ -38,7 +38,9 @@ namespace mlc {
 
 // `filename` is used only in diagnostics.
 Expected<Module> parse_module(std::string_view text, const std::string& filename);
-// Reads and parses a file; "<path>: cannot open: <reason>" if it cannot be read.
+// Reads (ir/source_file.h: a regular file of at most kMaxIrFileBytes, or "-"
+// for standard input) and parses a file: "<path>: error: cannot open: <reason>".
+// Running out of memory is an Error naming the file, never an abort.
 Expected<Module> parse_module_file(const std::string& path);
 
 }  // namespace mlc

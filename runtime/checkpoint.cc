@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "runtime/safetensors.h"
+#include "support/json_parse.h"
 
 namespace mlc::rt {
 
@@ -40,7 +41,7 @@ Expected<int64_t> meta_int(const SafetensorsFile& f, const std::string& key) {
 
 // Copies the tensors named like `expected` out of the file, checking types.
 Expected<std::vector<NamedTensor>> take(const SafetensorsFile& f, const std::vector<NamedTensor>& expected,
-                                        const nlohmann::json& sums) {
+                                        const std::unordered_map<std::string, std::string>& sums) {
   std::vector<NamedTensor> out;
   for (const NamedTensor& e : expected) {
     auto t = f.get(e.name);
@@ -48,7 +49,8 @@ Expected<std::vector<NamedTensor>> take(const SafetensorsFile& f, const std::vec
     if ((*t)->type() != e.tensor.type())
       return make_error(f.path + ": error: checkpoint tensor '" + e.name + "' is " + (*t)->type().str() +
                         " but the model needs " + e.tensor.type().str());
-    if (!sums.contains(e.name) || sums[e.name] != hex(fnv1a64((*t)->bytes(), (*t)->num_bytes())))
+    auto sum = sums.find(e.name);
+    if (sum == sums.end() || sum->second != hex(fnv1a64((*t)->bytes(), (*t)->num_bytes())))
       return make_error(f.path + ": error: checkpoint is corrupt: tensor '" + e.name +
                         "' does not match its checksum");
     out.push_back({e.name, **t});
@@ -96,8 +98,16 @@ Expected<TrainState> read_checkpoint(const std::string& path, const std::string&
   if (model != model_name)
     return make_error(path + ": error: checkpoint of model '" + model + "', not '" + model_name + "'");
   MLC_TRY(std::string sums_text, meta(f, "checksums"));
-  nlohmann::json sums = nlohmann::json::parse(sums_text, nullptr, false);
+  // An object of one hex string per tensor.
+  const json::Limits sums_limits{2, 2 * static_cast<int64_t>(f.entries.size()) + 1, true};
+  json::Json sums;
+  if (auto failure = json::parse(sums_text, sums_limits, sums))
+    return make_error(path + ": error: checkpoint metadata 'checksums' is not valid: " +
+                      json::describe(*failure, sums_limits));
   if (!sums.is_object()) return make_error(path + ": error: checkpoint checksums are not a JSON object");
+  std::unordered_map<std::string, std::string> sum_of;
+  for (auto it = sums.begin(); it != sums.end(); ++it)
+    if (it.value().is_string()) sum_of.emplace(it.key(), it.value().get<std::string>());
   TrainState s;
   MLC_TRY(s.step, meta_int(f, "step"));
   MLC_TRY(int64_t seed, meta_int(f, "seed"));
@@ -106,8 +116,8 @@ Expected<TrainState> read_checkpoint(const std::string& path, const std::string&
   MLC_TRY(std::string shuffle, meta(f, "shuffle"));
   s.seed = static_cast<uint64_t>(seed);
   s.shuffle = shuffle == "true";
-  MLC_TRY(s.params, take(f, params, sums));
-  MLC_TRY(s.state, take(f, state, sums));
+  MLC_TRY(s.params, take(f, params, sum_of));
+  MLC_TRY(s.state, take(f, state, sum_of));
   if (f.entries.size() != params.size() + state.size())
     return make_error(path + ": error: checkpoint holds " + std::to_string(f.entries.size()) +
                       " tensors, the model and optimizer need " + std::to_string(params.size() + state.size()));

@@ -16,7 +16,7 @@
 #include <system_error>
 #include <unordered_set>
 
-#include <nlohmann/json.hpp>
+#include "support/json_parse.h"
 
 namespace mlc::rt {
 namespace {
@@ -24,10 +24,11 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian; mlc reads and writes it in place");
 
-using Json = nlohmann::ordered_json;
+using Json = json::Json;
 
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // same limit as the reference reader
-constexpr int kMaxJsonDepth = 8;                   // a valid header nests 3 deep
+// A valid header nests 3 deep and holds about 8 values per tensor.
+constexpr json::Limits kHeaderJsonLimits{8, int64_t{1} << 23, true};
 constexpr size_t kMaxNamesListed = 10;
 constexpr size_t kMaxQuotedJson = 60;
 constexpr char kMetadataKey[] = "__metadata__";
@@ -93,7 +94,7 @@ std::string shorten(std::string s, size_t limit) {
 }
 
 // A JSON value for a message. Only called on headers already limited to
-// kMaxJsonDepth and checked to be UTF-8, so dump() neither recurses deeply nor throws.
+// kHeaderJsonLimits and checked to be UTF-8, so dump() neither recurses deeply nor throws.
 std::string quote_json(const Json& j) { return shorten(j.dump(), kMaxQuotedJson); }
 
 // ---------------------------------------------------------------------------
@@ -132,60 +133,6 @@ std::optional<size_t> find_invalid_utf8(std::string_view s) {
   return std::nullopt;
 }
 
-// Watches nlohmann's parse events for what its DOM hides: duplicate keys (it
-// keeps the last) and excessive nesting. Records the first problem.
-class HeaderStructureChecker {
- public:
-  bool on_event(int depth, Json::parse_event_t event, const Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        check_depth(depth);
-        open_objects_.emplace_back();
-        break;
-      case Json::parse_event_t::array_start:
-        check_depth(depth);
-        break;
-      case Json::parse_event_t::object_end:
-        if (!open_objects_.empty()) open_objects_.pop_back();
-        break;
-      case Json::parse_event_t::key:
-        on_key(depth, parsed.get_ref<const std::string&>());
-        break;
-      default:
-        break;
-    }
-    return true;  // keep everything; problems are reported after parsing
-  }
-  const std::string& problem() const { return problem_; }
-
- private:
-  void check_depth(int depth) {
-    if (depth >= kMaxJsonDepth && problem_.empty())
-      problem_ = "header JSON is nested more than " + std::to_string(kMaxJsonDepth) + " levels deep";
-  }
-  // `depth` counts the open containers: 1 for keys of the top-level object,
-  // 2 for keys of an object that is the value of a top-level key.
-  void on_key(int depth, const std::string& key) {
-    if (depth == 1) top_key_ = key;
-    if (open_objects_.empty() || open_objects_.back().insert(key).second || !problem_.empty())
-      return;
-    if (depth == 1 && key == kMetadataKey)
-      problem_ = "duplicate key '__metadata__' in the header";
-    else if (depth == 1)
-      problem_ = "duplicate tensor name '" + key + "' in the header";
-    else if (depth == 2 && top_key_ == kMetadataKey)
-      problem_ = "__metadata__: duplicate key '" + key + "'";
-    else if (depth == 2)
-      problem_ = "tensor '" + top_key_ + "': duplicate field '" + key + "'";
-    else
-      problem_ = "duplicate key '" + key + "' in the header";
-  }
-
-  std::vector<std::unordered_set<std::string>> open_objects_;
-  std::string top_key_;
-  std::string problem_;
-};
-
 struct Sections {
   std::string_view header;
   std::string_view data;
@@ -215,17 +162,34 @@ Expected<Json> parse_header_json(std::string_view header, const std::string& pat
     return file_error(path, std::string("header is not valid UTF-8 (byte ") + byte +
                                 " at header offset " + std::to_string(*bad) + ")");
   }
-  HeaderStructureChecker checker;
   Json j;
-  try {
-    j = Json::parse(header.begin(), header.end(),
-                    [&checker](int depth, Json::parse_event_t event, Json& parsed) {
-                      return checker.on_event(depth, event, parsed);
-                    });
-  } catch (const Json::exception& e) {
-    return file_error(path, "header is not valid JSON: " + shorten(e.what(), 200));
+  if (auto failure = json::parse(header, kHeaderJsonLimits, j)) {
+    using Kind = json::Failure::Kind;
+    switch (failure->kind) {
+      case Kind::syntax:
+        return file_error(path, "header is not valid JSON: " + shorten(failure->detail, 200));
+      case Kind::too_deep:
+        return file_error(path, "header JSON is nested more than " +
+                                    std::to_string(kHeaderJsonLimits.max_depth) + " levels deep");
+      case Kind::too_many_values:
+        return file_error(path, "header JSON has more than " +
+                                    std::to_string(kHeaderJsonLimits.max_values) + " values");
+      case Kind::out_of_memory:
+        return file_error(path, "out of memory while reading the header");
+      case Kind::duplicate_key: {
+        const std::string key = shorten(failure->detail, kMaxQuotedJson);
+        if (failure->depth == 1 && failure->detail == kMetadataKey)
+          return file_error(path, "duplicate key '__metadata__' in the header");
+        if (failure->depth == 1) return file_error(path, "duplicate tensor name '" + key + "' in the header");
+        if (failure->depth == 2 && failure->parent_key == kMetadataKey)
+          return file_error(path, "__metadata__: duplicate key '" + key + "'");
+        if (failure->depth == 2)
+          return file_error(path, "tensor '" + shorten(failure->parent_key, kMaxQuotedJson) +
+                                      "': duplicate field '" + key + "'");
+        return file_error(path, "duplicate key '" + key + "' in the header");
+      }
+    }
   }
-  if (!checker.problem().empty()) return file_error(path, checker.problem());
   if (!j.is_object())
     return file_error(path, std::string("header must be a JSON object, got ") + j.type_name());
   return j;
@@ -569,6 +533,9 @@ Status write_atomically(const std::string& path, const std::string& head,
   return {};
 }
 
+// Everything parse_safetensors does, without the out-of-memory guard.
+Expected<SafetensorsFile> parse_validated(std::string_view bytes, const std::string& path);
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -581,9 +548,8 @@ std::string_view safetensors_dtype_name(DType t) {
 }
 
 const SafetensorsEntry* SafetensorsFile::find(std::string_view name) const {
-  for (const SafetensorsEntry& e : entries)
-    if (e.name == name) return &e;
-  return nullptr;
+  auto it = index.find(std::string(name));
+  return it == index.end() ? nullptr : &entries[it->second];
 }
 
 Expected<const Tensor*> SafetensorsFile::get(std::string_view name) const {
@@ -606,6 +572,18 @@ Expected<const Tensor*> SafetensorsFile::get(std::string_view name) const {
 }
 
 Expected<SafetensorsFile> parse_safetensors(std::string_view bytes, const std::string& path) {
+  return catch_out_of_memory([&] { return parse_validated(bytes, path); },
+                             path + ": error: out of memory while reading the safetensors file");
+}
+
+Expected<SafetensorsFile> read_safetensors(const std::string& path) {
+  MLC_TRY(std::string bytes, catch_out_of_memory([&] { return read_whole_file(path); },
+                                                 path + ": error: out of memory while reading the file"));
+  return parse_safetensors(bytes, path);
+}
+
+namespace {
+Expected<SafetensorsFile> parse_validated(std::string_view bytes, const std::string& path) {
   MLC_TRY(Sections sections, split_sections(bytes, path));
   MLC_TRY(Json header, parse_header_json(sections.header, path));
 
@@ -628,14 +606,13 @@ Expected<SafetensorsFile> parse_safetensors(std::string_view bytes, const std::s
     if (info.dtype->mlc == DType::boolean) MLC_CHECK_OK(check_bool_bytes(info, sections.data, path));
 
   // Everything is validated: now copy the data.
-  for (const EntryInfo& info : infos) file.entries.push_back(make_entry(info, sections.data));
+  for (const EntryInfo& info : infos) {
+    file.index.emplace(info.name, file.entries.size());
+    file.entries.push_back(make_entry(info, sections.data));
+  }
   return file;
 }
-
-Expected<SafetensorsFile> read_safetensors(const std::string& path) {
-  MLC_TRY(std::string bytes, read_whole_file(path));
-  return parse_safetensors(bytes, path);
-}
+}  // namespace
 
 Status write_safetensors(const std::string& path,
                          const std::vector<std::pair<std::string, const Tensor*>>& tensors,

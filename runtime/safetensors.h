@@ -44,6 +44,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -66,8 +67,10 @@ struct SafetensorsFile {
   std::string path;
   std::vector<SafetensorsEntry> entries;  // sorted by data offset (file order)
   std::vector<std::pair<std::string, std::string>> metadata;  // __metadata__, header order
+  std::unordered_map<std::string, size_t> index;  // name -> position in entries
 
-  // The entry called `name`, or nullptr.
+  // The entry called `name`, or nullptr (hashed: `index` must list `entries`,
+  // as parse_safetensors makes it).
   const SafetensorsEntry* find(std::string_view name) const;
   // The tensor called `name`; an Error if there is none or its dtype is unsupported.
   Expected<const Tensor*> get(std::string_view name) const;

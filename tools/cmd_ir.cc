@@ -16,7 +16,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
   if (args.positional.size() != 1) return usage_error("usage: mlc ir MODEL.json [--after PASS] [--batch N]");
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
-  int64_t batch = model->config().train.batch_size;
+  int64_t batch = model->config().trial_batch();
   if (args.has("batch")) {
     try {
       batch = std::stoll(args.get("batch"));

@@ -1,8 +1,6 @@
 // mlc opt FILE.mlir [--passes a,b,c]: parses and verifies textual IR ("-" reads
 // stdin), runs the named passes in order and prints the result.
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 #include <sstream>
 
 #include "ir/parser.h"
@@ -29,13 +27,7 @@ int cmd_opt(const std::vector<std::string>& argv) {
   if (!parse_args(argv, {}, {"passes"}, args, error)) return usage_error(error);
   if (args.positional.size() != 1) return usage_error("usage: mlc opt FILE.mlir [--passes a,b,c]");
   const std::string& path = args.positional[0];
-  Expected<Module> module = Error{};
-  if (path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    module = parse_module(text, "<stdin>");
-  } else {
-    module = parse_module_file(path);
-  }
+  Expected<Module> module = parse_module_file(path);
   if (!module) return user_error(module.error().message);
   auto changed = run_passes(*module, split_commas(args.get("passes")));
   if (!changed) return user_error(changed.error().message);

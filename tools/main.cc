@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,17 @@ void select_blas_kernels(char** argv) {
   execv("/proc/self/exe", argv);  // returns only on failure: carry on with the defaults
 }
 
+int out_of_memory(const std::string& command, const std::vector<std::string>& args) {
+  std::string file = "mlc";
+  for (const std::string& a : args)
+    if (a.rfind("--", 0) != 0) {
+      file = a;
+      break;
+    }
+  std::fprintf(stderr, "%s: error: out of memory in 'mlc %s'\n", file.c_str(), command.c_str());
+  return mlc::cli::kUserError;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,9 +63,18 @@ int main(int argc, char** argv) {
   mlc::rt::blas::set_num_threads(threads ? std::max(1, std::atoi(threads)) : 1);
   std::string command = argv[1];
   std::vector<std::string> rest(argv + 2, argv + argc);
-  if (command == "ir") return mlc::cli::cmd_ir(rest);
-  if (command == "opt") return mlc::cli::cmd_opt(rest);
-  if (command == "run") return mlc::cli::cmd_run(rest);
-  if (command == "plan") return mlc::cli::cmd_plan(rest);
+  // Loaders and builders report running out of memory themselves, naming the
+  // file and what they were building; this is the net under everything else
+  // (a training run's tensors, a pass), so that no input ends in an abort.
+  try {
+    if (command == "ir") return mlc::cli::cmd_ir(rest);
+    if (command == "opt") return mlc::cli::cmd_opt(rest);
+    if (command == "run") return mlc::cli::cmd_run(rest);
+    if (command == "plan") return mlc::cli::cmd_plan(rest);
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(command, rest);
+  } catch (const std::length_error&) {
+    return out_of_memory(command, rest);
+  }
   return mlc::cli::usage_error("unknown command '" + command + "'\n" + kUsage);
 }

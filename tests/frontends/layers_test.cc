@@ -5,7 +5,10 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
+#include "frontends/json_doc.h"
+#include "frontends/layers.h"
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
 #include "ir/verifier.h"
@@ -219,6 +222,48 @@ TEST(ModelBuild, BatchOverflowIsAnError) {
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error().message,
             "t.json:1:26: error: input 'x' with batch 1073741824: shape [1073741824,1048576] has more than 2^40 elements");
+}
+
+// The work budget counts Layer::max_ops() before emitting; each layer type, in
+// the configuration that emits the most ops (bias on, rank-1 input where that
+// adds reshapes), must stay within it.
+TEST(FrontendLayers, EveryLayerEmitsAtMostMaxOps) {
+  struct Case {
+    std::string type, layer, inputs;
+  };
+  const std::vector<Case> cases = {
+      {"Linear", R"("in_features": 4, "out_features": 3)", R"("x": {"dtype": "f32", "shape": [4]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"Conv2d", R"("in_channels": 4, "out_channels": 6, "kernel_size": 3)", R"("x": {"dtype": "f32", "shape": [1, 4, 5, 5]}, "t": {"dtype": "f32", "shape": [1, 6, 3, 3]})"},
+      {"MaxPool2d", R"("kernel_size": 2)", R"("x": {"dtype": "f32", "shape": [1, 4, 4, 4]}, "t": {"dtype": "f32", "shape": [1, 4, 2, 2]})"},
+      {"AvgPool2d", R"("kernel_size": 2)", R"("x": {"dtype": "f32", "shape": [1, 4, 4, 4]}, "t": {"dtype": "f32", "shape": [1, 4, 2, 2]})"},
+      {"ReLU", "", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"GELU", R"("approximate": "tanh")", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"SiLU", "", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"Tanh", "", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"Sigmoid", "", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"Flatten", "", R"("x": {"dtype": "f32", "shape": [2, 3, 4]}, "t": {"dtype": "f32", "shape": [2, 12]})"},
+      {"Embedding", R"("num_embeddings": 5, "embedding_dim": 3)", R"("x": {"dtype": "i64", "shape": [2]}, "t": {"dtype": "f32", "shape": [2, 3]})"},
+      {"LayerNorm", R"("normalized_shape": 3)", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"RMSNorm", R"("dim": 3)", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"CausalSelfAttention", R"("dim": 4, "heads": 2, "bias": true)", R"("x": {"dtype": "f32", "shape": [1, 3, 4]}, "t": {"dtype": "f32", "shape": [1, 3, 4]})"},
+      {"SwiGLU", R"("dim": 4, "hidden": 6, "bias": true)", R"("x": {"dtype": "f32", "shape": [4]}, "t": {"dtype": "f32", "shape": [4]})"},
+  };
+  std::set<std::string> covered;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.type);
+    std::string layer = R"({"type": ")" + c.type + "\"" + (c.layer.empty() ? "" : ", " + c.layer) + "}";
+    auto doc = JsonDoc::parse(layer, "l.json");
+    ASSERT_TRUE(doc.ok()) << doc.error().message;
+    auto parsed = parse_layer(Fields(*doc, doc->root(), "layer"), c.type);
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+    ModelFile mf = parse_ok(model_text(c.inputs, R"({"layers": {"l": )" + layer + "}}"));
+    Module m = build_ok(mf, 1);
+    int64_t emitted = static_cast<int64_t>(m.find("loss")->ops.size()) - 1;  // less the mse
+    EXPECT_LE(emitted, (*parsed)->max_ops());
+    EXPECT_GE(emitted, 1);
+    covered.insert(c.type);
+  }
+  EXPECT_EQ(covered, std::set<std::string>(layer_types().begin(), layer_types().end()));
 }
 
 }  // namespace

@@ -296,7 +296,7 @@ TEST(Diagnostics, BadFiles) {
 TEST(Diagnostics, CannotOpen) {
   auto m = parse_module_file("no/such/file.mlir");
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.error().message.rfind("no/such/file.mlir: cannot open: ", 0), 0u)
+  EXPECT_EQ(m.error().message.rfind("no/such/file.mlir: error: cannot open: ", 0), 0u)
       << m.error().message;
 }
 

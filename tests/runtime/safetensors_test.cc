@@ -406,6 +406,35 @@ TEST(SafetensorsCorrupt, HeaderNestsTooDeep) {
             "bad.safetensors: error: header JSON is nested more than 8 levels deep");
 }
 
+// Regression: a header of nested arrays up to the 100 MB limit was parsed
+// whole (3.8 GB) before its depth was checked. The parser now stops at the
+// ninth bracket.
+TEST(SafetensorsCorrupt, HeaderOfNestedArraysUpToTheLimitStopsAtTheDepthLimit) {
+  const size_t half = 50'000'000;
+  std::string deep(half, '[');
+  deep.append(half, ']');
+  EXPECT_EQ(parse_error(st_bytes(deep)),
+            "bad.safetensors: error: header JSON is nested more than 8 levels deep");
+}
+
+// A header of many tensors is read in linear time (members are appended, not
+// looked up) and duplicate names are still found.
+TEST(Safetensors, ManyTensorsAndADuplicateAmongThem) {
+  const int n = 100'000;
+  std::string header = "{";
+  for (int i = 0; i < n; ++i)
+    header += (i ? ",\"t" : "\"t") + std::to_string(i) +
+              "\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[" + std::to_string(4 * i) + "," +
+              std::to_string(4 * i + 4) + "]}";
+  std::string data(4 * n, '\0');
+  auto f = parse_safetensors(st_bytes(header + "}", data), "many.safetensors");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  ASSERT_EQ(f->entries.size(), static_cast<size_t>(n));
+  EXPECT_EQ(f->find("t99999"), &f->entries.back());
+  EXPECT_EQ(parse_error(st_bytes(header + ",\"t7\":{}}", data)),
+            "bad.safetensors: error: duplicate tensor name 't7' in the header");
+}
+
 TEST(SafetensorsCorrupt, EntryIsNotAnObject) {
   EXPECT_EQ(parse_error(one_entry("w", "[1, 2]")),
             "bad.safetensors: error: tensor 'w': entry must be a JSON object, got [1,2]");

@@ -12,37 +12,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/tools/run_mlc.h"
+
 namespace {
 
-struct RunResult {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using mlc::testing::RunResult;
+using mlc::testing::slurp;
 
 std::string temp_path(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("mlc_cli_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  return (mlc::testing::scratch_dir("mlc_cli_test") / name).string();
 }
 
 // Runs `mlc ARGS` from the source root, capturing stdout and stderr.
 RunResult mlc(const std::string& args, const std::string& stdin_file = "") {
-  std::string out = temp_path("stdout"), err = temp_path("stderr");
-  std::string cmd = std::string(MLC_BINARY_DIR) + "/bin/mlc " + args + " >" + out + " 2>" + err;
-  if (!stdin_file.empty()) cmd += " <" + stdin_file;
-  int raw = std::system(cmd.c_str());
-  RunResult r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return mlc::testing::run_mlc(args, "", stdin_file.empty() ? "" : "<" + stdin_file);
 }
 
 nlohmann::json reference() {

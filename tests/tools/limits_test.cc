@@ -1,0 +1,179 @@
+// Bounded work on hostile input, end to end: each case of the reliability
+// issue runs `mlc` under `ulimit -v 4000000` (4 GB of address space) and must
+// end with its one-line diagnostic and exit status 1 (the last case: succeed).
+// Before the fixes they ran for half an hour, took gigabytes, aborted with
+// std::bad_alloc or read /dev/zero without end; ctest's timeout catches a
+// relapse into unbounded time.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/tools/run_mlc.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using mlc::testing::RunResult;
+using mlc::testing::slurp;
+
+std::filesystem::path temp_dir() { return mlc::testing::scratch_dir("mlc_limits_test"); }
+
+std::string write_file(const std::string& name, const std::string& bytes) {
+  std::string path = (temp_dir() / name).string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// `mlc ARGS` from the source root under a 4 GB address-space limit.
+RunResult mlc_limited(const std::string& args, const std::string& redirect = "") {
+  return mlc::testing::run_mlc(args, "ulimit -v 4000000;", redirect);
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+const char* kInputs =
+    R"("inputs": {"x": {"dtype": "f32", "shape": ["batch", 4]}, "y": {"dtype": "f32", "shape": ["batch", 4]}})";
+
+std::string model(const std::string& name, const std::string& model_json) {
+  return R"({"name": ")" + name + "\", " + kInputs + R"(, "model": )" + model_json +
+         R"(, "loss": {"type": "mse", "targets": "y"}})";
+}
+
+// Case 1: two nested repeats of an empty block (four billion iterations).
+TEST(Limits, NestedRepeats) {
+  RunResult r = mlc_limited("ir tests/frontends/data/bad/budget_nested_repeat.json");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "tests/frontends/data/bad/budget_nested_repeat.json:6:12: error: over budget: module 'r' "
+            "expands to 4295032833 modules (layers, containers and repeats), more than the limit of "
+            "1048576 (docs/limits.md)\n");
+}
+
+// Case 1, three levels.
+TEST(Limits, ThreeNestedRepeats) {
+  RunResult r = mlc_limited("ir tests/frontends/data/bad/budget_nested_repeat3.json");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "tests/frontends/data/bad/budget_nested_repeat3.json:6:39: error: over budget: module "
+            "'r.block' expands to 4295032833 modules (layers, containers and repeats), more than the "
+            "limit of 1048576 (docs/limits.md)\n");
+}
+
+// Case 2: a 1 KB file repeating a block whose forward has 36 statements.
+TEST(Limits, RepeatOfAForwardBlock) {
+  RunResult r = mlc_limited("ir tests/frontends/data/bad/budget_repeat_forward.json");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "tests/frontends/data/bad/budget_repeat_forward.json:6:12: error: over budget: module 'r' "
+            "expands to 6881280 forward operations, more than the limit of 262144 "
+            "(docs/limits.md)\n");
+}
+
+// Case 3: 160,000 chained forward statements (88 s when names were scanned).
+TEST(Limits, ManyForwardStatementsParseInLinearTime) {
+  std::string fwd = "[\"h = x\"";
+  for (int i = 0; i < 160000; ++i) fwd += ",\"h = relu(h)\"";
+  fwd += ",\"return h\"]";
+  std::string path = write_file("chain.json", model("chain", R"({"layers": {}, "forward": )" + fwd + "}"));
+  RunResult r = mlc_limited("ir " + path);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("module @chain"), std::string::npos);
+  // Over the budget, the same chain is refused at the forward's container.
+  std::string over = "[\"h = x\"";
+  for (int i = 0; i < 300000; ++i) over += ",\"h = relu(h)\"";
+  over += ",\"return h\"]";
+  path = write_file("chain_over.json", model("chain", R"({"layers": {}, "forward": )" + over + "}"));
+  r = mlc_limited("ir " + path);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, path + ":1:132: error: over budget: the model expands to 300000 forward "
+                          "operations, more than the limit of 262144 (docs/limits.md)\n");
+}
+
+// Case 4: a safetensors header of nested arrays up to the 100 MB limit, read
+// as --init; and the same nesting in a checkpoint's checksums metadata.
+TEST(Limits, NestedSafetensorsHeader) {
+  const size_t half = 49'999'990;
+  std::string header(half, '[');
+  header.append(half, ']');
+  std::string bytes(8, '\0');
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+  std::string path = write_file("deep.safetensors", bytes + header);
+  RunResult r = mlc_limited("run examples/digits_mlp.json --steps 1 --init " + path);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(first_line(r.err), path + ": error: header JSON is nested more than 8 levels deep");
+}
+
+TEST(Limits, NestedCheckpointMetadata) {
+  std::string dir = (temp_dir() / "ckpt").string();
+  RunResult r = mlc_limited("run examples/digits_mlp.json --steps 1 --checkpoint-dir " + dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Rewrite the checksums of the newest checkpoint as 40 MB of nested arrays.
+  std::string ckpt;
+  for (const auto& e : fs::directory_iterator(dir)) ckpt = e.path().string();
+  ASSERT_FALSE(ckpt.empty());
+  std::string bytes = slurp(ckpt);
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[i]);
+  std::string header = bytes.substr(8, n), data = bytes.substr(8 + n);
+  size_t at = header.find("\"checksums\":\"");
+  ASSERT_NE(at, std::string::npos);
+  size_t begin = at + 13, end = header.find("\"", header.find("}", begin));
+  std::string deep(20'000'000, '[');
+  deep.append(20'000'000, ']');
+  header = header.substr(0, begin) + deep + header.substr(end);
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::string len(8, '\0');
+  for (int i = 0; i < 8; ++i) len[i] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+  std::ofstream(ckpt, std::ios::binary | std::ios::trunc) << len + header + data;
+  r = mlc_limited("run examples/digits_mlp.json --steps 2 --resume --checkpoint-dir " + dir);
+  EXPECT_NE(r.err.find(ckpt + ": error: checkpoint metadata 'checksums' is not valid: nesting deeper "
+                              "than 2 levels"),
+            std::string::npos)
+      << r.err;
+}
+
+// Case 5: devices and unbounded standard input.
+TEST(Limits, DevZeroIsNotARegularFile) {
+  RunResult ir = mlc_limited("ir /dev/zero");
+  EXPECT_EQ(ir.status, 1);
+  EXPECT_EQ(ir.err, "/dev/zero: error: not a regular file (a character device)\n");
+  RunResult opt = mlc_limited("opt /dev/zero");
+  EXPECT_EQ(opt.status, 1);
+  EXPECT_EQ(opt.err, "/dev/zero: error: not a regular file (a character device)\n");
+  RunResult dir = mlc_limited("ir tests");
+  EXPECT_EQ(dir.err, "tests: error: not a regular file (a directory)\n");
+}
+
+TEST(Limits, StandardInputIsBounded) {
+  RunResult opt = mlc_limited("opt -", "</dev/zero");
+  EXPECT_EQ(opt.status, 1);
+  EXPECT_EQ(opt.err,
+            "<stdin>: error: the IR file is over the limit of 268435456 bytes (docs/limits.md)\n");
+  RunResult ir = mlc_limited("ir -", "</dev/zero");
+  EXPECT_EQ(ir.status, 1);
+  EXPECT_EQ(ir.err,
+            "<stdin>: error: the model file is over the limit of 16777216 bytes (docs/limits.md)\n");
+}
+
+TEST(Limits, ModelFileOverTheSizeLimit) {
+  std::string path = write_file("huge.json", std::string((16 << 20) + 1, ' '));
+  RunResult r = mlc_limited("ir " + path);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, path + ": error: the model file is 16777217 bytes, more than the limit of 16777216 "
+                          "bytes (docs/limits.md)\n");
+}
+
+// Case 6: a valid model without "train" prints its IR at batch 1.
+TEST(Limits, ModelWithoutTrainSectionPrintsAtBatchOne) {
+  std::string path = write_file(
+      "no_train.json",
+      model("no_train", R"({"layers": {"fc": {"type": "Linear", "in_features": 4, "out_features": 4}}})"));
+  RunResult r = mlc_limited("ir " + path);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("%x: f32[1,4] {input}"), std::string::npos) << r.out.substr(0, 400);
+}
+
+}  // namespace

@@ -1,0 +1,52 @@
+// Running the `mlc` binary from a test: the command, its exit status and what
+// it printed. Shared by the end-to-end suites of tests/tools/.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace mlc::testing {
+
+struct RunResult {
+  int status = -1;  // the exit status; -1 if killed by a signal
+  std::string out, err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch directory of this test process: <tmp>/<prefix>_<pid>.
+inline std::filesystem::path scratch_dir(const std::string& prefix) {
+  auto dir = std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Runs `sh -c "<setup> mlc ARGS >out 2>err <redirect>"` from the working
+// directory (the source root), e.g. setup "ulimit -v 4000000;" and redirect
+// "</dev/zero".
+inline RunResult run_mlc(const std::string& args, const std::string& setup = "",
+                         const std::string& redirect = "") {
+  auto dir = scratch_dir("mlc_run");
+  std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
+  std::string cmd = setup + " " + std::string(MLC_BINARY_DIR) + "/bin/mlc " + args + " >" + out +
+                    " 2>" + err + " " + redirect;
+  int raw = std::system(("sh -c '" + cmd + "'").c_str());
+  RunResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace mlc::testing
