@@ -43,6 +43,17 @@ Op* Function::insert_op(size_t position, OpCode code, std::vector<Value*> operan
   return raw;
 }
 
+bool is_arg_name(std::string_view s) {
+  bool only_digits = true;
+  for (char c : s) {
+    bool digit = c >= '0' && c <= '9';
+    bool other = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+    if (!digit && !other) return false;
+    only_digits = only_digits && digit;
+  }
+  return !s.empty() && !only_digits;
+}
+
 Value* Function::find_arg(std::string_view arg_name) const {
   for (Value* v : args)
     if (v->name == arg_name) return v;

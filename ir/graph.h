@@ -56,6 +56,13 @@ class Op {
   Loc loc;  // where in the model file this op comes from (may be unknown)
 };
 
+// Argument names: PyTorch state_dict names and input names ("fc1.weight",
+// "layers.0.attn.wq.weight", "0.weight" for a top-level repeat), made of
+// [A-Za-z0-9_.] and not only digits, so that no name collides with the
+// numbered op results "%0", "%1", ... of the textual form.
+inline constexpr std::string_view kArgNameRule = "[A-Za-z0-9_.]+, not only digits";
+bool is_arg_name(std::string_view s);
+
 class Function {
  public:
   explicit Function(std::string name) : name(std::move(name)) {}

@@ -226,8 +226,6 @@ std::string plural(size_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
-constexpr std::string_view kArgNameRule = "[A-Za-z_][A-Za-z0-9_.]*";
-
 class Parser {
  public:
   Parser(std::string_view text, const std::string& file) : text_(text), file_(file), lexer_(text) {}
@@ -434,9 +432,9 @@ class Parser {
   Status parse_arg(Function& f, Scope& scope) {
     if (!at(Tok::ValueName)) return unexpected("an argument", "in argument list");
     Token name = tok_;
-    if (!is_ident_start(name.text[0]))
+    if (!is_arg_name(name.text))
       return error_at(name.offset, "invalid argument name '%" + std::string(name.text) +
-                                       "' (must match " + std::string(kArgNameRule) + ")");
+                                       "' (must be " + std::string(kArgNameRule) + ")");
     MLC_CHECK_OK(advance());
     MLC_CHECK_OK(expect(Tok::Colon, "':'", "after argument name"));
     MLC_TRY(TensorType type, parse_type());

@@ -11,16 +11,6 @@ namespace mlc {
 
 namespace {
 
-bool is_arg_name(std::string_view s) {
-  if (s.empty()) return false;
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  if (!alpha(s[0])) return false;
-  for (char c : s)
-    if (!alpha(c) && !digit(c) && c != '.') return false;
-  return true;
-}
-
 bool is_symbol_name(std::string_view s) {
   for (char c : s) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -69,7 +59,7 @@ class FunctionVerifier {
       if (a->producer) return function_error(f_, what + " has a producer op");
       if (!is_arg_name(a->name))
         return function_error(f_, what + " has invalid name '" + a->name +
-                                      "' (must match [A-Za-z_][A-Za-z0-9_.]*)");
+                                      "' (must be " + std::string(kArgNameRule) + ")");
       if (!names.insert(a->name).second)
         return function_error(f_, "duplicate argument name '" + a->name + "'");
       if (!checked_num_elements(a->type.shape))

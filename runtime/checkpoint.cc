@@ -1,8 +1,10 @@
 #include "runtime/checkpoint.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -28,15 +30,17 @@ Expected<std::string> meta(const SafetensorsFile& f, const std::string& key) {
   return make_error(f.path + ": error: not an mlc checkpoint (no '" + key + "' in its metadata)");
 }
 
-Expected<int64_t> meta_int(const SafetensorsFile& f, const std::string& key) {
+// A metadata value written by std::to_string of T: decimal digits (a leading
+// '-' only for signed T) that fit T exactly.
+template <class T>
+Expected<T> meta_number(const SafetensorsFile& f, const std::string& key) {
   MLC_TRY(std::string v, meta(f, key));
-  try {
-    size_t used = 0;
-    long long x = std::stoll(v, &used);
-    if (used == v.size()) return static_cast<int64_t>(x);
-  } catch (...) {
-  }
-  return make_error(f.path + ": error: checkpoint metadata '" + key + "' is not an integer: '" + v + "'");
+  T x{};
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec == std::errc() && end == v.data() + v.size() && !v.empty() && v[0] != '+') return x;
+  return make_error(f.path + ": error: checkpoint metadata '" + key + "' is not " +
+                    (std::is_signed_v<T> ? "an integer" : "a non-negative integer") + ": '" +
+                    v.substr(0, 60) + "'");
 }
 
 // Copies the tensors named like `expected` out of the file, checking types.
@@ -109,12 +113,11 @@ Expected<TrainState> read_checkpoint(const std::string& path, const std::string&
   for (auto it = sums.begin(); it != sums.end(); ++it)
     if (it.value().is_string()) sum_of.emplace(it.key(), it.value().get<std::string>());
   TrainState s;
-  MLC_TRY(s.step, meta_int(f, "step"));
-  MLC_TRY(int64_t seed, meta_int(f, "seed"));
-  MLC_TRY(s.batch_size, meta_int(f, "batch_size"));
-  MLC_TRY(s.steps_per_epoch, meta_int(f, "steps_per_epoch"));
+  MLC_TRY(s.step, meta_number<int64_t>(f, "step"));
+  MLC_TRY(s.seed, meta_number<uint64_t>(f, "seed"));
+  MLC_TRY(s.batch_size, meta_number<int64_t>(f, "batch_size"));
+  MLC_TRY(s.steps_per_epoch, meta_number<int64_t>(f, "steps_per_epoch"));
   MLC_TRY(std::string shuffle, meta(f, "shuffle"));
-  s.seed = static_cast<uint64_t>(seed);
   s.shuffle = shuffle == "true";
   MLC_TRY(s.params, take(f, params, sum_of));
   MLC_TRY(s.state, take(f, state, sum_of));

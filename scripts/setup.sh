@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 if [[ "${1:-}" != "--no-apt" ]]; then
   packages=(build-essential cmake ninja-build ccache pkg-config
-            nlohmann-json3-dev libgtest-dev libgmock-dev libopenblas-dev clang libclang-rt-14-dev)
+            nlohmann-json3-dev libgtest-dev libgmock-dev libopenblas-dev
+            clang libclang-rt-14-dev llvm-14)  # llvm-14: llvm-symbolizer for sanitizer traces
   missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

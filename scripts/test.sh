@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite (ctest over the normal build), then the ir,
 # frontends, runtime and passes suites again under AddressSanitizer +
-# UndefinedBehaviorSanitizer.
+# UndefinedBehaviorSanitizer, then every libFuzzer harness of tests/fuzz/ for
+# MLC_FUZZ_SECONDS (default 60) each.
 # Usage: scripts/test.sh   (after scripts/setup.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,3 +21,6 @@ for suite in ir frontends runtime passes; do
   echo "== ${suite}_tests under ASan+UBSan"
   build-asan/bin/${suite}_tests --gtest_brief=1
 done
+
+# Coverage-guided fuzzing, bounded: each parser and loader for a minute.
+scripts/fuzz.sh all "${MLC_FUZZ_SECONDS:-60}"

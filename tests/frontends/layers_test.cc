@@ -11,6 +11,8 @@
 #include "frontends/layers.h"
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
 #include "ir/verifier.h"
 
 namespace mlc {
@@ -264,6 +266,21 @@ TEST(FrontendLayers, EveryLayerEmitsAtMostMaxOps) {
     covered.insert(c.type);
   }
   EXPECT_EQ(covered, std::set<std::string>(layer_types().begin(), layer_types().end()));
+}
+
+// Fuzzer finding: a top-level repeat names its parameters "0.weight" (as
+// nn.Sequential does), which the verifier and parser rejected.
+TEST(FrontendLayers, TopLevelRepeatOfAParamLayerVerifiesAndRoundTrips) {
+  ModelFile mf = parse_ok(model_text(
+      R"("x": {"dtype": "f32", "shape": ["batch", 4]}, "t": {"dtype": "f32", "shape": ["batch", 4]})",
+      R"({"repeat": 3, "block": {"type": "Linear", "in_features": 4, "out_features": 4}})"));
+  ASSERT_EQ(mf.config().params.size(), 6u);
+  EXPECT_EQ(mf.config().params[0].name, "0.weight");
+  Module m = build_ok(mf, 2);
+  std::string text = print_module(m);
+  auto back = parse_module(text, "t.mlir");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(print_module(*back), text);
 }
 
 }  // namespace

@@ -134,10 +134,16 @@ TEST(Verifier, Arguments) {
   Fixture t;
   t.b->name = "x";
   EXPECT_EQ(t.error(), "error: verifier: function @main: duplicate argument name 'x'");
-  t.b->name = "1b";
+  t.b->name = "12";  // would read as a numbered op result
   EXPECT_EQ(t.error(),
-            "error: verifier: function @main: argument #1 has invalid name '1b' (must match "
-            "[A-Za-z_][A-Za-z0-9_.]*)");
+            "error: verifier: function @main: argument #1 has invalid name '12' (must be "
+            "[A-Za-z0-9_.]+, not only digits)");
+  t.b->name = "b-1";
+  EXPECT_EQ(t.error(),
+            "error: verifier: function @main: argument #1 has invalid name 'b-1' (must be "
+            "[A-Za-z0-9_.]+, not only digits)");
+  t.b->name = "0.bias";  // a top-level repeat's parameter, as in nn.Sequential
+  EXPECT_TRUE(verify_module(t.m).ok());
   t.b->name = "layers.0.bias";
   EXPECT_TRUE(verify_module(t.m).ok());
   t.f->arg_kinds.pop_back();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 
@@ -62,6 +63,23 @@ TEST_F(CheckpointTest, RoundTrips) {
   EXPECT_EQ(back->seed, 3u);
   ASSERT_EQ(back->params.size(), 1u);
   EXPECT_EQ(std::memcmp(back->params[0].tensor.bytes(), state_.params[0].tensor.bytes(), 24), 0);
+}
+
+// Fuzzer finding: seeds of 2^63 and above were written but then rejected
+// (parsed as signed), and "-1" was read as 2^64 - 1.
+TEST_F(CheckpointTest, EverySeedRoundTripsAndOnlyDigitsAreSeeds) {
+  state_.seed = UINT64_MAX;
+  ASSERT_TRUE(write_checkpoint(path("c.safetensors"), "m", state_).ok());
+  auto back = read_checkpoint(path("c.safetensors"), "m", state_.params, state_.state);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->seed, UINT64_MAX);
+  for (const char* bad : {"-1", "+1", "18446744073709551616", "1x", ""}) {
+    std::string file = write_with("seed", bad);
+    auto r = read_checkpoint(file, "m", state_.params, state_.state);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().message, file + ": error: checkpoint metadata 'seed' is not a non-negative "
+                                        "integer: '" + std::string(bad) + "'");
+  }
 }
 
 TEST_F(CheckpointTest, ChecksumMismatchIsReported) {

@@ -139,10 +139,19 @@ TEST(OracleCnn, MatchesPyTorch) {
   for (size_t e = 0; e < acc.size(); ++e) EXPECT_NEAR(m.eval_accuracy[e], acc[e], 0.02) << "epoch " << e;
 }
 
+// Each epoch restarted from PyTorch's checkpoint matches PyTorch's losses for
+// as long as valid f32 runs agree. tests/oracle/cnn_restart_calibration.py
+// measured 15 valid PyTorch variants (OpenBLAS kernels, threads, conv through
+// oneDNN or im2col): after restarts 0, 1 and 3 they agree within 1.1e-5 for
+// all 45 steps; after restart 2 a conv2 pre-activation at global step 155 is
+// 2.8e-7 from zero, one variant's ReLU flips there and reaches 2.8e-4 by step
+// 159 and 2e-2 by step 176 (tests/data/oracle/digits_cnn/restart_calibration.json).
+// So restart 2 is compared up to step 154, the others over the whole epoch.
 TEST(OracleCnn, EachEpochRestartedFromPyTorchMatches) {
   const std::string ref = "tests/data/oracle/digits_cnn";
   ModelFile model = load_model("examples/digits_cnn.json");
   auto want = read_json(ref + "/losses.json")["losses"].get<std::vector<double>>();
+  const size_t steps_compared[4] = {45, 45, 155 - 135, 45};
   for (int e = 0; e < 4; ++e) {
     SCOPED_TRACE("restart after epoch " + std::to_string(e));
     TrainOptions o;
@@ -153,7 +162,7 @@ TEST(OracleCnn, EachEpochRestartedFromPyTorchMatches) {
     run(model, o);
     Metrics m = read_metrics(o.metrics_path);
     ASSERT_EQ(m.losses.size(), 45u);
-    expect_losses(m.losses, want, 45, 1e-4, (e + 1) * 45);
+    expect_losses(m.losses, want, steps_compared[e], 1e-4, (e + 1) * 45);
   }
 }
 

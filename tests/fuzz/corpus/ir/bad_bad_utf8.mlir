@@ -1,0 +1,5 @@
+module @m {
+  func @f(%x: f32[3] {input}) -> () {
+    Ã( return
+  }
+}

@@ -1,0 +1,6 @@
+module @m {
+  func @f(%x: f32[3] {input}, %y: f32[4] {input}) -> (f32[3]) {
+    %0 = reshape(%x) : f32[3,-1]
+    return %0
+  }
+}

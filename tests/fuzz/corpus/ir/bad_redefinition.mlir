@@ -1,0 +1,7 @@
+module @m {
+  func @f(%x: f32[3] {input}, %y: f32[4] {input}) -> (f32[3]) {
+    %0 = neg(%x) : f32[3]
+    %0 = neg(%0) : f32[3]
+    return %0
+  }
+}

@@ -1,0 +1,73 @@
+// libFuzzer harness for the textual IR parser (ir/parser.h).
+//
+// Input: any bytes, parsed as IR text. Invariants checked on every input that
+// parses (ir/parser.h, ir/printer.h and ir/verifier.h promise them):
+//   1. the parsed module verifies (verify_module);
+//   2. its printed text parses again, and that module verifies too;
+//   3. print -> parse -> print is byte-identical.
+// Inputs that do not parse only have to fail cleanly (an Error, no crash, no
+// sanitizer report, no timeout). On a broken invariant the harness prints what
+// differs and traps, so libFuzzer saves the input as a crash artifact.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+
+namespace {
+
+const std::string kPath = "fuzz.mlir";
+
+[[noreturn]] void fail(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "\n==== fuzz_ir: INVARIANT BROKEN: %s\n%s\n", what, detail.c_str());
+  std::fflush(stderr);
+  __builtin_trap();
+}
+
+// The first line where `a` and `b` differ, both versions, for the report.
+std::string first_difference(const std::string& a, const std::string& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  size_t line_start = a.rfind('\n', i == 0 ? 0 : i - 1);
+  line_start = line_start == std::string::npos ? 0 : line_start + 1;
+  size_t line_no = 1;
+  for (size_t k = 0; k < line_start; ++k) line_no += a[k] == '\n';
+  auto line_at = [&](const std::string& s) {
+    if (line_start > s.size()) return std::string("<end of text>");
+    size_t end = s.find('\n', line_start);
+    return s.substr(line_start, end == std::string::npos ? std::string::npos : end - line_start);
+  };
+  return "first difference at byte " + std::to_string(i) + " (line " + std::to_string(line_no) +
+         ", sizes " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + ")\n" +
+         "  first print:  " + line_at(a) + "\n  second print: " + line_at(b);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  mlc::Expected<mlc::Module> parsed = mlc::parse_module(text, kPath);
+  if (!parsed) return 0;  // rejected: fine, as long as it was rejected cleanly
+
+  mlc::Status verified = mlc::verify_module(*parsed);
+  if (!verified) fail("a parsed module does not verify", verified.error().message);
+
+  const std::string first = mlc::print_module(*parsed);
+  mlc::Expected<mlc::Module> reparsed = mlc::parse_module(first, kPath);
+  if (!reparsed)
+    fail("the printed module does not parse back",
+         reparsed.error().message + "\n---- printed text:\n" + first);
+  mlc::Status reverified = mlc::verify_module(*reparsed);
+  if (!reverified)
+    fail("the re-parsed module does not verify",
+         reverified.error().message + "\n---- printed text:\n" + first);
+
+  const std::string second = mlc::print_module(*reparsed);
+  if (first != second)
+    fail("print -> parse -> print is not identical", first_difference(first, second));
+  return 0;
+}

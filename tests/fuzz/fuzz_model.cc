@@ -1,0 +1,84 @@
+// libFuzzer harness for the model-file loader (frontends/model_file.h).
+//
+// Input: any bytes, parsed as a model file (JSON). Invariants checked on every
+// input that loads:
+//   1. build(batch) succeeds, batch = train.batch_size if > 0 else 1 (load
+//      already did a trial build at that batch, model_file.h);
+//   2. the built module verifies (verify_module);
+//   3. its printed IR parses back (ir/parser.h), verifies, and prints
+//      identically (print -> parse -> print).
+// Inputs that do not load only have to fail cleanly. On a broken invariant the
+// harness prints what differs and traps (a crash artifact for libFuzzer).
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "frontends/model_file.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+
+namespace {
+
+const std::string kPath = "fuzz.json";
+
+[[noreturn]] void fail(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "\n==== fuzz_model: INVARIANT BROKEN: %s\n%s\n", what, detail.c_str());
+  std::fflush(stderr);
+  __builtin_trap();
+}
+
+std::string first_difference(const std::string& a, const std::string& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  size_t line_start = a.rfind('\n', i == 0 ? 0 : i - 1);
+  line_start = line_start == std::string::npos ? 0 : line_start + 1;
+  auto line_at = [&](const std::string& s) {
+    if (line_start > s.size()) return std::string("<end of text>");
+    size_t end = s.find('\n', line_start);
+    return s.substr(line_start, end == std::string::npos ? std::string::npos : end - line_start);
+  };
+  return "first difference at byte " + std::to_string(i) + " (sizes " + std::to_string(a.size()) +
+         " and " + std::to_string(b.size()) + ")\n  first print:  " + line_at(a) +
+         "\n  second print: " + line_at(b);
+}
+
+// Printed IR can be large; keep reports readable.
+std::string head(const std::string& s) {
+  constexpr size_t kMax = 4000;
+  return s.size() <= kMax ? s : s.substr(0, kMax) + "\n... (" + std::to_string(s.size()) + " bytes)";
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  mlc::Expected<mlc::ModelFile> model = mlc::ModelFile::parse(text, kPath);
+  if (!model) return 0;  // rejected: fine, as long as it was rejected cleanly
+
+  const int64_t batch = model->config().train.batch_size > 0 ? model->config().train.batch_size : 1;
+  mlc::Expected<mlc::Module> built = model->build(batch);
+  if (!built)
+    fail("a model file that loaded does not build at its batch size",
+         "batch " + std::to_string(batch) + ": " + built.error().message);
+
+  mlc::Status verified = mlc::verify_module(*built);
+  if (!verified) fail("the built module does not verify", verified.error().message);
+
+  const std::string first = mlc::print_module(*built);
+  mlc::Expected<mlc::Module> reparsed = mlc::parse_module(first, "printed.mlir");
+  if (!reparsed)
+    fail("the built module's printed IR does not parse",
+         reparsed.error().message + "\n---- printed IR:\n" + head(first));
+  mlc::Status reverified = mlc::verify_module(*reparsed);
+  if (!reverified)
+    fail("the re-parsed module does not verify",
+         reverified.error().message + "\n---- printed IR:\n" + head(first));
+
+  const std::string second = mlc::print_module(*reparsed);
+  if (first != second)
+    fail("print -> parse -> print is not identical", first_difference(first, second));
+  return 0;
+}

@@ -1,0 +1,234 @@
+// Writes the generated seeds of the committed fuzz corpora:
+//   <corpus>/checkpoint/*.safetensors   checkpoints of fuzz_checkpoint's fixed
+//                                       model, written by write_checkpoint
+//   <corpus>/safetensors/gen_*          small safetensors files: every dtype,
+//                                       __metadata__, empty and scalar tensors,
+//                                       gaps, padding, odd names, and headers
+//                                       with deeply nested JSON
+// Built by tests/fuzz/CMakeLists.txt as fuzz_make_seeds; run it once when the
+// formats change (scripts/fuzz.sh does not run it):
+//   build-fuzz/bin/fuzz_make_seeds tests/fuzz/corpus
+// The output is deterministic.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "runtime/checkpoint.h"
+#include "runtime/safetensors.h"
+
+namespace {
+
+using mlc::DType;
+using mlc::rt::NamedTensor;
+using mlc::rt::Tensor;
+using mlc::rt::TrainState;
+
+int g_failures = 0;
+
+void check(const mlc::Status& s) {
+  if (!s) {
+    std::fprintf(stderr, "%s\n", s.error().message.c_str());
+    ++g_failures;
+  }
+}
+
+// Deterministic pseudo-random floats.
+uint32_t g_rng = 12345;
+float next_float() {
+  g_rng = g_rng * 1664525u + 1013904223u;
+  return static_cast<float>(static_cast<int32_t>(g_rng >> 8) - (1 << 23)) / static_cast<float>(1 << 23);
+}
+
+Tensor f32(mlc::Shape shape, bool random = true) {
+  Tensor t(DType::f32, std::move(shape));
+  if (random)
+    for (float& x : t.span<float>()) x = next_float();
+  return t;
+}
+
+TrainState fixed_model_state() {
+  TrainState s;
+  s.params = {{"fc.weight", f32({2, 3})}, {"fc.bias", f32({2})}};
+  s.state = {{"fc.weight.momentum_buffer", f32({2, 3})}};
+  return s;
+}
+
+void write_checkpoints(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  {
+    TrainState s = fixed_model_state();
+    for (auto* list : {&s.params, &s.state})
+      for (NamedTensor& t : *list) t.tensor = Tensor(t.tensor.type());  // zeros
+    check(mlc::rt::write_checkpoint(dir + "/step0_zeros.safetensors", "fuzz", s));
+  }
+  {
+    TrainState s = fixed_model_state();
+    s.step = 123;
+    s.seed = 42;
+    s.batch_size = 32;
+    s.steps_per_epoch = 45;
+    s.shuffle = true;
+    check(mlc::rt::write_checkpoint(dir + "/step123_shuffle.safetensors", "fuzz", s));
+  }
+  {
+    TrainState s = fixed_model_state();
+    s.step = int64_t{1} << 62;
+    s.seed = 9223372036854775807ull;
+    s.batch_size = 1;
+    s.steps_per_epoch = 1;
+    float* w = s.params[0].tensor.data<float>();
+    w[0] = std::numeric_limits<float>::quiet_NaN();
+    w[1] = std::numeric_limits<float>::infinity();
+    w[2] = -std::numeric_limits<float>::infinity();
+    w[3] = -0.0f;
+    w[4] = std::numeric_limits<float>::denorm_min();
+    w[5] = std::numeric_limits<float>::max();
+    check(mlc::rt::write_checkpoint(dir + "/special_values.safetensors", "fuzz", s));
+  }
+  {
+    // Negative step and batch values are stored as written; the reader only
+    // checks that they are integers.
+    TrainState s = fixed_model_state();
+    s.step = -7;
+    s.batch_size = 0;
+    s.steps_per_epoch = 0;
+    check(mlc::rt::write_checkpoint(dir + "/negative_step.safetensors", "fuzz", s));
+  }
+  {
+    // Near misses: another model's checkpoint, and one with an extra tensor.
+    TrainState s = fixed_model_state();
+    s.step = 5;
+    check(mlc::rt::write_checkpoint(dir + "/other_model.safetensors", "other", s));
+    s.state.push_back({"fc.bias.momentum_buffer", f32({2})});
+    check(mlc::rt::write_checkpoint(dir + "/extra_tensor.safetensors", "fuzz", s));
+  }
+}
+
+// A safetensors file from a header text and a data section, byte for byte.
+void write_raw(const std::string& path, const std::string& header, const std::string& data) {
+  std::string out(8, '\0');
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  out += header;
+  out += data;
+  std::ofstream(path, std::ios::binary).write(out.data(), static_cast<std::streamsize>(out.size()));
+}
+
+std::string bytes_of(const void* p, size_t n) { return std::string(static_cast<const char*>(p), n); }
+
+std::string nested(const std::string& open, const std::string& close, const std::string& inner, int depth) {
+  std::string s;
+  for (int i = 0; i < depth; ++i) s += open;
+  s += inner;
+  for (int i = 0; i < depth; ++i) s += close;
+  return s;
+}
+
+void write_safetensors_seeds(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  // One tensor of every supported dtype, with metadata, through the writer.
+  {
+    std::vector<Tensor> ts;
+    ts.push_back(f32({2, 2}));
+    ts.emplace_back(DType::f64, mlc::Shape{3});
+    ts.emplace_back(DType::bf16, mlc::Shape{2});
+    ts.emplace_back(DType::f16, mlc::Shape{2, 1});
+    ts.emplace_back(DType::i32, mlc::Shape{2});
+    ts.emplace_back(DType::i64, mlc::Shape{1});
+    ts.emplace_back(DType::boolean, mlc::Shape{3});
+    ts[1].data<double>()[0] = 1.5, ts[1].data<double>()[1] = -2.25, ts[1].data<double>()[2] = 1e300;
+    ts[2].data<uint16_t>()[0] = 0x3f80, ts[2].data<uint16_t>()[1] = 0xff80;
+    ts[3].data<uint16_t>()[0] = 0x3c00, ts[3].data<uint16_t>()[1] = 0x7e00;
+    ts[4].data<int32_t>()[0] = -1, ts[4].data<int32_t>()[1] = 2147483647;
+    ts[5].data<int64_t>()[0] = std::numeric_limits<int64_t>::min();
+    ts[6].data<uint8_t>()[0] = 1, ts[6].data<uint8_t>()[2] = 1;
+    const char* names[] = {"f32", "f64", "bf16", "f16", "i32", "i64", "bool"};
+    std::vector<std::pair<std::string, const Tensor*>> list;
+    for (size_t i = 0; i < ts.size(); ++i) list.emplace_back(names[i], &ts[i]);
+    check(mlc::rt::write_safetensors(dir + "/gen_all_dtypes.safetensors", list,
+                                     {{"format", "pt"}, {"note", "every dtype \"quoted\" \\ é"}}));
+    // Descending element sizes in the given order (kept), and one that needs sorting.
+    std::vector<std::pair<std::string, const Tensor*>> sorted = {
+        {"b", &ts[6]}, {"i64", &ts[5]}, {"h", &ts[3]}, {"f", &ts[0]}};
+    check(mlc::rt::write_safetensors(dir + "/gen_mixed_order.safetensors", sorted));
+  }
+  // Scalars, empty tensors and a lone empty tensor.
+  {
+    Tensor scalar = f32({}), empty = f32({0, 3}), empty2(DType::i64, mlc::Shape{4, 0});
+    check(mlc::rt::write_safetensors(dir + "/gen_scalar_and_empty.safetensors",
+                                     {{"s", &scalar}, {"e", &empty}, {"z", &empty2}}, {{"k", ""}}));
+    check(mlc::rt::write_safetensors(dir + "/gen_no_tensors_metadata.safetensors", {},
+                                     {{"only", "metadata"}, {"", "empty key"}}));
+  }
+  // Hand-written headers: gaps, trailing bytes, space padding, odd names,
+  // unsupported dtypes, a smaller version of tiny_gpt_tokens' layout.
+  {
+    float v[4] = {1, 2, 3, 4};
+    std::string d = bytes_of(v, sizeof v);
+    write_raw(dir + "/gen_gap_and_trailing.safetensors",
+              R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+              R"("b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
+              d + "trailing");
+    write_raw(dir + "/gen_padded_header.safetensors",
+              R"({"__metadata__":{"a":"b"},"x":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})"
+              "          ",
+              d);
+    write_raw(dir + "/gen_odd_names.safetensors",
+              R"({"q\"uote\\d":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+              R"("\u00e9\ud83d\ude00":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},)"
+              R"("":{"dtype":"F32","shape":[],"data_offsets":[8,12]},)"
+              R"("__metadata__":{"\u0000":"nul","tab\t":"\n"}})",
+              d);
+    uint8_t u[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    write_raw(dir + "/gen_unsupported_dtypes.safetensors",
+              R"({"u8":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
+              R"("f8":{"dtype":"F8_E4M3","shape":[1],"data_offsets":[2,3]},)"
+              R"("f4":{"dtype":"F4","shape":[2],"data_offsets":[3,4]},)"
+              R"("c64":{"dtype":"C64","shape":[1],"data_offsets":[4,12]}})",
+              bytes_of(u, sizeof u));
+    int64_t tok[6] = {1, 2, 3, 4, 5, 6};
+    write_raw(dir + "/gen_tokens_like.safetensors",
+              R"({"tokens":{"dtype":"I64","shape":[2,3],"data_offsets":[0,48]},)"
+              R"("noise":{"dtype":"U8","shape":[2,3],"data_offsets":[48,54]},)"
+              R"("__metadata__":{"description":"tokens I64 [2,3]; inputs = tokens[:, :2]"}})",
+              bytes_of(tok, sizeof tok) + std::string(6, '\x07'));
+  }
+  // Deeply nested header JSON: at the reader's depth cap, just past it, far
+  // past it, and nested objects in the tensor-entry and metadata positions.
+  {
+    const std::string entry = R"("x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]})";
+    float one = 1;
+    std::string d = bytes_of(&one, sizeof one);
+    write_raw(dir + "/gen_nested_arrays_7.safetensors",
+              "{" + entry + R"(,"y":{"dtype":"F32","shape":)" + nested("[", "]", "1", 6) +
+                  R"(,"data_offsets":[0,4]}})",
+              d);
+    write_raw(dir + "/gen_nested_arrays_9.safetensors",
+              "{" + entry + R"(,"__metadata__":{"k":)" + nested("[", "]", "", 8) + "}}", d);
+    write_raw(dir + "/gen_nested_arrays_200.safetensors",
+              "{" + entry + R"(,"z":)" + nested("[", "]", "0", 200) + "}", d);
+    write_raw(dir + "/gen_nested_objects_12.safetensors",
+              "{" + entry + R"(,"__metadata__":)" + nested(R"({"a":)", "}", R"("v")", 12) + "}", d);
+    write_raw(dir + "/gen_nested_mixed_64.safetensors",
+              "{" + entry + R"(,"w":)" + nested(R"([{"k":)", "}]", "null", 32) + "}", d);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR   (tests/fuzz/corpus)\n", argv[0]);
+    return 2;
+  }
+  std::string root = argv[1];
+  write_checkpoints(root + "/checkpoint");
+  write_safetensors_seeds(root + "/safetensors");
+  return g_failures ? 1 : 0;
+}
