@@ -56,13 +56,14 @@ std::vector<int64_t> all_dims(const Value* v) {
 
 }  // namespace
 
-Expected<ModelFile> ModelFile::load(const std::string& path) {
+Expected<ModelFile> ModelFile::load(const std::string& path, const ModelLimits& limits) {
   MLC_TRY(SourceFile file, read_source_file(path, kMaxModelFileBytes, "model file"));
-  return parse(file.text, file.name);
+  return parse(file.text, file.name, limits);
 }
 
-Expected<ModelFile> ModelFile::parse(std::string_view text, const std::string& path) {
-  return catch_out_of_memory([&] { return parse_unguarded(text, path); },
+Expected<ModelFile> ModelFile::parse(std::string_view text, const std::string& path,
+                                     const ModelLimits& limits) {
+  return catch_out_of_memory([&] { return parse_unguarded(text, path, limits); },
                              path + ": error: out of memory while reading the model file");
 }
 
@@ -71,7 +72,8 @@ Expected<Module> ModelFile::build(int64_t batch) const {
                              config_.path + ": error: out of memory while building the IR");
 }
 
-Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std::string& path) {
+Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std::string& path,
+                                               const ModelLimits& limits) {
   MLC_TRY(JsonDoc doc, JsonDoc::parse(text, path));
   if (!doc.root().json->is_object())
     return doc.error(doc.root(), "a model file must be a JSON object, found " +
@@ -89,7 +91,7 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
   MLC_TRY(Node inputs, top.require("inputs"));
   MLC_TRY(c.inputs, parse_inputs(doc, inputs));
   MLC_TRY(Node model, top.require("model"));
-  MLC_TRY(std::unique_ptr<ModuleNode> tree, parse_module(doc, model, ""));
+  MLC_TRY(std::unique_ptr<ModuleNode> tree, parse_module(doc, model, "", limits));
   MLC_CHECK_OK(check_model_inputs(doc, model, *tree, c.inputs));
   mf.model_inputs_ = tree->kind == ModuleNode::Kind::container ? tree->inputs
                                                                 : std::vector<std::string>{"x"};

@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "frontends/model_limits.h"
 #include "ir/expected.h"
 #include "ir/graph.h"
 #include "ir/model_config.h"
@@ -35,14 +36,16 @@ struct ModuleNode;
 class ModelFile {
  public:
   // Reads the file: "<path>: error: cannot open: No such file or directory".
-  static Expected<ModelFile> load(const std::string& path);
-  static Expected<ModelFile> parse(std::string_view text, const std::string& path);
+  static Expected<ModelFile> load(const std::string& path, const ModelLimits& limits = {});
+  static Expected<ModelFile> parse(std::string_view text, const std::string& path,
+                                   const ModelLimits& limits = {});
 
   const ModelConfig& config() const { return config_; }
   Expected<Module> build(int64_t batch) const;
 
  private:
-  static Expected<ModelFile> parse_unguarded(std::string_view text, const std::string& path);
+  static Expected<ModelFile> parse_unguarded(std::string_view text, const std::string& path,
+                                             const ModelLimits& limits);
   Expected<Module> build_unguarded(int64_t batch) const;
 
   ModelConfig config_;

@@ -42,18 +42,20 @@ Error over_budget(const JsonDoc& doc, const Node& node, const std::string& name,
 }
 
 Status check_totals(const JsonDoc& doc, const Node& node, const std::string& name,
-                    const ModuleNode& m) {
+                    const ModuleNode& m, const ModelLimits& limits) {
   if (m.param_elements > kMaxElements)
     return doc.error(node, "too many parameters: more than 2^40 elements");
-  if (m.param_tensors > kMaxParamTensors)
-    return over_budget(doc, node, name, "parameter tensors", m.param_tensors, kMaxParamTensors);
-  if (m.work.modules > kMaxModules)
+  if (m.param_tensors > limits.max_param_tensors)
+    return over_budget(doc, node, name, "parameter tensors", m.param_tensors,
+                       limits.max_param_tensors);
+  if (m.work.modules > limits.max_modules)
     return over_budget(doc, node, name, "modules (layers, containers and repeats)",
-                       m.work.modules, kMaxModules);
-  if (m.work.forward_ops > kMaxForwardOps)
-    return over_budget(doc, node, name, "forward operations", m.work.forward_ops, kMaxForwardOps);
-  if (m.work.ir_ops > kMaxIrOps)
-    return over_budget(doc, node, name, "IR operations", m.work.ir_ops, kMaxIrOps);
+                       m.work.modules, limits.max_modules);
+  if (m.work.forward_ops > limits.max_forward_ops)
+    return over_budget(doc, node, name, "forward operations", m.work.forward_ops,
+                       limits.max_forward_ops);
+  if (m.work.ir_ops > limits.max_ir_ops)
+    return over_budget(doc, node, name, "IR operations", m.work.ir_ops, limits.max_ir_ops);
   return {};
 }
 
@@ -97,7 +99,8 @@ Expected<std::vector<std::string>> parse_input_names(const JsonDoc& doc, const N
   return names;
 }
 
-Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std::string& name) {
+Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std::string& name,
+                                                      const ModelLimits& limits) {
   const JsonDoc& doc = f.doc();
   MLC_CHECK_OK(f.allow({"layers", "forward", "inputs", "trainable"}));
   auto m = std::make_unique<ModuleNode>();
@@ -115,7 +118,7 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
                                   " is not an identifier (letters, digits and _)");
     if (input_names.count(it.key()))
       return doc.key_error(c, "layer name " + squote(it.key()) + " is also an input name");
-    MLC_TRY(auto child, parse_module(doc, c, it.key()));
+    MLC_TRY(auto child, parse_module(doc, c, it.key(), limits));
     if (!f.has("forward") && child->arity() != 1)
       return doc.key_error(c, squote(it.key()) + " takes " + std::to_string(child->arity()) +
                                   " inputs; a container without \"forward\" passes one value");
@@ -141,21 +144,23 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
   } else {
     for (const auto& [child_name, c] : m->children) add_to(m->work, c->work);
   }
-  MLC_CHECK_OK(check_totals(doc, f.node(), name, *m));
+  MLC_CHECK_OK(check_totals(doc, f.node(), name, *m, limits));
   return m;
 }
 
-Expected<std::unique_ptr<ModuleNode>> parse_repeat(const Fields& f, const std::string& name) {
+Expected<std::unique_ptr<ModuleNode>> parse_repeat(const Fields& f, const std::string& name,
+                                                   const ModelLimits& limits) {
   const JsonDoc& doc = f.doc();
   MLC_CHECK_OK(f.allow({"repeat", "block", "trainable"}));
   auto m = std::make_unique<ModuleNode>();
   m->kind = ModuleNode::Kind::repeat;
   MLC_TRY(m->repeat, f.positive("repeat"));
-  if (m->repeat > kMaxRepeat)
+  if (m->repeat > limits.max_repeat)
     return doc.error(*f.get("repeat"), "'repeat': " + std::to_string(m->repeat) +
-                                           " is too large (at most " + std::to_string(kMaxRepeat) + ")");
+                                           " is too large (at most " +
+                                           std::to_string(limits.max_repeat) + ")");
   MLC_TRY(Node block, f.require("block"));
-  MLC_TRY(m->block, parse_module(doc, block, name.empty() ? "block" : name + ".block"));
+  MLC_TRY(m->block, parse_module(doc, block, name.empty() ? "block" : name + ".block", limits));
   if (m->block->arity() != 1)
     return doc.error(block, "a repeated block must take one input, this one takes " +
                                 std::to_string(m->block->arity()));
@@ -163,7 +168,7 @@ Expected<std::unique_ptr<ModuleNode>> parse_repeat(const Fields& f, const std::s
   m->param_elements = sat_mul(m->block->param_elements, m->repeat);
   m->work = times(m->block->work, m->repeat);
   m->work.modules = sat_add(m->work.modules, 1);
-  MLC_CHECK_OK(check_totals(doc, f.node(), name, *m));
+  MLC_CHECK_OK(check_totals(doc, f.node(), name, *m, limits));
   return m;
 }
 
@@ -175,16 +180,17 @@ const ModuleNode* ModuleNode::child(const std::string& name) const {
 }
 
 Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Node& node,
-                                                   const std::string& name) {
+                                                   const std::string& name,
+                                                   const ModelLimits& limits) {
   std::string what = name.empty() ? "the model" : "module " + squote(name);
   MLC_TRY(Fields f, Fields::of(doc, node, what));
   std::unique_ptr<ModuleNode> m;
   if (f.has("type")) {
     MLC_TRY(m, parse_layer_node(f, name));
   } else if (f.has("layers")) {
-    MLC_TRY(m, parse_container(f, name));
+    MLC_TRY(m, parse_container(f, name, limits));
   } else if (f.has("repeat")) {
-    MLC_TRY(m, parse_repeat(f, name));
+    MLC_TRY(m, parse_repeat(f, name, limits));
   } else {
     return doc.error(node, what + " needs \"type\" (a layer), \"layers\" (a container) or "
                                   "\"repeat\" (a repeated block)");

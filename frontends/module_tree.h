@@ -6,8 +6,8 @@
 //  - parse_module validates the whole subtree (fields, names, forward syntax)
 //    and computes, before anything is emitted, the work of emitting it once
 //    (Work: a repeat counts its block N times, a forward each call of a layer
-//    once more) and its parameter totals. Totals beyond the budgets below
-//    (docs/limits.md) are errors at the node where they first exceed, naming
+//    once more) and its parameter totals. Totals beyond `limits`
+//    (frontends/model_limits.h, docs/limits.md) are errors at the node where they first exceed, naming
 //    the budget, its limit and the count, so enumerating parameters and
 //    emitting IR are bounded whatever the file holds. Recursion follows the
 //    JSON nesting, which the JSON parser caps at 64. Lookups are hashed.
@@ -28,16 +28,10 @@
 #include "frontends/forward_expr.h"
 #include "frontends/json_doc.h"
 #include "frontends/layers.h"
+#include "frontends/model_limits.h"
 #include "ir/model_config.h"
 
 namespace mlc {
-
-// Budgets of a model file (docs/limits.md).
-inline constexpr int64_t kMaxParamTensors = 1 << 20;
-inline constexpr int64_t kMaxRepeat = 1 << 16;
-inline constexpr int64_t kMaxModules = 1 << 20;      // expanded layers, containers, repeats
-inline constexpr int64_t kMaxForwardOps = 1 << 18;   // ops of forward statements, expanded
-inline constexpr int64_t kMaxIrOps = 1 << 18;        // IR ops of one function, expanded
 
 // The work of emitting a module once.
 struct Work {
@@ -71,7 +65,8 @@ struct ModuleNode {
 
 // `name` names the module in messages ("" for the top-level model).
 Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Node& node,
-                                                   const std::string& name);
+                                                   const std::string& name,
+                                                   const ModelLimits& limits);
 
 void collect_params(const ModuleNode& m, const std::string& prefix, bool trainable,
                     std::vector<ParamInfo>& out);

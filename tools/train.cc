@@ -6,8 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-
+#include <new>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "compiler/pipeline.h"
 #include "runtime/checkpoint.h"
@@ -140,7 +141,8 @@ class Progress {
 
 }  // namespace
 
-Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
+// train() without the out-of-memory guard; `stage` says what it is doing.
+Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& o, std::string& stage) {
   const ModelConfig& config = model.config();
   const TrainConfig& tc = config.train;
   if (tc.optimizer.type.empty())
@@ -148,6 +150,7 @@ Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
   const uint64_t seed = o.seed.value_or(tc.seed);
 
   // Data.
+  stage = "reading the data";
   std::string data_path = o.data_path.empty() ? config.data.file : o.data_path;
   if (data_path.empty())
     return make_error(config.path + ": error: no data file: give \"data\": {\"file\": ...} or --data");
@@ -165,6 +168,7 @@ Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
   const int64_t epochs = (total_steps + steps_per_epoch - 1) / steps_per_epoch;
 
   // Programs, parameters, optimizer state.
+  stage = "compiling the train step";
   MLC_TRY(Program program, compile(model, batch));
   {
     MLC_TRY(Module forward, model.build(batch));
@@ -172,6 +176,7 @@ Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
     MLC_CHECK_OK(check_class_targets(model, forward, eval_split, data_path, "eval"));
   }
   std::map<int64_t, Program> tail_programs;  // last partial batch when !drop_last
+  stage = "creating the parameters and optimizer state";
   MLC_TRY(std::vector<rt::Tensor> init_state, program.optimizer_init->run(std::vector<rt::Tensor>{}));
   const Function& step_fn = program.train_step->function();
   std::vector<rt::NamedTensor> state = state_layout(step_fn, std::move(init_state));
@@ -235,6 +240,7 @@ Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
     return {};
   };
 
+  stage = "training";
   for (int64_t s = start; s < total_steps; ++s) {
     const int64_t epoch = s / steps_per_epoch, i = s % steps_per_epoch;
     if (epoch != order_epoch) {
@@ -304,6 +310,16 @@ Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
     summary.median_step_ms = step_ms[step_ms.size() / 2];
   }
   return summary;
+}
+
+Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
+  std::string stage = "starting";
+  try {
+    return train_stages(model, o, stage);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  return make_error(model.config().path + ": error: out of memory while " + stage);
 }
 
 }  // namespace mlc

@@ -1,7 +1,7 @@
 // libFuzzer harness for the model-file loader (frontends/model_file.h).
 //
-// Input: any bytes, parsed as a model file (JSON). Invariants checked on every
-// input that loads:
+// Input: any bytes, parsed as a model file (JSON) under the work budget scaled
+// down 64x (fuzz_limits below). Invariants checked on every input that loads:
 //   1. build(batch) succeeds, batch = train.batch_size if > 0 else 1 (load
 //      already did a trial build at that batch, model_file.h);
 //   2. the built module verifies (verify_module);
@@ -51,14 +51,27 @@ std::string head(const std::string& s) {
   return s.size() <= kMax ? s : s.substr(0, kMax) + "\n... (" + std::to_string(s.size()) + " bytes)";
 }
 
+// The work budget scaled down 64x: the same checks, at sizes that one input
+// runs through in well under libFuzzer's timeout under ASan (a model at the
+// documented IR budget takes about a minute here: build, verify, print, parse).
+mlc::ModelLimits fuzz_limits() {
+  mlc::ModelLimits l;
+  l.max_param_tensors = l.max_param_tensors >> 6;
+  l.max_modules = l.max_modules >> 6;
+  l.max_forward_ops = l.max_forward_ops >> 6;
+  l.max_ir_ops = l.max_ir_ops >> 6;
+  return l;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const mlc::ModelLimits limits = fuzz_limits();
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  mlc::Expected<mlc::ModelFile> model = mlc::ModelFile::parse(text, kPath);
+  mlc::Expected<mlc::ModelFile> model = mlc::ModelFile::parse(text, kPath, limits);
   if (!model) return 0;  // rejected: fine, as long as it was rejected cleanly
 
-  const int64_t batch = model->config().train.batch_size > 0 ? model->config().train.batch_size : 1;
+  const int64_t batch = model->config().trial_batch();
   mlc::Expected<mlc::Module> built = model->build(batch);
   if (!built)
     fail("a model file that loaded does not build at its batch size",
