@@ -31,15 +31,18 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
   if (module.find(g.name)) return make_error("error: autodiff: @" + g.name + " already exists");
   decompose_composites(g, has_own_rule);
 
-  // Values that depend on a differentiated argument.
+  // Values that depend differentiably on a differentiated argument. Ops whose
+  // gradient is zero by definition stop the dependence; ops without a rule do
+  // not, so a loss that needs their gradient is an error below.
   std::unordered_set<const Value*> active;
   for (size_t i = 0; i < g.args.size(); ++i)
     if (differentiated(g.arg_kinds[i])) active.insert(g.args[i]);
   std::vector<Op*> forward;
   for (auto& op : g.ops) {
     forward.push_back(op.get());
+    if (vjp_rule(op->code).kind == VjpRule::Kind::zero) continue;
     for (const Value* v : op->operands)
-      if (active.count(v) && vjp_rule(op->code).kind == VjpRule::Kind::rule) {
+      if (active.count(v)) {
         active.insert(op->result);
         break;
       }
@@ -56,7 +59,8 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
     if (found == adjoint.end() || !active.count(op->result)) continue;
     const VjpRule& rule = vjp_rule(op->code);
     if (rule.kind != VjpRule::Kind::rule)
-      return error_at(op->loc, "autodiff: no gradient rule for " + std::string(op_name(op->code)));
+      return error_at(op->loc, "autodiff: no gradient rule for " + std::string(op_name(op->code)) +
+                                   ", and the loss depends on its operands through it");
     b.set_loc(op->loc);
     dx.assign(op->operands.size(), nullptr);
     rule.fn(b, *op, found->second, dx);

@@ -14,8 +14,14 @@ namespace mlc {
 // nullptr when that operand gets no gradient (integer indices, predicates).
 using VjpFn = void (*)(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx);
 
+// rule: `fn` gives the operand gradients. zero: the gradient is zero by
+// definition (compare, argmax, iota, constant): the result does not depend
+// differentiably on anything, so autodiff stops there. none: the op has no
+// rule yet (the gradient ops of conv and pooling): differentiating through it
+// is a compile error naming the op. via_decomposition: a composite
+// differentiated through its primitives.
 struct VjpRule {
-  enum class Kind { rule, not_differentiable, via_decomposition } kind;
+  enum class Kind { rule, zero, none, via_decomposition } kind;
   VjpFn fn = nullptr;
 };
 

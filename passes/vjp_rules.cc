@@ -288,7 +288,8 @@ void scatter_add_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& 
 }
 
 constexpr VjpRule rule(VjpFn fn) { return {Kind::rule, fn}; }
-constexpr VjpRule kNone{Kind::not_differentiable, nullptr};
+constexpr VjpRule kZero{Kind::zero, nullptr};
+constexpr VjpRule kNone{Kind::none, nullptr};
 constexpr VjpRule kDecompose{Kind::via_decomposition, nullptr};
 
 }  // namespace
@@ -301,17 +302,17 @@ constexpr VjpRule Neg = rule(neg_rule), Abs = rule(abs_rule), Exp = rule(exp_rul
                   Sin = rule(sin_rule), Cos = rule(cos_rule);
 constexpr VjpRule Add = rule(add_rule), Sub = rule(sub_rule), Mul = rule(mul_rule),
                   Div = rule(div_rule), Max = rule(max_rule), Min = rule(min_rule),
-                  Pow = rule(pow_rule), Compare = kNone, Select = rule(select_rule),
+                  Pow = rule(pow_rule), Compare = kZero, Select = rule(select_rule),
                   Cast = rule(cast_rule);
 constexpr VjpRule Broadcast = rule(broadcast_rule), Reshape = rule(reshape_rule),
                   Transpose = rule(transpose_rule), Slice = rule(slice_rule),
                   Concat = rule(concat_rule), Pad = rule(pad_rule);
 constexpr VjpRule ReduceSum = rule(reduce_sum_rule), ReduceMax = rule(reduce_extremum_rule),
-                  ReduceMin = rule(reduce_extremum_rule), Argmax = kNone;
+                  ReduceMin = rule(reduce_extremum_rule), Argmax = kZero;
 constexpr VjpRule Dot = rule(dot_rule), Conv2d = rule(conv2d_rule),
                   MaxPool2d = rule(max_pool2d_rule), AvgPool2d = rule(avg_pool2d_rule);
 constexpr VjpRule Gather = rule(gather_rule), ScatterAdd = rule(scatter_add_rule);
-constexpr VjpRule Iota = kNone, Constant = kNone;
+constexpr VjpRule Iota = kZero, Constant = kZero;
 // Gradient ops are not differentiated again (no second-order autodiff yet).
 constexpr VjpRule Conv2dInputGrad = kNone, Conv2dWeightGrad = kNone, MaxPool2dGrad = kNone,
                   AvgPool2dGrad = kNone;

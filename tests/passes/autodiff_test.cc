@@ -1,0 +1,89 @@
+// Autodiff's handling of ops without a gradient rule and of ops whose
+// gradient is zero by definition (the vjp column's `none` and `zero` kinds).
+#include <gtest/gtest.h>
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "passes/pass.h"
+#include "passes/vjp.h"
+
+namespace mlc {
+namespace {
+
+Module parse_ok(const std::string& text) {
+  auto m = parse_module(text, "t.mlir");
+  EXPECT_TRUE(m.ok()) << m.error().message;
+  return std::move(m).value();
+}
+
+// Regression: a loss through conv2d_input_grad (which has no rule) got a zero
+// gradient for %w instead of an error.
+TEST(Autodiff, AnOpWithoutARuleOnTheLossPathIsAnError) {
+  Module m = parse_ok(R"(module @m {
+  func @loss(%dy: f32[1,2,3,3] {input}, %w: f32[2,1,3,3] {param}) -> (f32[]) {
+    %0 = conv2d_input_grad(%dy, %w) {stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1} : f32[1,1,3,3] loc("model.json":7:9)
+    %1 = reduce_sum(%0) {dims = [0, 1, 2, 3], keepdim = false} : f32[]
+    return %1
+  }
+}
+)");
+  auto changed = run_passes(m, {"autodiff"});
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.error().message,
+            "model.json:7:9: error: autodiff: no gradient rule for conv2d_input_grad, and the "
+            "loss depends on its operands through it");
+}
+
+// An op without a rule is fine where the loss does not need its gradient.
+TEST(Autodiff, AnOpWithoutARuleOffTheLossPathIsFine) {
+  Module m = parse_ok(R"(module @m {
+  func @loss(%dy: f32[1,2,3,3] {input}, %w: f32[2,1,3,3] {param}) -> (f32[]) {
+    %0 = conv2d_input_grad(%dy, %w) {stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1} : f32[1,1,3,3]
+    %1 = reduce_sum(%w) {dims = [0, 1, 2, 3], keepdim = false} : f32[]
+    return %1
+  }
+}
+)");
+  auto changed = run_passes(m, {"autodiff"});
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  EXPECT_TRUE(verify_module(m).ok());
+}
+
+// compare and argmax have zero gradient by definition: the loss below depends
+// on %w only through them, so its gradient is exactly zero, without an error.
+TEST(Autodiff, ZeroByDefinitionOpsGiveAZeroGradient) {
+  Module m = parse_ok(R"(module @m {
+  func @loss(%w: f32[4] {param}, %z: f32[4] {input}) -> (f32[]) {
+    %0 = compare(%w, %z) {direction = "gt"} : bool[4]
+    %1 = cast(%0) : f32[4]
+    %2 = argmax(%w) {axis = 0} : i64[]
+    %3 = cast(%2) : f32[]
+    %4 = reduce_sum(%1) {dims = [0], keepdim = false} : f32[]
+    %5 = add(%4, %3) : f32[]
+    return %5
+  }
+}
+)");
+  auto changed = run_passes(m, {"autodiff"});
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  const Function* g = m.find("loss_grad");
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->results.size(), 2u);
+  std::string text = print_module(m);
+  const Op* grad = g->results[1]->producer;
+  ASSERT_NE(grad, nullptr);
+  EXPECT_EQ(grad->code, OpCode::Broadcast) << text;  // broadcast(0.0)
+  EXPECT_EQ(grad->operands[0]->producer->code, OpCode::Constant) << text;
+}
+
+TEST(Autodiff, TheTableSaysWhichOpsHaveZeroGradient) {
+  for (OpCode code : {OpCode::Compare, OpCode::Argmax, OpCode::Iota, OpCode::Constant})
+    EXPECT_EQ(vjp_rule(code).kind, VjpRule::Kind::zero) << op_name(code);
+  for (OpCode code : {OpCode::Conv2dInputGrad, OpCode::Conv2dWeightGrad, OpCode::MaxPool2dGrad,
+                      OpCode::AvgPool2dGrad})
+    EXPECT_EQ(vjp_rule(code).kind, VjpRule::Kind::none) << op_name(code);
+}
+
+}  // namespace
+}  // namespace mlc
