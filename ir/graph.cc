@@ -17,6 +17,7 @@ std::string_view arg_kind_name(ArgKind k) {
     case ArgKind::param: return "param";
     case ArgKind::frozen: return "frozen";
     case ArgKind::state: return "state";
+    case ArgKind::step: return "step";
   }
   return "?";
 }

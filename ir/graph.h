@@ -39,12 +39,14 @@ struct Value {
   Op* producer = nullptr;  // nullptr for function arguments
 };
 
-// What a function argument is, printed after its type: `{input}` (data, or a
-// step counter), `{param}` (trainable parameter), `{frozen}` (parameter that
-// gets no gradient), `{state}` (optimizer state).
-enum class ArgKind : uint8_t { input, param, frozen, state };
+// What a function argument is, printed after its type: `{input}` (data),
+// `{param}` (trainable parameter), `{frozen}` (parameter that gets no
+// gradient), `{state}` (optimizer state), `{step}` (the optimizer's step
+// counter: i64[], at most one per function; the runtime binds it by this kind,
+// whatever its name).
+enum class ArgKind : uint8_t { input, param, frozen, state, step };
 inline constexpr ArgKind kAllArgKinds[] = {ArgKind::input, ArgKind::param, ArgKind::frozen,
-                                           ArgKind::state};
+                                           ArgKind::state, ArgKind::step};
 std::string_view arg_kind_name(ArgKind k);
 
 class Op {

@@ -52,6 +52,7 @@ class FunctionVerifier {
       return function_error(f_, std::to_string(f_.args.size()) + " arguments but " +
                                     std::to_string(f_.arg_kinds.size()) + " argument kinds");
     std::unordered_set<std::string_view> names;
+    int step_args = 0;
     for (size_t i = 0; i < f_.args.size(); ++i) {
       const Value* a = f_.args[i];
       std::string what = "argument #" + std::to_string(i);
@@ -68,6 +69,13 @@ class FunctionVerifier {
                                       " that is negative or has more than 2^40 elements");
       if (!defined_.insert(a).second)
         return function_error(f_, what + " repeats an earlier argument");
+      if (f_.arg_kinds[i] == ArgKind::step) {
+        if (a->type != TensorType{DType::i64, {}})
+          return function_error(f_, what + " '%" + a->name + "' is the step counter {step}, so it "
+                                        "must be i64[], not " + a->type.str());
+        if (++step_args > 1)
+          return function_error(f_, what + " '%" + a->name + "' is a second {step} argument");
+      }
     }
     return {};
   }

@@ -1,6 +1,7 @@
 #include "passes/optimizer.h"
 
 #include <cmath>
+#include <unordered_set>
 
 #include "ir/builder.h"
 
@@ -184,6 +185,16 @@ std::vector<std::string> state_names(const OptimizerConfig& c) {
   return {"sum"};  // adagrad
 }
 
+// `base`, or `base_1`, `base_2`, ... if an argument of `f` already has the name
+// (a model input may be called "step").
+std::string unused_arg_name(const Function& f, const std::string& base) {
+  std::unordered_set<std::string_view> taken;
+  for (const Value* a : f.args) taken.insert(a->name);
+  std::string name = base;
+  for (int i = 1; taken.count(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
 double initial_state(const OptimizerConfig& c) {
   return c.type == "adagrad" ? c.initial_accumulator_value : 0.0;
 }
@@ -209,7 +220,7 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   for (Slot& slot : slots)
     for (const std::string& n : names)
       slot.state.push_back(f.add_arg(slot.param->name + "." + n, slot.param->type, ArgKind::state));
-  Value* step = f.add_arg("step", TensorType{DType::i64, {}}, ArgKind::input);
+  Value* step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
 
   Builder b(f);
   Scalars k(b, step);

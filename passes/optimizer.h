@@ -1,9 +1,10 @@
 // optimizer: lowers an optimizer update into the IR.
 //
 // From @loss_grad(args...) -> (loss, grads...) it builds
-//   @train_step(args..., <state> {state}..., %step: i64[] {input})
+//   @train_step(args..., <state> {state}..., %step: i64[] {step})
 //       -> (loss, <param'>..., <state'>...)
-// where `step` is the 1-based number of the update being taken, <param'> are
+// where the {step} argument (named `step`, or `step_1`, ... when an input has
+// that name) is the 1-based number of the update being taken, <param'> are
 // the updated `{param}` arguments in order and <state'> the updated optimizer
 // state in the order of the state arguments, named like PyTorch's state
 // (`fc.weight.momentum_buffer`, `.exp_avg`, `.exp_avg_sq`, `.square_avg`,

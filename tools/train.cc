@@ -61,7 +61,7 @@ class ArgumentBinder {
     for (size_t i = 0; i < f.args.size(); ++i) {
       const std::string& name = f.args[i]->name;
       const rt::Tensor* t = nullptr;
-      if (f.arg_kinds[i] == ArgKind::input && name == "step") {
+      if (f.arg_kinds[i] == ArgKind::step) {
         t = step;
       } else if (f.arg_kinds[i] == ArgKind::input) {
         for (size_t j = 0; j < config_.inputs.size(); ++j)

@@ -146,6 +146,12 @@ TEST(Verifier, Arguments) {
   EXPECT_TRUE(verify_module(t.m).ok());
   t.b->name = "layers.0.bias";
   EXPECT_TRUE(verify_module(t.m).ok());
+  t.f->arg_kinds[1] = ArgKind::step;  // f32[3]: not a step counter
+  EXPECT_EQ(t.error(),
+            "error: verifier: function @main: argument #1 '%layers.0.bias' is the step counter "
+            "{step}, so it must be i64[], not f32[3]");
+  t.f->arg_kinds[1] = ArgKind::param;
+  EXPECT_TRUE(verify_module(t.m).ok());
   t.f->arg_kinds.pop_back();
   EXPECT_EQ(t.error(), "error: verifier: function @main: 2 arguments but 1 argument kinds");
   t.f->arg_kinds.push_back(ArgKind::param);

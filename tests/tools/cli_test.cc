@@ -141,4 +141,35 @@ TEST(Errors, OptReportsParseErrorsWithLocation) {
   EXPECT_NE(r.err.find(file + ":3:10: error: unknown op 'frob'"), std::string::npos) << r.err;
 }
 
+// Regression: a model input named "step" collided with the train step's
+// counter; `mlc ir --after optimizer` printed IR that `mlc opt` rejected and
+// `mlc run` failed. The counter is now the {step} argument, bound by kind.
+TEST(Errors, AnInputNamedStepDoesNotCollideWithTheStepCounter) {
+  std::string text = slurp("examples/digits_mlp.json");
+  for (auto [from, to] : {std::pair<std::string, std::string>{"\"x\": {\"dtype\"", "\"step\": {\"dtype\""},
+                          {"\"inputs\": [\"x\"]", "\"inputs\": [\"step\"]"},
+                          {"{\"x\": \"train_images\"", "{\"step\": \"train_images\""},
+                          {"{\"x\": \"val_images\"", "{\"step\": \"val_images\""},
+                          {"data/digits.safetensors", MLC_SOURCE_DIR "/examples/data/digits.safetensors"}}) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  std::string dir = temp_path("step_model");
+  std::filesystem::create_directories(dir);
+  std::string model = dir + "/step.json";
+  std::ofstream(model) << text;
+  RunResult ir = mlc("ir " + model + " --after optimizer");
+  ASSERT_EQ(ir.status, 0) << ir.err;
+  EXPECT_NE(ir.out.find("%step: f32[32,1,8,8] {input}"), std::string::npos);
+  EXPECT_NE(ir.out.find("%step_1: i64[] {step}"), std::string::npos);
+  std::string printed = temp_path("step.mlir");
+  std::ofstream(printed) << ir.out;
+  RunResult opt = mlc("opt " + printed);
+  ASSERT_EQ(opt.status, 0) << opt.err;
+  EXPECT_EQ(opt.out, ir.out);
+  RunResult run = mlc("run " + model + " --steps 2");
+  EXPECT_EQ(run.status, 0) << run.err;
+}
+
 }  // namespace
