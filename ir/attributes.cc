@@ -13,7 +13,6 @@ std::string_view attr_kind_name(AttrKind k) {
     case AttrKind::Bool: return "bool";
     case AttrKind::String: return "string";
     case AttrKind::Ints: return "integer list";
-    case AttrKind::Floats: return "float list";
     case AttrKind::Number: return "number or number list";
   }
   return "?";
@@ -26,7 +25,6 @@ bool attr_has_kind(const AttrValue& v, AttrKind k) {
     case AttrKind::Bool: return std::holds_alternative<bool>(v);
     case AttrKind::String: return std::holds_alternative<std::string>(v);
     case AttrKind::Ints: return std::holds_alternative<std::vector<int64_t>>(v);
-    case AttrKind::Floats: return std::holds_alternative<std::vector<double>>(v);
     case AttrKind::Number:
       return !std::holds_alternative<bool>(v) && !std::holds_alternative<std::string>(v);
   }
@@ -104,9 +102,6 @@ const std::string& Attrs::get_string(std::string_view name) const {
 }
 const std::vector<int64_t>& Attrs::get_ints(std::string_view name) const {
   return get_as<std::vector<int64_t>>(*this, name);
-}
-const std::vector<double>& Attrs::get_floats(std::string_view name) const {
-  return get_as<std::vector<double>>(*this, name);
 }
 
 }  // namespace mlc

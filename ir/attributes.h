@@ -14,8 +14,8 @@
 
 namespace mlc {
 
-enum class AttrKind : uint8_t { Int, Float, Bool, String, Ints, Floats, Number };
-// Number: an Int, Float, Ints or Floats (a constant's value: splat or dense).
+enum class AttrKind : uint8_t { Int, Float, Bool, String, Ints, Number };
+// Number: an integer, a float, or a list of either (a constant's value: splat or dense).
 
 using AttrValue =
     std::variant<int64_t, double, bool, std::string, std::vector<int64_t>, std::vector<double>>;
@@ -50,7 +50,6 @@ class Attrs {
   bool get_bool(std::string_view name) const;
   const std::string& get_string(std::string_view name) const;
   const std::vector<int64_t>& get_ints(std::string_view name) const;
-  const std::vector<double>& get_floats(std::string_view name) const;
 
   const std::vector<NamedAttr>& list() const { return list_; }
   std::vector<NamedAttr>& list() { return list_; }

@@ -55,12 +55,6 @@ bool is_arg_name(std::string_view s) {
   return !s.empty() && !only_digits;
 }
 
-Value* Function::find_arg(std::string_view arg_name) const {
-  for (Value* v : args)
-    if (v->name == arg_name) return v;
-  return nullptr;
-}
-
 void Function::replace_all_uses(Value* from, Value* to) {
   for (auto& op : ops)
     for (Value*& v : op->operands)

@@ -83,7 +83,6 @@ class Function {
   // (appended when position == ops.size()).
   Op* insert_op(size_t position, OpCode code, std::vector<Value*> operands, Attrs attrs,
                 TensorType result_type, Loc loc);
-  Value* find_arg(std::string_view arg_name) const;
   // Replaces every use of `from` (operands and results) by `to`.
   void replace_all_uses(Value* from, Value* to);
   // Frees the values no longer reachable from args or ops (after passes erase ops).

@@ -54,10 +54,6 @@ Status complete_attrs(const OpInfo& info, Attrs& attrs) {
     AttrValue value = *v;
     if (spec.kind == AttrKind::Float && std::holds_alternative<int64_t>(value))
       value = static_cast<double>(std::get<int64_t>(value));
-    if (spec.kind == AttrKind::Floats && std::holds_alternative<std::vector<int64_t>>(value)) {
-      const auto& ints = std::get<std::vector<int64_t>>(value);
-      value = std::vector<double>(ints.begin(), ints.end());
-    }
     if (!attr_has_kind(value, spec.kind))
       return make_error(std::string(info.name) + ": attribute '" + spec.name + "' must be " +
                         std::string(attr_kind_name(spec.kind)) + ", got " +

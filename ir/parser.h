@@ -15,8 +15,9 @@
 //   type     := dtype '[' [int (',' int)*] ']'                       f32[32,1,8,8], i64[]
 //
 // Numbers: a literal without '.', 'e' or 'E' is an Int; `inf`, `-inf`, `nan` are
-// floats. A list is Ints unless one element is a float (then Floats); `[]` is an
-// empty Ints. Lists do not nest. Strings escape `"` and `\` with a backslash.
+// floats. A list is an integer list unless one element is a float (then a float
+// list, valid only as a constant's value); `[]` is an empty integer list.
+// Lists do not nest. Strings escape `"` and `\` with a backslash.
 //
 // Every op goes through complete_attrs and infer_type with its declared `: type`
 // as it is parsed, so a parsed module is verified: the declared type must equal

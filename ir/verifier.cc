@@ -110,7 +110,7 @@ class FunctionVerifier {
     return {};
   }
 
-  // complete_attrs only reorders, fills defaults and turns Ints into Floats, so
+  // complete_attrs only reorders, fills defaults and turns an Int into a Float, so
   // this is equality without comparing values (NaN != NaN).
   static bool same_names_and_kinds(const Attrs& a, const Attrs& b) {
     if (a.list().size() != b.list().size()) return false;
