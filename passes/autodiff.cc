@@ -4,9 +4,9 @@
 #include <unordered_set>
 
 #include "ir/builder.h"
+#include "ir/decompose.h"
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
-#include "passes/decompose.h"
 #include "passes/vjp.h"
 
 namespace mlc {

@@ -2,9 +2,9 @@
 
 #include <unordered_map>
 
+#include "ir/decompose.h"
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
-#include "passes/decompose.h"
 #include "runtime/kernels/kernels.h"
 
 namespace mlc::rt {

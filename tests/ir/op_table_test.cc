@@ -6,8 +6,8 @@
 #include <set>
 
 #include "ir/builder.h"
+#include "ir/decompose.h"
 #include "ir/op_table.h"
-#include "passes/decompose.h"
 
 namespace mlc {
 namespace {
