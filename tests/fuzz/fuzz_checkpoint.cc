@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "runtime/checkpoint.h"
+#include "tests/fuzz/fuzz_report.h"
 
 namespace {
 
@@ -38,9 +39,7 @@ using mlc::rt::TrainState;
 const std::string kModel = "fuzz";
 
 [[noreturn]] void fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "\n==== fuzz_checkpoint: INVARIANT BROKEN: %s\n%s\n", what, detail.c_str());
-  std::fflush(stderr);
-  __builtin_trap();
+  mlc::fuzz::fail("fuzz_checkpoint", what, detail);
 }
 
 // Created on first use, removed at normal exit. Never destroyed: the atexit

@@ -19,36 +19,17 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "tests/fuzz/fuzz_report.h"
 
 namespace {
+
+using mlc::fuzz::first_difference;
+using mlc::fuzz::head;
 
 const std::string kPath = "fuzz.json";
 
 [[noreturn]] void fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "\n==== fuzz_model: INVARIANT BROKEN: %s\n%s\n", what, detail.c_str());
-  std::fflush(stderr);
-  __builtin_trap();
-}
-
-std::string first_difference(const std::string& a, const std::string& b) {
-  size_t i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
-  size_t line_start = a.rfind('\n', i == 0 ? 0 : i - 1);
-  line_start = line_start == std::string::npos ? 0 : line_start + 1;
-  auto line_at = [&](const std::string& s) {
-    if (line_start > s.size()) return std::string("<end of text>");
-    size_t end = s.find('\n', line_start);
-    return s.substr(line_start, end == std::string::npos ? std::string::npos : end - line_start);
-  };
-  return "first difference at byte " + std::to_string(i) + " (sizes " + std::to_string(a.size()) +
-         " and " + std::to_string(b.size()) + ")\n  first print:  " + line_at(a) +
-         "\n  second print: " + line_at(b);
-}
-
-// Printed IR can be large; keep reports readable.
-std::string head(const std::string& s) {
-  constexpr size_t kMax = 4000;
-  return s.size() <= kMax ? s : s.substr(0, kMax) + "\n... (" + std::to_string(s.size()) + " bytes)";
+  mlc::fuzz::fail("fuzz_model", what, detail);
 }
 
 // The work budget scaled down 64x: the same checks, at sizes that one input

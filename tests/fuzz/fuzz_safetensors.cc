@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "runtime/safetensors.h"
+#include "tests/fuzz/fuzz_report.h"
 
 namespace {
 
@@ -43,9 +44,7 @@ using mlc::rt::SafetensorsFile;
 using mlc::rt::Tensor;
 
 [[noreturn]] void fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "\n==== fuzz_safetensors: INVARIANT BROKEN: %s\n%s\n", what, detail.c_str());
-  std::fflush(stderr);
-  __builtin_trap();
+  mlc::fuzz::fail("fuzz_safetensors", what, detail);
 }
 
 std::string temp_dir_path() {
