@@ -1,15 +1,47 @@
 #include "compiler/pipeline.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string_view>
 
+#include "ir/verifier.h"
 #include "passes/optimizer.h"
-#include "passes/pass.h"
 
 namespace mlc {
+
+bool verify_each_pass_by_default() {
+#ifndef NDEBUG
+  return true;
+#else
+  static const bool on = [] {
+    const char* v = std::getenv("MLC_VERIFY_PASSES");
+    return v && std::string_view(v) == "1";
+  }();
+  return on;
+#endif
+}
 
 const std::vector<std::string>& pipeline_passes() {
   static const std::vector<std::string> passes = {"autodiff", "optimizer", "decompose", "canonicalize"};
   return passes;
+}
+
+Status run_pipeline_pass(Pass& pass, Module& module, const PipelineOptions& options) {
+  const std::string name(pass.name());
+  auto start = std::chrono::steady_clock::now();
+  auto changed = pass.run(module);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!changed) return changed.take_error();
+  if (options.timings) options.timings->push_back({name, ms});
+  if (options.verify_each) {
+    Status valid = verify_module(module);
+    if (!valid)
+      return make_error("mlc internal error: the IR after pass '" + name + "' does not verify: " +
+                        valid.error().message);
+  }
+  if (options.after_each) options.after_each(name, module);
+  return {};
 }
 
 Status run_pipeline(Module& module, const PipelineOptions& options, const std::string& last) {
@@ -32,8 +64,7 @@ Status run_pipeline(Module& module, const PipelineOptions& options, const std::s
     } else {
       pass = create_pass(*it);
     }
-    auto changed = pass->run(module);
-    if (!changed) return changed.take_error();
+    MLC_CHECK_OK(run_pipeline_pass(*pass, module, options));
   }
   return {};
 }

@@ -1,12 +1,19 @@
 // The compiler's pass pipeline: the ordered list of passes a model goes through
-// after the frontend. `mlc ir --after=PASS` stops after PASS.
+// after the frontend. `mlc ir --after=PASS` stops after PASS; `--after=all`
+// prints every stage; `--timings` reports the time of each pass.
 //
 //   autodiff      @loss -> + @loss_grad
 //   optimizer     @loss_grad -> + @train_step, @optimizer_init (needs an optimizer)
 //   decompose     composites -> primitives
 //   canonicalize  simplify, fold constants, CSE, DCE to a fixed point
+//
+// Contract: with `verify_each`, the verifier runs after every pass, and a pass
+// that leaves invalid IR is an internal error naming the pass and what the
+// verifier found. It is on by default in debug builds and wherever the
+// environment sets MLC_VERIFY_PASSES=1 (ctest does, for every test).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,11 +21,25 @@
 #include "ir/expected.h"
 #include "ir/graph.h"
 #include "ir/model_config.h"
+#include "passes/pass.h"
 
 namespace mlc {
 
+// Debug build, or MLC_VERIFY_PASSES=1 in the environment.
+bool verify_each_pass_by_default();
+
+struct PassTiming {
+  std::string pass;
+  double ms = 0;
+};
+
 struct PipelineOptions {
   std::optional<OptimizerConfig> optimizer;  // without it, the optimizer pass is skipped
+  bool verify_each = verify_each_pass_by_default();
+  // Called after each pass that ran, with its name and the module after it.
+  std::function<void(const std::string& pass, const Module&)> after_each;
+  // When set, receives the wall time of each pass that ran, in order.
+  std::vector<PassTiming>* timings = nullptr;
 };
 
 // Pass names in pipeline order.
@@ -27,5 +48,9 @@ const std::vector<std::string>& pipeline_passes();
 // Runs the pipeline up to and including `last` (all of it when `last` is
 // empty). An unknown `last` is an error listing the pipeline.
 Status run_pipeline(Module& module, const PipelineOptions& options, const std::string& last = "");
+
+// Runs one pass as the pipeline does: timed, verified after it when
+// options.verify_each, reported to options.after_each.
+Status run_pipeline_pass(Pass& pass, Module& module, const PipelineOptions& options);
 
 }  // namespace mlc

@@ -1,6 +1,10 @@
-// mlc ir MODEL.json [--after PASS] [--batch N]: builds the model's IR and prints
-// it (after the pipeline up to PASS) on stdout; diagnostics go to stderr.
+// mlc ir MODEL.json [--after PASS|all] [--batch N] [--timings]: builds the
+// model's IR and prints it on stdout, after the pipeline up to PASS, or with
+// --after=all every stage, each after a line "// ---- after STAGE"
+// ("frontend" first; each stage is a module that `mlc opt` reads). --timings
+// prints the time of each pass that ran on stderr. Diagnostics go to stderr.
 #include <cstdio>
+#include <vector>
 
 #include "compiler/pipeline.h"
 #include "frontends/model_file.h"
@@ -12,8 +16,9 @@ namespace mlc::cli {
 int cmd_ir(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_args(argv, {}, {"after", "batch"}, args, error)) return usage_error(error);
-  if (args.positional.size() != 1) return usage_error("usage: mlc ir MODEL.json [--after PASS] [--batch N]");
+  if (!parse_args(argv, {"timings"}, {"after", "batch"}, args, error)) return usage_error(error);
+  if (args.positional.size() != 1)
+    return usage_error("usage: mlc ir MODEL.json [--after PASS|all] [--batch N] [--timings]");
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   int64_t batch = model->config().trial_batch();
@@ -27,13 +32,30 @@ int cmd_ir(const std::vector<std::string>& argv) {
   }
   auto module = model->build(batch);
   if (!module) return user_error(module.error().message);
+  const bool all = args.get("after") == "all";
+  if (all) std::printf("// ---- after frontend\n%s", print_module(*module).c_str());
+  std::vector<PassTiming> timings;
   if (args.has("after")) {
     PipelineOptions options;
     if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
-    Status s = run_pipeline(*module, options, args.get("after"));
+    if (all)
+      options.after_each = [](const std::string& pass, const Module& m) {
+        std::printf("// ---- after %s\n%s", pass.c_str(), print_module(m).c_str());
+      };
+    if (args.has("timings")) options.timings = &timings;
+    Status s = run_pipeline(*module, options, all ? "" : args.get("after"));
     if (!s) return user_error(s.error().message);
   }
-  std::fputs(print_module(*module).c_str(), stdout);
+  if (!all) std::fputs(print_module(*module).c_str(), stdout);
+  if (args.has("timings")) {
+    double total = 0;
+    std::fprintf(stderr, "pass times (ms):\n");
+    for (const PassTiming& t : timings) {
+      std::fprintf(stderr, "  %-14s %10.3f\n", t.pass.c_str(), t.ms);
+      total += t.ms;
+    }
+    std::fprintf(stderr, "  %-14s %10.3f\n", "total", total);
+  }
   return kOk;
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -170,6 +171,38 @@ TEST(Errors, AnInputNamedStepDoesNotCollideWithTheStepCounter) {
   EXPECT_EQ(opt.out, ir.out);
   RunResult run = mlc("run " + model + " --steps 2");
   EXPECT_EQ(run.status, 0) << run.err;
+}
+
+// `mlc ir --after=all` prints every stage; each is the module `--after STAGE`
+// prints, and `mlc opt` re-prints it identically. `--timings` lists each pass.
+TEST(Ir, AfterAllPrintsEveryStage) {
+  RunResult all = mlc("ir examples/digits_cnn.json --after all --timings");
+  ASSERT_EQ(all.status, 0) << all.err;
+  const std::vector<std::string> stages = {"frontend", "autodiff", "optimizer", "decompose",
+                                           "canonicalize"};
+  size_t at = 0;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    std::string header = "// ---- after " + stages[i] + "\n";
+    ASSERT_EQ(all.out.compare(at, header.size(), header), 0) << stages[i];
+    size_t begin = at + header.size();
+    size_t end = i + 1 < stages.size() ? all.out.find("// ---- after " + stages[i + 1], begin)
+                                       : all.out.size();
+    ASSERT_NE(end, std::string::npos);
+    std::string stage = all.out.substr(begin, end - begin);
+    RunResult one = mlc("ir examples/digits_cnn.json" +
+                        (i == 0 ? std::string() : " --after " + stages[i]));
+    EXPECT_EQ(stage, one.out) << stages[i];
+    std::string file = temp_path("stage.mlir");
+    std::ofstream(file) << stage;
+    RunResult opt = mlc("opt " + file);
+    EXPECT_EQ(opt.status, 0) << opt.err;
+    EXPECT_EQ(opt.out, stage) << stages[i];
+    at = end;
+  }
+  EXPECT_EQ(all.err.rfind("pass times (ms):\n", 0), 0u) << all.err;
+  for (size_t i = 1; i < stages.size(); ++i)
+    EXPECT_NE(all.err.find("\n  " + stages[i] + " "), std::string::npos) << all.err;
+  EXPECT_NE(all.err.find("\n  total "), std::string::npos);
 }
 
 }  // namespace
