@@ -85,6 +85,33 @@ std::unique_ptr<Function> Function::clone() const {
   return f;
 }
 
+const std::vector<ModuleAttrSpec>& module_attr_specs() {
+  static const std::vector<ModuleAttrSpec> specs = {
+      {"target", AttrKind::String, {"cpu", "cuda"}},
+  };
+  return specs;
+}
+
+std::string check_module_attr(const NamedAttr& a) {
+  std::string known;
+  for (const ModuleAttrSpec& spec : module_attr_specs()) {
+    known += (known.empty() ? "" : ", ") + std::string(spec.name);
+    if (spec.name != a.name) continue;
+    if (!attr_has_kind(a.value, spec.kind))
+      return "module attribute '" + a.name + "' must be " + std::string(attr_kind_name(spec.kind)) +
+             ", got " + attr_value_to_string(a.value);
+    if (spec.choices.empty()) return "";
+    std::string choices;
+    for (std::string_view c : spec.choices) {
+      if (std::get<std::string>(a.value) == c) return "";
+      choices += (choices.empty() ? "\"" : ", \"") + std::string(c) + "\"";
+    }
+    return "module attribute '" + a.name + "' must be one of " + choices + ", got " +
+           attr_value_to_string(a.value);
+  }
+  return "unknown module attribute '" + a.name + "' (known: " + known + ")";
+}
+
 Function* Module::find(std::string_view func_name) const {
   for (const auto& f : functions)
     if (f->name == func_name) return f.get();

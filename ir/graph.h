@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/attributes.h"
@@ -94,9 +95,22 @@ class Function {
   std::vector<std::unique_ptr<Value>> values_;
 };
 
+// Module attributes, printed `module @m attributes {target = "cpu"} {`. Each
+// name has one kind and meaning (kModuleAttrs); the verifier rejects others.
+//   target: "cpu" or "cuda", the device the module is compiled for.
+struct ModuleAttrSpec {
+  std::string_view name;
+  AttrKind kind;
+  std::vector<std::string_view> choices;  // for strings: the allowed values ({} = any)
+};
+const std::vector<ModuleAttrSpec>& module_attr_specs();
+// "" if `a` is a valid module attribute, else what is wrong with it.
+std::string check_module_attr(const NamedAttr& a);
+
 class Module {
  public:
   std::string name;
+  Attrs attrs;  // module attributes (above), in the order given
   std::vector<std::unique_ptr<Function>> functions;
 
   Function* find(std::string_view func_name) const;

@@ -559,6 +559,15 @@ class Parser {
     if (!at(Tok::SymbolName)) return unexpected("a module name '@...'");
     m.name = std::string(tok_.text);
     MLC_CHECK_OK(advance());
+    if (at_keyword("attributes")) {
+      MLC_CHECK_OK(advance());
+      size_t start = tok_.offset;
+      if (!at(Tok::LBrace)) return unexpected("'{'", "after 'attributes'");
+      MLC_CHECK_OK(parse_attrs(m.attrs));
+      for (const NamedAttr& a : m.attrs.list())
+        if (std::string problem = check_module_attr(a); !problem.empty())
+          return error_at(start, problem);
+    }
     MLC_CHECK_OK(expect(Tok::LBrace, "'{'", "after module name"));
     std::unordered_set<std::string_view> names;
     while (!at(Tok::RBrace)) {

@@ -99,7 +99,9 @@ std::string print_function(const Function& f) {
 }
 
 std::string print_module(const Module& m) {
-  std::string out = "module @" + m.name + " {\n";
+  std::string out = "module @" + m.name;
+  if (!m.attrs.empty()) out += " attributes" + print_attrs(m.attrs);
+  out += " {\n";
   for (size_t i = 0; i < m.functions.size(); ++i) {
     if (i) out += "\n";
     if (m.functions[i]) print_function_at(*m.functions[i], "  ", out);

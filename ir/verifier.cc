@@ -161,6 +161,13 @@ Status verify_module(const Module& m) {
   if (!is_symbol_name(m.name))
     return error_at(Loc{}, "verifier: invalid module name '" + m.name +
                                "' (must match [A-Za-z0-9_.-]*)");
+  std::unordered_set<std::string_view> attr_names;
+  for (const NamedAttr& a : m.attrs.list()) {
+    if (std::string problem = check_module_attr(a); !problem.empty())
+      return error_at(Loc{}, "verifier: " + problem);
+    if (!attr_names.insert(a.name).second)
+      return error_at(Loc{}, "verifier: duplicate module attribute '" + a.name + "'");
+  }
   std::unordered_set<std::string_view> names;
   for (size_t i = 0; i < m.functions.size(); ++i) {
     const Function* f = m.functions[i].get();

@@ -193,5 +193,15 @@ TEST(Verifier, ParsedModulesVerify) {
             "of f32[3,2]");
 }
 
+TEST(Verifier, ModuleAttributes) {
+  Fixture t;
+  t.m.attrs.set("target", std::string("cpu"));
+  EXPECT_TRUE(verify_module(t.m).ok());
+  t.m.attrs.set("target", std::string("gpu"));
+  EXPECT_EQ(t.error(), "error: verifier: module attribute 'target' must be one of \"cpu\", \"cuda\", got \"gpu\"");
+  t.m.attrs = Attrs{{"mesh", int64_t{2}}};
+  EXPECT_EQ(t.error(), "error: verifier: unknown module attribute 'mesh' (known: target)");
+}
+
 }  // namespace
 }  // namespace mlc

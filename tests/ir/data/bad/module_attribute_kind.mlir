@@ -1,0 +1,2 @@
+module @m attributes {target = 1} {
+}

@@ -1,0 +1,2 @@
+module @m attributes {mesh = "dp=2"} {
+}

@@ -1,0 +1,2 @@
+module @m attributes {target = "tpu"} {
+}
