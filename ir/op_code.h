@@ -6,13 +6,13 @@
 namespace mlc {
 
 enum class OpCode : uint16_t {
-#define OP(Enum, text, arity, attrs, infer, cost, decompose) Enum,
+#define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) Enum,
 #include "ir/ops.def"
 #undef OP
 };
 
 inline constexpr int kNumOps = 0
-#define OP(Enum, text, arity, attrs, infer, cost, decompose) +1
+#define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) +1
 #include "ir/ops.def"
 #undef OP
     ;

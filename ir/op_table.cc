@@ -12,8 +12,8 @@ using namespace rules;
 
 const std::array<OpInfo, kNumOps>& table() {
   static const std::array<OpInfo, kNumOps> rows = {{
-#define OP(Enum, text, arity, attrs, infer, cost, decompose) \
-  OpInfo{OpCode::Enum, text, arity, attrs(), infer, cost, decompose},
+#define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) \
+  OpInfo{OpCode::Enum, text, arity, traits, attrs(), infer, cost, decompose},
 #include "ir/ops.def"
 #undef OP
   }};

@@ -55,16 +55,31 @@ using CostFn = Cost (*)(const Op&);
 // at `op`) and returns the value that replaces op's result.
 using DecomposeFn = Value* (*)(Builder& b, const Op& op);
 
+// Traits: what an op is, as bit flags (the `traits` column of ir/ops.def), for
+// the passes that reason about families of ops (CSE, DCE, fusion, sharding).
+inline constexpr uint32_t kElementwise = 1u << 0;  // result[i] = f(operands[i]) after broadcasting
+inline constexpr uint32_t kReduction = 1u << 1;    // combines elements along dims or windows
+inline constexpr uint32_t kMovement = 1u << 2;     // moves, copies or indexes elements, no arithmetic
+inline constexpr uint32_t kContraction = 1u << 3;  // sums of products: dot, convolutions
+inline constexpr uint32_t kWindow = 1u << 4;       // sliding windows (pooling and its gradients)
+inline constexpr uint32_t kSource = 1u << 5;       // no operands: constant, iota
+// An effect beyond the result (RNG state, communication): never merged by CSE
+// or removed by DCE. No op of today's table has one; rng and the collectives will.
+inline constexpr uint32_t kEffectful = 1u << 6;
+inline constexpr uint32_t kCommutative = 1u << 7;  // binary, f(a, b) == f(b, a)
+
 struct OpInfo {
   OpCode code;
   std::string_view name;
   int arity;  // -1: one or more
+  uint32_t traits;
   const std::vector<AttrSpec>& attrs;
   InferFn infer;
   CostFn cost;
   DecomposeFn decompose;  // nullptr for primitives
 
   bool is_composite() const { return decompose != nullptr; }
+  bool has(uint32_t trait) const { return (traits & trait) != 0; }
 };
 
 const OpInfo& op_info(OpCode code);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/op_table.h"
 #include "passes/dce.h"
 
 namespace mlc {
@@ -53,6 +54,7 @@ bool eliminate_common_subexpressions(Function& f) {
   for (size_t i = 0; i < f.ops.size(); ++i) {
     Op& op = *f.ops[i];
     for (Value*& v : op.operands) v = resolve(replaced, v);
+    if (op_info(op.code).has(kEffectful)) continue;  // each one has its own effect
     auto [it, inserted] = first.try_emplace(op_key(op), op.result);
     if (inserted) continue;
     replaced[op.result] = it->second;  // kept results are never replaced: no chains

@@ -4,7 +4,8 @@
 //  - Two ops are duplicates when they have the same op code, the same operand
 //    values (the same Value pointers, in order, after earlier replacements),
 //    attributes that print identically (name and value text, in order) and the
-//    same result type. Every op is pure, so duplicates compute the same value.
+//    same result type, and the op is not effectful (the op table's kEffectful
+//    trait). Such duplicates compute the same value.
 //  - Of each set of duplicates the first in program order is kept; every use of
 //    a later one (by ops and by the function's results) is redirected to it, and
 //    the later op is removed. This includes zero-operand ops (`constant`, `iota`).

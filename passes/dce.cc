@@ -2,6 +2,8 @@
 
 #include <unordered_set>
 
+#include "ir/op_table.h"
+
 namespace mlc {
 
 bool eliminate_dead_ops(Function& f) {
@@ -12,7 +14,7 @@ bool eliminate_dead_ops(Function& f) {
   // Walk backwards: an op is live if its result is; then its operands are too.
   for (size_t i = f.ops.size(); i-- > 0;) {
     const Op& op = *f.ops[i];
-    if (!live.count(op.result)) continue;
+    if (!live.count(op.result) && !op_info(op.code).has(kEffectful)) continue;
     keep[i] = true;
     live.insert(op.operands.begin(), op.operands.end());
   }

@@ -1,9 +1,10 @@
 // dce: dead-op elimination.
 //
 // Guarantees, for every function of the module:
-//  - An op is removed exactly when its result is not used, directly or through
-//    other ops, by the function's results. Every op is pure (no side effects),
-//    so removing an unused op never changes what the function computes.
+//  - An op is removed exactly when it is not effectful (the op table's
+//    kEffectful trait) and its result is not used, directly or through other
+//    ops, by the function's results or an effectful op. Removing such an op
+//    never changes what the function computes.
 //  - Function arguments are never removed, used or not; the results list is
 //    unchanged.
 //  - The remaining ops keep their relative program order, attributes and locs.

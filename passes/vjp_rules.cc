@@ -323,7 +323,7 @@ constexpr VjpRule Relu = rule(relu_rule), Silu = kDecompose, Gelu = kDecompose,
 
 const VjpRule& vjp_rule(OpCode code) {
   static const VjpRule table[kNumOps] = {
-#define OP(Enum, text, arity, attrs, infer, cost, decompose) vjp::Enum,
+#define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) vjp::Enum,
 #include "ir/ops.def"
 #undef OP
   };

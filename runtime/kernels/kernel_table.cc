@@ -6,7 +6,7 @@
 namespace mlc::rt {
 
 const KernelFn kReferenceKernels[kNumOps] = {
-#define OP(Enum, text, arity, attrs, infer, cost, decompose) &kernel_##Enum,
+#define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) &kernel_##Enum,
 #include "ir/ops.def"
 #undef OP
 };

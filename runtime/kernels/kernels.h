@@ -46,7 +46,7 @@ Expected<Tensor> eval_op(OpCode code, std::span<const Tensor* const> operands,
                          const std::optional<TensorType>& declared = std::nullopt);
 
 // One function per op: kernel_Neg, kernel_Add, ...
-#define OP(Enum, text, arity, attrs, infer, cost, decompose) \
+#define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) \
   Status kernel_##Enum(const Op& op, std::span<const Tensor* const> operands, Tensor& result);
 #include "ir/ops.def"
 #undef OP

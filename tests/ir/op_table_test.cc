@@ -33,6 +33,29 @@ TEST(OpTable, EveryRowIsComplete) {
 
 // A float operand list of the right arity for each composite, with attributes
 // filled by defaults; decomposing must leave only primitives and give the same type.
+// The traits column: every op belongs to one family; the flags that constrain
+// an op's shape say so consistently.
+TEST(OpTable, TraitsClassifyEveryOp) {
+  for (const OpInfo& info : all_ops()) {
+    SCOPED_TRACE(std::string(info.name));
+    int families = 0;
+    for (uint32_t family : {kElementwise, kReduction, kMovement, kContraction, kSource})
+      families += info.has(family);
+    if (info.has(kWindow) && !info.has(kReduction)) ++families;  // the pooling gradients
+    EXPECT_EQ(families, 1);
+    EXPECT_EQ(info.has(kSource), info.arity == 0);
+    if (info.has(kCommutative)) {
+      EXPECT_EQ(info.arity, 2);
+      EXPECT_TRUE(info.has(kElementwise));
+    }
+    EXPECT_FALSE(info.has(kEffectful));  // none yet: rng and collectives will be
+  }
+  for (OpCode code : {OpCode::Add, OpCode::Mul, OpCode::Max, OpCode::Min})
+    EXPECT_TRUE(op_info(code).has(kCommutative)) << op_name(code);
+  for (OpCode code : {OpCode::Sub, OpCode::Div, OpCode::Pow, OpCode::Compare})
+    EXPECT_FALSE(op_info(code).has(kCommutative)) << op_name(code);
+}
+
 TEST(OpTable, CompositesDecomposeToPrimitives) {
   for (const OpInfo& info : all_ops()) {
     if (!info.is_composite()) continue;

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
 
 #include "ir/op_table.h"
 #include "runtime/kernels/kernels.h"
@@ -34,6 +36,28 @@ TEST(KernelTable, EveryOpHasAKernelAndCompositesADecomposition) {
     EXPECT_TRUE(op_info(*code).is_composite()) << name;
     EXPECT_NE(op_info(*code).decompose, nullptr) << name;
   }
+}
+
+// Ops the table marks commutative give bit-identical results with their
+// operands swapped, broadcasting included.
+TEST(KernelTable, CommutativeOpsCommute) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-3, 3);
+  Tensor a(DType::f32, {2, 3}), b(DType::f32, {3});
+  for (Tensor* t : {&a, &b})
+    for (int64_t i = 0; i < t->num_elements(); ++i) t->data<float>()[i] = dist(rng);
+  int checked = 0;
+  for (const OpInfo& info : all_ops()) {
+    if (!info.has(kCommutative)) continue;
+    const Tensor* ab[] = {&a, &b};
+    const Tensor* ba[] = {&b, &a};
+    auto x = eval_op(info.code, ab), y = eval_op(info.code, ba);
+    ASSERT_TRUE(x.ok() && y.ok()) << info.name;
+    ASSERT_EQ(x->type(), y->type()) << info.name;
+    EXPECT_EQ(std::memcmp(x->bytes(), y->bytes(), x->num_bytes()), 0) << info.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 // ---- unary
