@@ -220,6 +220,13 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
 
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,
                              const std::string& prefix, const std::vector<Value*>& args) {
+  // Ops emitted for this module carry its state_dict path as their scope.
+  struct ScopeGuard {
+    Builder& b;
+    std::string saved;
+    ~ScopeGuard() { b.set_scope(std::move(saved)); }
+  } guard{b, b.scope()};
+  b.set_scope(prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1));
   switch (m.kind) {
     case ModuleNode::Kind::layer: {
       std::string path = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);

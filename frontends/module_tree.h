@@ -15,7 +15,9 @@
 //    container children in file order, repeat copies 0..N-1, then each layer's
 //    params(). `trainable` is false below any "trainable": false.
 //  - emit_module emits the forward of a module on `args`; parameters are looked
-//    up in `params` by full name.
+//    up in `params` by full name. Every op it emits has the scope (OpMeta) of
+//    the innermost module it was emitted for: "layers.0.attn" for a layer's
+//    ops, the container's path for its forward statements' ops.
 #pragma once
 
 #include <memory>

@@ -30,6 +30,7 @@ Expected<Value*> Builder::try_create(OpCode code, std::vector<Value*> operands, 
   if (!type) return error_at(loc_, type.error().message);
   Op* op = f_->insert_op(position(), code, std::move(operands), std::move(attrs),
                          std::move(type).value(), loc_);
+  op->meta.scope = scope_;
   if (!at_end_) ++position_;
   return op->result;
 }

@@ -26,6 +26,9 @@ class Builder {
   size_t position() const { return at_end_ ? f_->ops.size() : position_; }
   void set_loc(Loc loc) { loc_ = std::move(loc); }
   const Loc& loc() const { return loc_; }
+  // The scope (OpMeta::scope) of the ops created from now on.
+  void set_scope(std::string scope) { scope_ = std::move(scope); }
+  const std::string& scope() const { return scope_; }
 
   Expected<Value*> try_create(OpCode code, std::vector<Value*> operands, Attrs attrs = {},
                               std::optional<TensorType> declared = std::nullopt);
@@ -63,6 +66,7 @@ class Builder {
   size_t position_;
   bool at_end_;
   Loc loc_;
+  std::string scope_;
 };
 
 // numpy broadcasting of two shapes, or nullopt if incompatible.

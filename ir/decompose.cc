@@ -16,6 +16,7 @@ bool decompose_composites(Function& f, bool (*keep)(const Op&)) {
     }
     Builder b(f, i);
     b.set_loc(op->loc);
+    b.set_scope(op->meta.scope);
     Value* replacement = info.decompose(b, *op);
     f.replace_all_uses(op->result, replacement);
     size_t op_index = b.position();  // the composite now sits after its expansion

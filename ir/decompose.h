@@ -5,7 +5,7 @@
 // Contract: decompose_composites replaces every composite op of `f` (one whose
 // row has a decomposition) by its primitives, repeating until none is left,
 // except those for which keep(op) is true. Replacement ops carry the
-// composite's loc. Returns whether anything changed.
+// composite's loc and scope. Returns whether anything changed.
 #pragma once
 
 #include "ir/graph.h"

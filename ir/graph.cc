@@ -79,10 +79,28 @@ std::unique_ptr<Function> Function::clone() const {
     for (Value* v : op->operands) operands.push_back(map.at(v));
     Op* copy = f->insert_op(f->ops.size(), op->code, std::move(operands), op->attrs,
                             op->result->type, op->loc);
+    copy->meta = op->meta;
     map[op->result] = copy->result;
   }
   for (Value* v : results) f->results.push_back(map.at(v));
   return f;
+}
+
+std::string check_scope(std::string_view scope) {
+  size_t part = 0;  // length of the current dotted component
+  for (char c : scope) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (c == '.') {
+      if (part == 0) return "scope '" + std::string(scope) + "' has an empty component";
+      part = 0;
+    } else if (!ok) {
+      return "scope '" + std::string(scope) + "' has a character outside [A-Za-z0-9_.]";
+    } else {
+      ++part;
+    }
+  }
+  if (!scope.empty() && part == 0) return "scope '" + std::string(scope) + "' has an empty component";
+  return "";
 }
 
 const std::vector<ModuleAttrSpec>& module_attr_specs() {

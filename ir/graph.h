@@ -50,6 +50,21 @@ inline constexpr ArgKind kAllArgKinds[] = {ArgKind::input, ArgKind::param, ArgKi
                                            ArgKind::state, ArgKind::step};
 std::string_view arg_kind_name(ArgKind k);
 
+// What an op carries besides its schema attributes: facts about where it
+// comes from and, in later stages, what became of it (fusion group,
+// collective-ledger entry). Printed `meta {scope = "layers.0.attn"}` after the
+// type; never part of an op's identity (CSE ignores it).
+struct OpMeta {
+  // The module path of the layer or container it was emitted for, in
+  // state_dict form ("layers.0.attn"; "" for the loss and the optimizer).
+  std::string scope;
+
+  bool empty() const { return scope.empty(); }
+  friend bool operator==(const OpMeta&, const OpMeta&) = default;
+};
+// "" if `scope` is a valid scope (names of [A-Za-z0-9_] joined by '.'), else why not.
+std::string check_scope(std::string_view scope);
+
 class Op {
  public:
   OpCode code;
@@ -57,6 +72,7 @@ class Op {
   Value* result = nullptr;
   Attrs attrs;
   Loc loc;  // where in the model file this op comes from (may be unknown)
+  OpMeta meta;
 };
 
 // Argument names: PyTorch state_dict names and input names ("fc1.weight",

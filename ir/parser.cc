@@ -389,6 +389,23 @@ class Parser {
     return advance();
   }
 
+  // `meta {scope = "layers.0.attn"}`: the op's metadata (OpMeta).
+  Status parse_meta(OpMeta& meta) {
+    MLC_CHECK_OK(advance());  // 'meta'
+    if (!at(Tok::LBrace)) return unexpected("'{'", "after 'meta'");
+    size_t start = tok_.offset;
+    Attrs fields;
+    MLC_CHECK_OK(parse_attrs(fields));
+    for (const NamedAttr& a : fields.list()) {
+      if (a.name != "scope") return error_at(start, "unknown op metadata '" + a.name + "' (known: scope)");
+      if (!std::holds_alternative<std::string>(a.value))
+        return error_at(start, "op metadata 'scope' must be a string, got " + attr_value_to_string(a.value));
+      meta.scope = std::get<std::string>(a.value);
+      if (std::string problem = check_scope(meta.scope); !problem.empty()) return error_at(start, problem);
+    }
+    return {};
+  }
+
   Expected<Loc> parse_loc() {
     MLC_CHECK_OK(advance());  // 'loc'
     MLC_CHECK_OK(expect(Tok::LParen, "'('", "after 'loc'"));
@@ -487,6 +504,8 @@ class Parser {
     if (at(Tok::LBrace)) MLC_CHECK_OK(parse_attrs(attrs));
     MLC_CHECK_OK(expect(Tok::Colon, "':'", "before result type"));
     MLC_TRY(TensorType declared, parse_type());
+    OpMeta meta;
+    if (at_keyword("meta")) MLC_CHECK_OK(parse_meta(meta));
     Loc loc;
     if (at_keyword("loc")) {
       MLC_TRY(loc, parse_loc());
@@ -499,6 +518,7 @@ class Parser {
     if (!type) return error_at(name.offset, type.error().message);
     Op* op = f.insert_op(f.ops.size(), *code, std::move(operands), std::move(attrs),
                          std::move(declared), std::move(loc));
+    op->meta = std::move(meta);
     return define(scope, result, op->result);
   }
 

@@ -54,6 +54,7 @@ std::string print_op(const Op& op, const ValueNames& names) {
   for (size_t i = 0; i < op.operands.size(); ++i) s += (i ? ", " : "") + names(op.operands[i]);
   s += ")" + print_attrs(op.attrs);
   s += " : " + (op.result ? print_type(op.result->type) : std::string("<no result>"));
+  if (!op.meta.empty()) s += " meta {scope = " + attr_value_to_string(op.meta.scope) + "}";
   if (op.loc.known()) s += " " + print_loc(op.loc);
   return s;
 }

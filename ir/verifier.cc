@@ -85,6 +85,12 @@ class FunctionVerifier {
                                 std::to_string(index) + "): " + message);
   }
 
+  Status check_meta(size_t index, const Op& op) const {
+    if (std::string problem = check_scope(op.meta.scope); !problem.empty())
+      return op_error(index, op, problem);
+    return {};
+  }
+
   Status check_operands(size_t index, const Op& op) const {
     for (size_t k = 0; k < op.operands.size(); ++k) {
       const Value* v = op.operands[k];
@@ -138,6 +144,7 @@ class FunctionVerifier {
     if (op->result->producer != op)
       return op_error(index, *op, "result value is not produced by this op");
     MLC_CHECK_OK(check_operands(index, *op));
+    MLC_CHECK_OK(check_meta(index, *op));
     MLC_CHECK_OK(check_attrs(index, *op));
     std::vector<const TensorType*> types;
     for (const Value* v : op->operands) types.push_back(&v->type);

@@ -62,6 +62,7 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
       return error_at(op->loc, "autodiff: no gradient rule for " + std::string(op_name(op->code)) +
                                    ", and the loss depends on its operands through it");
     b.set_loc(op->loc);
+    b.set_scope(op->meta.scope);
     dx.assign(op->operands.size(), nullptr);
     rule.fn(b, *op, found->second, dx);
     for (size_t i = 0; i < dx.size(); ++i) {
@@ -73,6 +74,7 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
   }
 
   b.set_loc(Loc{});
+  b.set_scope("");
   g.results = {loss};
   for (size_t i = 0; i < g.args.size(); ++i) {
     if (!differentiated(g.arg_kinds[i])) continue;

@@ -5,7 +5,8 @@
 //    values (the same Value pointers, in order, after earlier replacements),
 //    attributes that print identically (name and value text, in order) and the
 //    same result type, and the op is not effectful (the op table's kEffectful
-//    trait). Such duplicates compute the same value.
+//    trait). Such duplicates compute the same value. Metadata (OpMeta: the
+//    scope) is not compared; the kept op keeps its own.
 //  - Of each set of duplicates the first in program order is kept; every use of
 //    a later one (by ops and by the function's results) is redirected to it, and
 //    the later op is removed. This includes zero-operand ops (`constant`, `iota`).

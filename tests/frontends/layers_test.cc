@@ -283,5 +283,28 @@ TEST(FrontendLayers, TopLevelRepeatOfAParamLayerVerifiesAndRoundTrips) {
   EXPECT_EQ(print_module(*back), text);
 }
 
+// Every op carries the scope of the module it was emitted for: a layer's
+// state_dict path, the container's path for its forward's own ops, "" for the
+// loss. The scope survives autodiff-free printing and parsing.
+TEST(FrontendLayers, OpsCarryTheirModuleScope) {
+  ModelFile mf = parse_ok(model_text(
+      R"("x": {"dtype": "f32", "shape": ["batch", 4]}, "t": {"dtype": "f32", "shape": ["batch", 4]})",
+      R"json({"layers": {"blocks": {"repeat": 2, "block": {
+            "layers": {"fc": {"type": "Linear", "in_features": 4, "out_features": 4}},
+            "forward": ["h = fc(x)", "return h + x"]}},
+          "act": {"type": "ReLU"}}})json"));
+  Module m = build_ok(mf, 2);
+  std::map<std::string, std::map<std::string, int>> by_scope;  // scope -> op -> count
+  for (const auto& op : m.find("loss")->ops) ++by_scope[op->meta.scope][std::string(op_name(op->code))];
+  EXPECT_EQ(by_scope["blocks.0.fc"], (std::map<std::string, int>{{"add", 1}, {"dot", 1}}));
+  EXPECT_EQ(by_scope["blocks.1.fc"], (std::map<std::string, int>{{"add", 1}, {"dot", 1}}));
+  EXPECT_EQ(by_scope["blocks.0"], (std::map<std::string, int>{{"add", 1}}));  // "h + x"
+  EXPECT_EQ(by_scope["act"], (std::map<std::string, int>{{"relu", 1}}));
+  EXPECT_EQ(by_scope[""], (std::map<std::string, int>{{"mse", 1}}));
+  auto back = parse_module(print_module(m), "t.mlir");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->find("loss")->ops[0]->meta.scope, m.find("loss")->ops[0]->meta.scope);
+}
+
 }  // namespace
 }  // namespace mlc
