@@ -69,6 +69,8 @@ Expected<JsonDoc> JsonDoc::parse(std::string_view text, const std::string& path)
   MLC_CHECK_OK(precheck_numbers(text, path));
   auto root = std::make_shared<Json>();
   if (auto failure = json::parse(text, kModelJsonLimits, *root)) {
+    if (failure->kind == json::Failure::Kind::out_of_memory)
+      return error_at(Loc{path}, "out of memory while reading the model file's JSON");
     size_t offset = failure->offset;
     std::string reason = json::describe(*failure, kModelJsonLimits);
     if (failure->kind == json::Failure::Kind::syntax) {
@@ -84,8 +86,6 @@ Expected<JsonDoc> JsonDoc::parse(std::string_view text, const std::string& path)
     } else if (failure->kind == json::Failure::Kind::too_many_values) {
       reason += " (the limit for a model file)";
     }
-    if (failure->kind == json::Failure::Kind::out_of_memory)
-      return error_at(Loc{path}, "out of memory while reading the model file's JSON");
     return error_at(loc_of_offset(path, text, offset), "invalid JSON: " + reason);
   }
   JsonDoc doc;

@@ -226,10 +226,10 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& pa
     std::string saved;
     ~ScopeGuard() { b.set_scope(std::move(saved)); }
   } guard{b, b.scope()};
-  b.set_scope(prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1));
+  const std::string path = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
+  b.set_scope(path);
   switch (m.kind) {
     case ModuleNode::Kind::layer: {
-      std::string path = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
       LayerContext ctx{b, path, [&](const std::string& n) { return params.at(prefix + n); }};
       b.set_loc(m.layer->loc());
       return m.layer->apply(ctx, args.at(0));

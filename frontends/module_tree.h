@@ -7,8 +7,9 @@
 //    and computes, before anything is emitted, the work of emitting it once
 //    (Work: a repeat counts its block N times, a forward each call of a layer
 //    once more) and its parameter totals. Totals beyond `limits`
-//    (frontends/model_limits.h, docs/limits.md) are errors at the node where they first exceed, naming
-//    the budget, its limit and the count, so enumerating parameters and
+//    (frontends/model_limits.h, docs/limits.md) are errors at the node where
+//    they first exceed, naming the budget, its limit and the count, so
+//    enumerating parameters and
 //    emitting IR are bounded whatever the file holds. Recursion follows the
 //    JSON nesting, which the JSON parser caps at 64. Lookups are hashed.
 //  - collect_params lists ParamInfo in state_dict (registration) order:

@@ -16,8 +16,8 @@
 #include <unordered_set>
 
 #include "ir/diagnostics.h"
-#include "ir/source_file.h"
 #include "ir/op_table.h"
+#include "ir/source_file.h"
 
 namespace mlc {
 

@@ -534,7 +534,35 @@ Status write_atomically(const std::string& path, const std::string& head,
 }
 
 // Everything parse_safetensors does, without the out-of-memory guard.
-Expected<SafetensorsFile> parse_validated(std::string_view bytes, const std::string& path);
+Expected<SafetensorsFile> parse_validated(std::string_view bytes, const std::string& path) {
+  MLC_TRY(Sections sections, split_sections(bytes, path));
+  MLC_TRY(Json header, parse_header_json(sections.header, path));
+
+  SafetensorsFile file;
+  file.path = path;
+  std::vector<EntryInfo> infos;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == kMetadataKey) {
+      MLC_TRY(file.metadata, parse_metadata(it.value(), path));
+    } else {
+      MLC_TRY(EntryInfo info, parse_entry(it.key(), it.value(), sections.data.size(), path));
+      infos.push_back(std::move(info));
+    }
+  }
+  std::stable_sort(infos.begin(), infos.end(), [](const EntryInfo& a, const EntryInfo& b) {
+    return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+  });
+  MLC_CHECK_OK(check_no_overlap(infos, path));
+  for (const EntryInfo& info : infos)
+    if (info.dtype->mlc == DType::boolean) MLC_CHECK_OK(check_bool_bytes(info, sections.data, path));
+
+  // Everything is validated: now copy the data.
+  for (const EntryInfo& info : infos) {
+    file.index.emplace(info.name, file.entries.size());
+    file.entries.push_back(make_entry(info, sections.data));
+  }
+  return file;
+}
 
 }  // namespace
 
@@ -582,37 +610,6 @@ Expected<SafetensorsFile> read_safetensors(const std::string& path) {
   return parse_safetensors(bytes, path);
 }
 
-namespace {
-Expected<SafetensorsFile> parse_validated(std::string_view bytes, const std::string& path) {
-  MLC_TRY(Sections sections, split_sections(bytes, path));
-  MLC_TRY(Json header, parse_header_json(sections.header, path));
-
-  SafetensorsFile file;
-  file.path = path;
-  std::vector<EntryInfo> infos;
-  for (auto it = header.begin(); it != header.end(); ++it) {
-    if (it.key() == kMetadataKey) {
-      MLC_TRY(file.metadata, parse_metadata(it.value(), path));
-    } else {
-      MLC_TRY(EntryInfo info, parse_entry(it.key(), it.value(), sections.data.size(), path));
-      infos.push_back(std::move(info));
-    }
-  }
-  std::stable_sort(infos.begin(), infos.end(), [](const EntryInfo& a, const EntryInfo& b) {
-    return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
-  });
-  MLC_CHECK_OK(check_no_overlap(infos, path));
-  for (const EntryInfo& info : infos)
-    if (info.dtype->mlc == DType::boolean) MLC_CHECK_OK(check_bool_bytes(info, sections.data, path));
-
-  // Everything is validated: now copy the data.
-  for (const EntryInfo& info : infos) {
-    file.index.emplace(info.name, file.entries.size());
-    file.entries.push_back(make_entry(info, sections.data));
-  }
-  return file;
-}
-}  // namespace
 
 Status write_safetensors(const std::string& path,
                          const std::vector<std::pair<std::string, const Tensor*>>& tensors,

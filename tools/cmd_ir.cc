@@ -19,6 +19,8 @@ int cmd_ir(const std::vector<std::string>& argv) {
   if (!parse_args(argv, {"timings"}, {"after", "batch"}, args, error)) return usage_error(error);
   if (args.positional.size() != 1)
     return usage_error("usage: mlc ir MODEL.json [--after PASS|all] [--batch N] [--timings]");
+  if (args.has("timings") && !args.has("after"))
+    return usage_error("--timings times the passes, so it needs --after PASS|all");
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   int64_t batch = model->config().trial_batch();

@@ -203,6 +203,9 @@ TEST(Ir, AfterAllPrintsEveryStage) {
   for (size_t i = 1; i < stages.size(); ++i)
     EXPECT_NE(all.err.find("\n  " + stages[i] + " "), std::string::npos) << all.err;
   EXPECT_NE(all.err.find("\n  total "), std::string::npos);
+  RunResult alone = mlc("ir examples/digits_cnn.json --timings");
+  EXPECT_EQ(alone.status, 2);
+  EXPECT_EQ(alone.err, "mlc: --timings times the passes, so it needs --after PASS|all\n");
 }
 
 }  // namespace
