@@ -83,6 +83,7 @@ std::unique_ptr<Function> Function::clone() const {
     map[op->result] = copy->result;
   }
   for (Value* v : results) f->results.push_back(map.at(v));
+  f->result_updates = result_updates;
   return f;
 }
 

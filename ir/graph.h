@@ -93,6 +93,16 @@ class Function {
   std::vector<ArgKind> arg_kinds;
   std::vector<std::unique_ptr<Op>> ops;  // program order
   std::vector<Value*> results;
+  // The calling convention of results that replace an argument: the train
+  // step's updated parameters and optimizer state. result_updates[k] is the
+  // index of the {param}/{state} argument that result k is the new value of
+  // (same type; the runtime may write it in place, donating the argument's
+  // buffer), or -1 for a fresh result. Empty means all -1. Printed as
+  // `-> (f32[], f32[128,64] {updates = %fc1.weight})`.
+  std::vector<int> result_updates;
+
+  // The argument result k updates, or -1.
+  int updated_arg(size_t k) const { return k < result_updates.size() ? result_updates[k] : -1; }
 
   Value* add_arg(std::string arg_name, TensorType type, ArgKind kind);
   // Creates an op and its result value WITHOUT checking anything; use Builder

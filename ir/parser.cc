@@ -465,6 +465,38 @@ class Parser {
     return define(scope, name, f.add_arg(std::string(name.text), std::move(type), *kind));
   }
 
+  // `{updates = %name}` after a result type: the index of argument %name, a
+  // {param} or {state} argument of the result's type not updated already.
+  Expected<int> parse_result_updates(const Function& f, const TensorType& result_type) {
+    MLC_CHECK_OK(advance());  // '{'
+    if (!at_keyword("updates")) return unexpected("'updates'", "in result attributes");
+    MLC_CHECK_OK(advance());
+    MLC_CHECK_OK(expect(Tok::Equal, "'='", "after 'updates'"));
+    if (!at(Tok::ValueName)) return unexpected("an argument name '%...'", "after 'updates ='");
+    Token name = tok_;
+    int index = -1;
+    for (size_t i = 0; i < f.args.size(); ++i)
+      if (f.args[i]->name == name.text) index = static_cast<int>(i);
+    if (index < 0)
+      return error_at(name.offset, "'updates' names '%" + std::string(name.text) +
+                                       "', which is not an argument of '@" + f.name + "'");
+    const std::string arg = "'%" + std::string(name.text) + "'";
+    ArgKind kind = f.arg_kinds[index];
+    if (kind != ArgKind::param && kind != ArgKind::state)
+      return error_at(name.offset, "'updates' names " + arg + ", which is {" +
+                                       std::string(arg_kind_name(kind)) +
+                                       "}, not a {param} or {state} argument");
+    if (f.args[index]->type != result_type)
+      return error_at(name.offset, "result of type " + result_type.str() + " cannot update " + arg +
+                                       " of type " + f.args[index]->type.str());
+    for (int earlier : f.result_updates)
+      if (earlier == index)
+        return error_at(name.offset, arg + " is updated by an earlier result already");
+    MLC_CHECK_OK(advance());
+    MLC_CHECK_OK(expect(Tok::RBrace, "'}'", "after the updated argument"));
+    return index;
+  }
+
   Status parse_signature(Function& f, Scope& scope, std::vector<TensorType>& result_types) {
     MLC_CHECK_OK(expect(Tok::LParen, "'('", "after function name"));
     while (!at(Tok::RParen)) {
@@ -478,7 +510,16 @@ class Parser {
       if (!result_types.empty()) MLC_CHECK_OK(expect(Tok::Comma, "',' or ')'", "in result types"));
       MLC_TRY(TensorType t, parse_type());
       result_types.push_back(std::move(t));
+      int updates = -1;
+      if (at(Tok::LBrace)) {
+        MLC_TRY(updates, parse_result_updates(f, result_types.back()));
+      }
+      if (updates >= 0) {
+        f.result_updates.resize(result_types.size(), -1);
+        f.result_updates.back() = updates;
+      }
     }
+    if (!f.result_updates.empty()) f.result_updates.resize(result_types.size(), -1);
     return advance();
   }
 

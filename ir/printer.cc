@@ -68,8 +68,11 @@ std::string print_signature(const Function& f) {
          std::string(arg_kind_name(kind)) + "}";
   }
   s += ") -> (";
-  for (size_t i = 0; i < f.results.size(); ++i)
+  for (size_t i = 0; i < f.results.size(); ++i) {
     s += (i ? ", " : "") + (f.results[i] ? print_type(f.results[i]->type) : std::string("?"));
+    int a = f.updated_arg(i);
+    if (a >= 0 && a < static_cast<int>(f.args.size())) s += " {updates = %" + f.args[a]->name + "}";
+  }
   return s + ")";
 }
 

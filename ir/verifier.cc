@@ -43,6 +43,32 @@ class FunctionVerifier {
     for (size_t i = 0; i < f_.results.size(); ++i)
       if (!defined_.count(f_.results[i]))
         return function_error(f_, "result #" + std::to_string(i) + " is not a value of the function");
+    return check_result_updates();
+  }
+
+  Status check_result_updates() {
+    if (f_.result_updates.empty()) return {};
+    if (f_.result_updates.size() != f_.results.size())
+      return function_error(f_, std::to_string(f_.results.size()) + " results but " +
+                                    std::to_string(f_.result_updates.size()) + " result update entries");
+    std::unordered_set<int> updated;
+    for (size_t k = 0; k < f_.results.size(); ++k) {
+      int a = f_.result_updates[k];
+      if (a < 0) continue;
+      std::string what = "result #" + std::to_string(k);
+      if (a >= static_cast<int>(f_.args.size()))
+        return function_error(f_, what + " updates argument #" + std::to_string(a) + ", out of range");
+      const Value* arg = f_.args[a];
+      if (f_.arg_kinds[a] != ArgKind::param && f_.arg_kinds[a] != ArgKind::state)
+        return function_error(f_, what + " updates '%" + arg->name + "', which is {" +
+                                      std::string(arg_kind_name(f_.arg_kinds[a])) +
+                                      "}, not a {param} or {state} argument");
+      if (arg->type != f_.results[k]->type)
+        return function_error(f_, what + " has type " + f_.results[k]->type.str() + " but updates '%" +
+                                      arg->name + "' of type " + arg->type.str());
+      if (!updated.insert(a).second)
+        return function_error(f_, what + " updates '%" + arg->name + "', which an earlier result updates");
+    }
     return {};
   }
 

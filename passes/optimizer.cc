@@ -222,6 +222,17 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
       slot.state.push_back(f.add_arg(slot.param->name + "." + n, slot.param->type, ArgKind::state));
   Value* step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
 
+  // Where each updated value goes back to: the param args, then their state.
+  std::vector<int> updates = {-1};
+  auto arg_index = [&](const Value* v) {
+    for (size_t i = 0; i < f.args.size(); ++i)
+      if (f.args[i] == v) return static_cast<int>(i);
+    return -1;
+  };
+  for (Slot& slot : slots) updates.push_back(arg_index(slot.param));
+  for (Slot& slot : slots)
+    for (Value* v : slot.state) updates.push_back(arg_index(v));
+
   Builder b(f);
   Scalars k(b, step);
   Value* lr = learning_rate(k, config);
@@ -238,6 +249,7 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   for (Slot& slot : slots)
     for (Value* v : slot.new_state) results.push_back(v);
   f.results = results;
+  f.result_updates = updates;
 
   Function& init = module.add_function("optimizer_init");
   Builder ib(init);

@@ -9,7 +9,9 @@
 
 namespace mlc::rt {
 
-void Tensor::AlignedFree::operator()(std::byte* p) const { std::free(p); }
+void detail::AlignedFree::operator()(std::byte* p) const {
+  if (owned) std::free(p);
+}
 
 namespace {
 // Tensors come and go once per op: keep freed memory in the heap (no mmap /
@@ -25,6 +27,14 @@ const bool kHeapTuned = [] {
 Tensor::Tensor(TensorType type) : Tensor(std::move(type), true) {}
 
 Tensor Tensor::uninitialized(TensorType type) { return Tensor(std::move(type), false); }
+
+Tensor Tensor::view(TensorType type, std::byte* data) {
+  Tensor t;
+  t.type_ = std::move(type);
+  t.num_elements_ = mlc::num_elements(t.type_.shape);
+  t.data_ = std::unique_ptr<std::byte[], AlignedFree>(data, AlignedFree{false});
+  return t;
+}
 
 Tensor::Tensor(TensorType type, bool zero) : type_(std::move(type)) {
   num_elements_ = mlc::num_elements(type_.shape);

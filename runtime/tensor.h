@@ -1,5 +1,7 @@
-// A host tensor: dtype, shape and an owned, 64-byte aligned, row-major buffer.
-// Copying a Tensor copies its data; moving is cheap.
+// A host tensor: dtype, shape and a 64-byte aligned, row-major buffer, owned
+// (the default) or borrowed (`view`: memory of an arena or of another tensor,
+// which must outlive the view). Copying a Tensor copies its data into an owned
+// buffer; moving is cheap.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +13,14 @@
 
 namespace mlc::rt {
 
+namespace detail {
+// Frees an owned buffer (std::aligned_alloc); leaves a borrowed one alone.
+struct AlignedFree {
+  bool owned = true;
+  void operator()(std::byte* p) const;
+};
+}  // namespace detail
+
 class Tensor {
  public:
   Tensor() = default;
@@ -21,6 +31,9 @@ class Tensor {
   // A tensor whose elements are left unset: for results that a kernel
   // overwrites entirely (the kernel contract), saving a memset per op.
   static Tensor uninitialized(TensorType type);
+  // A tensor over `data` (num_bytes of `type`, suitably aligned), not owned:
+  // nothing is allocated or freed.
+  static Tensor view(TensorType type, std::byte* data);
   Tensor(const Tensor& other);
   Tensor& operator=(const Tensor& other);
   Tensor(Tensor&&) noexcept = default;
@@ -47,9 +60,7 @@ class Tensor {
 
  private:
   Tensor(TensorType type, bool zero);
-  struct AlignedFree {
-    void operator()(std::byte* p) const;
-  };
+  using AlignedFree = detail::AlignedFree;
   TensorType type_;
   int64_t num_elements_ = 0;
   std::unique_ptr<std::byte[], AlignedFree> data_;

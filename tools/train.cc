@@ -275,14 +275,16 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
     auto t0 = Clock::now();
     MLC_TRY(auto args, binder.bind(prog->train_step->function(), inputs, &step_tensor));
     MLC_TRY(std::vector<rt::Tensor> out, prog->train_step->run(args));
-    // Results: loss, updated {param} args in order, updated state in order.
-    size_t k = 1;
+    // Results: the loss first, then values that replace {param} and {state}
+    // arguments, as the function declares (`{updates = %name}`).
     const Function& f = prog->train_step->function();
-    for (size_t a = 0; a < f.args.size(); ++a)
-      if (f.arg_kinds[a] == ArgKind::param)
-        for (rt::NamedTensor& p : params)
-          if (p.name == f.args[a]->name) p.tensor = std::move(out[k++]);
-    for (rt::NamedTensor& st : state) st.tensor = std::move(out[k++]);
+    for (size_t k = 0; k < f.results.size(); ++k) {
+      int a = f.updated_arg(k);
+      if (a < 0) continue;
+      for (auto* list : {&params, &state})
+        for (rt::NamedTensor& p : *list)
+          if (p.name == f.args[a]->name) p.tensor = std::move(out[k]);
+    }
     step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
 
     double loss = scalar(out[0]);

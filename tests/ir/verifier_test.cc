@@ -121,6 +121,22 @@ TEST(Verifier, ResultNotInFunction) {
   EXPECT_EQ(t.error(), "error: verifier: function @main: result #1 is not a value of the function");
 }
 
+TEST(Verifier, ResultUpdates) {
+  Fixture t;
+  t.f->results.push_back(t.f->ops[0]->result);  // f32[3], may update %b
+  t.f->result_updates = {-1, 1};
+  EXPECT_TRUE(verify_module(t.m).ok());
+  t.f->result_updates = {1};
+  EXPECT_EQ(t.error(), "error: verifier: function @main: 2 results but 1 result update entries");
+  t.f->result_updates = {-1, 0};
+  EXPECT_EQ(t.error(), "error: verifier: function @main: result #1 updates '%x', which is {input}, "
+                       "not a {param} or {state} argument");
+  t.f->result_updates = {1, -1};
+  EXPECT_EQ(t.error(), "error: verifier: function @main: result #0 has type f32[] but updates '%b' of type f32[3]");
+  t.f->result_updates = {-1, 7};
+  EXPECT_EQ(t.error(), "error: verifier: function @main: result #1 updates argument #7, out of range");
+}
+
 TEST(Verifier, ResultProducerAndDuplicates) {
   Fixture t;
   t.op(1).result->producer = &t.op(0);
