@@ -7,6 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "ir/scalar_math.h"
+
 namespace mlc {
 
 namespace {
@@ -54,16 +56,6 @@ Splat from_float(double x, DType t) {
   return s;
 }
 
-int64_t wrap_add(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-int64_t wrap_sub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
-int64_t wrap_mul(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-int64_t wrap_neg(int64_t a) { return wrap_sub(0, a); }
 
 // Bitwise equality of elements, except that all NaNs are equal.
 bool same_element(const Splat& a, const Splat& b) {
@@ -86,67 +78,25 @@ double shortest_equivalent(double x, DType t) {
   return x;
 }
 
-// ---- elementwise math, in the kernels' compute type C (float or double)
+// ---- elementwise math: ir/scalar_math.h's definitions, in the kernels'
+// compute type C (float or double; int64 for integers, wrapped to the dtype
+// by from_int, which equals wrapping in the narrower type)
 
 template <class C>
 std::optional<C> unary_math(OpCode code, C x) {
-  switch (code) {
-    case OpCode::Neg: return -x;
-    case OpCode::Abs: return std::fabs(x);
-    case OpCode::Exp: return std::exp(x);
-    case OpCode::Log: return std::log(x);
-    case OpCode::Sqrt: return std::sqrt(x);
-    case OpCode::Rsqrt: return C(1) / std::sqrt(x);
-    case OpCode::Tanh: return std::tanh(x);
-    case OpCode::Erf: return std::erf(x);
-    case OpCode::Sin: return std::sin(x);
-    case OpCode::Cos: return std::cos(x);
-    case OpCode::Sigmoid: {
-      if (x >= 0) return C(1) / (C(1) + std::exp(-x));
-      C e = std::exp(x);
-      return e / (C(1) + e);
-    }
-    default: return std::nullopt;
-  }
+  scalar::CppScalar<C> h;
+  C r;
+  if (!scalar::unary_dispatch(h, code, x, r)) return std::nullopt;
+  return r;
 }
 
 template <class C>
 std::optional<C> binary_math(OpCode code, C a, C b) {
-  switch (code) {
-    case OpCode::Add: return a + b;
-    case OpCode::Sub: return a - b;
-    case OpCode::Mul: return a * b;
-    case OpCode::Div: return a / b;
-    case OpCode::Pow: return std::pow(a, b);
-    case OpCode::Max:
-    case OpCode::Min:
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-      if (code == OpCode::Max) return a >= b ? a : b;
-      return a <= b ? a : b;
-    default: return std::nullopt;
-  }
-}
-
-std::optional<int64_t> unary_int(OpCode code, int64_t x) {
-  if (code == OpCode::Neg) return wrap_neg(x);
-  if (code == OpCode::Abs) return x < 0 ? wrap_neg(x) : x;
-  return std::nullopt;
-}
-
-std::optional<int64_t> binary_int(OpCode code, int64_t a, int64_t b) {
-  switch (code) {
-    case OpCode::Add: return wrap_add(a, b);
-    case OpCode::Sub: return wrap_sub(a, b);
-    case OpCode::Mul: return wrap_mul(a, b);
-    case OpCode::Div:
-      if (b == 0) return std::nullopt;  // a runtime error: keep it
-      if (b == -1) return wrap_neg(a);
-      return a / b;
-    case OpCode::Max: return a >= b ? a : b;
-    case OpCode::Min: return a <= b ? a : b;
-    default: return std::nullopt;
-  }
+  scalar::CppScalar<C> h;
+  C r;
+  if (!scalar::binary_dispatch(h, code, a, b, r)) return std::nullopt;
+  if (h.div_by_zero) return std::nullopt;  // a runtime error: keep it
+  return r;
 }
 
 // Runs `math(c)` with c of the compute type of float dtype `t` and rounds the
@@ -168,7 +118,7 @@ std::optional<Splat> fold_unary(OpCode code, const Splat& x) {
     return in_compute_type(x.dtype, [&](auto c) {
       return unary_math(code, static_cast<decltype(c)>(x.f));
     });
-  if (auto r = unary_int(code, x.i)) return from_int(*r, x.dtype);
+  if (auto r = unary_math<int64_t>(code, x.i)) return from_int(*r, x.dtype);
   return std::nullopt;
 }
 
@@ -178,7 +128,7 @@ std::optional<Splat> fold_binary(OpCode code, const Splat& a, const Splat& b) {
       using C = decltype(c);
       return binary_math(code, static_cast<C>(a.f), static_cast<C>(b.f));
     });
-  if (auto r = binary_int(code, a.i, b.i)) return from_int(*r, a.dtype);
+  if (auto r = binary_math<int64_t>(code, a.i, b.i)) return from_int(*r, a.dtype);
   return std::nullopt;
 }
 
@@ -263,7 +213,7 @@ bool exact_repeated_sum(double x, int64_t n) {
 
 std::optional<Splat> fold_reduce_sum(const Op& op, const Splat& x) {
   int64_t n = reduced_count(op);
-  if (!is_float(x.dtype)) return from_int(wrap_mul(x.i, n), x.dtype);
+  if (!is_float(x.dtype)) return from_int(scalar::wrap_mul(x.i, n), x.dtype);
   if (n == 0) return from_float(0.0, x.dtype);
   if (!std::isfinite(x.f)) return x;
   if (!exact_repeated_sum(x.f, n)) return std::nullopt;

@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "ir/attributes.h"
+#include "ir/scalar_math.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace mlc::rt {
@@ -20,32 +21,13 @@ using namespace kern;
 
 // ---- unary
 
-struct NegF {
+// Every elementwise op's meaning is ir/scalar_math.h's; these adapt it to the
+// loops below (compute type C: float, double or an integer type).
+template <OpCode kCode>
+struct UnaryF {
   template <class C> C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return wrap_neg(x);
-    else return -x;
-  }
-};
-struct AbsF {
-  template <class C> C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return x < 0 ? wrap_neg(x) : x;
-    else return std::fabs(x);
-  }
-};
-struct ExpF { template <class C> C operator()(C x) const { return std::exp(x); } };
-struct LogF { template <class C> C operator()(C x) const { return std::log(x); } };
-struct SqrtF { template <class C> C operator()(C x) const { return std::sqrt(x); } };
-struct RsqrtF { template <class C> C operator()(C x) const { return C(1) / std::sqrt(x); } };
-struct TanhF { template <class C> C operator()(C x) const { return std::tanh(x); } };
-struct ErfF { template <class C> C operator()(C x) const { return std::erf(x); } };
-struct SinF { template <class C> C operator()(C x) const { return std::sin(x); } };
-struct CosF { template <class C> C operator()(C x) const { return std::cos(x); } };
-// Stable on both sides: never exponentiates a large positive number.
-struct SigmoidF {
-  template <class C> C operator()(C x) const {
-    if (x >= 0) return C(1) / (C(1) + std::exp(-x));
-    C e = std::exp(x);
-    return e / (C(1) + e);
+    scalar::CppScalar<C> h;
+    return scalar::unary<kCode>(h, x);
   }
 };
 
@@ -101,56 +83,17 @@ void map2(const Tensor& ta, const Tensor& tb, Tensor& tr, F& f) {
 
 // ---- binary arithmetic
 
-struct AddF {
-  template <class C> C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return wrap_add(a, b);
-    else return a + b;
-  }
-};
-struct SubF {
-  template <class C> C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return wrap_sub(a, b);
-    else return a - b;
-  }
-};
-struct MulF {
-  template <class C> C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return wrap_mul(a, b);
-    else return a * b;
-  }
-};
 // Integer division by zero sets `div_by_zero` (and yields 0); the kernel then fails.
-struct DivF {
+template <OpCode kCode>
+struct BinaryF {
   bool div_by_zero = false;
   template <class C> C operator()(C a, C b) {
-    if constexpr (std::is_integral_v<C>) {
-      if (b == 0) { div_by_zero = true; return 0; }
-      if (b == -1) return wrap_neg(a);
-      return a / b;
-    } else {
-      return a / b;
-    }
+    scalar::CppScalar<C> h;
+    C r = scalar::binary<kCode>(h, a, b);
+    div_by_zero |= h.div_by_zero;
+    return r;
   }
 };
-struct MaxF {
-  template <class C> C operator()(C a, C b) const {
-    if constexpr (std::is_floating_point_v<C>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return a >= b ? a : b;
-  }
-};
-struct MinF {
-  template <class C> C operator()(C a, C b) const {
-    if constexpr (std::is_floating_point_v<C>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return a <= b ? a : b;
-  }
-};
-struct PowF { template <class C> C operator()(C a, C b) const { return std::pow(a, b); } };
 
 template <class F, bool kIntsToo>
 Status binary(const Op& op, std::span<const Tensor* const> in, Tensor& out) {
@@ -165,8 +108,7 @@ Status binary(const Op& op, std::span<const Tensor* const> in, Tensor& out) {
       return unsupported_dtype(op, out.dtype());
     }
   });
-  if constexpr (std::is_same_v<F, DivF>)
-    if (st.ok() && f.div_by_zero) return kernel_error(op, "integer division by zero");
+  if (st.ok() && f.div_by_zero) return kernel_error(op, "integer division by zero");
   return st;
 }
 
@@ -228,25 +170,25 @@ bool cast_elements(const S* in, T* out, int64_t n, double& bad) {
 
 }  // namespace
 
-Status kernel_Neg(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<NegF, true>(op, in, out); }
-Status kernel_Abs(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<AbsF, true>(op, in, out); }
-Status kernel_Exp(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<ExpF, false>(op, in, out); }
-Status kernel_Log(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<LogF, false>(op, in, out); }
-Status kernel_Sqrt(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<SqrtF, false>(op, in, out); }
-Status kernel_Rsqrt(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<RsqrtF, false>(op, in, out); }
-Status kernel_Tanh(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<TanhF, false>(op, in, out); }
-Status kernel_Sigmoid(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<SigmoidF, false>(op, in, out); }
-Status kernel_Erf(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<ErfF, false>(op, in, out); }
-Status kernel_Sin(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<SinF, false>(op, in, out); }
-Status kernel_Cos(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<CosF, false>(op, in, out); }
+Status kernel_Neg(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Neg>, true>(op, in, out); }
+Status kernel_Abs(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Abs>, true>(op, in, out); }
+Status kernel_Exp(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Exp>, false>(op, in, out); }
+Status kernel_Log(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Log>, false>(op, in, out); }
+Status kernel_Sqrt(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Sqrt>, false>(op, in, out); }
+Status kernel_Rsqrt(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Rsqrt>, false>(op, in, out); }
+Status kernel_Tanh(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Tanh>, false>(op, in, out); }
+Status kernel_Sigmoid(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Sigmoid>, false>(op, in, out); }
+Status kernel_Erf(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Erf>, false>(op, in, out); }
+Status kernel_Sin(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Sin>, false>(op, in, out); }
+Status kernel_Cos(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return unary<UnaryF<OpCode::Cos>, false>(op, in, out); }
 
-Status kernel_Add(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<AddF, true>(op, in, out); }
-Status kernel_Sub(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<SubF, true>(op, in, out); }
-Status kernel_Mul(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<MulF, true>(op, in, out); }
-Status kernel_Div(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<DivF, true>(op, in, out); }
-Status kernel_Max(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<MaxF, true>(op, in, out); }
-Status kernel_Min(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<MinF, true>(op, in, out); }
-Status kernel_Pow(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<PowF, false>(op, in, out); }
+Status kernel_Add(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<BinaryF<OpCode::Add>, true>(op, in, out); }
+Status kernel_Sub(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<BinaryF<OpCode::Sub>, true>(op, in, out); }
+Status kernel_Mul(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<BinaryF<OpCode::Mul>, true>(op, in, out); }
+Status kernel_Div(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<BinaryF<OpCode::Div>, true>(op, in, out); }
+Status kernel_Max(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<BinaryF<OpCode::Max>, true>(op, in, out); }
+Status kernel_Min(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<BinaryF<OpCode::Min>, true>(op, in, out); }
+Status kernel_Pow(const Op& op, std::span<const Tensor* const> in, Tensor& out) { return binary<BinaryF<OpCode::Pow>, false>(op, in, out); }
 
 Status kernel_Compare(const Op& op, std::span<const Tensor* const> in, Tensor& out) {
   const std::string& d = op.attrs.get_string("direction");

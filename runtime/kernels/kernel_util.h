@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ir/op_table.h"
+#include "ir/scalar_math.h"
 #include "runtime/half.h"
 #include "runtime/kernels/kernels.h"
 
@@ -102,26 +103,7 @@ T convert(S x) {
   }
 }
 
-// Two's-complement wrapping integer arithmetic (no signed-overflow UB).
-template <class T>
-T wrap_add(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-}
-template <class T>
-T wrap_sub(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-}
-template <class T>
-T wrap_mul(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-}
-template <class T>
-T wrap_neg(T a) {
-  return wrap_sub(T(0), a);
-}
+using scalar::wrap_add;  // two's-complement wrapping (ir/scalar_math.h)
 
 // "<op>: message".
 inline Error kernel_error(const Op& op, const std::string& message) {
