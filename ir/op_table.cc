@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "ir/diagnostics.h"
 #include "ir/graph.h"
 #include "ir/op_rules.h"
 
@@ -86,5 +87,15 @@ Expected<TensorType> infer_type(OpCode code, std::span<const TensorType* const> 
 }
 
 Cost op_cost(const Op& op) { return op_info(op.code).cost(op); }
+
+Status complete_and_check(Op& op) {
+  Status attrs = complete_attrs(op_info(op.code), op.attrs);
+  if (!attrs) return error_at(op.loc, attrs.error().message);
+  std::vector<const TensorType*> types;
+  for (const Value* v : op.operands) types.push_back(&v->type);
+  auto type = infer_type(op.code, types, op.attrs, &op.result->type);
+  if (!type) return error_at(op.loc, type.error().message);
+  return {};
+}
 
 }  // namespace mlc

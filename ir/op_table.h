@@ -91,6 +91,11 @@ inline std::string_view op_name(OpCode code) { return op_info(code).name; }
 // for a Float attribute, and fills defaults. Error messages name the op and attribute.
 Status complete_attrs(const OpInfo& info, Attrs& attrs);
 
+// Fills `op`'s attribute defaults and re-runs its inference against its
+// declared result type: what every consumer of built IR that relies on both
+// (the interpreter, lowering) does first. Errors are located at the op.
+Status complete_and_check(Op& op);
+
 // Runs inference for an op given operand types (checks arity first).
 Expected<TensorType> infer_type(OpCode code, std::span<const TensorType* const> operands,
                                 const Attrs& attrs, const TensorType* declared);

@@ -70,4 +70,23 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const dou
   gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
 }
 
+namespace {
+// The batch loop is outside gemm; when B is shared and A is not transposed,
+// the batch folds into M (one gemm call).
+template <class T>
+void dot_impl(const DotShape& d, const T* a, const T* b, T* c) {
+  int64_t lda = d.trans_a ? d.m : d.k, ldb = d.trans_b ? d.k : d.n;
+  if (d.b_shared && !d.trans_a) {
+    gemm(false, d.trans_b, d.batch * d.m, d.n, d.k, a, lda, b, ldb, c, d.n);
+    return;
+  }
+  for (int64_t i = 0; i < d.batch; ++i)
+    gemm(d.trans_a, d.trans_b, d.m, d.n, d.k, a + i * d.m * d.k, lda,
+         d.b_shared ? b : b + i * d.k * d.n, ldb, c + i * d.m * d.n, d.n);
+}
+}  // namespace
+
+void dot(const DotShape& d, const float* a, const float* b, float* c) { dot_impl(d, a, b, c); }
+void dot(const DotShape& d, const double* a, const double* b, double* c) { dot_impl(d, a, b, c); }
+
 }  // namespace mlc::rt::blas

@@ -21,4 +21,14 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const flo
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
           int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc);
 
+// A batched matmul as `dot` defines it (ir/ops.def): for each batch b,
+// C[b] = op(A[b]) op(B[b]), C[b] [m, n], with B shared by every batch when
+// b_shared (b is rank 2). Row-major, contiguous operands.
+struct DotShape {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool trans_a = false, trans_b = false, b_shared = false;
+};
+void dot(const DotShape& d, const float* a, const float* b, float* c);
+void dot(const DotShape& d, const double* a, const double* b, double* c);
+
 }  // namespace mlc::rt::blas

@@ -11,16 +11,6 @@ namespace mlc::rt {
 
 namespace {
 
-// Fills attribute defaults and re-runs inference: the kernels rely on both.
-Status verify_op(Op& op) {
-  Status attrs = complete_attrs(op_info(op.code), op.attrs);
-  if (!attrs) return error_at(op.loc, attrs.error().message);
-  std::vector<const TensorType*> types;
-  for (const Value* v : op.operands) types.push_back(&v->type);
-  auto type = infer_type(op.code, types, op.attrs, &op.result->type);
-  if (!type) return error_at(op.loc, type.error().message);
-  return {};
-}
 
 std::string describe_arg(size_t i, const Value* arg) {
   std::string s = "argument " + std::to_string(i);
@@ -33,7 +23,7 @@ std::string describe_arg(size_t i, const Value* arg) {
 Expected<Interpreter> Interpreter::create(const Function& f) {
   Interpreter interp;
   interp.f_ = f.clone();
-  for (auto& op : interp.f_->ops) MLC_CHECK_OK(verify_op(*op));
+  for (auto& op : interp.f_->ops) MLC_CHECK_OK(complete_and_check(*op));
   decompose_composites(*interp.f_);
   interp.plan();
   return interp;

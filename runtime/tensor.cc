@@ -36,6 +36,12 @@ Tensor Tensor::view(TensorType type, std::byte* data) {
   return t;
 }
 
+void Tensor::rebind(std::byte* data) {
+  assert(!data_.get_deleter().owned);
+  data_.release();
+  data_.reset(data);
+}
+
 Tensor::Tensor(TensorType type, bool zero) : type_(std::move(type)) {
   num_elements_ = mlc::num_elements(type_.shape);
   size_t bytes = static_cast<size_t>(num_bytes());

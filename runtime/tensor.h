@@ -34,6 +34,8 @@ class Tensor {
   // A tensor over `data` (num_bytes of `type`, suitably aligned), not owned:
   // nothing is allocated or freed.
   static Tensor view(TensorType type, std::byte* data);
+  // Points a view at other memory (no allocation). Only for views.
+  void rebind(std::byte* data);
   Tensor(const Tensor& other);
   Tensor& operator=(const Tensor& other);
   Tensor(Tensor&&) noexcept = default;

@@ -25,7 +25,7 @@ const char* kRunUsage =
     "usage: mlc run MODEL.json [--eval] [--init F.safetensors] [--data F.safetensors]\n"
     "         [--epochs N | --steps N] [--seed S] [--metrics OUT.jsonl] [--save FINAL.safetensors]\n"
     "         [--checkpoint-dir DIR] [--checkpoint-every STEPS] [--keep-checkpoints K] [--resume]\n"
-    "         [--dump-grads GRADS.safetensors] [--start-step N]";
+    "         [--dump-grads GRADS.safetensors] [--start-step N] [--backend compiled|interp]";
 
 bool parse_int(const std::string& text, int64_t min, int64_t& out) {
   try {
@@ -88,7 +88,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   std::string error;
   if (!parse_args(argv, {"eval", "resume"},
                   {"init", "data", "metrics", "seed", "epochs", "steps", "save", "checkpoint-dir",
-                   "checkpoint-every", "keep-checkpoints", "dump-grads", "start-step"},
+                   "checkpoint-every", "keep-checkpoints", "dump-grads", "start-step", "backend"},
                   args, error))
     return usage_error(error + "\n" + kRunUsage);
   if (args.positional.size() != 1) return usage_error(kRunUsage);
@@ -115,6 +115,9 @@ int cmd_run(const std::vector<std::string>& argv) {
     opt.set(v);
   }
   if (args.has("epochs") && args.has("steps")) return usage_error("give --epochs or --steps, not both");
+  std::optional<Backend> backend = parse_backend(args.get("backend", "compiled"));
+  if (!backend) return usage_error("--backend must be compiled or interp, got '" + args.get("backend") + "'");
+  o.backend = *backend;
 
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);

@@ -5,24 +5,24 @@
 namespace mlc {
 
 namespace {
-// Interpreter for function `name` of the model built for `batch` examples.
-Expected<rt::Interpreter> compile(const ModelFile& model, int64_t batch, const char* name) {
+// Function `name` of the model built for `batch` examples.
+Expected<StepFunction> compile(const ModelFile& model, int64_t batch, const char* name, Backend backend) {
   MLC_TRY(Module module, model.build(batch));
   Function* f = module.find(name);
   if (!f) return make_error(std::string("error: the model has no @") + name + " function");
-  return rt::Interpreter::create(*f);
+  return StepFunction::create(*f, backend);
 }
 
-std::vector<const rt::Tensor*> arguments(const std::vector<rt::Tensor>& inputs,
-                                         const std::vector<rt::NamedTensor>& params) {
-  std::vector<const rt::Tensor*> args;
-  for (const rt::Tensor& t : inputs) args.push_back(&t);
-  for (const rt::NamedTensor& p : params) args.push_back(&p.tensor);
+// Arguments of @eval / @loss: the inputs, then the parameters (read only).
+std::vector<rt::Tensor*> arguments(std::vector<rt::Tensor>& inputs, const std::vector<rt::NamedTensor>& params) {
+  std::vector<rt::Tensor*> args;
+  for (rt::Tensor& t : inputs) args.push_back(&t);
+  for (const rt::NamedTensor& p : params) args.push_back(const_cast<rt::Tensor*>(&p.tensor));
   return args;
 }
 
 // Scalar value of a 0-d result as double.
-double scalar(const rt::Tensor& t) {
+double scalar_value(const rt::Tensor& t) {
   switch (t.dtype()) {
     case DType::f32: return t.data<float>()[0];
     case DType::f64: return t.data<double>()[0];
@@ -33,22 +33,22 @@ double scalar(const rt::Tensor& t) {
 }
 }  // namespace
 
-Expected<Evaluator> Evaluator::create(const ModelFile& model, int64_t examples, int64_t batch) {
+Expected<Evaluator> Evaluator::create(const ModelFile& model, int64_t examples, int64_t batch, Backend backend) {
   if (examples == 0) return make_error("error: the evaluation split has no examples");
   Evaluator e;
   e.model_ = &model;
   e.examples_ = examples;
   e.batch_ = std::min(batch, examples);
-  MLC_TRY(rt::Interpreter full, compile(model, e.batch_, "eval"));
+  MLC_TRY(StepFunction full, compile(model, e.batch_, "eval", backend));
   e.full_.emplace(std::move(full));
   if (examples % e.batch_) {
-    MLC_TRY(rt::Interpreter tail, compile(model, examples % e.batch_, "eval"));
+    MLC_TRY(StepFunction tail, compile(model, examples % e.batch_, "eval", backend));
     e.tail_.emplace(std::move(tail));
   }
   return e;
 }
 
-Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt::NamedTensor>& params) const {
+Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt::NamedTensor>& params) {
   const int64_t n = split.num_examples();
   if (n != examples_)
     return make_error("error: the evaluator was compiled for " + std::to_string(examples_) +
@@ -59,10 +59,10 @@ Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt
   for (int64_t begin = 0; begin < n; begin += batch_) {
     int64_t end = std::min(n, begin + batch_);
     std::vector<rt::Tensor> inputs = split.rows(begin, end);
-    const rt::Interpreter& run = end - begin == batch_ ? *full_ : *tail_;
-    MLC_TRY(std::vector<rt::Tensor> out, run.run(arguments(inputs, params)));
-    loss_sum += scalar(out[0]);
-    if (out.size() > 1) result.correct += static_cast<int64_t>(scalar(out[1]));
+    StepFunction& run = end - begin == batch_ ? *full_ : *tail_;
+    MLC_CHECK_OK(run.run(arguments(inputs, params)));
+    loss_sum += scalar_value(run.result(0));
+    if (run.num_results() > 1) result.correct += static_cast<int64_t>(scalar_value(run.result(1)));
     // Positions: every element of the targets (class indices, or regression targets).
     for (size_t i = 0; i < config.inputs.size(); ++i)
       if (config.inputs[i].name == config.loss_targets) result.positions += inputs[i].num_elements();
@@ -108,10 +108,10 @@ Expected<double> batch_loss(const ModelFile& model, const rt::Split& split,
   if (begin + batch > split.num_examples())
     return make_error("error: batch [" + std::to_string(begin) + ", " + std::to_string(begin + batch) +
                       ") is beyond the split's " + std::to_string(split.num_examples()) + " examples");
-  MLC_TRY(rt::Interpreter run, compile(model, batch, "loss"));
+  MLC_TRY(StepFunction run, compile(model, batch, "loss", Backend::interp));
   std::vector<rt::Tensor> inputs = split.rows(begin, begin + batch);
-  MLC_TRY(std::vector<rt::Tensor> out, run.run(arguments(inputs, params)));
-  return scalar(out[0]);
+  MLC_CHECK_OK(run.run(arguments(inputs, params)));
+  return scalar_value(run.result(0));
 }
 
 }  // namespace mlc

@@ -10,6 +10,7 @@
 #include "runtime/dataset.h"
 #include "runtime/interpreter.h"
 #include "runtime/parameters.h"
+#include "tools/step_function.h"
 
 namespace mlc {
 
@@ -25,14 +26,15 @@ struct EvalResult {
 // (the last batch may be smaller), run as often as needed (after every epoch).
 class Evaluator {
  public:
-  static Expected<Evaluator> create(const ModelFile& model, int64_t examples, int64_t batch);
+  static Expected<Evaluator> create(const ModelFile& model, int64_t examples, int64_t batch,
+                                    Backend backend = Backend::compiled);
   // `params` are in model-config order.
-  Expected<EvalResult> run(const rt::Split& split, const std::vector<rt::NamedTensor>& params) const;
+  Expected<EvalResult> run(const rt::Split& split, const std::vector<rt::NamedTensor>& params);
 
  private:
   const ModelFile* model_ = nullptr;
   int64_t examples_ = 0, batch_ = 0;
-  std::optional<rt::Interpreter> full_, tail_;
+  std::optional<StepFunction> full_, tail_;
 };
 
 // For classifiers: every target of `split` must be a class index in [0, C),

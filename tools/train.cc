@@ -26,16 +26,17 @@ using Clock = std::chrono::steady_clock;
 // The compiled functions of one batch size.
 struct Program {
   Module module;
-  std::optional<rt::Interpreter> train_step, optimizer_init, loss_grad;
+  std::optional<StepFunction> train_step;
+  std::optional<rt::Interpreter> optimizer_init, loss_grad;
 };
 
-Expected<Program> compile(const ModelFile& model, int64_t batch) {
+Expected<Program> compile(const ModelFile& model, int64_t batch, Backend backend) {
   Program p;
   MLC_TRY(p.module, model.build(batch));
   PipelineOptions options;
   options.optimizer = model.config().train.optimizer;
   MLC_CHECK_OK(run_pipeline(p.module, options));
-  MLC_TRY(rt::Interpreter step, rt::Interpreter::create(*p.module.find("train_step")));
+  MLC_TRY(StepFunction step, StepFunction::create(*p.module.find("train_step"), backend));
   MLC_TRY(rt::Interpreter init, rt::Interpreter::create(*p.module.find("optimizer_init")));
   MLC_TRY(rt::Interpreter grad, rt::Interpreter::create(*p.module.find("loss_grad")));
   p.train_step.emplace(std::move(step));
@@ -44,7 +45,7 @@ Expected<Program> compile(const ModelFile& model, int64_t batch) {
   return p;
 }
 
-double scalar(const rt::Tensor& t) {
+double scalar_value(const rt::Tensor& t) {
   return t.dtype() == DType::f64 ? t.data<double>()[0] : t.data<float>()[0];
 }
 
@@ -55,20 +56,20 @@ class ArgumentBinder {
                  std::vector<rt::NamedTensor>& state)
       : config_(config), params_(params), state_(state) {}
 
-  Expected<std::vector<const rt::Tensor*>> bind(const Function& f, const std::vector<rt::Tensor>& batch,
-                                                const rt::Tensor* step) const {
-    std::vector<const rt::Tensor*> args;
+  Expected<std::vector<rt::Tensor*>> bind(const Function& f, std::vector<rt::Tensor>& batch,
+                                          rt::Tensor* step) const {
+    std::vector<rt::Tensor*> args;
     for (size_t i = 0; i < f.args.size(); ++i) {
       const std::string& name = f.args[i]->name;
-      const rt::Tensor* t = nullptr;
+      rt::Tensor* t = nullptr;
       if (f.arg_kinds[i] == ArgKind::step) {
         t = step;
       } else if (f.arg_kinds[i] == ArgKind::input) {
         for (size_t j = 0; j < config_.inputs.size(); ++j)
           if (config_.inputs[j].name == name) t = &batch[j];
       } else {
-        for (const auto* list : {&params_, &state_})
-          for (const rt::NamedTensor& p : *list)
+        for (auto* list : {&params_, &state_})
+          for (rt::NamedTensor& p : *list)
             if (p.name == name) t = &p.tensor;
       }
       if (!t) return make_error("mlc internal error: no value for argument '" + name + "' of @" + f.name);
@@ -169,7 +170,7 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
 
   // Programs, parameters, optimizer state.
   stage = "compiling the train step";
-  MLC_TRY(Program program, compile(model, batch));
+  MLC_TRY(Program program, compile(model, batch, o.backend));
   {
     MLC_TRY(Module forward, model.build(batch));
     MLC_CHECK_OK(check_class_targets(model, forward, train_split, data_path, "train"));
@@ -178,7 +179,7 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
   std::map<int64_t, Program> tail_programs;  // last partial batch when !drop_last
   stage = "creating the parameters and optimizer state";
   MLC_TRY(std::vector<rt::Tensor> init_state, program.optimizer_init->run(std::vector<rt::Tensor>{}));
-  const Function& step_fn = program.train_step->function();
+  const Function& step_fn = program.train_step->function();  // state args in order
   std::vector<rt::NamedTensor> state = state_layout(step_fn, std::move(init_state));
   std::vector<rt::NamedTensor> params;
   if (!o.init_path.empty()) {
@@ -227,7 +228,7 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
   int64_t order_epoch = -1;
   const int64_t eval_batch = tc.eval_batch_size > 0 ? tc.eval_batch_size
                                                     : std::min<int64_t>(eval_split.num_examples(), 1024);
-  MLC_TRY(Evaluator evaluator, Evaluator::create(model, eval_split.num_examples(), eval_batch));
+  MLC_TRY(Evaluator evaluator, Evaluator::create(model, eval_split.num_examples(), eval_batch, o.backend));
   auto run_eval = [&](int64_t epoch, double last_loss) -> Status {
     MLC_TRY(EvalResult r, evaluator.run(eval_split, params));
     nlohmann::ordered_json eval = {{"loss", r.loss}};
@@ -253,7 +254,7 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
     Program* prog = &program;
     if (end - begin != batch) {
       if (!tail_programs.count(end - begin)) {
-        MLC_TRY(Program tail, compile(model, end - begin));
+        MLC_TRY(Program tail, compile(model, end - begin, o.backend));
         tail_programs.emplace(end - begin, std::move(tail));
       }
       prog = &tail_programs.at(end - begin);
@@ -263,7 +264,7 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
 
     if (s == start && !o.dump_grads_path.empty()) {
       MLC_TRY(auto args, binder.bind(prog->loss_grad->function(), inputs, &step_tensor));
-      MLC_TRY(std::vector<rt::Tensor> grads, prog->loss_grad->run(args));
+      MLC_TRY(std::vector<rt::Tensor> grads, prog->loss_grad->run(std::vector<const rt::Tensor*>(args.begin(), args.end())));
       std::vector<std::pair<std::string, const rt::Tensor*>> named;
       size_t g = 1;
       const Function& gf = prog->loss_grad->function();
@@ -274,20 +275,12 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
 
     auto t0 = Clock::now();
     MLC_TRY(auto args, binder.bind(prog->train_step->function(), inputs, &step_tensor));
-    MLC_TRY(std::vector<rt::Tensor> out, prog->train_step->run(args));
-    // Results: the loss first, then values that replace {param} and {state}
-    // arguments, as the function declares (`{updates = %name}`).
-    const Function& f = prog->train_step->function();
-    for (size_t k = 0; k < f.results.size(); ++k) {
-      int a = f.updated_arg(k);
-      if (a < 0) continue;
-      for (auto* list : {&params, &state})
-        for (rt::NamedTensor& p : *list)
-          if (p.name == f.args[a]->name) p.tensor = std::move(out[k]);
-    }
+    // Results other than the loss replace {param} and {state} arguments, as
+    // the function declares (`{updates = %name}`): run writes them into args.
+    MLC_CHECK_OK(prog->train_step->run(args));
     step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
 
-    double loss = scalar(out[0]);
+    double loss = scalar_value(prog->train_step->result(0));
     summary.final_loss = loss;
     ++summary.steps_run;
     write_metric({{"step", s}, {"epoch", epoch}, {"loss", loss}});

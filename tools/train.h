@@ -9,6 +9,7 @@
 
 #include "frontends/model_file.h"
 #include "runtime/parameters.h"
+#include "tools/step_function.h"
 
 namespace mlc {
 
@@ -26,6 +27,7 @@ struct TrainOptions {
   bool resume = false;          // continue from the newest valid checkpoint in checkpoint_dir
   std::string dump_grads_path;  // gradients of the run's first step
   bool progress_bar = false;    // a live bar on stderr (else one line per epoch)
+  Backend backend = Backend::compiled;  // of the train step and evaluation
 };
 
 struct TrainSummary {

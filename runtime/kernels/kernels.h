@@ -27,6 +27,7 @@
 
 #include "ir/expected.h"
 #include "ir/graph.h"
+#include "runtime/blas.h"
 #include "runtime/tensor.h"
 
 namespace mlc::rt {
@@ -44,6 +45,9 @@ const KernelFn& reference_kernel(OpCode code);
 Expected<Tensor> eval_op(OpCode code, std::span<const Tensor* const> operands,
                          const Attrs& attrs = {},
                          const std::optional<TensorType>& declared = std::nullopt);
+
+// The matmul a `dot` op with these operand and result shapes performs.
+blas::DotShape dot_shape(const Op& op, const Shape& a, const Shape& b, const Shape& out);
 
 // One function per op: kernel_Neg, kernel_Add, ...
 #define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) \

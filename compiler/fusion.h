@@ -1,0 +1,48 @@
+// Fusion: groups a function's ops into the units the executable runs.
+//
+// A loop group is one kernel: a root op and the producers fused into it, each
+// computed inside the kernel's loops with no intermediate in memory. A
+// producer joins its consumer's group when every use of its result is inside
+// the group (so the value never needs memory) and it is a loop op (below).
+// Recomputation is bounded: a producer evaluated more than once per element
+// (below a broadcast, for instance) must be cheap (movement, sources, and
+// arithmetic other than transcendental functions); a reduction or an
+// expensive op joins only where it is evaluated once per element.
+//
+// Loop ops: elementwise ops whose result cannot fail (not integer division,
+// not float-to-integer casts), movement ops other than gather, reductions
+// (reduce_*, argmax), iota and splat constants, all on f32, f64, i32, i64 and
+// bool. Everything else (dot, convolutions, pooling, gather, scatter_add,
+// half-precision dtypes, dense constants) is its own group of one op.
+// A reshape that is not fused into a consumer becomes an alias group: a view
+// of its operand's bytes, no instruction.
+//
+// Groups are listed in the order of their roots, which is a valid schedule.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace mlc {
+
+enum class GroupKind : uint8_t { loop, single, alias };
+
+struct FusionGroup {
+  GroupKind kind = GroupKind::single;
+  std::vector<const Op*> ops;  // program order; the root is last
+  const Op* root() const { return ops.back(); }
+};
+
+struct FusionPlan {
+  std::vector<FusionGroup> groups;
+  std::unordered_map<const Op*, int> group_of;
+};
+
+// Can `op` be computed inside a loop kernel?
+bool is_loop_op(const Op& op);
+
+FusionPlan plan_fusion(const Function& f);
+
+}  // namespace mlc

@@ -1,0 +1,396 @@
+#include "compiler/kernel_ir.h"
+
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/op_table.h"
+
+namespace mlc::kir {
+
+namespace {
+
+int64_t norm_axis(int64_t axis, size_t rank) { return axis < 0 ? axis + static_cast<int64_t>(rank) : axis; }
+
+std::vector<int64_t> strides_of(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t d = s.size(); d-- > 1;) st[d - 1] = st[d] * s[d];
+  return st;
+}
+
+class KernelBuilder {
+ public:
+  KernelBuilder(const FusionGroup& g, std::vector<const Value*>& inputs) : inputs_(inputs) {
+    for (const Op* op : g.ops) members_.insert(op);
+  }
+
+  Expected<Kernel> build(const FusionGroup& g, std::string name) {
+    const Op& root = *g.root();
+    k_.name = std::move(name);
+    k_.domain = root.result->type.shape;
+    std::vector<int> idx;
+    for (size_t d = 0; d < k_.domain.size(); ++d) idx.push_back(new_var());
+    out_linear_ = linear(idx, k_.domain);
+    MLC_TRY(k_.root, value(root.result, idx));
+    for (const Value* v : inputs_) k_.params.push_back(v->type.dtype);
+    k_.params.push_back(root.result->type.dtype);
+    k_.elementwise_input.resize(inputs_.size(), true);
+    for (int p : not_elementwise_) k_.elementwise_input[p] = false;
+    for (const Op* op : g.ops) {
+      if (!k_.origin.empty()) k_.origin += ", ";
+      k_.origin += std::string(op_name(op->code));
+      if (op->loc.known()) k_.origin += " (" + op->loc.str() + ")";
+    }
+    return std::move(k_);
+  }
+
+ private:
+  int new_var() {
+    Expr e;
+    e.kind = ExprKind::var;
+    e.i = k_.num_vars++;
+    k_.exprs.push_back(e);
+    return static_cast<int>(k_.exprs.size()) - 1;
+  }
+
+  int add(Expr e) {
+    uint64_t fbits;
+    std::memcpy(&fbits, &e.f, sizeof fbits);
+    auto key = std::make_tuple(e.kind, e.dtype, e.op, e.dir, e.a, e.b, e.c, e.i, fbits);
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    k_.exprs.push_back(std::move(e));
+    int id = static_cast<int>(k_.exprs.size()) - 1;
+    memo_.emplace(key, id);
+    return id;
+  }
+  const Expr& at(int id) const { return k_.exprs[id]; }
+  bool is_iconst(int id, int64_t v) const { return at(id).kind == ExprKind::iconst && at(id).i == v; }
+
+  int iconst(int64_t v) {
+    Expr e;
+    e.kind = ExprKind::iconst;
+    e.i = v;
+    return add(e);
+  }
+  int index_op(ExprKind kind, int a, int b) {
+    if (at(a).kind == ExprKind::iconst && at(b).kind == ExprKind::iconst) {
+      int64_t x = at(a).i, y = at(b).i;
+      switch (kind) {
+        case ExprKind::iadd: return iconst(x + y);
+        case ExprKind::imul: return iconst(x * y);
+        case ExprKind::idiv: return iconst(x / y);
+        case ExprKind::irem: return iconst(x % y);
+        case ExprKind::imin: return iconst(std::min(x, y));
+        case ExprKind::imax: return iconst(std::max(x, y));
+        default: break;
+      }
+    }
+    if (kind == ExprKind::iadd && is_iconst(b, 0)) return a;
+    if (kind == ExprKind::iadd && is_iconst(a, 0)) return b;
+    if (kind == ExprKind::imul && (is_iconst(a, 0) || is_iconst(b, 0))) return iconst(0);
+    if (kind == ExprKind::imul && is_iconst(b, 1)) return a;
+    if (kind == ExprKind::imul && is_iconst(a, 1)) return b;
+    if (kind == ExprKind::idiv && is_iconst(b, 1)) return a;
+    Expr e;
+    e.kind = kind;
+    e.a = a;
+    e.b = b;
+    if (kind == ExprKind::ilt) e.dtype = DType::boolean;
+    return add(e);
+  }
+  int clamp(int j, int64_t size) { return index_op(ExprKind::imin, index_op(ExprKind::imax, j, iconst(0)), iconst(size - 1)); }
+
+  int linear(const std::vector<int>& idx, const Shape& shape) {
+    std::vector<int64_t> st = strides_of(shape);
+    int l = iconst(0);
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] != 1) l = index_op(ExprKind::iadd, l, index_op(ExprKind::imul, idx[d], iconst(st[d])));
+    return l;
+  }
+
+  int node(ExprKind kind, DType t, int a, int b = -1, int c = -1, OpCode op = OpCode::Add) {
+    Expr e;
+    e.kind = kind;
+    e.dtype = t;
+    e.a = a;
+    e.b = b;
+    e.c = c;
+    e.op = op;
+    return add(e);
+  }
+  int constant(DType t, double f, int64_t i) {
+    Expr e;
+    e.kind = ExprKind::constant;
+    e.dtype = t;
+    e.f = f;
+    e.i = i;
+    return add(e);
+  }
+
+  // Index into `operand` (numpy broadcasting) for result index `idx` of shape `result`.
+  std::vector<int> broadcast_index(const std::vector<int>& idx, const Shape& operand, const Shape& result) {
+    std::vector<int> o(operand.size());
+    size_t shift = result.size() - operand.size();
+    for (size_t d = 0; d < operand.size(); ++d) o[d] = operand[d] == 1 ? iconst(0) : idx[d + shift];
+    return o;
+  }
+
+  Expected<int> operand_at(const Op& op, size_t k, const std::vector<int>& idx) {
+    const Value* v = op.operands[k];
+    return value(v, broadcast_index(idx, v->type.shape, op.result->type.shape));
+  }
+
+  Expected<int> value(const Value* v, const std::vector<int>& idx) {
+    auto key = std::make_pair(v, idx);
+    auto it = values_.find(key);
+    if (it != values_.end()) return it->second;
+    MLC_TRY(int id, compute(v, idx));
+    values_.emplace(std::move(key), id);
+    return id;
+  }
+
+  Expected<int> compute(const Value* v, const std::vector<int>& idx) {
+    const Op* op = v->producer;
+    const DType t = v->type.dtype;
+    if (!op || !members_.count(op)) {
+      auto [it, fresh] = input_index_.try_emplace(v, static_cast<int>(inputs_.size()));
+      if (fresh) inputs_.push_back(v);
+      int lin = linear(idx, v->type.shape);
+      if (lin != out_linear_ || v->type.shape != k_.domain) not_elementwise_.insert(it->second);
+      Expr e;
+      e.kind = ExprKind::load;
+      e.dtype = t;
+      e.i = it->second;
+      e.a = lin;
+      return add(e);
+    }
+    const Attrs& at = op->attrs;
+    const Shape& in0 = op->operands.empty() ? Shape{} : op->operands[0]->type.shape;
+    switch (op->code) {
+      case OpCode::Neg: case OpCode::Abs: case OpCode::Exp: case OpCode::Log: case OpCode::Sqrt:
+      case OpCode::Rsqrt: case OpCode::Tanh: case OpCode::Sigmoid: case OpCode::Erf: case OpCode::Sin:
+      case OpCode::Cos: {
+        MLC_TRY(int a, operand_at(*op, 0, idx));
+        return node(ExprKind::unary, t, a, -1, -1, op->code);
+      }
+      case OpCode::Add: case OpCode::Sub: case OpCode::Mul: case OpCode::Div: case OpCode::Max:
+      case OpCode::Min: case OpCode::Pow: {
+        MLC_TRY(int a, operand_at(*op, 0, idx));
+        MLC_TRY(int b, operand_at(*op, 1, idx));
+        return node(ExprKind::binary, t, a, b, -1, op->code);
+      }
+      case OpCode::Compare: {
+        MLC_TRY(int a, operand_at(*op, 0, idx));
+        MLC_TRY(int b, operand_at(*op, 1, idx));
+        Expr e;
+        e.kind = ExprKind::cmp;
+        e.dtype = DType::boolean;
+        e.a = a;
+        e.b = b;
+        e.dir = scalar::parse_direction(at.get_string("direction"));
+        return add(e);
+      }
+      case OpCode::Select: {
+        MLC_TRY(int p, operand_at(*op, 0, idx));
+        MLC_TRY(int a, operand_at(*op, 1, idx));
+        MLC_TRY(int b, operand_at(*op, 2, idx));
+        return node(ExprKind::select, t, p, a, b);
+      }
+      case OpCode::Cast: {
+        MLC_TRY(int a, operand_at(*op, 0, idx));
+        if (op->operands[0]->type.dtype == t) return a;
+        return node(ExprKind::cast, t, a);
+      }
+      case OpCode::Broadcast: {
+        const std::vector<int64_t>& dims = at.get_ints("dims");
+        std::vector<int> o(in0.size());
+        for (size_t d = 0; d < in0.size(); ++d) o[d] = in0[d] == 1 ? iconst(0) : idx[dims[d]];
+        return value(op->operands[0], o);
+      }
+      case OpCode::Transpose: {
+        const std::vector<int64_t>& perm = at.get_ints("perm");
+        std::vector<int> o(in0.size());
+        for (size_t d = 0; d < perm.size(); ++d) o[perm[d]] = idx[d];
+        return value(op->operands[0], o);
+      }
+      case OpCode::Slice: {
+        const std::vector<int64_t>& start = at.get_ints("start");
+        const std::vector<int64_t>& stride = at.get_ints("stride");
+        std::vector<int> o(in0.size());
+        for (size_t d = 0; d < in0.size(); ++d)
+          o[d] = index_op(ExprKind::iadd, iconst(start[d]), index_op(ExprKind::imul, idx[d], iconst(stride[d])));
+        return value(op->operands[0], o);
+      }
+      case OpCode::Reshape: {
+        int l = linear(idx, v->type.shape);
+        std::vector<int64_t> st = strides_of(in0);
+        std::vector<int> o(in0.size());
+        for (size_t d = 0; d < in0.size(); ++d) {
+          if (in0[d] == 1) {
+            o[d] = iconst(0);
+            continue;
+          }
+          int q = index_op(ExprKind::idiv, l, iconst(st[d]));
+          o[d] = d == 0 ? q : index_op(ExprKind::irem, q, iconst(in0[d]));
+        }
+        return value(op->operands[0], o);
+      }
+      case OpCode::Pad: {
+        const std::vector<int64_t>& low = at.get_ints("low");
+        const std::vector<int64_t>& high = at.get_ints("high");
+        std::vector<int> o(in0.size());
+        int inside = -1;
+        for (size_t d = 0; d < in0.size(); ++d) {
+          int j = index_op(ExprKind::iadd, idx[d], iconst(-low[d]));
+          if (low[d] == 0 && high[d] == 0) {
+            o[d] = j;
+            continue;
+          }
+          int ok = node(ExprKind::select, DType::boolean, index_op(ExprKind::ilt, iconst(-1), j),
+                        index_op(ExprKind::ilt, j, iconst(in0[d])), constant(DType::boolean, 0, 0));
+          inside = inside < 0 ? ok : node(ExprKind::select, DType::boolean, inside, ok, constant(DType::boolean, 0, 0));
+          o[d] = in0[d] > 0 ? clamp(j, in0[d]) : iconst(0);
+        }
+        double pad = at.get_float("value");
+        int fill = constant(t, pad, static_cast<int64_t>(pad));
+        if (inside < 0) return value(op->operands[0], o);
+        bool empty = num_elements(in0) == 0;
+        if (empty) return fill;
+        MLC_TRY(int x, value(op->operands[0], o));
+        return node(ExprKind::select, t, inside, x, fill);
+      }
+      case OpCode::Concat: {
+        const size_t axis = static_cast<size_t>(norm_axis(at.get_int("axis"), in0.size()));
+        std::vector<int64_t> offsets;
+        int64_t off = 0;
+        for (const Value* x : op->operands) {
+          offsets.push_back(off);
+          off += x->type.shape[axis];
+        }
+        int result = -1;
+        for (size_t k = op->operands.size(); k-- > 0;) {
+          const Value* x = op->operands[k];
+          if (x->type.shape[axis] == 0) continue;
+          std::vector<int> o = idx;
+          o[axis] = clamp(index_op(ExprKind::iadd, idx[axis], iconst(-offsets[k])), x->type.shape[axis]);
+          MLC_TRY(int xv, value(x, o));
+          result = result < 0 ? xv
+                              : node(ExprKind::select, t, index_op(ExprKind::ilt, idx[axis], iconst(offsets[k] + x->type.shape[axis])), xv, result);
+        }
+        return result;
+      }
+      case OpCode::Iota: {
+        int d = static_cast<int>(norm_axis(at.get_int("dim"), v->type.shape.size()));
+        return node(ExprKind::index_value, t, idx[d]);
+      }
+      case OpCode::Constant: {
+        const AttrValue* c = at.find("value");
+        if (const double* f = std::get_if<double>(c)) return constant(t, *f, static_cast<int64_t>(*f));
+        int64_t i = std::get<int64_t>(*c);
+        return constant(t, static_cast<double>(i), i);
+      }
+      case OpCode::ReduceSum: case OpCode::ReduceMax: case OpCode::ReduceMin: case OpCode::Argmax: {
+        std::vector<bool> reduced(in0.size(), false);
+        if (op->code == OpCode::Argmax) {
+          reduced[norm_axis(at.get_int("axis"), in0.size())] = true;
+        } else {
+          for (int64_t d : at.get_ints("dims")) reduced[norm_axis(d, in0.size())] = true;
+        }
+        bool keepdim = op->code != OpCode::Argmax && at.get_bool("keepdim");
+        Expr e;
+        e.kind = ExprKind::reduce;
+        e.dtype = t;
+        e.op = op->code;
+        e.var0 = k_.num_vars;
+        std::vector<int> o(in0.size());
+        size_t kept = 0;
+        for (size_t d = 0; d < in0.size(); ++d) {
+          if (reduced[d]) {
+            o[d] = new_var();
+            e.extents.push_back(in0[d]);
+            if (keepdim) ++kept;
+          } else {
+            o[d] = idx[keepdim ? d : kept++];
+          }
+        }
+        MLC_TRY(e.a, value(op->operands[0], o));
+        k_.exprs.push_back(std::move(e));
+        return static_cast<int>(k_.exprs.size()) - 1;
+      }
+      default:
+        return make_error("mlc internal error: " + std::string(op_name(op->code)) + " in a loop kernel");
+    }
+  }
+
+  Kernel k_;
+  std::vector<const Value*>& inputs_;
+  std::unordered_map<const Value*, int> input_index_;
+  std::unordered_set<const Op*> members_;
+  std::unordered_set<int> not_elementwise_;
+  std::map<std::tuple<ExprKind, DType, OpCode, scalar::CmpDir, int, int, int, int64_t, uint64_t>, int> memo_;
+  std::map<std::pair<const Value*, std::vector<int>>, int> values_;
+  int out_linear_ = -1;
+};
+
+std::string_view kind_name(ExprKind k) {
+  switch (k) {
+    case ExprKind::var: return "var";
+    case ExprKind::iconst: return "iconst";
+    case ExprKind::iadd: return "iadd";
+    case ExprKind::imul: return "imul";
+    case ExprKind::idiv: return "idiv";
+    case ExprKind::irem: return "irem";
+    case ExprKind::imin: return "imin";
+    case ExprKind::imax: return "imax";
+    case ExprKind::ilt: return "ilt";
+    case ExprKind::constant: return "constant";
+    case ExprKind::load: return "load";
+    case ExprKind::unary: return "unary";
+    case ExprKind::binary: return "binary";
+    case ExprKind::cmp: return "cmp";
+    case ExprKind::select: return "select";
+    case ExprKind::cast: return "cast";
+    case ExprKind::index_value: return "index_value";
+    case ExprKind::reduce: return "reduce";
+  }
+  return "?";
+}
+
+}  // namespace
+
+int64_t Kernel::rows() const {
+  int64_t r = 1;
+  for (size_t d = 0; d + 1 < domain.size(); ++d) r *= domain[d];
+  return r;
+}
+
+Expected<Kernel> build_kernel(const FusionGroup& group, std::string name, std::vector<const Value*>& inputs) {
+  KernelBuilder b(group, inputs);
+  return b.build(group, std::move(name));
+}
+
+std::string print_kernel(const Kernel& k) {
+  std::string s = "kernel @" + k.name + "(";
+  for (size_t p = 0; p < k.params.size(); ++p)
+    s += (p ? ", " : "") + std::string(p + 1 == k.params.size() ? "out" : "p" + std::to_string(p)) + ": " +
+         std::string(dtype_name(k.params[p]));
+  s += ") domain " + shape_to_string(k.domain) + " {\n";
+  for (size_t i = 0; i < k.exprs.size(); ++i) {
+    const Expr& e = k.exprs[i];
+    s += "  e" + std::to_string(i) + " = " + std::string(kind_name(e.kind));
+    if (e.kind == ExprKind::unary || e.kind == ExprKind::binary || e.kind == ExprKind::reduce)
+      s += " " + std::string(op_name(e.op));
+    if (e.kind == ExprKind::iconst || e.kind == ExprKind::var || e.kind == ExprKind::load) s += " " + std::to_string(e.i);
+    if (e.kind == ExprKind::constant) s += " " + float_to_string(e.f);
+    for (int x : {e.a, e.b, e.c})
+      if (x >= 0) s += " e" + std::to_string(x);
+    if (e.kind == ExprKind::reduce) s += " over " + shape_to_string(e.extents);
+    s += " : " + std::string(dtype_name(e.dtype)) + "\n";
+  }
+  return s + "  store e" + std::to_string(k.root) + "\n}\n";
+}
+
+}  // namespace mlc::kir

@@ -1,0 +1,83 @@
+// Kernel IR: what a loop group (compiler/fusion.h) computes, as a loop nest
+// over the root's result with a scalar expression DAG per element.
+//
+// Contracts:
+//  - The kernel writes every element of its output (param num_inputs), of
+//    shape `domain`, row-major. Loop variables 0..rank-1 index the domain;
+//    reductions introduce further variables for their own loops.
+//  - Index expressions are i64 (var, iconst, iadd, imul, idiv, irem, imin,
+//    imax) and never overflow: they stay within the extents of the shapes
+//    involved. Loads are in bounds: padding and concatenation clamp the
+//    index and select the value, never read outside a buffer.
+//  - Value expressions have the dtype of the IR value they compute; their
+//    meaning is ir/scalar_math.h's (unary, binary), the op table's for the
+//    rest. A reduce expression folds `a` over its variables
+//    [var0, var0 + extents.size()) in row-major order, in the accumulator the
+//    reference kernels use (double for float sums, i64 for integer sums).
+//  - Expressions are stored in topological order (operands first) and shared
+//    where equal (hash-consed), except var and reduce.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/fusion.h"
+#include "ir/expected.h"
+#include "ir/scalar_math.h"
+
+namespace mlc::kir {
+
+enum class ExprKind : uint8_t {
+  var, iconst, iadd, imul, idiv, irem, imin, imax,  // i64 index math
+  ilt,                                              // bool: a < b (indices)
+  constant,                                         // value, dtype
+  load,                                             // param `param` at linear index a
+  unary, binary,                                    // ir/scalar_math.h op `op`
+  cmp,                                              // bool: a `dir` b
+  select,                                           // a ? b : c
+  cast,                                             // a converted to dtype
+  index_value,                                      // an index expression a as dtype (iota)
+  reduce,                                           // op: ReduceSum/Max/Min/Argmax of a
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::iconst;
+  DType dtype = DType::i64;
+  OpCode op = OpCode::Add;
+  scalar::CmpDir dir = scalar::CmpDir::eq;
+  int a = -1, b = -1, c = -1;
+  int64_t i = 0;   // iconst value, var id, load param, integer constant
+  double f = 0;    // float constant
+  int var0 = 0;    // reduce: first variable
+  std::vector<int64_t> extents;  // reduce: loop extents
+};
+
+struct Kernel {
+  std::string name;
+  std::vector<Expr> exprs;
+  std::vector<int64_t> domain;
+  int root = -1;                 // the value stored at each domain element
+  std::vector<DType> params;     // inputs, then the output
+  int num_inputs() const { return static_cast<int>(params.size()) - 1; }
+  int num_vars = 0;
+  // Inputs every load of which reads the element at the output's own index:
+  // the output may be written into such an input's buffer.
+  std::vector<bool> elementwise_input;
+  std::string origin;  // the ops it computes, with their locations
+  // Set by lowering: the input whose buffer the output is written into (an
+  // elementwise input, see above), or -1. Code generation may assume no other
+  // pair of buffers overlaps.
+  int output_alias = -1;
+  // Rows of the parallel outer loop: the domain without its last dim.
+  int64_t rows() const;
+};
+
+// Builds the kernel of a loop group; `inputs` are the values it reads (its
+// params, in order; computed here, returned through it).
+Expected<Kernel> build_kernel(const FusionGroup& group, std::string name, std::vector<const Value*>& inputs);
+
+// Text of a kernel, for dumps and tests.
+std::string print_kernel(const Kernel& k);
+
+}  // namespace mlc::kir

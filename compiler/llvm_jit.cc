@@ -1,0 +1,492 @@
+#include "compiler/llvm_jit.h"
+
+#include <chrono>
+#include <mutex>
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+namespace mlc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string to_string(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return s;
+}
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    // The vector math the loop vectorizer calls (_ZGVdN8v_expf, ...).
+    llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
+  });
+}
+
+// ---- the scalar handler of ir/scalar_math.h over IR values
+
+template <bool kIsFloat>
+struct IrScalar {
+  using Value = llvm::Value*;
+  using Bool = llvm::Value*;
+  static constexpr bool kFloat = kIsFloat;
+  llvm::IRBuilder<>& b;
+  llvm::Module& m;
+  llvm::Type* t;
+  bool is_bool = false;
+
+  Value constant(double c) {
+    if constexpr (kFloat) return llvm::ConstantFP::get(t, c);
+    else return llvm::ConstantInt::get(t, static_cast<uint64_t>(static_cast<int64_t>(c)), true);
+  }
+  Value add(Value x, Value y) { return kFloat ? b.CreateFAdd(x, y) : b.CreateAdd(x, y); }
+  Value sub(Value x, Value y) { return kFloat ? b.CreateFSub(x, y) : b.CreateSub(x, y); }
+  Value mul(Value x, Value y) { return kFloat ? b.CreateFMul(x, y) : b.CreateMul(x, y); }
+  Value neg(Value x) { return kFloat ? b.CreateFNeg(x) : b.CreateNeg(x); }
+  Value div(Value x, Value y) {
+    if constexpr (kFloat) {
+      return b.CreateFDiv(x, y);
+    } else {
+      // Never fused (fusion.h), but total: x / 0 = 0, INT_MIN / -1 wraps.
+      Value zero = llvm::ConstantInt::get(t, 0), minus_one = llvm::ConstantInt::getSigned(t, -1);
+      Value by_zero = b.CreateICmpEQ(y, zero), by_minus_one = b.CreateICmpEQ(y, minus_one);
+      Value safe = b.CreateSelect(b.CreateOr(by_zero, by_minus_one), llvm::ConstantInt::get(t, 1), y);
+      Value q = b.CreateSDiv(x, safe);
+      return b.CreateSelect(by_zero, zero, b.CreateSelect(by_minus_one, b.CreateNeg(x), q));
+    }
+  }
+  Value intrinsic(llvm::Intrinsic::ID id, Value x) { return b.CreateUnaryIntrinsic(id, x); }
+  Value libm(const char* f32_name, const char* f64_name, Value x) {
+    llvm::FunctionCallee f = m.getOrInsertFunction(t->isFloatTy() ? f32_name : f64_name,
+                                                   llvm::FunctionType::get(t, {t}, false));
+    if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+      fn->setDoesNotThrow();
+      fn->setDoesNotAccessMemory();
+      fn->setWillReturn();
+    }
+    llvm::CallInst* call = b.CreateCall(f, {x});
+    call->setDoesNotAccessMemory();
+    return call;
+  }
+  Value fabs(Value x) { return intrinsic(llvm::Intrinsic::fabs, x); }
+  Value exp(Value x) { return intrinsic(llvm::Intrinsic::exp, x); }
+  Value log(Value x) { return intrinsic(llvm::Intrinsic::log, x); }
+  Value sqrt(Value x) { return intrinsic(llvm::Intrinsic::sqrt, x); }
+  Value sin(Value x) { return intrinsic(llvm::Intrinsic::sin, x); }
+  Value cos(Value x) { return intrinsic(llvm::Intrinsic::cos, x); }
+  Value tanh(Value x) { return libm("tanhf", "tanh", x); }
+  Value erf(Value x) { return libm("erff", "erf", x); }
+  Value pow(Value x, Value y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y); }
+  Bool is_nan(Value x) {
+    if constexpr (kFloat) return b.CreateFCmpUNO(x, x);
+    else return b.getFalse();
+  }
+  Bool cmp(scalar::CmpDir d, Value x, Value y) {
+    using P = llvm::CmpInst::Predicate;
+    P p;
+    if constexpr (kFloat) {
+      static constexpr P kF[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
+      p = kF[static_cast<int>(d)];
+    } else if (is_bool) {
+      static constexpr P kU[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
+      p = kU[static_cast<int>(d)];
+    } else {
+      static constexpr P kS[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
+      p = kS[static_cast<int>(d)];
+    }
+    return b.CreateCmp(p, x, y);
+  }
+  Value select(Bool p, Value x, Value y) { return b.CreateSelect(p, x, y); }
+};
+
+// ---- one kernel
+
+class KernelEmitter {
+ public:
+  KernelEmitter(llvm::Module& m, const kir::Kernel& k) : m_(m), ctx_(m.getContext()), b_(ctx_), k_(k) {}
+
+  void emit(const std::string& cpu, const std::string& features) {
+    llvm::Type* ptr = llvm::PointerType::get(ctx_, 0);
+    llvm::Type* i64 = b_.getInt64Ty();
+    // The body: buffers as noalias params (but the output and the input it
+    // updates in place), rows [begin, end).
+    std::vector<llvm::Type*> params(k_.params.size(), ptr);
+    params.push_back(i64);
+    params.push_back(i64);
+    auto* body_ty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+    fn_ = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, k_.name + ".body", m_);
+    fn_->addFnAttr("target-cpu", cpu);
+    fn_->addFnAttr("target-features", features);
+    fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    const int out = k_.num_inputs();
+    for (size_t p = 0; p < k_.params.size(); ++p) {
+      bool aliased = k_.output_alias >= 0 && (static_cast<int>(p) == out || static_cast<int>(p) == k_.output_alias);
+      if (!aliased) fn_->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::NoAlias);
+      bufs_.push_back(fn_->getArg(static_cast<unsigned>(p)));
+    }
+    llvm::Value* begin = fn_->getArg(static_cast<unsigned>(k_.params.size()));
+    llvm::Value* end = fn_->getArg(static_cast<unsigned>(k_.params.size() + 1));
+    entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+    b_.SetInsertPoint(entry_);
+    cache_.assign(k_.exprs.size(), nullptr);
+    vars_.assign(static_cast<size_t>(k_.num_vars), nullptr);
+    scopes_.emplace_back();
+
+    const size_t rank = k_.domain.size();
+    const int64_t inner = rank ? k_.domain[rank - 1] : 1;
+    loop(begin, end, [&](llvm::Value* row) {
+      llvm::Value* rem = row;
+      for (size_t d = rank > 0 ? rank - 1 : 0; d-- > 0;) {
+        llvm::Value* size = b_.getInt64(k_.domain[d]);
+        vars_[d] = d == 0 ? rem : b_.CreateURem(rem, size);
+        if (d > 0) rem = b_.CreateUDiv(rem, size);
+      }
+      llvm::Value* base = b_.CreateMul(row, b_.getInt64(inner));
+      auto store = [&](llvm::Value* lin) {
+        llvm::Value* v = value(k_.root);
+        store_element(bufs_[out], k_.params[out], lin, v);
+      };
+      if (rank == 0) {
+        store(base);
+      } else {
+        loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) {
+          vars_[rank - 1] = i;
+          store(b_.CreateAdd(base, i));
+        });
+      }
+    });
+    b_.CreateRetVoid();
+
+    // The entry point: int name(std::byte* const* buffers, int64 begin, int64 end).
+    auto* entry_ty = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64, i64}, false);
+    llvm::Function* f = llvm::Function::Create(entry_ty, llvm::Function::ExternalLinkage, k_.name, m_);
+    f->addFnAttr("target-cpu", cpu);
+    f->addFnAttr("target-features", features);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
+    std::vector<llvm::Value*> args;
+    for (size_t p = 0; p < k_.params.size(); ++p)
+      args.push_back(b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, f->getArg(0), p)));
+    args.push_back(f->getArg(1));
+    args.push_back(f->getArg(2));
+    b_.CreateCall(fn_, args);
+    b_.CreateRet(b_.getInt32(0));
+  }
+
+ private:
+  llvm::Type* type(DType t) {
+    switch (t) {
+      case DType::f32: return b_.getFloatTy();
+      case DType::f64: return b_.getDoubleTy();
+      case DType::i32: return b_.getInt32Ty();
+      case DType::i64: return b_.getInt64Ty();
+      case DType::boolean: return b_.getInt1Ty();
+      default: break;
+    }
+    return b_.getFloatTy();  // half dtypes never reach a loop kernel (fusion.h)
+  }
+  llvm::Type* memory_type(DType t) { return t == DType::boolean ? b_.getInt8Ty() : type(t); }
+
+  void store_element(llvm::Value* buf, DType t, llvm::Value* index, llvm::Value* v) {
+    if (t == DType::boolean) v = b_.CreateZExt(v, b_.getInt8Ty());
+    b_.CreateStore(v, b_.CreateInBoundsGEP(memory_type(t), buf, index));
+  }
+
+  // for (i = lo; i < hi; ++i) body(i)
+  template <class F>
+  void loop(llvm::Value* lo, llvm::Value* hi, F body) {
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(ctx_, "loop", fn_);
+    auto* inside = llvm::BasicBlock::Create(ctx_, "body", fn_);
+    auto* exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2);
+    i->addIncoming(lo, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, hi), inside, exit);
+    b_.SetInsertPoint(inside);
+    scopes_.emplace_back();
+    body(i);
+    for (int id : scopes_.back()) cache_[id] = nullptr;
+    scopes_.pop_back();
+    llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+  }
+
+  llvm::AllocaInst* slot(llvm::Type* t) {
+    llvm::IRBuilder<> eb(entry_, entry_->begin());
+    return eb.CreateAlloca(t);
+  }
+
+  llvm::Value* value(int id) {
+    if (cache_[id]) return cache_[id];
+    llvm::Value* v = compute(k_.exprs[id]);
+    cache_[id] = v;
+    scopes_.back().push_back(id);
+    return v;
+  }
+
+  template <class F>
+  llvm::Value* with_handler(DType t, F f) {
+    if (is_float(t)) {
+      IrScalar<true> h{b_, m_, type(t)};
+      return f(h);
+    }
+    IrScalar<false> h{b_, m_, type(t), t == DType::boolean};
+    return f(h);
+  }
+
+  llvm::Value* convert(llvm::Value* x, DType from, DType to) {
+    if (from == to) return x;
+    llvm::Type* t = type(to);
+    if (to == DType::boolean) {
+      if (is_float(from)) return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
+      return b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+    }
+    if (is_float(to)) {
+      if (is_float(from)) return b_.CreateFPCast(x, t);
+      return from == DType::boolean ? b_.CreateUIToFP(x, t) : b_.CreateSIToFP(x, t);
+    }
+    if (from == DType::boolean) return b_.CreateZExt(x, t);
+    return b_.CreateSExtOrTrunc(x, t);  // int -> int wraps; float -> int is never fused
+  }
+
+  llvm::Value* compute(const kir::Expr& e) {
+    using K = kir::ExprKind;
+    switch (e.kind) {
+      case K::var: return vars_[static_cast<size_t>(e.i)];
+      case K::iconst: return b_.getInt64(static_cast<uint64_t>(e.i));
+      case K::iadd: return b_.CreateAdd(value(e.a), value(e.b));
+      case K::imul: return b_.CreateMul(value(e.a), value(e.b));
+      case K::idiv: return b_.CreateSDiv(value(e.a), value(e.b));
+      case K::irem: return b_.CreateSRem(value(e.a), value(e.b));
+      case K::imin: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, value(e.a), value(e.b));
+      case K::imax: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, value(e.a), value(e.b));
+      case K::ilt: return b_.CreateICmpSLT(value(e.a), value(e.b));
+      case K::constant: {
+        llvm::Type* t = type(e.dtype);
+        if (is_float(e.dtype)) return llvm::ConstantFP::get(t, e.f);
+        if (e.dtype == DType::boolean) return b_.getInt1(e.i != 0);
+        return llvm::ConstantInt::get(t, static_cast<uint64_t>(e.i), true);
+      }
+      case K::load: {
+        llvm::Value* p = b_.CreateInBoundsGEP(memory_type(e.dtype), bufs_[static_cast<size_t>(e.i)], value(e.a));
+        llvm::Value* v = b_.CreateLoad(memory_type(e.dtype), p);
+        return e.dtype == DType::boolean ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+      }
+      case K::unary: {
+        llvm::Value* x = value(e.a);
+        return with_handler(e.dtype, [&](auto& h) {
+          llvm::Value* r = nullptr;
+          scalar::unary_dispatch(h, e.op, x, r);
+          return r;
+        });
+      }
+      case K::binary: {
+        llvm::Value* x = value(e.a);
+        llvm::Value* y = value(e.b);
+        return with_handler(e.dtype, [&](auto& h) {
+          llvm::Value* r = nullptr;
+          scalar::binary_dispatch(h, e.op, x, y, r);
+          return r;
+        });
+      }
+      case K::cmp: {
+        llvm::Value* x = value(e.a);
+        llvm::Value* y = value(e.b);
+        return with_handler(k_.exprs[e.a].dtype, [&](auto& h) { return h.cmp(e.dir, x, y); });
+      }
+      case K::select: return b_.CreateSelect(value(e.a), value(e.b), value(e.c));
+      case K::cast: return convert(value(e.a), k_.exprs[e.a].dtype, e.dtype);
+      case K::index_value: return convert(value(e.a), DType::i64, e.dtype);
+      case K::reduce: return reduce(e);
+    }
+    return nullptr;
+  }
+
+  // Folds e.a over the reduction's loops, in row-major order.
+  llvm::Value* reduce(const kir::Expr& e) {
+    const DType in = k_.exprs[e.a].dtype;
+    const bool fl = is_float(in);
+    llvm::Type* acc_t = e.op == OpCode::ReduceSum ? (fl ? b_.getDoubleTy() : b_.getInt64Ty()) : type(in);
+    llvm::AllocaInst* acc = slot(acc_t);
+    llvm::AllocaInst* best_index = e.op == OpCode::Argmax ? slot(b_.getInt64Ty()) : nullptr;
+    llvm::Value* init;
+    if (e.op == OpCode::ReduceSum) {
+      init = fl ? llvm::ConstantFP::get(acc_t, 0.0) : b_.getInt64(0);
+    } else if (fl) {
+      bool high = e.op == OpCode::ReduceMin;
+      init = llvm::ConstantFP::getInfinity(acc_t, !high);
+    } else {
+      unsigned bits = acc_t->getIntegerBitWidth();
+      bool high = e.op == OpCode::ReduceMin;
+      init = high ? llvm::ConstantInt::get(acc_t, llvm::APInt::getSignedMaxValue(bits))
+                  : llvm::ConstantInt::get(acc_t, llvm::APInt::getSignedMinValue(bits));
+    }
+    b_.CreateStore(init, acc);
+    if (best_index) b_.CreateStore(b_.getInt64(0), best_index);
+
+    std::function<void(size_t)> nest = [&](size_t j) {
+      if (j == e.extents.size()) {
+        llvm::Value* x = value(e.a);
+        llvm::Value* a = b_.CreateLoad(acc_t, acc);
+        llvm::Value* r;
+        if (e.op == OpCode::ReduceSum) {
+          if (fl) {
+            r = b_.CreateFAdd(a, b_.CreateFPExt(x, acc_t));
+            llvm::cast<llvm::Instruction>(r)->setHasAllowReassoc(true);
+          } else {
+            r = b_.CreateAdd(a, b_.CreateSExt(x, acc_t));
+          }
+        } else if (e.op == OpCode::Argmax) {
+          llvm::Value* beats = fl ? b_.CreateSelect(b_.CreateFCmpUNO(x, x), b_.CreateFCmpORD(a, a), b_.CreateFCmpOGT(x, a))
+                                  : b_.CreateICmpSGT(x, a);
+          r = b_.CreateSelect(beats, x, a);
+          llvm::Value* bi = b_.CreateLoad(b_.getInt64Ty(), best_index);
+          b_.CreateStore(b_.CreateSelect(beats, vars_[static_cast<size_t>(e.var0)], bi), best_index);
+        } else {
+          bool max = e.op == OpCode::ReduceMax;
+          llvm::Value* better = fl ? (max ? b_.CreateFCmpOGT(x, a) : b_.CreateFCmpOLT(x, a))
+                                   : (max ? b_.CreateICmpSGT(x, a) : b_.CreateICmpSLT(x, a));
+          r = b_.CreateSelect(better, x, a);
+          if (fl) r = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);  // NaN sticks
+        }
+        b_.CreateStore(r, acc);
+        return;
+      }
+      loop(b_.getInt64(0), b_.getInt64(e.extents[j]), [&](llvm::Value* i) {
+        vars_[static_cast<size_t>(e.var0) + j] = i;
+        nest(j + 1);
+      });
+    };
+    nest(0);
+    if (best_index) return b_.CreateLoad(b_.getInt64Ty(), best_index);
+    llvm::Value* r = b_.CreateLoad(acc_t, acc);
+    if (e.op == OpCode::ReduceSum) r = fl ? b_.CreateFPTrunc(r, type(e.dtype)) : b_.CreateTrunc(r, type(e.dtype));
+    return r;
+  }
+
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  const kir::Kernel& k_;
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;
+  std::vector<llvm::Value*> bufs_, vars_, cache_;
+  std::vector<std::vector<int>> scopes_;  // expressions emitted in each open loop body
+};
+
+struct Compiled {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+// Builds and optimizes the module of all kernels.
+Expected<std::unique_ptr<llvm::Module>> build_module(llvm::LLVMContext& ctx, const std::vector<kir::Kernel>& kernels,
+                                                     llvm::TargetMachine& tm, JitResult* timing) {
+  auto t0 = Clock::now();
+  auto m = std::make_unique<llvm::Module>("mlc_kernels", ctx);
+  m->setDataLayout(tm.createDataLayout());
+  m->setTargetTriple(tm.getTargetTriple().str());
+  for (const kir::Kernel& k : kernels) KernelEmitter(*m, k).emit(tm.getTargetCPU().str(), tm.getTargetFeatureString().str());
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(*m, &os)) return make_error("mlc internal error: invalid kernel IR: " + err);
+  if (timing) timing->ir_ms = ms_since(t0);
+
+  t0 = Clock::now();
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  llvm::Triple triple(m->getTargetTriple());
+  llvm::TargetLibraryInfoImpl tlii(triple);
+  tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(*m, mam);
+  if (timing) timing->optimize_ms = ms_since(t0);
+  return m;
+}
+
+Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return make_error("mlc internal error: LLVM: " + to_string(jtmb.takeError()));
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) return make_error("mlc internal error: LLVM: " + to_string(tm.takeError()));
+  return std::move(*tm);
+}
+
+}  // namespace
+
+Expected<JitResult> jit_compile(const std::vector<kir::Kernel>& kernels) {
+  initialize_llvm();
+  JitResult result;
+  if (kernels.empty()) return result;
+  MLC_TRY(std::unique_ptr<llvm::TargetMachine> tm, host_machine());
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  MLC_TRY(std::unique_ptr<llvm::Module> m, build_module(*ctx, kernels, *tm, &result));
+
+  auto t0 = Clock::now();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return make_error("mlc internal error: LLVM: " + to_string(jtmb.takeError()));
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit) return make_error("mlc internal error: LLVM: " + to_string(jit.takeError()));
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  if (!gen) return make_error("mlc internal error: LLVM: " + to_string(gen.takeError()));
+  (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
+  if (llvm::Error e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
+    return make_error("mlc internal error: LLVM: " + to_string(std::move(e)));
+  for (const kir::Kernel& k : kernels) {
+    auto addr = (*jit)->lookup(k.name);
+    if (!addr) return make_error("mlc internal error: LLVM: " + to_string(addr.takeError()));
+    result.fns.push_back(addr->toPtr<rt::CompiledKernelFn>());
+  }
+  result.codegen_ms = ms_since(t0);
+  auto owner = std::make_shared<Compiled>();
+  owner->jit = std::move(*jit);
+  result.owner = std::move(owner);
+  return result;
+}
+
+Expected<std::string> kernels_llvm_ir(const std::vector<kir::Kernel>& kernels) {
+  initialize_llvm();
+  MLC_TRY(std::unique_ptr<llvm::TargetMachine> tm, host_machine());
+  llvm::LLVMContext ctx;
+  MLC_TRY(std::unique_ptr<llvm::Module> m, build_module(ctx, kernels, *tm, nullptr));
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m->print(os, nullptr);
+  return s;
+}
+
+}  // namespace mlc

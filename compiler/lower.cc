@@ -1,0 +1,272 @@
+#include "compiler/lower.h"
+
+#include <chrono>
+#include <cstring>
+#include <unordered_map>
+
+#include "compiler/llvm_jit.h"
+#include "ir/decompose.h"
+#include "ir/diagnostics.h"
+#include "ir/op_table.h"
+#include "runtime/kernels/kernels.h"
+
+namespace mlc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+
+// Bytes of a dense constant's value in its dtype, as the reference kernel writes them.
+Expected<std::vector<std::byte>> constant_bytes(const Op& op) {
+  rt::Tensor t = rt::Tensor::uninitialized(op.result->type);
+  Status st = rt::reference_kernel(op.code)(op, {}, t);
+  if (!st) return error_at(op.loc, st.error().message);
+  std::vector<std::byte> bytes(static_cast<size_t>(t.num_bytes()));
+  if (!bytes.empty()) std::memcpy(bytes.data(), t.bytes(), bytes.size());
+  return bytes;
+}
+
+class Lowering {
+ public:
+  explicit Lowering(const LowerOptions& o) : options_(o) {}
+
+  Expected<LoweredFunction> run(const Function& original) {
+    auto t0 = Clock::now();
+    std::unique_ptr<Function> owned = original.clone();
+    Function& f = *owned;
+    for (auto& op : f.ops) MLC_CHECK_OK(complete_and_check(*op));
+    decompose_composites(f);
+    out_.num_ops = static_cast<int>(f.ops.size());
+    exe_ = std::make_shared<rt::Executable>();
+    exe_->function = f.name;
+
+    for (size_t a = 0; a < f.args.size(); ++a) {
+      int s = new_slot(f.args[a]->type, -1);
+      exe_->slots[s].arg = static_cast<int>(a);
+      slot_of_[f.args[a]] = s;
+      exe_->args.push_back({f.args[a]->name, f.arg_kinds[a], s});
+    }
+    FusionPlan fusion = plan_fusion(f);
+    out_.num_groups = static_cast<int>(fusion.groups.size());
+    for (const FusionGroup& g : fusion.groups) MLC_CHECK_OK(lower_group(g));
+    MLC_CHECK_OK(lower_results(f));
+    plan_buffers();
+    out_.lower_ms = ms_since(t0);
+    if (options_.compile_kernels) MLC_CHECK_OK(compile());
+    out_.executable = exe_;
+    return std::move(out_);
+  }
+
+ private:
+  int new_slot(const TensorType& type, int buffer) {
+    exe_->slots.push_back(rt::Slot{type, -1, 0});
+    slot_buffer_.push_back(buffer);
+    return static_cast<int>(exe_->slots.size()) - 1;
+  }
+  int new_buffer(const TensorType& type) {
+    out_.buffers.push_back(PlannedBuffer{type.num_bytes(), 0, 0, -1});
+    return static_cast<int>(out_.buffers.size()) - 1;
+  }
+  // The argument whose bytes slot s is, or -1.
+  int arg_of(int s) const { return exe_->slots[s].arg; }
+
+  int add_instruction(rt::Instruction ins) {
+    exe_->instructions.push_back(std::move(ins));
+    return static_cast<int>(exe_->instructions.size()) - 1;
+  }
+
+  Status lower_group(const FusionGroup& g) {
+    const Op& root = *g.root();
+    if (g.kind == GroupKind::alias) {
+      int base = slot_of_.at(root.operands[0]);
+      int s = new_slot(root.result->type, slot_buffer_[base]);
+      exe_->slots[s].arg = exe_->slots[base].arg;
+      slot_of_[root.result] = s;
+      return {};
+    }
+    if (root.code == OpCode::Constant && g.kind == GroupKind::single) {
+      int s = new_slot(root.result->type, new_buffer(root.result->type));
+      MLC_TRY(std::vector<std::byte> bytes, constant_bytes(root));
+      exe_->constants.push_back({s, std::move(bytes)});
+      out_.buffers[slot_buffer_[s]].first = -1;
+      constant_buffers_.push_back(slot_buffer_[s]);
+      slot_of_[root.result] = s;
+      return {};
+    }
+    rt::Instruction ins;
+    ins.loc = root.loc;
+    ins.name = std::string(op_name(root.code));
+    if (g.kind == GroupKind::loop) {
+      std::vector<const Value*> inputs;
+      MLC_TRY(kir::Kernel k, kir::build_kernel(g, "k" + std::to_string(out_.kernels.size()) + "_" +
+                                                      std::string(op_name(root.code)), inputs));
+      ins.kind = rt::InstrKind::kernel;
+      ins.kernel = static_cast<int>(out_.kernels.size());
+      ins.name = k.name;
+      for (const Value* v : inputs) ins.operands.push_back(slot_of_.at(v));
+      out_.kernels.push_back(std::move(k));
+    } else {
+      for (const Value* v : root.operands) ins.operands.push_back(slot_of_.at(v));
+      DType t = root.result->type.dtype;
+      if (root.code == OpCode::Dot && (t == DType::f32 || t == DType::f64)) {
+        ins.kind = rt::InstrKind::gemm;
+        ins.gemm.dtype = t;
+        ins.gemm.shape = rt::dot_shape(root, root.operands[0]->type.shape, root.operands[1]->type.shape,
+                                       root.result->type.shape);
+      } else {
+        ins.kind = rt::InstrKind::reference;
+        auto op = std::make_shared<Op>();
+        op->code = root.code;
+        op->attrs = root.attrs;
+        op->loc = root.loc;
+        ins.op = std::move(op);
+      }
+    }
+    int s = new_slot(root.result->type, new_buffer(root.result->type));
+    ins.result = s;
+    slot_of_[root.result] = s;
+    int index = add_instruction(std::move(ins));
+    out_.buffers[slot_buffer_[s]].first = index;
+    writer_of_buffer_[slot_buffer_[s]] = index;
+    return {};
+  }
+
+  // Reads of argument a's bytes at or after instruction `from`, other than by `except`.
+  bool arg_read_after(int a, int from) const {
+    for (size_t i = static_cast<size_t>(from); i < exe_->instructions.size(); ++i)
+      for (int s : exe_->instructions[i].operands)
+        if (arg_of(s) == a) return true;
+    return false;
+  }
+
+  bool can_donate(int buffer, int a) const {
+    auto it = writer_of_buffer_.find(buffer);
+    if (it == writer_of_buffer_.end()) return false;
+    const int w = it->second;
+    if (arg_read_after(a, w + 1)) return false;
+    const rt::Instruction& ins = exe_->instructions[w];
+    bool reads_a = false;
+    for (int s : ins.operands) reads_a |= arg_of(s) == a;
+    if (!reads_a) return true;
+    if (ins.kind != rt::InstrKind::kernel) return false;
+    const kir::Kernel& k = out_.kernels[ins.kernel];
+    int inputs_reading_a = 0;
+    for (size_t p = 0; p < ins.operands.size(); ++p)
+      if (arg_of(ins.operands[p]) == a) {
+        if (!k.elementwise_input[p] || exe_->slots[ins.operands[p]].type != exe_->slots[ins.result].type) return false;
+        ++inputs_reading_a;
+      }
+    return inputs_reading_a == 1;
+  }
+
+  Status lower_results(const Function& f) {
+    std::vector<std::pair<int, int>> end_copies;  // (source slot, argument)
+    std::unordered_map<int, bool> donated_buffer;
+    for (size_t k = 0; k < f.results.size(); ++k) {
+      int s = slot_of_.at(f.results[k]);
+      int a = f.updated_arg(k);
+      rt::ResultSpec r{s, a};
+      if (a >= 0 && arg_of(s) != a) {
+        int buffer = slot_buffer_[s];
+        bool whole = arg_of(s) < 0 && exe_->slots[s].type == f.args[a]->type && buffer >= 0 &&
+                     !donated_buffer.count(buffer) && alias_count(buffer) == 1;
+        if (whole && can_donate(buffer, a)) {
+          donated_buffer[buffer] = true;
+          exe_->slots[s].arg = a;
+          exe_->slots[s].offset = 0;
+          slot_buffer_[s] = -1;
+          out_.buffers[buffer].bytes = 0;  // no arena bytes
+          out_.buffers[buffer].last = out_.buffers[buffer].first;
+          const rt::Instruction& w = exe_->instructions[writer_of_buffer_.at(buffer)];
+          if (w.kind == rt::InstrKind::kernel)
+            for (size_t p = 0; p < w.operands.size(); ++p)
+              if (arg_of(w.operands[p]) == a) out_.kernels[w.kernel].output_alias = static_cast<int>(p);
+        } else {
+          if (arg_of(s) >= 0) {
+            // An argument's value: keep it in the arena before anything updates it.
+            int t = new_slot(exe_->slots[s].type, new_buffer(exe_->slots[s].type));
+            rt::Instruction copy;
+            copy.kind = rt::InstrKind::copy;
+            copy.name = "copy";
+            copy.operands = {s};
+            copy.result = t;
+            exe_->instructions.insert(exe_->instructions.begin(), std::move(copy));
+            shift_instructions();
+            out_.buffers[slot_buffer_[t]].first = 0;
+            s = t;
+          }
+          end_copies.emplace_back(s, a);
+        }
+        r.slot = exe_->args[a].slot;
+      }
+      exe_->results.push_back(r);
+    }
+    for (auto [s, a] : end_copies) {
+      rt::Instruction copy;
+      copy.kind = rt::InstrKind::copy;
+      copy.name = "copy";
+      copy.operands = {s};
+      copy.result = exe_->args[a].slot;
+      add_instruction(std::move(copy));
+    }
+    return {};
+  }
+
+  int alias_count(int buffer) const {
+    int n = 0;
+    for (int b : slot_buffer_) n += b == buffer;
+    return n;
+  }
+
+  // After inserting an instruction at the front: writer and first indices move by one.
+  void shift_instructions() {
+    for (auto& [b, w] : writer_of_buffer_) ++w;
+    for (PlannedBuffer& b : out_.buffers)
+      if (b.first >= 0) ++b.first;
+  }
+
+  void plan_buffers() {
+    const int n = static_cast<int>(exe_->instructions.size());
+    for (PlannedBuffer& b : out_.buffers) b.last = std::max(b.last, b.first);
+    for (int i = 0; i < n; ++i)
+      for (int s : exe_->instructions[i].operands)
+        if (slot_buffer_[s] >= 0) out_.buffers[slot_buffer_[s]].last = std::max(out_.buffers[slot_buffer_[s]].last, i);
+    for (const rt::ResultSpec& r : exe_->results)
+      if (slot_buffer_[r.slot] >= 0) out_.buffers[slot_buffer_[r.slot]].last = n;
+    for (int b : constant_buffers_) out_.buffers[b].last = n;
+    out_.plan = plan_memory(out_.buffers, n);
+    exe_->arena_bytes = out_.plan.arena_bytes;
+    for (size_t s = 0; s < exe_->slots.size(); ++s)
+      if (slot_buffer_[s] >= 0 && exe_->slots[s].arg < 0) exe_->slots[s].offset = out_.buffers[slot_buffer_[s]].offset;
+  }
+
+  Status compile() {
+    for (const kir::Kernel& k : out_.kernels) exe_->kernels.push_back({k.name, nullptr, k.rows(), k.origin});
+    MLC_TRY(JitResult jit, jit_compile(out_.kernels));
+    for (size_t i = 0; i < jit.fns.size(); ++i) exe_->kernels[i].fn = jit.fns[i];
+    exe_->code = jit.owner;
+    out_.jit_ir_ms = jit.ir_ms;
+    out_.jit_optimize_ms = jit.optimize_ms;
+    out_.jit_codegen_ms = jit.codegen_ms;
+    return {};
+  }
+
+  const LowerOptions& options_;
+  LoweredFunction out_;
+  std::shared_ptr<rt::Executable> exe_;
+  std::vector<int> slot_buffer_;  // per slot: its arena buffer, -1 for argument bytes
+  std::unordered_map<const Value*, int> slot_of_;
+  std::unordered_map<int, int> writer_of_buffer_;
+  std::vector<int> constant_buffers_;
+};
+
+}  // namespace
+
+Expected<LoweredFunction> lower_function(const Function& f, const LowerOptions& options) {
+  Lowering l(options);
+  return l.run(f);
+}
+
+}  // namespace mlc

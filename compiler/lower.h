@@ -1,0 +1,44 @@
+// Lowering: a function to an executable (runtime/executable.h).
+//
+// Pipeline: fill attribute defaults and re-check every op (an invalid op is an
+// Error located at it), decompose composites, fuse (compiler/fusion.h), build
+// each loop group's kernel (compiler/kernel_ir.h), decide which results are
+// written in place into the arguments they update, plan memory
+// (compiler/memory_plan.h), then compile the kernels (compiler/llvm_jit.h).
+//
+// Instructions: a loop group is a kernel; a dot on f32/f64 is a gemm; a dense
+// constant is arena bytes filled once; a reshape not fused into a consumer is a
+// view of its operand's bytes; any other op runs its reference kernel.
+//
+// In place: a result that updates argument `a` is written straight into a's
+// buffer when its instruction is a kernel that reads a only at the element it
+// writes (or an instruction that does not read a), and nothing after it reads
+// a; otherwise it is computed in the arena and copied into a at the end.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "compiler/fusion.h"
+#include "compiler/kernel_ir.h"
+#include "compiler/memory_plan.h"
+#include "runtime/executable.h"
+
+namespace mlc {
+
+struct LowerOptions {
+  bool compile_kernels = true;  // false: build everything but native code (tests, dumps)
+};
+
+struct LoweredFunction {
+  std::shared_ptr<rt::Executable> executable;
+  MemoryPlan plan;
+  std::vector<PlannedBuffer> buffers;
+  std::vector<kir::Kernel> kernels;
+  int num_groups = 0, num_ops = 0;
+  double lower_ms = 0, jit_ir_ms = 0, jit_optimize_ms = 0, jit_codegen_ms = 0;
+};
+
+Expected<LoweredFunction> lower_function(const Function& f, const LowerOptions& options = {});
+
+}  // namespace mlc

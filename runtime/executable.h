@@ -1,0 +1,106 @@
+// An executable: one function lowered by the compiler (compiler/lower.h) to
+// what the runtime runs without looking at the IR's graph again: a flat
+// instruction list over buffers at fixed offsets of one arena, every
+// instruction's parameters decoded ahead of time, and the calling convention
+// (arguments by kind, results and the arguments they update in place).
+//
+// Contracts:
+//  - Slots are the tensors an instruction reads or writes. A slot lives in the
+//    arena (at `offset` bytes, 64-byte aligned) or is argument `arg`'s buffer.
+//    Several slots may share bytes: a reshape is a slot over its operand's bytes,
+//    and slots whose lifetimes do not overlap are packed into the same bytes.
+//  - Instructions run in order. An instruction's result never shares bytes
+//    with one of its operands, except where the compiler proved the overlap
+//    harmless (an elementwise kernel updating an argument in place, reading each
+//    element before it writes it).
+//  - Constants are arena slots that `constants` fills once, when the executor
+//    is created; nothing writes them afterwards.
+//  - A result that updates an argument (`updates` >= 0) is in that argument's
+//    buffer when the step ends: the caller's tensor holds the new value.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/types.h"
+#include "runtime/blas.h"
+
+namespace mlc::rt {
+
+struct Slot {
+  TensorType type;
+  int arg = -1;        // >= 0: the buffer of argument `arg` (offset unused)
+  int64_t offset = 0;  // arena byte offset when arg < 0
+};
+
+// A compiled loop kernel: runs rows [begin, end) of its iteration space (the
+// outer dims of its output) over `buffers`: its inputs, then its output.
+// Returns 0.
+using CompiledKernelFn = int (*)(std::byte* const* buffers, int64_t begin, int64_t end);
+
+struct KernelInfo {
+  std::string name;
+  CompiledKernelFn fn = nullptr;
+  int64_t rows = 1;    // size of the parallel (outer) iteration space
+  std::string origin;  // the ops it computes: "add, exp, reduce_sum (model.json:12:5, ...)"
+};
+
+// A `dot` on BLAS: operands a, b; f32 or f64.
+struct GemmParams {
+  DType dtype = DType::f32;
+  blas::DotShape shape;
+};
+
+enum class InstrKind : uint8_t {
+  kernel,     // KernelInfo `kernel`, operands then result as buffers
+  gemm,       // GemmParams
+  reference,  // the reference kernel of `op` (code and complete attributes)
+  copy,       // result = operand 0, bytewise
+};
+std::string_view instr_kind_name(InstrKind k);
+
+struct Instruction {
+  InstrKind kind = InstrKind::copy;
+  std::vector<int> operands;  // slots
+  int result = -1;            // slot
+  int kernel = -1;            // kernel: index into Executable::kernels
+  GemmParams gemm;
+  std::shared_ptr<const Op> op;  // reference: the op (operands and result unset)
+  Loc loc;                       // for messages: where the (first) op came from
+  std::string name;              // for messages and listings: "add", "fusion_3", ...
+};
+
+struct ArgSpec {
+  std::string name;
+  ArgKind kind = ArgKind::input;
+  int slot = -1;
+};
+
+struct ResultSpec {
+  int slot = -1;
+  int updates = -1;  // the argument this result replaces, or -1
+};
+
+struct ConstantData {
+  int slot = -1;
+  std::vector<std::byte> bytes;
+};
+
+struct Executable {
+  std::string function;
+  std::vector<Slot> slots;
+  std::vector<ArgSpec> args;
+  std::vector<ResultSpec> results;
+  std::vector<Instruction> instructions;
+  std::vector<ConstantData> constants;
+  std::vector<KernelInfo> kernels;
+  int64_t arena_bytes = 0;
+  // Owns the kernels' machine code (the JIT session); may be null.
+  std::shared_ptr<const void> code;
+};
+
+}  // namespace mlc::rt

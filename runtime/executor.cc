@@ -1,0 +1,147 @@
+#include "runtime/executor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "ir/diagnostics.h"
+#include "runtime/kernels/kernels.h"
+
+namespace mlc::rt {
+
+std::string_view instr_kind_name(InstrKind k) {
+  switch (k) {
+    case InstrKind::kernel: return "kernel";
+    case InstrKind::gemm: return "gemm";
+    case InstrKind::reference: return "reference";
+    case InstrKind::copy: return "copy";
+  }
+  return "?";
+}
+
+void Executor::ArenaFree::operator()(std::byte* p) const { std::free(p); }
+
+Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
+  Executor x;
+  x.exe_ = std::move(exe);
+  const Executable& e = *x.exe_;
+  x.arena_bytes_ = e.arena_bytes;
+  size_t alloc = static_cast<size_t>(std::max<int64_t>(64, (e.arena_bytes + 63) / 64 * 64));
+  void* p = std::aligned_alloc(64, alloc);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, alloc);
+  x.arena_.reset(static_cast<std::byte*>(p));
+
+  x.slot_ptr_.assign(e.slots.size(), nullptr);
+  x.arg_slots_.assign(e.args.size(), {});
+  for (size_t s = 0; s < e.slots.size(); ++s) {
+    const Slot& slot = e.slots[s];
+    if (slot.arg >= 0) {
+      if (slot.arg >= static_cast<int>(e.args.size()))
+        return make_error("executable @" + e.function + ": slot " + std::to_string(s) +
+                          " names argument " + std::to_string(slot.arg) + ", out of range");
+      x.arg_slots_[slot.arg].push_back(static_cast<int>(s));
+      continue;
+    }
+    if (slot.offset < 0 || slot.offset % 64 || slot.offset + slot.type.num_bytes() > e.arena_bytes)
+      return make_error("executable @" + e.function + ": slot " + std::to_string(s) + " at offset " +
+                        std::to_string(slot.offset) + " does not fit the arena of " +
+                        std::to_string(e.arena_bytes) + " bytes");
+    x.slot_ptr_[s] = x.arena_.get() + slot.offset;
+  }
+  for (const ConstantData& c : e.constants) {
+    if (c.slot < 0 || c.slot >= static_cast<int>(e.slots.size()) || e.slots[c.slot].arg >= 0 ||
+        static_cast<int64_t>(c.bytes.size()) != e.slots[c.slot].type.num_bytes())
+      return make_error("executable @" + e.function + ": constant for slot " + std::to_string(c.slot) +
+                        " does not match it");
+    if (!c.bytes.empty()) std::memcpy(x.slot_ptr_[c.slot], c.bytes.data(), c.bytes.size());
+  }
+  x.buffers_.resize(e.instructions.size());
+  x.views_.resize(e.instructions.size());
+  x.view_ptrs_.resize(e.instructions.size());
+  for (size_t i = 0; i < e.instructions.size(); ++i) {
+    const Instruction& ins = e.instructions[i];
+    x.buffers_[i].assign(ins.operands.size() + 1, nullptr);
+    if (ins.kind == InstrKind::reference) {
+      for (int s : ins.operands) x.views_[i].push_back(Tensor::view(e.slots[s].type, nullptr));
+      x.views_[i].push_back(Tensor::view(e.slots[ins.result].type, nullptr));
+      for (size_t k = 0; k < ins.operands.size(); ++k) x.view_ptrs_[i].push_back(&x.views_[i][k]);
+    }
+  }
+  for (const ResultSpec& r : e.results) x.results_.push_back(Tensor::view(e.slots[r.slot].type, nullptr));
+  x.bound_.assign(e.args.size(), nullptr);
+  x.bind({});
+  return x;
+}
+
+void Executor::bind(std::span<Tensor* const> args) {
+  const Executable& e = *exe_;
+  for (size_t a = 0; a < args.size(); ++a) {
+    bound_[a] = args[a]->bytes();
+    for (int s : arg_slots_[a]) slot_ptr_[s] = bound_[a] + e.slots[s].offset;
+  }
+  for (size_t i = 0; i < e.instructions.size(); ++i) {
+    const Instruction& ins = e.instructions[i];
+    std::vector<std::byte*>& b = buffers_[i];
+    for (size_t k = 0; k < ins.operands.size(); ++k) b[k] = slot_ptr_[ins.operands[k]];
+    b.back() = slot_ptr_[ins.result];
+    if (ins.kind == InstrKind::reference)
+      for (size_t k = 0; k < b.size(); ++k) views_[i][k].rebind(b[k]);
+  }
+  for (size_t k = 0; k < results_.size(); ++k) results_[k].rebind(slot_ptr_[e.results[k].slot]);
+}
+
+Status Executor::run(std::span<Tensor* const> args) {
+  const Executable& e = *exe_;
+  if (args.size() != e.args.size())
+    return make_error("function '" + e.function + "' expects " + std::to_string(e.args.size()) +
+                      " argument" + (e.args.size() == 1 ? "" : "s") + ", got " +
+                      std::to_string(args.size()));
+  bool changed = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ArgSpec& spec = e.args[i];
+    std::string what = "argument " + std::to_string(i) + (spec.name.empty() ? "" : " '" + spec.name + "'");
+    if (!args[i]) return make_error(what + ": no tensor given");
+    const TensorType& want = e.slots[spec.slot].type;
+    if (args[i]->type() != want)
+      return make_error(what + ": expected " + want.str() + ", got " + args[i]->type().str());
+    changed |= args[i]->bytes() != bound_[i];
+  }
+  if (changed) bind(args);
+  for (size_t i = 0; i < e.instructions.size(); ++i) MLC_CHECK_OK(execute(e.instructions[i], i));
+  return {};
+}
+
+Status Executor::execute(const Instruction& ins, size_t index) {
+  const std::vector<std::byte*>& b = buffers_[index];
+  switch (ins.kind) {
+    case InstrKind::kernel: {
+      const KernelInfo& k = exe_->kernels[ins.kernel];
+      k.fn(b.data(), 0, k.rows);
+      return {};
+    }
+    case InstrKind::gemm: {
+      const GemmParams& g = ins.gemm;
+      if (g.dtype == DType::f64)
+        blas::dot(g.shape, reinterpret_cast<const double*>(b[0]), reinterpret_cast<const double*>(b[1]),
+                  reinterpret_cast<double*>(b[2]));
+      else
+        blas::dot(g.shape, reinterpret_cast<const float*>(b[0]), reinterpret_cast<const float*>(b[1]),
+                  reinterpret_cast<float*>(b[2]));
+      return {};
+    }
+    case InstrKind::reference: {
+      Status st = reference_kernel(ins.op->code)(*ins.op, view_ptrs_[index], views_[index].back());
+      if (!st) return error_at(ins.loc, st.error().message);
+      return {};
+    }
+    case InstrKind::copy: {
+      int64_t n = exe_->slots[ins.result].type.num_bytes();
+      if (n && b[1] != b[0]) std::memmove(b[1], b[0], static_cast<size_t>(n));
+      return {};
+    }
+  }
+  return {};
+}
+
+}  // namespace mlc::rt

@@ -1,0 +1,61 @@
+// Runs an Executable (runtime/executable.h): allocates its arena once, fills
+// its constants, then runs the instruction list once per `run`.
+//
+// Contracts:
+//  - The arena is exactly Executable::arena_bytes (arena_bytes() says so), one
+//    allocation made by `create`. `run` allocates nothing itself; instructions
+//    of kind `reference` run reference kernels, which may.
+//  - `run` takes one tensor per argument, of the declared types (checked, with
+//    the interpreter's messages). Arguments that a result updates are written
+//    in place; the others are only read. The tensors must stay valid for the
+//    whole call and must not overlap.
+//  - After `run`, result(k) is a view of result k: the updated argument's
+//    tensor, or arena bytes, valid until the next `run`.
+//  - A failing instruction (an out-of-range gather index, ...) stops the run
+//    with an Error located at the op it came from; updated arguments may then
+//    hold partial values.
+//  - An Executor is not thread-safe (it owns its arena); create one per thread.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "ir/expected.h"
+#include "runtime/executable.h"
+#include "runtime/tensor.h"
+
+namespace mlc::rt {
+
+class Executor {
+ public:
+  static Expected<Executor> create(std::shared_ptr<const Executable> exe);
+
+  Status run(std::span<Tensor* const> args);
+
+  const Tensor& result(size_t k) const { return results_[k]; }
+  size_t num_results() const { return results_.size(); }
+  int64_t arena_bytes() const { return arena_bytes_; }
+  const Executable& executable() const { return *exe_; }
+
+ private:
+  struct ArenaFree {
+    void operator()(std::byte* p) const;
+  };
+  // Points every slot of argument buffers at the given tensors' data.
+  void bind(std::span<Tensor* const> args);
+  Status execute(const Instruction& ins, size_t index);
+
+  std::shared_ptr<const Executable> exe_;
+  std::unique_ptr<std::byte[], ArenaFree> arena_;
+  int64_t arena_bytes_ = 0;
+  std::vector<std::byte*> slot_ptr_;                // per slot, resolved
+  std::vector<std::vector<int>> arg_slots_;         // per argument: slots over its buffer
+  std::vector<std::vector<std::byte*>> buffers_;    // per instruction: kernel buffer lists
+  std::vector<std::vector<Tensor>> views_;          // per instruction: reference operands, result
+  std::vector<std::vector<const Tensor*>> view_ptrs_;
+  std::vector<Tensor> results_;
+  std::vector<std::byte*> bound_;  // argument data pointers of the last bind
+};
+
+}  // namespace mlc::rt
