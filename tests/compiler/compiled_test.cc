@@ -1,0 +1,264 @@
+// The compiled backend against the reference interpreter (the oracle): every
+// op of the table, for the dtypes it accepts, on random inputs with
+// broadcasting and edge shapes (rank 0, size-1 and empty dims, NaN and inf),
+// lowered (compiler/lower.h) and run by rt::Executor. A coverage test fails if
+// an op of the table has no case.
+//
+// Tolerances, in units of the dtype's epsilon times the largest magnitude of
+// the reference result (a normwise bound):
+//  - 0 (bit-exact) for everything computed by IEEE-exact operations in the
+//    same order as the reference kernels: movement, compare, select, casts,
+//    integer ops, + - * / sqrt, max/min, tanh and erf (both call libm's scalar
+//    functions), dot (the same BLAS call) and every op lowered to its
+//    reference kernel (convolutions, pooling, gather, scatter_add, half types);
+//  - 4 where a kernel may call glibc's libmvec for exp, log, sin, cos or pow
+//    (glibc documents at most 4 ulp for them; libm's scalar versions are
+//    within 1), so sigmoid, softmax and the other composites over exp/log;
+//  - 2 for f32 sums: accumulated in double as the interpreter does, but
+//    reassociated for vectorization, so the double sums differ by ~n·2^-53
+//    relative before rounding to f32 (at most a rounding boundary apart), and
+//    composites whose means and variances come from such sums.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <set>
+
+#include "compiler/lower.h"
+#include "ir/builder.h"
+#include "ir/op_table.h"
+#include "runtime/executor.h"
+#include "runtime/interpreter.h"
+#include "tests/runtime/kernel_test_util.h"
+
+namespace mlc {
+namespace {
+
+using Ints = std::vector<int64_t>;
+enum class Fill { uniform, positive, special, predicate, indices, small_ints };
+
+struct Arg {
+  TensorType type;
+  Fill fill = Fill::uniform;
+  int64_t bound = 0;
+};
+
+struct Case {
+  std::string label;
+  OpCode code;
+  std::vector<Arg> args;
+  Attrs attrs;
+  std::optional<TensorType> declared;
+  double ulps = 0;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << op_name(c.code) << " " << c.label; }
+
+Arg A(DType t, Shape s, Fill f = Fill::uniform) { return {{t, std::move(s)}, f, 0}; }
+Arg I(Shape s, int64_t bound) { return {{DType::i64, std::move(s)}, Fill::indices, bound}; }
+
+const DType kF32 = DType::f32, kF64 = DType::f64, kI32 = DType::i32, kI64 = DType::i64, kBool = DType::boolean;
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  auto name = [](DType t, const char* what) { return std::string(dtype_name(t)) + "_" + what; };
+  for (DType t : {kF32, kF64}) {
+    for (OpCode u : {OpCode::Neg, OpCode::Abs, OpCode::Tanh, OpCode::Erf, OpCode::Sqrt, OpCode::Rsqrt}) {
+      c.push_back({name(t, "special"), u, {A(t, {3, 17}, Fill::special)}});
+      c.push_back({name(t, "scalar"), u, {A(t, {}, Fill::positive)}});
+    }
+    for (OpCode u : {OpCode::Exp, OpCode::Log, OpCode::Sin, OpCode::Cos, OpCode::Sigmoid}) {
+      c.push_back({name(t, "vector"), u, {A(t, {4, 33}, u == OpCode::Log ? Fill::positive : Fill::uniform)}, {}, {}, 4});
+      c.push_back({name(t, "special"), u, {A(t, {2, 9}, Fill::special)}, {}, {}, 4});
+    }
+    for (OpCode b : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Max, OpCode::Min}) {
+      c.push_back({name(t, "same"), b, {A(t, {5, 7}, Fill::special), A(t, {5, 7}, Fill::special)}});
+      c.push_back({name(t, "broadcast"), b, {A(t, {2, 1, 19}), A(t, {4, 1})}});
+      c.push_back({name(t, "empty"), b, {A(t, {0, 3}), A(t, {3})}});
+    }
+    c.push_back({name(t, "broadcast"), OpCode::Pow, {A(t, {3, 8}, Fill::positive), A(t, {8})}, {}, {}, 4});
+    for (const char* d : {"eq", "ne", "lt", "le", "gt", "ge"})
+      c.push_back({name(t, d), OpCode::Compare, {A(t, {3, 5}, Fill::special), A(t, {5}, Fill::special)},
+                   {{"direction", std::string(d)}}});
+    c.push_back({name(t, "broadcast"), OpCode::Select, {A(kBool, {3, 1}, Fill::predicate), A(t, {3, 4}), A(t, {4})}});
+    c.push_back({name(t, "keepdim"), OpCode::ReduceSum, {A(t, {3, 50, 2})}, {{"dims", Ints{1}}, {"keepdim", true}}, {}, 2});
+    c.push_back({name(t, "all"), OpCode::ReduceSum, {A(t, {4, 6})}, {{"dims", Ints{0, 1}}}, {}, 2});
+    c.push_back({name(t, "empty"), OpCode::ReduceSum, {A(t, {0, 6})}, {{"dims", Ints{0}}}});
+    c.push_back({name(t, "special"), OpCode::ReduceMax, {A(t, {4, 9}, Fill::special)}, {{"dims", Ints{-1}}}});
+    c.push_back({name(t, "outer"), OpCode::ReduceMin, {A(t, {5, 3}, Fill::special)}, {{"dims", Ints{0}}}});
+    c.push_back({name(t, "special"), OpCode::Argmax, {A(t, {4, 9}, Fill::special)}, {{"axis", int64_t{1}}}});
+    c.push_back({name(t, "outer"), OpCode::Argmax, {A(t, {6, 3})}, {{"axis", int64_t{0}}}});
+    c.push_back({name(t, "shared"), OpCode::Dot, {A(t, {2, 3, 4}), A(t, {4, 5})}});
+    c.push_back({name(t, "batched_transposed"), OpCode::Dot, {A(t, {2, 4, 3}), A(t, {2, 5, 4})},
+                 {{"transpose_a", true}, {"transpose_b", true}}});
+    c.push_back({name(t, ""), OpCode::Softmax, {A(t, {3, 40})}, {{"axis", int64_t{1}}}, {}, 4});
+    c.push_back({name(t, ""), OpCode::LogSoftmax, {A(t, {5, 7})}, {{"axis", int64_t{0}}}, {}, 4});
+    c.push_back({name(t, ""), OpCode::Relu, {A(t, {3, 9}, Fill::special)}});
+    c.push_back({name(t, ""), OpCode::Silu, {A(t, {3, 9})}, {}, {}, 4});
+    c.push_back({name(t, "none"), OpCode::Gelu, {A(t, {3, 9})}});
+    c.push_back({name(t, "tanh"), OpCode::Gelu, {A(t, {3, 9})}, {{"approximate", std::string("tanh")}}});
+    c.push_back({name(t, ""), OpCode::LayerNorm, {A(t, {4, 24}), A(t, {24}), A(t, {24})}, {}, {}, 4});
+    c.push_back({name(t, ""), OpCode::RmsNorm, {A(t, {4, 24}), A(t, {24})}, {}, {}, 4});
+    c.push_back({name(t, "mean"), OpCode::CrossEntropy, {A(t, {2, 3, 10}), I({2, 3}, 10)}, {}, {}, 4});
+    c.push_back({name(t, "sum"), OpCode::Mse, {A(t, {6, 5}), A(t, {6, 5})}, {{"reduction", std::string("sum")}}, {}, 2});
+  }
+  for (DType t : {kI32, kI64}) {
+    for (OpCode b : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Max, OpCode::Min, OpCode::Div})
+      c.push_back({name(t, "broadcast"), b, {A(t, {3, 4}, Fill::small_ints), A(t, {4}, Fill::small_ints)}});
+    c.push_back({name(t, ""), OpCode::Neg, {A(t, {7}, Fill::small_ints)}});
+    c.push_back({name(t, ""), OpCode::Abs, {A(t, {7}, Fill::small_ints)}});
+    c.push_back({name(t, "lt"), OpCode::Compare, {A(t, {3, 4}, Fill::small_ints), A(t, {1}, Fill::small_ints)},
+                 {{"direction", std::string("lt")}}});
+    c.push_back({name(t, ""), OpCode::ReduceSum, {A(t, {3, 4}, Fill::small_ints)}, {{"dims", Ints{1}}}});
+    c.push_back({name(t, ""), OpCode::ReduceMax, {A(t, {3, 4}, Fill::small_ints)}, {{"dims", Ints{0}}}});
+    c.push_back({name(t, ""), OpCode::Argmax, {A(t, {3, 4}, Fill::small_ints)}, {{"axis", int64_t{1}}}});
+  }
+  c.push_back({"bool_eq", OpCode::Compare, {A(kBool, {6}, Fill::predicate), A(kBool, {1}, Fill::predicate)},
+               {{"direction", std::string("ge")}}});
+  c.push_back({"bool", OpCode::Select, {A(kBool, {6}, Fill::predicate), A(kBool, {6}, Fill::predicate), A(kBool, {}, Fill::predicate)}});
+  // Casts among every pair the fused loops handle, and float -> int (reference kernel).
+  for (DType from : {kF32, kF64, kI32, kI64, kBool})
+    for (DType to : {kF32, kF64, kI32, kI64, kBool}) {
+      Fill f = from == kBool ? Fill::predicate : is_float(from) && !is_float(to) && to != kBool ? Fill::small_ints
+                                                                                              : Fill::special;
+      if (!is_float(from) && from != kBool) f = Fill::small_ints;
+      c.push_back({std::string(dtype_name(from)) + "_to_" + std::string(dtype_name(to)), OpCode::Cast,
+                   {A(from, {2, 5}, f)}, {}, TensorType{to, {2, 5}}});
+    }
+  c.push_back({"bf16", OpCode::Add, {A(DType::bf16, {3, 4}), A(DType::bf16, {4})}});
+  c.push_back({"f16", OpCode::Exp, {A(DType::f16, {3, 4})}});
+  c.push_back({"", OpCode::Broadcast, {A(kF32, {3, 1})}, {{"dims", Ints{0, 2}}}, TensorType{kF32, {3, 4, 5}}});
+  c.push_back({"scalar", OpCode::Broadcast, {A(kI64, {}, Fill::small_ints)}, {{"dims", Ints{}}}, TensorType{kI64, {2, 3}}});
+  c.push_back({"", OpCode::Reshape, {A(kF32, {4, 6})}, {}, TensorType{kF32, {2, 3, 4}}});
+  c.push_back({"", OpCode::Transpose, {A(kF64, {2, 3, 4})}, {{"perm", Ints{2, 0, 1}}}});
+  c.push_back({"strided", OpCode::Slice, {A(kF32, {7, 9})}, {{"start", Ints{1, 2}}, {"limit", Ints{7, 9}}, {"stride", Ints{2, 3}}}});
+  c.push_back({"", OpCode::Concat, {A(kF32, {2, 3}), A(kF32, {2, 0}), A(kF32, {2, 2})}, {{"axis", int64_t{-1}}}});
+  c.push_back({"", OpCode::Pad, {A(kF32, {2, 3})}, {{"low", Ints{1, 0}}, {"high", Ints{2, 3}}, {"value", -1.5}}});
+  c.push_back({"int", OpCode::Pad, {A(kI32, {3}, Fill::small_ints)}, {{"low", Ints{2}}, {"high", Ints{1}}, {"value", 7.0}}});
+  c.push_back({"", OpCode::Iota, {}, {{"dim", int64_t{1}}}, TensorType{kF32, {3, 5}}});
+  c.push_back({"i64", OpCode::Iota, {}, {{"dim", int64_t{0}}}, TensorType{kI64, {4, 2}}});
+  c.push_back({"splat", OpCode::Constant, {}, {{"value", 0.1}}, TensorType{kF32, {3, 2}}});
+  c.push_back({"dense", OpCode::Constant, {}, {{"value", std::vector<double>{1, 2, 3, 4, 5, 6}}}, TensorType{kF64, {2, 3}}});
+  c.push_back({"", OpCode::Conv2d, {A(kF32, {2, 4, 7, 7}), A(kF32, {6, 2, 3, 3})},
+               {{"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}, {"groups", int64_t{2}}}});
+  c.push_back({"", OpCode::Conv2dInputGrad, {A(kF32, {2, 6, 4, 5}), A(kF32, {6, 2, 3, 3})},
+               {{"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}, {"groups", int64_t{2}}},
+               TensorType{kF32, {2, 4, 7, 7}}});
+  c.push_back({"", OpCode::Conv2dWeightGrad, {A(kF32, {2, 4, 7, 7}), A(kF32, {2, 6, 4, 5})},
+               {{"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}, {"groups", int64_t{2}}},
+               TensorType{kF32, {6, 2, 3, 3}}});
+  Attrs pool = {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}};
+  c.push_back({"", OpCode::MaxPool2d, {A(kF32, {1, 2, 5, 5})}, pool});
+  c.push_back({"", OpCode::AvgPool2d, {A(kF32, {1, 2, 5, 5})}, pool});
+  c.push_back({"", OpCode::MaxPool2dGrad, {A(kF32, {1, 2, 5, 5}), A(kF32, {1, 2, 3, 3})}, pool});
+  c.push_back({"", OpCode::AvgPool2dGrad, {A(kF32, {1, 2, 3, 3})}, pool, TensorType{kF32, {1, 2, 5, 5}}});
+  c.push_back({"", OpCode::Gather, {A(kF32, {5, 3}), I({2, 2}, 5)}, {{"axis", int64_t{0}}}});
+  c.push_back({"", OpCode::ScatterAdd, {A(kF32, {5, 3}), I({4}, 5), A(kF32, {4, 3})}, {{"axis", int64_t{0}}}});
+  return c;
+}
+
+rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const double special[] = {0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 1e-30};
+  std::uniform_real_distribution<double> u(-2, 2), p(0.25, 3);
+  std::vector<double> v(static_cast<size_t>(num_elements(a.type.shape)));
+  for (size_t i = 0; i < v.size(); ++i) {
+    switch (a.fill) {
+      case Fill::uniform: v[i] = u(rng); break;
+      case Fill::positive: v[i] = p(rng); break;
+      case Fill::special: v[i] = i % 3 == 0 ? special[rng() % 8] : u(rng); break;
+      case Fill::predicate: v[i] = rng() % 2; break;
+      case Fill::indices: v[i] = static_cast<double>(rng() % a.bound); break;
+      case Fill::small_ints: v[i] = static_cast<double>(static_cast<int64_t>(rng() % 11) - 5); break;
+    }
+  }
+  if (v.empty()) v.push_back(0);
+  return rt::testing::make_tensor(a.type.dtype, a.type.shape, v);
+}
+
+double epsilon(DType t) {
+  switch (t) {
+    case DType::f32: return std::numeric_limits<float>::epsilon();
+    case DType::f64: return std::numeric_limits<double>::epsilon();
+    case DType::bf16: return 1.0 / 128;
+    case DType::f16: return 1.0 / 1024;
+    default: return 0;
+  }
+}
+
+// Expects equal tensors, or within c.ulps (see the file comment).
+void expect_close(const rt::Tensor& want, const rt::Tensor& got, double ulps) {
+  ASSERT_EQ(want.type(), got.type());
+  std::vector<double> w = rt::testing::to_doubles(want), g = rt::testing::to_doubles(got);
+  double scale = 0;
+  for (double x : w)
+    if (std::isfinite(x)) scale = std::max(scale, std::fabs(x));
+  const double tol = ulps * epsilon(want.dtype()) * scale;
+  int reported = 0;
+  for (size_t i = 0; i < w.size() && reported < 5; ++i) {
+    bool ok = (std::isnan(w[i]) && std::isnan(g[i])) || w[i] == g[i] || std::fabs(w[i] - g[i]) <= tol;
+    if (ulps == 0 && ok && w[i] == 0) ok = std::signbit(w[i]) == std::signbit(g[i]);
+    if (!ok) {
+      ++reported;
+      ADD_FAILURE() << "element " << i << ": interpreter " << w[i] << ", compiled " << g[i] << " (tolerance " << tol << ")";
+    }
+  }
+}
+
+class Compiled : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Compiled, MatchesTheInterpreter) {
+  const Case& c = GetParam();
+  Module m;
+  m.name = "compiled_test";
+  Function& f = m.add_function("f");
+  std::vector<Value*> args;
+  for (size_t i = 0; i < c.args.size(); ++i)
+    args.push_back(f.add_arg("a" + std::to_string(i), c.args[i].type, ArgKind::input));
+  Builder b(f);
+  Value* y = b.create(c.code, args, c.attrs, c.declared);
+  f.results = {y};
+
+  std::mt19937_64 rng(42);
+  std::vector<rt::Tensor> inputs;
+  for (const Arg& a : c.args) inputs.push_back(random_tensor(a, rng));
+  std::vector<rt::Tensor*> ptrs;
+  for (rt::Tensor& t : inputs) ptrs.push_back(&t);
+
+  auto interp = rt::Interpreter::create(f);
+  ASSERT_TRUE(interp.ok()) << interp.error().message;
+  auto want = interp->run(inputs);
+  ASSERT_TRUE(want.ok()) << want.error().message;
+
+  auto lowered = lower_function(f);
+  ASSERT_TRUE(lowered.ok()) << lowered.error().message;
+  auto exe = rt::Executor::create(lowered->executable);
+  ASSERT_TRUE(exe.ok()) << exe.error().message;
+  ASSERT_TRUE(exe->run(ptrs).ok());
+  EXPECT_EQ(exe->arena_bytes(), lowered->plan.arena_bytes);
+  expect_close((*want)[0], exe->result(0), c.ulps);
+  // A second run over the same arena gives the same bits.
+  rt::Tensor first = exe->result(0);
+  ASSERT_TRUE(exe->run(ptrs).ok());
+  EXPECT_EQ(std::memcmp(first.bytes(), exe->result(0).bytes(), static_cast<size_t>(first.num_bytes())), 0);
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string s = std::string(op_name(info.param.code)) + (info.param.label.empty() ? "" : "_" + info.param.label);
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s + "_" + std::to_string(info.index);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, Compiled, ::testing::ValuesIn(cases()), case_name);
+
+TEST(CompiledCoverage, EveryOpHasACase) {
+  std::set<OpCode> covered;
+  for (const Case& c : cases()) covered.insert(c.code);
+  for (const OpInfo& info : all_ops()) EXPECT_TRUE(covered.count(info.code)) << "no compiled-vs-interpreter case for " << info.name;
+}
+
+}  // namespace
+}  // namespace mlc
