@@ -71,10 +71,17 @@ FusionPlan plan_fusion(const Function& f) {
   std::unordered_map<const Op*, size_t> index;
   for (size_t i = 0; i < f.ops.size(); ++i) index[f.ops[i].get()] = i;
 
+  // Sources (splat constants, iota) are computed inside every loop kernel that
+  // reads them; absorbed_by counts those users.
+  std::unordered_map<const Op*, size_t> absorbed_by;
+  auto is_shared_source = [](const Op& op) { return op.operands.empty() && is_loop_op(op); };
+
   std::vector<FusionGroup> reversed;
   for (size_t r = f.ops.size(); r-- > 0;) {
     if (group_of[r] >= 0) continue;
     const Op& root = *f.ops[r];
+    if (is_shared_source(root) && !returned.count(root.result) && absorbed_by[&root] == users[root.result].size())
+      continue;  // every user computes it
     const int g = static_cast<int>(reversed.size());
     FusionGroup group;
     group_of[r] = g;
@@ -90,6 +97,13 @@ FusionPlan plan_fusion(const Function& f) {
         work.pop_back();
         for (const Value* v : m->operands) {
           const Op* p = v->producer;
+          if (p && is_shared_source(*p) && group_of[index.at(p)] < 0) {
+            if (std::find(group.ops.begin(), group.ops.end(), p) == group.ops.end()) {
+              group.ops.push_back(p);
+              absorbed_by[p] += static_cast<size_t>(std::count(users[v].begin(), users[v].end(), m) > 0);
+            }
+            continue;
+          }
           if (!p || group_of[index.at(p)] >= 0 || returned.count(v) || !is_loop_op(*p)) continue;
           const std::vector<const Op*>& us = users[v];
           bool inside = std::all_of(us.begin(), us.end(), [&](const Op* u) { return group_of[index.at(u)] == g; });

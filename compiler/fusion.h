@@ -14,8 +14,11 @@
 // (reduce_*, argmax), iota and splat constants, all on f32, f64, i32, i64 and
 // bool. Everything else (dot, convolutions, pooling, gather, scatter_add,
 // half-precision dtypes, dense constants) is its own group of one op.
-// A reshape that is not fused into a consumer becomes an alias group: a view
-// of its operand's bytes, no instruction.
+// Splat constants and iota are computed inside every loop kernel that reads
+// them (they may be in several groups) and get a group of their own only
+// where another kind of group reads them. A reshape that is not fused into a
+// consumer becomes an alias group: a view of its operand's bytes, no
+// instruction.
 //
 // Groups are listed in the order of their roots, which is a valid schedule.
 #pragma once

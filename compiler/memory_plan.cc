@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <numeric>
+#include <random>
 
 namespace mlc {
 
 namespace {
 
-int64_t rounded(int64_t bytes) {
-  return std::max<int64_t>(kArenaAlignment, (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment);
-}
+int64_t rounded(int64_t bytes) { return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
 
 bool overlap(const PlannedBuffer& a, const PlannedBuffer& b) { return a.first <= b.last && b.first <= a.last; }
 
@@ -35,35 +34,84 @@ MemoryPlan plan_memory(std::vector<PlannedBuffer>& buffers, int num_instructions
     }
   }
 
-  std::vector<int> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+  // Greedy packings, the smallest arena wins: largest buffer first or
+  // earliest first (ties: larger first), each buffer in the first gap that
+  // fits between the placed buffers it overlaps in time, or the tightest.
+  std::vector<int> by_size(buffers.size()), by_time(buffers.size());
+  std::iota(by_size.begin(), by_size.end(), 0);
+  std::iota(by_time.begin(), by_time.end(), 0);
+  std::stable_sort(by_size.begin(), by_size.end(), [&](int a, int b) {
     if (buffers[a].bytes != buffers[b].bytes) return buffers[a].bytes > buffers[b].bytes;
     return buffers[a].first < buffers[b].first;
   });
-  std::vector<int> placed;
-  std::vector<std::pair<int64_t, int64_t>> busy;  // [offset, end) of placed buffers overlapping in time
-  for (int idx : order) {
-    PlannedBuffer& b = buffers[idx];
-    const int64_t size = rounded(b.bytes);
-    busy.clear();
-    for (int p : placed)
-      if (overlap(buffers[p], b)) busy.emplace_back(buffers[p].offset, buffers[p].offset + rounded(buffers[p].bytes));
-    std::sort(busy.begin(), busy.end());
-    int64_t offset = 0;
-    for (const auto& [lo, hi] : busy) {
-      if (lo - offset >= size) break;
-      offset = std::max(offset, hi);
+  std::stable_sort(by_time.begin(), by_time.end(), [&](int a, int b) {
+    if (buffers[a].first != buffers[b].first) return buffers[a].first < buffers[b].first;
+    return buffers[a].bytes > buffers[b].bytes;
+  });
+  // Then, for schedules small enough, orders drawn from a fixed-seed generator
+  // (random among equal sizes, then entirely random): cheap, deterministic,
+  // and often better where a large short-lived buffer sits between long ones.
+  std::vector<std::vector<int>> orders = {by_size, by_time};
+  if (buffers.size() <= 4096) {
+    std::mt19937_64 rng(0x6d6c63);
+    for (int t = 0; t < 48; ++t) {
+      std::vector<int> o = by_time;
+      std::shuffle(o.begin(), o.end(), rng);
+      if (t < 24)
+        std::stable_sort(o.begin(), o.end(), [&](int a, int b) { return buffers[a].bytes > buffers[b].bytes; });
+      orders.push_back(std::move(o));
     }
-    b.offset = offset;
-    plan.arena_bytes = std::max(plan.arena_bytes, offset + size);
-    placed.push_back(idx);
   }
+  std::vector<int64_t> best_offsets;
+  int64_t best = -1;
+  for (size_t strategy = 0; strategy < 2 * orders.size(); ++strategy) {
+    const std::vector<int>* order = &orders[strategy / 2];
+    const bool best_fit = strategy % 2;
+    std::vector<int64_t> offsets(buffers.size(), 0);
+    std::vector<int> placed;
+    std::vector<std::pair<int64_t, int64_t>> busy;  // [offset, end) of placed buffers overlapping in time
+    int64_t arena = 0;
+    for (int idx : *order) {
+      const PlannedBuffer& b = buffers[idx];
+      const int64_t size = rounded(b.bytes);
+      if (size == 0) continue;
+      busy.clear();
+      for (int p : placed)
+        if (overlap(buffers[p], b)) busy.emplace_back(offsets[p], offsets[p] + rounded(buffers[p].bytes));
+      std::sort(busy.begin(), busy.end());
+      // Gaps between the busy ranges: the first that fits, or the tightest.
+      int64_t offset = -1, gap_start = 0, tightest = -1;
+      for (const auto& [lo, hi] : busy) {
+        if (lo - gap_start >= size) {
+          if (!best_fit) {
+            offset = gap_start;
+            break;
+          }
+          if (tightest < 0 || lo - gap_start < tightest) {
+            tightest = lo - gap_start;
+            offset = gap_start;
+          }
+        }
+        gap_start = std::max(gap_start, hi);
+      }
+      if (offset < 0) offset = gap_start;
+      offsets[idx] = offset;
+      arena = std::max(arena, offset + size);
+      placed.push_back(idx);
+    }
+    if (best < 0 || arena < best) {
+      best = arena;
+      best_offsets = std::move(offsets);
+    }
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) buffers[i].offset = best_offsets[i];
+  plan.arena_bytes = std::max<int64_t>(best, 0);
+  const std::vector<int>& order = by_size;
   if (plan.peak_instruction >= 0) {
     for (int idx : order) {
       const PlannedBuffer& b = buffers[idx];
       int lo = std::clamp(b.first, 0, n - 1), hi = std::clamp(b.last, 0, n - 1);
-      if (lo <= plan.peak_instruction && plan.peak_instruction <= hi) plan.live_at_peak.push_back(idx);
+      if (b.bytes > 0 && lo <= plan.peak_instruction && plan.peak_instruction <= hi) plan.live_at_peak.push_back(idx);
     }
   }
   return plan;

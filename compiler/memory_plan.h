@@ -10,9 +10,11 @@
 //  - Offsets are multiples of kArenaAlignment; sizes are rounded up to it.
 //  - lower_bound is the maximum, over instructions, of the (rounded) bytes
 //    live at once: no packing can use less. arena_bytes >= lower_bound.
-//  - Packing is greedy by size (largest first, each at the lowest offset that
-//    fits between the buffers already placed that it overlaps in time), which
-//    is deterministic: equal inputs give equal plans.
+//  - Packing is greedy (the best of largest-first, earliest-first and, up to
+//    4096 buffers, 48 orders from a fixed-seed generator; each buffer in the
+//    first or the tightest gap that fits between the buffers already placed
+//    that it overlaps in time), deterministic: equal inputs give equal plans.
+//    Quadratic in the number of buffers.
 #pragma once
 
 #include <cstdint>

@@ -5,12 +5,20 @@
 //
 // Activations kept for backward: results of forward ops (the ops the loss
 // depends on in @loss_grad) that a backward op reads.
+//
+// The compiled train step (compiler/lower.h): instructions by kind, kernels,
+// and its memory plan: the arena the runtime allocates, the liveness lower
+// bound (most bytes live at one instruction), fragmentation (arena / bound
+// - 1) and the largest buffers live at the peak. Parameters, optimizer state
+// and inputs are the caller's tensors, outside the arena; updated parameters
+// and state are written into them in place.
 #include <cstdio>
 #include <map>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/lower.h"
 #include "compiler/pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
@@ -78,7 +86,8 @@ Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
 
 std::string human_bytes(int64_t b) {
   char buf[32];
-  if (b >= (1 << 20)) std::snprintf(buf, sizeof buf, "%.2f MiB", b / 1048576.0);
+  if (b < 1024) std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+  else if (b >= (1 << 20)) std::snprintf(buf, sizeof buf, "%.2f MiB", b / 1048576.0);
   else std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
   return buf;
 }
@@ -105,6 +114,21 @@ int cmd_plan(const std::vector<std::string>& argv) {
   Status s = run_pipeline(*module, options);
   if (!s) return user_error(s.error().message);
   Plan p = make_plan(config, *module, batch);
+  LowerOptions lower_options;
+  lower_options.compile_kernels = false;
+  auto lowered = lower_function(*module->find("train_step"), lower_options);
+  if (!lowered) return user_error(lowered.error().message);
+  const MemoryPlan& mp = lowered->plan;
+  std::map<std::string, int64_t> instructions;
+  for (const rt::Instruction& ins : lowered->executable->instructions)
+    ++instructions[std::string(rt::instr_kind_name(ins.kind))];
+  int64_t donated = 0;
+  for (const rt::ResultSpec& r : lowered->executable->results) donated += r.updates >= 0;
+  nlohmann::ordered_json peak = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < mp.live_at_peak.size() && i < 8; ++i) {
+    const PlannedBuffer& b = lowered->buffers[mp.live_at_peak[i]];
+    peak.push_back({{"bytes", b.bytes}, {"first", b.first}, {"last", b.last}});
+  }
   const double approx = 6.0 * static_cast<double>(p.trainable) * static_cast<double>(p.tokens);
 
   if (format == "json") {
@@ -115,7 +139,12 @@ int cmd_plan(const std::vector<std::string>& argv) {
                    {"optimizer_state", p.state_bytes}, {"activations_for_backward", p.activation_bytes}}},
         {"flops_per_step", {{"exact", p.step_flops}, {"forward", p.forward_flops},
                             {"six_params_tokens", approx}, {"tokens", p.tokens}}},
-        {"flops_by_op", p.flops_by_op}};
+        {"flops_by_op", p.flops_by_op},
+        {"compiled", {{"ops", lowered->num_ops}, {"instructions", instructions},
+                      {"kernels", lowered->kernels.size()}, {"results_updating_arguments", donated},
+                      {"arena_bytes", mp.arena_bytes}, {"liveness_lower_bound", mp.lower_bound},
+                      {"fragmentation", mp.fragmentation()}, {"peak_instruction", mp.peak_instruction},
+                      {"live_at_peak", peak}}}};
     std::printf("%s\n", j.dump(1).c_str());
     return kOk;
   }
@@ -135,6 +164,22 @@ int cmd_plan(const std::vector<std::string>& argv) {
   std::printf("  by op:");
   for (const auto& [name, flops] : p.flops_by_op)
     if (flops > 0) std::printf(" %s %.3g", name.c_str(), static_cast<double>(flops));
+  std::printf("\n");
+  std::printf("  compiled step       %d ops -> %zu instructions (", lowered->num_ops,
+              lowered->executable->instructions.size());
+  bool first = true;
+  for (const auto& [kind, n] : instructions) {
+    std::printf("%s%lld %s", first ? "" : ", ", static_cast<long long>(n), kind.c_str());
+    first = false;
+  }
+  std::printf("); %lld results updated in place or copied back\n", static_cast<long long>(donated));
+  std::printf("    arena             %s (%lld bytes); liveness lower bound %s; fragmentation %.1f%%\n",
+              human_bytes(mp.arena_bytes).c_str(), static_cast<long long>(mp.arena_bytes),
+              human_bytes(mp.lower_bound).c_str(), 100 * mp.fragmentation());
+  std::printf("    live at the peak  (instruction %d):", mp.peak_instruction);
+  for (size_t i = 0; i < mp.live_at_peak.size() && i < 8; ++i)
+    std::printf(" %s", human_bytes(lowered->buffers[mp.live_at_peak[i]].bytes).c_str());
+  if (mp.live_at_peak.size() > 8) std::printf(" ... (%zu buffers)", mp.live_at_peak.size());
   std::printf("\n");
   return kOk;
 }
