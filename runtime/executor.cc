@@ -100,11 +100,11 @@ Status Executor::run(std::span<Tensor* const> args) {
   bool changed = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const ArgSpec& spec = e.args[i];
-    std::string what = "argument " + std::to_string(i) + (spec.name.empty() ? "" : " '" + spec.name + "'");
-    if (!args[i]) return make_error(what + ": no tensor given");
+    auto what = [&] { return "argument " + std::to_string(i) + (spec.name.empty() ? "" : " '" + spec.name + "'"); };
+    if (!args[i]) return make_error(what() + ": no tensor given");
     const TensorType& want = e.slots[spec.slot].type;
     if (args[i]->type() != want)
-      return make_error(what + ": expected " + want.str() + ", got " + args[i]->type().str());
+      return make_error(what() + ": expected " + want.str() + ", got " + args[i]->type().str());
     changed |= args[i]->bytes() != bound_[i];
   }
   if (changed) bind(args);
