@@ -47,13 +47,13 @@ bool is_loop_op(const Op& op) {
     case OpCode::Div: return is_float(op.result->type.dtype);
     case OpCode::Cast: return !(is_float(op.operands[0]->type.dtype) && !is_float(op.result->type.dtype) &&
                                 op.result->type.dtype != DType::boolean);
-    case OpCode::Gather: return false;
-    case OpCode::ScatterAdd: return false;
+    case OpCode::Gather:  // data-dependent index: may fail
+    case OpCode::ScatterAdd:
+      return false;
     case OpCode::Constant: {
       const AttrValue* v = op.attrs.find("value");
       return v && (std::holds_alternative<double>(*v) || std::holds_alternative<int64_t>(*v));
     }
-    case OpCode::Argmax: return true;
     default: break;
   }
   if (info.has(kWindow) || info.has(kContraction)) return false;
