@@ -367,6 +367,17 @@ int64_t Kernel::rows() const {
   return r;
 }
 
+int64_t Kernel::row_cost() const {
+  int64_t per_element = 1;
+  for (const Expr& e : exprs)
+    if (e.kind == ExprKind::reduce) {
+      int64_t trips = 1;
+      for (int64_t x : e.extents) trips *= x;
+      per_element += trips;
+    }
+  return (domain.empty() ? 1 : domain.back()) * per_element;
+}
+
 Expected<Kernel> build_kernel(const FusionGroup& group, std::string name, std::vector<const Value*>& inputs) {
   KernelBuilder b(group, inputs);
   return b.build(group, std::move(name));

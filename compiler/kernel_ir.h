@@ -71,6 +71,9 @@ struct Kernel {
   int output_alias = -1;
   // Rows of the parallel outer loop: the domain without its last dim.
   int64_t rows() const;
+  // Scalar evaluations per row, for choosing how many threads run a kernel:
+  // the row's elements times (1 + the trip count of every reduction).
+  int64_t row_cost() const;
 };
 
 // Builds the kernel of a loop group; `inputs` are the values it reads (its

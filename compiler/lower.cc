@@ -243,7 +243,7 @@ class Lowering {
   }
 
   Status compile() {
-    for (const kir::Kernel& k : out_.kernels) exe_->kernels.push_back({k.name, nullptr, k.rows(), k.origin});
+    for (const kir::Kernel& k : out_.kernels) exe_->kernels.push_back({k.name, nullptr, k.rows(), k.row_cost(), k.origin});
     MLC_TRY(JitResult jit, jit_compile(out_.kernels));
     for (size_t i = 0; i < jit.fns.size(); ++i) exe_->kernels[i].fn = jit.fns[i];
     exe_->code = jit.owner;

@@ -74,19 +74,53 @@ namespace {
 // The batch loop is outside gemm; when B is shared and A is not transposed,
 // the batch folds into M (one gemm call).
 template <class T>
-void dot_impl(const DotShape& d, const T* a, const T* b, T* c) {
-  int64_t lda = d.trans_a ? d.m : d.k, ldb = d.trans_b ? d.k : d.n;
-  if (d.b_shared && !d.trans_a) {
-    gemm(false, d.trans_b, d.batch * d.m, d.n, d.k, a, lda, b, ldb, c, d.n);
-    return;
+void dot_impl(const DotShape& d, int parts, int t, const T* a, const T* b, T* c) {
+  const int64_t lda = d.trans_a ? d.m : d.k, ldb = d.trans_b ? d.k : d.n;
+  const bool fold = d.b_shared && !d.trans_a;
+  const int64_t batch = fold ? 1 : d.batch, m = fold ? d.batch * d.m : d.m;
+  int64_t b0 = 0, b1 = batch;
+  const bool by_batch = batch >= parts;
+  if (by_batch) {
+    b0 = batch * t / parts;
+    b1 = batch * (t + 1) / parts;
   }
-  for (int64_t i = 0; i < d.batch; ++i)
-    gemm(d.trans_a, d.trans_b, d.m, d.n, d.k, a + i * d.m * d.k, lda,
-         d.b_shared ? b : b + i * d.k * d.n, ldb, c + i * d.m * d.n, d.n);
+  for (int64_t i = b0; i < b1; ++i) {
+    const T* ai = a + i * d.m * d.k;
+    const T* bi = d.b_shared ? b : b + i * d.k * d.n;
+    T* ci = c + i * d.m * d.n;
+    if (by_batch || parts == 1) {
+      gemm(d.trans_a, d.trans_b, m, d.n, d.k, ai, lda, bi, ldb, ci, d.n);
+    } else if (m >= d.n) {  // rows [r0, r1) of C
+      int64_t r0 = m * t / parts, r1 = m * (t + 1) / parts;
+      gemm(d.trans_a, d.trans_b, r1 - r0, d.n, d.k, d.trans_a ? ai + r0 : ai + r0 * lda, lda, bi, ldb,
+           ci + r0 * d.n, d.n);
+    } else {  // columns [c0, c1) of C
+      int64_t c0 = d.n * t / parts, c1 = d.n * (t + 1) / parts;
+      gemm(d.trans_a, d.trans_b, m, c1 - c0, d.k, ai, lda, d.trans_b ? bi + c0 * ldb : bi + c0, ldb, ci + c0,
+           d.n);
+    }
+  }
 }
 }  // namespace
 
-void dot(const DotShape& d, const float* a, const float* b, float* c) { dot_impl(d, a, b, c); }
-void dot(const DotShape& d, const double* a, const double* b, double* c) { dot_impl(d, a, b, c); }
+void dot(const DotShape& d, const float* a, const float* b, float* c) { dot_impl(d, 1, 0, a, b, c); }
+void dot(const DotShape& d, const double* a, const double* b, double* c) { dot_impl(d, 1, 0, a, b, c); }
+void dot_part(const DotShape& d, int parts, int t, const float* a, const float* b, float* c) {
+  dot_impl(d, parts, t, a, b, c);
+}
+void dot_part(const DotShape& d, int parts, int t, const double* a, const double* b, double* c) {
+  dot_impl(d, parts, t, a, b, c);
+}
+
+int dot_threads(const DotShape& d, int threads) {
+  // At least ~256K multiply-adds per thread: a worker's wake-up and the
+  // duplicated packing of the shared operand stay small against its share.
+  constexpr int64_t kMinThreadWork = 1 << 18;
+  const int64_t work = d.batch * d.m * d.n * d.k;
+  const int64_t rows = (d.b_shared && !d.trans_a) ? d.batch * d.m : d.m;
+  const int64_t split = std::max<int64_t>(d.b_shared && !d.trans_a ? 1 : d.batch, std::max(rows, d.n));
+  int64_t parts = std::min<int64_t>({threads, work / kMinThreadWork, split});
+  return parts < 1 ? 1 : static_cast<int>(parts);
+}
 
 }  // namespace mlc::rt::blas

@@ -12,8 +12,9 @@
 
 namespace mlc::rt::blas {
 
-// Threads BLAS may use (OpenBLAS's pool). mlc's models are small enough that
-// one thread per process is fastest on the machines measured (see bench/).
+// Threads BLAS may use (OpenBLAS's pool). The runtime keeps it at 1 and
+// splits GEMMs over its own pool (dot_part), so that two pools of spinning
+// threads never compete for the same cores.
 void set_num_threads(int n);
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
@@ -30,5 +31,14 @@ struct DotShape {
 };
 void dot(const DotShape& d, const float* a, const float* b, float* c);
 void dot(const DotShape& d, const double* a, const double* b, double* c);
+
+// Share t of `parts` of dot(d, ...): the batches [batch*t/parts,
+// batch*(t+1)/parts) when there are at least `parts` of them, else the same
+// range of C's rows or columns (whichever dim is longer) of every batch. The
+// shares write disjoint parts of C; together they are dot(d, ...).
+void dot_part(const DotShape& d, int parts, int t, const float* a, const float* b, float* c);
+void dot_part(const DotShape& d, int parts, int t, const double* a, const double* b, double* c);
+// How many of `threads` to give dot(d): a function of d and threads only.
+int dot_threads(const DotShape& d, int threads);
 
 }  // namespace mlc::rt::blas

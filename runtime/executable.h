@@ -45,7 +45,8 @@ using CompiledKernelFn = int (*)(std::byte* const* buffers, int64_t begin, int64
 struct KernelInfo {
   std::string name;
   CompiledKernelFn fn = nullptr;
-  int64_t rows = 1;    // size of the parallel (outer) iteration space
+  int64_t rows = 1;      // size of the parallel (outer) iteration space
+  int64_t row_cost = 1;  // scalar evaluations per row (threads are given whole rows)
   std::string origin;  // the ops it computes: "add, exp, reduce_sum (model.json:12:5, ...)"
 };
 

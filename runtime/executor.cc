@@ -1,11 +1,13 @@
 #include "runtime/executor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "ir/diagnostics.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/thread_pool.h"
 
 namespace mlc::rt {
 
@@ -17,6 +19,16 @@ std::string_view instr_kind_name(InstrKind k) {
     case InstrKind::copy: return "copy";
   }
   return "?";
+}
+
+// Threads for a kernel: whole rows each, and at least kMinThreadCost scalar
+// evaluations per thread, so that waking a worker (about a microsecond) stays
+// small against the work it is given.
+int kernel_threads(const KernelInfo& k, int threads) {
+  constexpr int64_t kMinThreadCost = 16384;
+  int64_t by_cost = k.rows * k.row_cost / kMinThreadCost;
+  int64_t parts = std::min<int64_t>({threads, k.rows, by_cost});
+  return parts < 1 ? 1 : static_cast<int>(parts);
 }
 
 void Executor::ArenaFree::operator()(std::byte* p) const { std::free(p); }
@@ -117,17 +129,33 @@ Status Executor::execute(const Instruction& ins, size_t index) {
   switch (ins.kind) {
     case InstrKind::kernel: {
       const KernelInfo& k = exe_->kernels[ins.kernel];
-      k.fn(b.data(), 0, k.rows);
+      ThreadPool& pool = thread_pool();
+      int parts = kernel_threads(k, pool.threads());
+      if (parts <= 1) {
+        k.fn(b.data(), 0, k.rows);
+        return {};
+      }
+      auto share = [&](int t) {
+        int64_t begin, end;
+        split_range(k.rows, parts, t, begin, end);
+        k.fn(b.data(), begin, end);
+      };
+      pool.parallel(parts, share);
       return {};
     }
     case InstrKind::gemm: {
       const GemmParams& g = ins.gemm;
-      if (g.dtype == DType::f64)
-        blas::dot(g.shape, reinterpret_cast<const double*>(b[0]), reinterpret_cast<const double*>(b[1]),
-                  reinterpret_cast<double*>(b[2]));
-      else
-        blas::dot(g.shape, reinterpret_cast<const float*>(b[0]), reinterpret_cast<const float*>(b[1]),
-                  reinterpret_cast<float*>(b[2]));
+      ThreadPool& pool = thread_pool();
+      const int parts = blas::dot_threads(g.shape, pool.threads());
+      auto share = [&](int t) {
+        if (g.dtype == DType::f64)
+          blas::dot_part(g.shape, parts, t, reinterpret_cast<const double*>(b[0]),
+                         reinterpret_cast<const double*>(b[1]), reinterpret_cast<double*>(b[2]));
+        else
+          blas::dot_part(g.shape, parts, t, reinterpret_cast<const float*>(b[0]),
+                         reinterpret_cast<const float*>(b[1]), reinterpret_cast<float*>(b[2]));
+      };
+      pool.parallel(parts, share);
       return {};
     }
     case InstrKind::reference: {

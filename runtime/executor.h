@@ -14,6 +14,10 @@
 //  - A failing instruction (an out-of-range gather index, ...) stops the run
 //    with an Error located at the op it came from; updated arguments may then
 //    hold partial values.
+//  - Kernels run on the process-wide thread pool (runtime/thread_pool.h), each
+//    split into row ranges by kernel_threads; a row is computed by one thread
+//    with the same code whatever the split, so results do not depend on the
+//    thread count.
 //  - An Executor is not thread-safe (it owns its arena); create one per thread.
 #pragma once
 
@@ -26,6 +30,10 @@
 #include "runtime/tensor.h"
 
 namespace mlc::rt {
+
+// How many threads (of `threads`) run kernel k: a function of k and
+// `threads` only, so that a step's results depend only on the thread count.
+int kernel_threads(const KernelInfo& k, int threads);
 
 class Executor {
  public:

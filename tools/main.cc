@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/blas.h"
+#include "runtime/thread_pool.h"
 #include "tools/cli.h"
 
 namespace {
@@ -59,9 +60,9 @@ int main(int argc, char** argv) {
     return argc < 2 ? mlc::cli::kUsageError : mlc::cli::kOk;
   }
   select_blas_kernels(argv);
-  // MLC_THREADS: BLAS threads (default 1).
+  // MLC_THREADS: threads for compiled kernels and BLAS (default 1).
   const char* threads = std::getenv("MLC_THREADS");
-  mlc::rt::blas::set_num_threads(threads ? std::max(1, std::atoi(threads)) : 1);
+  mlc::rt::set_num_threads(threads ? std::max(1, std::atoi(threads)) : 1);
   std::string command = argv[1];
   std::vector<std::string> rest(argv + 2, argv + argc);
   // Loaders and builders report running out of memory themselves, naming the

@@ -14,6 +14,7 @@
 #include "runtime/executor.h"
 #include "runtime/interpreter.h"
 #include "runtime/parameters.h"
+#include "runtime/thread_pool.h"
 
 // Counts heap allocations of this test binary while `g_counting` is set.
 namespace {
@@ -122,6 +123,40 @@ TEST_P(Examples, SteadyStateStepAllocatesNothing) {
   ASSERT_TRUE(st.ok());
   if (all_compiled) EXPECT_EQ(g_allocations.load(), 0) << GetParam();
   else GTEST_LOG_(INFO) << GetParam() << ": reference-kernel instructions made " << g_allocations.load() << " allocations";
+}
+
+// Threads split kernels into whole rows, each computed by the same code as on
+// one thread, and GEMMs into blocks of C (never a sum over k). Kernels are
+// therefore bit-identical across thread counts. A GEMM block may in general
+// round differently from the whole (OpenBLAS chooses kernels by size, see
+// thread_pool_test.cc); on these examples' shapes with Debian's OpenBLAS it
+// does not, which this test pins. Two runs on two threads are identical.
+TEST_P(Examples, TwoThreadsGiveTheOneThreadStepBitForBit) {
+  Step s = train_step(GetParam());
+  auto lowered = lower_function(*s.fn);
+  ASSERT_TRUE(lowered.ok());
+  auto step = [&](int threads) {
+    rt::set_num_threads(threads);
+    auto exe = rt::Executor::create(lowered->executable);
+    EXPECT_TRUE(exe.ok());
+    std::vector<rt::Tensor> args = arguments(*s.fn);
+    std::vector<rt::Tensor*> ptrs;
+    for (rt::Tensor& t : args) ptrs.push_back(&t);
+    EXPECT_TRUE(exe->run(ptrs).ok());
+    std::vector<std::vector<std::byte>> out;
+    for (size_t k = 0; k < exe->num_results(); ++k) {
+      const rt::Tensor& r = exe->result(k);
+      out.emplace_back(r.bytes(), r.bytes() + r.type().num_bytes());
+    }
+    return out;
+  };
+  auto one = step(1), two = step(2), again = step(2);
+  rt::set_num_threads(1);
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t k = 0; k < one.size(); ++k) {
+    EXPECT_TRUE(one[k] == two[k]) << GetParam() << ": result " << k << " differs between 1 and 2 threads";
+    EXPECT_TRUE(two[k] == again[k]) << GetParam() << ": result " << k << " differs between two 2-thread runs";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::Values("digits_mlp", "digits_cnn", "tiny_gpt"));
