@@ -3,6 +3,7 @@
 #include <cstring>
 #include <map>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -381,6 +382,38 @@ int64_t Kernel::row_cost() const {
 Expected<Kernel> build_kernel(const FusionGroup& group, std::string name, std::vector<const Value*>& inputs) {
   KernelBuilder b(group, inputs);
   return b.build(group, std::move(name));
+}
+
+std::string signature(const Kernel& k) {
+  std::string s;
+  auto put = [&s](auto v) {
+    static_assert(std::is_trivially_copyable_v<decltype(v)>);
+    s.append(reinterpret_cast<const char*>(&v), sizeof v);
+  };
+  auto put_list = [&](const auto& list) {
+    put(static_cast<uint64_t>(list.size()));
+    for (const auto& x : list) put(x);
+  };
+  put(static_cast<uint64_t>(k.exprs.size()));
+  for (const Expr& e : k.exprs) {
+    put(e.kind);
+    put(e.dtype);
+    put(e.op);
+    put(e.dir);
+    put(e.a);
+    put(e.b);
+    put(e.c);
+    put(e.i);
+    put(e.f);
+    put(e.var0);
+    put_list(e.extents);
+  }
+  put_list(k.domain);
+  put(k.root);
+  put_list(k.params);
+  put(k.num_vars);
+  put(k.output_alias);
+  return s;
 }
 
 std::string print_kernel(const Kernel& k) {

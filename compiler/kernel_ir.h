@@ -80,6 +80,10 @@ struct Kernel {
 // params, in order; computed here, returned through it).
 Expected<Kernel> build_kernel(const FusionGroup& group, std::string name, std::vector<const Value*>& inputs);
 
+// Everything that determines a kernel's code (all but its name and origin),
+// as bytes: equal signatures compile to the same machine code.
+std::string signature(const Kernel& k);
+
 // Text of a kernel, for dumps and tests.
 std::string print_kernel(const Kernel& k);
 

@@ -1,20 +1,23 @@
 #include "compiler/llvm_jit.h"
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -38,8 +41,6 @@ void initialize_llvm() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    // The vector math the loop vectorizer calls (_ZGVdN8v_expf, ...).
-    llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
   });
 }
 
@@ -398,22 +399,18 @@ class KernelEmitter {
   std::vector<std::vector<int>> scopes_;  // expressions emitted in each open loop body
 };
 
-struct Compiled {
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-};
-
-// Builds and optimizes the module of all kernels.
-Expected<std::unique_ptr<llvm::Module>> build_module(llvm::LLVMContext& ctx, const std::vector<kir::Kernel>& kernels,
-                                                     llvm::TargetMachine& tm, JitResult* timing) {
+// Builds and optimizes the module of `kernels`.
+Expected<std::unique_ptr<llvm::Module>> build_module(llvm::LLVMContext& ctx, const std::vector<const kir::Kernel*>& kernels,
+                                                     llvm::TargetMachine& tm, double* ir_ms, double* optimize_ms) {
   auto t0 = Clock::now();
   auto m = std::make_unique<llvm::Module>("mlc_kernels", ctx);
   m->setDataLayout(tm.createDataLayout());
   m->setTargetTriple(tm.getTargetTriple().str());
-  for (const kir::Kernel& k : kernels) KernelEmitter(*m, k).emit(tm.getTargetCPU().str(), tm.getTargetFeatureString().str());
+  for (const kir::Kernel* k : kernels) KernelEmitter(*m, *k).emit(tm.getTargetCPU().str(), tm.getTargetFeatureString().str());
   std::string err;
   llvm::raw_string_ostream os(err);
   if (llvm::verifyModule(*m, &os)) return make_error("mlc internal error: invalid kernel IR: " + err);
-  if (timing) timing->ir_ms = ms_since(t0);
+  if (ir_ms) *ir_ms += ms_since(t0);
 
   t0 = Clock::now();
   llvm::LoopAnalysisManager lam;
@@ -432,57 +429,144 @@ Expected<std::unique_ptr<llvm::Module>> build_module(llvm::LLVMContext& ctx, con
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(*m, mam);
-  if (timing) timing->optimize_ms = ms_since(t0);
+  if (optimize_ms) *optimize_ms += ms_since(t0);
   return m;
 }
 
-Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
+Expected<llvm::orc::JITTargetMachineBuilder> host_target() {
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) return make_error("mlc internal error: LLVM: " + to_string(jtmb.takeError()));
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto tm = jtmb->createTargetMachine();
+  return std::move(*jtmb);
+}
+
+Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
+  MLC_TRY(llvm::orc::JITTargetMachineBuilder jtmb, host_target());
+  auto tm = jtmb.createTargetMachine();
   if (!tm) return make_error("mlc internal error: LLVM: " + to_string(tm.takeError()));
   return std::move(*tm);
 }
 
+// Bumped whenever the emitter's output for a given kernel changes, so that
+// cached objects of older emitters are never reused.
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 1";
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// One thread's compiler: a context and target machine of its own.
+struct Worker {
+  std::unique_ptr<llvm::TargetMachine> tm;
+  double ir_ms = 0, optimize_ms = 0, codegen_ms = 0;
+
+  Expected<std::string> object(const kir::Kernel& k) {
+    llvm::LLVMContext ctx;
+    MLC_TRY(std::unique_ptr<llvm::Module> m, build_module(ctx, {&k}, *tm, &ir_ms, &optimize_ms));
+    auto t0 = Clock::now();
+    llvm::SmallVector<char, 0> bytes;
+    llvm::raw_svector_ostream os(bytes);
+    llvm::legacy::PassManager pm;
+    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+      return make_error("mlc internal error: LLVM cannot emit object code for this CPU");
+    pm.run(*m);
+    codegen_ms += ms_since(t0);
+    return std::string(bytes.data(), bytes.size());
+  }
+};
+
 }  // namespace
 
-Expected<JitResult> jit_compile(const std::vector<kir::Kernel>& kernels) {
+Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernels, const CompileOptions& options) {
   initialize_llvm();
-  JitResult result;
-  if (kernels.empty()) return result;
-  MLC_TRY(std::unique_ptr<llvm::TargetMachine> tm, host_machine());
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  MLC_TRY(std::unique_ptr<llvm::Module> m, build_module(*ctx, kernels, *tm, &result));
+  const auto t_start = Clock::now();
+  CompiledKernels out;
+  if (kernels.empty()) return out;
+  MLC_TRY(llvm::orc::JITTargetMachineBuilder target, host_target());
+  out.code.cpu = target.getCPU();
+  out.code.features = target.getFeatures().getString();
 
-  auto t0 = Clock::now();
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) return make_error("mlc internal error: LLVM: " + to_string(jtmb.takeError()));
-  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
-  if (!jit) return make_error("mlc internal error: LLVM: " + to_string(jit.takeError()));
-  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
-  if (!gen) return make_error("mlc internal error: LLVM: " + to_string(gen.takeError()));
-  (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
-  if (llvm::Error e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
-    return make_error("mlc internal error: LLVM: " + to_string(std::move(e)));
+  // One object per distinct kernel, named by its signature's hash.
+  std::vector<kir::Kernel> distinct;
+  std::vector<std::string> keys;
+  std::unordered_map<std::string, int> by_signature;
+  std::unordered_map<std::string, std::string> signature_of_symbol;
   for (const kir::Kernel& k : kernels) {
-    auto addr = (*jit)->lookup(k.name);
-    if (!addr) return make_error("mlc internal error: LLVM: " + to_string(addr.takeError()));
-    result.fns.push_back(addr->toPtr<rt::CompiledKernelFn>());
+    std::string sig = kir::signature(k);
+    auto [it, added] = by_signature.emplace(sig, static_cast<int>(distinct.size()));
+    out.object_of.push_back(it->second);
+    if (!added) continue;
+    std::string symbol = "mlc_kernel_" + hex64(fnv1a64(sig));
+    while (signature_of_symbol.count(symbol)) symbol += "_";  // a 64-bit collision
+    signature_of_symbol.emplace(symbol, sig);
+    kir::Kernel copy = k;
+    copy.name = symbol;
+    distinct.push_back(std::move(copy));
+    keys.push_back(sig + '\0' + symbol + '\0' + out.code.cpu + '\0' + out.code.features + '\0' +
+                   LLVM_VERSION_STRING + '\0' + kEmitterVersion);
   }
-  result.codegen_ms = ms_since(t0);
-  auto owner = std::make_shared<Compiled>();
-  owner->jit = std::move(*jit);
-  result.owner = std::move(owner);
-  return result;
+  out.code.objects.resize(distinct.size());
+  std::vector<int> misses;
+  for (size_t i = 0; i < distinct.size(); ++i) {
+    out.code.objects[i].symbol = distinct[i].name;
+    if (options.cache)
+      if (auto hit = options.cache->get(keys[i])) {
+        out.code.objects[i].bytes = std::move(*hit);
+        ++out.cache_hits;
+        continue;
+      }
+    misses.push_back(static_cast<int>(i));
+  }
+
+  // Code generation for the misses, on several threads (each kernel is its
+  // own module, so the order of work never changes an object).
+  int threads = options.threads > 0 ? options.threads
+                                    : static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(misses.size())));
+  std::vector<Worker> workers(static_cast<size_t>(threads));
+  for (Worker& w : workers) {
+    MLC_TRY(w.tm, host_machine());
+  }
+  std::vector<std::optional<Error>> errors(misses.size());
+  std::atomic<size_t> next{0};
+  auto run = [&](Worker& w) {
+    for (size_t j; (j = next++) < misses.size();) {
+      const int i = misses[j];
+      auto obj = w.object(distinct[static_cast<size_t>(i)]);
+      if (!obj) {
+        errors[j] = obj.error();
+        continue;
+      }
+      out.code.objects[static_cast<size_t>(i)].bytes = std::move(*obj);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(run, std::ref(workers[static_cast<size_t>(t)]));
+  if (!misses.empty()) run(workers[0]);
+  for (std::thread& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) return std::move(*e);
+  for (const Worker& w : workers) {
+    out.ir_ms += w.ir_ms;
+    out.optimize_ms += w.optimize_ms;
+    out.codegen_ms += w.codegen_ms;
+  }
+  if (options.cache)
+    for (int i : misses) options.cache->put(keys[static_cast<size_t>(i)], out.code.objects[static_cast<size_t>(i)].bytes);
+  out.compiled = static_cast<int>(misses.size());
+  out.wall_ms = ms_since(t_start);
+  return out;
 }
 
 Expected<std::string> kernels_llvm_ir(const std::vector<kir::Kernel>& kernels) {
   initialize_llvm();
   MLC_TRY(std::unique_ptr<llvm::TargetMachine> tm, host_machine());
   llvm::LLVMContext ctx;
-  MLC_TRY(std::unique_ptr<llvm::Module> m, build_module(ctx, kernels, *tm, nullptr));
+  std::vector<const kir::Kernel*> all;
+  for (const kir::Kernel& k : kernels) all.push_back(&k);
+  MLC_TRY(std::unique_ptr<llvm::Module> m, build_module(ctx, all, *tm, nullptr, nullptr));
   std::string s;
   llvm::raw_string_ostream os(s);
   m->print(os, nullptr);

@@ -1,11 +1,14 @@
 // Native code for loop kernels (compiler/kernel_ir.h): LLVM IR built with
 // IRBuilder, optimized at O3 for the host CPU (vectorized with its widest
 // profitable vectors, glibc's libmvec for exp, log, sin, cos), and compiled
-// in memory by ORC's LLJIT. The only translation unit that includes LLVM.
+// to object code, one kernel per module on several threads. With
+// runtime/native_code.cc, the only translation units that include LLVM.
 //
-// Each kernel becomes `int name(std::byte* const* buffers, int64_t begin,
-// int64_t end)` (rt::CompiledKernelFn): it computes the domain rows
-// [begin, end) and returns 0.
+// Each distinct kernel becomes a relocatable object (runtime/native_code.h)
+// defining `int mlc_kernel_<hash>(std::byte* const* buffers, int64_t begin,
+// int64_t end)` (rt::CompiledKernelFn), which computes the domain rows
+// [begin, end) and returns 0. The runtime links the objects; an artifact
+// stores them.
 //
 // Numerics: the scalar definitions of ir/scalar_math.h, without fast-math,
 // except that float sums (accumulated in double, as the reference kernels do)
@@ -16,18 +19,28 @@
 #include <memory>
 #include <vector>
 
+#include "compiler/kernel_cache.h"
 #include "compiler/kernel_ir.h"
-#include "runtime/executable.h"
+#include "runtime/native_code.h"
 
 namespace mlc {
 
-struct JitResult {
-  std::vector<rt::CompiledKernelFn> fns;  // one per kernel, in order
-  std::shared_ptr<const void> owner;      // the JIT session owning the code
-  double ir_ms = 0, optimize_ms = 0, codegen_ms = 0;
+struct CompileOptions {
+  const KernelCache* cache = nullptr;  // objects to reuse and to add to
+  int threads = 0;                     // code generation threads; 0: one per core (at most 8)
 };
 
-Expected<JitResult> jit_compile(const std::vector<kir::Kernel>& kernels);
+struct CompiledKernels {
+  rt::NativeCode code;         // one object per distinct kernel (equal signatures share one)
+  std::vector<int> object_of;  // per kernel: its object in code.objects
+  int cache_hits = 0, compiled = 0;
+  double ir_ms = 0, optimize_ms = 0, codegen_ms = 0;  // summed over threads
+  double wall_ms = 0;
+};
+
+// Objects for `kernels`, from the cache where it has them, else generated on
+// `threads` threads. The objects do not depend on the thread count.
+Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernels, const CompileOptions& options = {});
 
 // The optimized LLVM IR of the kernels (for dumps and tests).
 Expected<std::string> kernels_llvm_ir(const std::vector<kir::Kernel>& kernels);

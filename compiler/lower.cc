@@ -9,6 +9,7 @@
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/native_code.h"
 
 namespace mlc {
 
@@ -243,13 +244,23 @@ class Lowering {
   }
 
   Status compile() {
-    for (const kir::Kernel& k : out_.kernels) exe_->kernels.push_back({k.name, nullptr, k.rows(), k.row_cost(), k.origin});
-    MLC_TRY(JitResult jit, jit_compile(out_.kernels));
-    for (size_t i = 0; i < jit.fns.size(); ++i) exe_->kernels[i].fn = jit.fns[i];
-    exe_->code = jit.owner;
-    out_.jit_ir_ms = jit.ir_ms;
-    out_.jit_optimize_ms = jit.optimize_ms;
-    out_.jit_codegen_ms = jit.codegen_ms;
+    CompileOptions co;
+    co.cache = options_.cache;
+    MLC_TRY(CompiledKernels compiled, compile_kernels(out_.kernels, co));
+    for (size_t i = 0; i < out_.kernels.size(); ++i) {
+      const kir::Kernel& k = out_.kernels[i];
+      exe_->kernels.push_back({k.name, compiled.object_of[i], nullptr, k.rows(), k.row_cost(), k.origin});
+    }
+    exe_->native = std::move(compiled.code);
+    out_.jit_ir_ms = compiled.ir_ms;
+    out_.jit_optimize_ms = compiled.optimize_ms;
+    out_.jit_codegen_ms = compiled.codegen_ms;
+    out_.compile_wall_ms = compiled.wall_ms;
+    out_.cache_hits = compiled.cache_hits;
+    out_.distinct_kernels = static_cast<int>(exe_->native.objects.size());
+    auto t0 = std::chrono::steady_clock::now();
+    MLC_CHECK_OK(rt::link_kernels(*exe_));
+    out_.link_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return {};
   }
 

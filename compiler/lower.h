@@ -4,7 +4,8 @@
 // Error located at it), decompose composites, fuse (compiler/fusion.h), build
 // each loop group's kernel (compiler/kernel_ir.h), decide which results are
 // written in place into the arguments they update, plan memory
-// (compiler/memory_plan.h), then compile the kernels (compiler/llvm_jit.h).
+// (compiler/memory_plan.h), then compile the kernels (compiler/llvm_jit.h; objects
+// from options.cache where it has them) and link them (runtime/native_code.h).
 //
 // Instructions: a loop group is a kernel; a dot on f32/f64 is a gemm; a dense
 // constant is arena bytes filled once; a reshape not fused into a consumer is a
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "compiler/fusion.h"
+#include "compiler/kernel_cache.h"
 #include "compiler/kernel_ir.h"
 #include "compiler/memory_plan.h"
 #include "runtime/executable.h"
@@ -28,6 +30,7 @@ namespace mlc {
 
 struct LowerOptions {
   bool compile_kernels = true;  // false: build everything but native code (tests, dumps)
+  const KernelCache* cache = nullptr;  // compiled kernel objects to reuse and add to
 };
 
 struct LoweredFunction {
@@ -36,7 +39,9 @@ struct LoweredFunction {
   std::vector<PlannedBuffer> buffers;
   std::vector<kir::Kernel> kernels;
   int num_groups = 0, num_ops = 0;
-  double lower_ms = 0, jit_ir_ms = 0, jit_optimize_ms = 0, jit_codegen_ms = 0;
+  double lower_ms = 0, jit_ir_ms = 0, jit_optimize_ms = 0, jit_codegen_ms = 0;  // CPU ms, all threads
+  double compile_wall_ms = 0, link_ms = 0;
+  int distinct_kernels = 0, cache_hits = 0;
 };
 
 Expected<LoweredFunction> lower_function(const Function& f, const LowerOptions& options = {});

@@ -42,9 +42,24 @@ struct Slot {
 // Returns 0.
 using CompiledKernelFn = int (*)(std::byte* const* buffers, int64_t begin, int64_t end);
 
+// Kernel code: relocatable objects compiled for one CPU (`cpu`, LLVM's
+// `features` string "+avx2,+fma,-avx512f,..."), each defining the one
+// CompiledKernelFn named `symbol`. runtime/native_code.h links them.
+struct ObjectFile {
+  std::string symbol;
+  std::string bytes;
+};
+
+struct NativeCode {
+  std::string cpu;
+  std::string features;
+  std::vector<ObjectFile> objects;
+};
+
 struct KernelInfo {
   std::string name;
-  CompiledKernelFn fn = nullptr;
+  int object = -1;                // its code: Executable::native.objects[object]
+  CompiledKernelFn fn = nullptr;  // set by link_kernels
   int64_t rows = 1;      // size of the parallel (outer) iteration space
   int64_t row_cost = 1;  // scalar evaluations per row (threads are given whole rows)
   std::string origin;  // the ops it computes: "add, exp, reduce_sum (model.json:12:5, ...)"
@@ -100,7 +115,9 @@ struct Executable {
   std::vector<ConstantData> constants;
   std::vector<KernelInfo> kernels;
   int64_t arena_bytes = 0;
-  // Owns the kernels' machine code (the JIT session); may be null.
+  // The kernels' code as objects, and once linked (link_kernels), the owner
+  // of the mapped code; may be null.
+  NativeCode native;
   std::shared_ptr<const void> code;
 };
 

@@ -15,7 +15,11 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend) 
     s.function_ = interp.function().clone();
     s.interp_.emplace(std::move(interp));
   } else {
-    MLC_TRY(LoweredFunction lowered, lower_function(f));
+    // Compiled kernels are cached across runs (compiler/kernel_cache.h).
+    static const std::optional<KernelCache> cache = KernelCache::from_environment();
+    LowerOptions options;
+    options.cache = cache ? &*cache : nullptr;
+    MLC_TRY(LoweredFunction lowered, lower_function(f, options));
     s.function_ = f.clone();
     MLC_TRY(rt::Executor exe, rt::Executor::create(lowered.executable));
     s.executor_.emplace(std::move(exe));

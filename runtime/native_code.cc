@@ -1,0 +1,104 @@
+#include "runtime/native_code.h"
+
+#include <mutex>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+
+namespace mlc::rt {
+
+namespace {
+
+std::string to_string(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return s;
+}
+
+void initialize() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    // The vector math vectorized kernels call (_ZGVdN8v_expf, ...).
+    llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
+  });
+}
+
+struct Linked {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+}  // namespace
+
+std::string host_cpu() { return llvm::sys::getHostCPUName().str(); }
+
+std::string host_features() {
+  std::string s;
+  for (const auto& f : llvm::sys::getHostCPUFeatures()) s += (s.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+  return s;
+}
+
+std::string missing_host_features(const std::string& features) {
+  const auto host = llvm::sys::getHostCPUFeatures();
+  std::string missing;
+  size_t pos = 0;
+  while (pos <= features.size()) {
+    size_t comma = features.find(',', pos);
+    if (comma == std::string::npos) comma = features.size();
+    std::string f = features.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (f.size() < 2 || f[0] != '+') continue;
+    auto it = host.find(f.substr(1));
+    if (it == host.end() || !it->second) missing += (missing.empty() ? "" : ",") + f.substr(1);
+  }
+  return missing;
+}
+
+Expected<LinkedCode> link_native_code(const NativeCode& code) {
+  initialize();
+  LinkedCode out;
+  if (code.objects.empty()) return out;
+  std::string missing = missing_host_features(code.features);
+  if (!missing.empty())
+    return make_error("the kernels were compiled for CPU '" + code.cpu + "', whose features this CPU ('" + host_cpu() +
+                      "') lacks: " + missing);
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit) return make_error("cannot start the kernel linker: " + to_string(jit.takeError()));
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  if (!gen) return make_error("cannot start the kernel linker: " + to_string(gen.takeError()));
+  (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
+  for (const ObjectFile& o : code.objects) {
+    auto buf = llvm::MemoryBuffer::getMemBufferCopy(o.bytes, o.symbol);
+    if (llvm::Error e = (*jit)->addObjectFile(std::move(buf)))
+      return make_error("kernel object '" + o.symbol + "' is not a loadable object: " + to_string(std::move(e)));
+  }
+  for (const ObjectFile& o : code.objects) {
+    auto addr = (*jit)->lookup(o.symbol);
+    if (!addr) return make_error("kernel object '" + o.symbol + "' does not link: " + to_string(addr.takeError()));
+    out.fns.push_back(addr->toPtr<CompiledKernelFn>());
+  }
+  auto owner = std::make_shared<Linked>();
+  owner->jit = std::move(*jit);
+  out.owner = std::move(owner);
+  return out;
+}
+
+Status link_kernels(Executable& exe) {
+  for (size_t i = 0; i < exe.kernels.size(); ++i)
+    if (exe.kernels[i].object < 0 || exe.kernels[i].object >= static_cast<int>(exe.native.objects.size()))
+      return make_error("kernel " + std::to_string(i) + " ('" + exe.kernels[i].name + "') names object " +
+                        std::to_string(exe.kernels[i].object) + " of " + std::to_string(exe.native.objects.size()));
+  MLC_TRY(LinkedCode linked, link_native_code(exe.native));
+  for (KernelInfo& k : exe.kernels) k.fn = linked.fns[static_cast<size_t>(k.object)];
+  exe.code = std::move(linked.owner);
+  return {};
+}
+
+}  // namespace mlc::rt
