@@ -249,8 +249,15 @@ class Lowering {
     MLC_TRY(CompiledKernels compiled, compile_kernels(out_.kernels, co));
     for (size_t i = 0; i < out_.kernels.size(); ++i) {
       const kir::Kernel& k = out_.kernels[i];
-      exe_->kernels.push_back({k.name, compiled.object_of[i], nullptr, k.rows(), k.row_cost(), k.origin});
+      exe_->kernels.push_back({k.name, compiled.object_of[i], nullptr, k.rows(), k.row_cost(), k.origin, {}});
     }
+    for (const rt::Instruction& ins : exe_->instructions)
+      if (ins.kind == rt::InstrKind::kernel) {
+        std::vector<TensorType>& types = exe_->kernels[static_cast<size_t>(ins.kernel)].types;
+        types.clear();
+        for (int s : ins.operands) types.push_back(exe_->slots[static_cast<size_t>(s)].type);
+        types.push_back(exe_->slots[static_cast<size_t>(ins.result)].type);
+      }
     exe_->native = std::move(compiled.code);
     out_.jit_ir_ms = compiled.ir_ms;
     out_.jit_optimize_ms = compiled.optimize_ms;

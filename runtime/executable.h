@@ -63,6 +63,9 @@ struct KernelInfo {
   int64_t rows = 1;      // size of the parallel (outer) iteration space
   int64_t row_cost = 1;  // scalar evaluations per row (threads are given whole rows)
   std::string origin;  // the ops it computes: "add, exp, reduce_sum (model.json:12:5, ...)"
+  // The buffers the code was compiled for, operands then result: every
+  // instruction running the kernel passes slots of exactly these types.
+  std::vector<TensorType> types;
 };
 
 // A `dot` on BLAS: operands a, b; f32 or f64.

@@ -45,6 +45,7 @@ class Executor {
   size_t num_results() const { return results_.size(); }
   int64_t arena_bytes() const { return arena_bytes_; }
   const Executable& executable() const { return *exe_; }
+  const std::shared_ptr<const Executable>& executable_ptr() const { return exe_; }
 
  private:
   struct ArenaFree {

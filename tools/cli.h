@@ -29,6 +29,7 @@ int cmd_ir(const std::vector<std::string>& argv);
 int cmd_opt(const std::vector<std::string>& argv);
 int cmd_run(const std::vector<std::string>& argv);
 int cmd_plan(const std::vector<std::string>& argv);
+int cmd_compile(const std::vector<std::string>& argv);
 
 // Prints "mlc: <message>" for usage errors and returns kUsageError.
 int usage_error(const std::string& message);

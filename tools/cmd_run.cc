@@ -1,4 +1,5 @@
-// mlc run MODEL.json: trains the model (or, with --eval, only evaluates it).
+// mlc run MODEL.json|MODEL.mlcx: trains the model (or, with --eval, only
+// evaluates it), compiling it now or running an artifact of `mlc compile`.
 //
 // Training prints a progress bar on a terminal (else one line per epoch) to
 // stderr and a summary on stdout; the metrics file gets one JSON object per
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/artifact.h"
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
 #include "tools/evaluate.h"
@@ -21,8 +23,12 @@
 namespace mlc::cli {
 
 namespace {
+bool is_artifact_path(const std::string& path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".mlcx") == 0;
+}
+
 const char* kRunUsage =
-    "usage: mlc run MODEL.json [--eval] [--init F.safetensors] [--data F.safetensors]\n"
+    "usage: mlc run MODEL.json|MODEL.mlcx [--eval] [--init F.safetensors] [--data F.safetensors]\n"
     "         [--epochs N | --steps N] [--seed S] [--metrics OUT.jsonl] [--save FINAL.safetensors]\n"
     "         [--checkpoint-dir DIR] [--checkpoint-every STEPS] [--keep-checkpoints K] [--resume]\n"
     "         [--dump-grads GRADS.safetensors] [--start-step N] [--backend compiled|interp]";
@@ -48,8 +54,8 @@ Status append_metrics(const std::string& path, const nlohmann::json& line) {
   return {};
 }
 
-int run_eval(const ModelFile& model, const Args& args, uint64_t seed) {
-  const ModelConfig& config = model.config();
+int run_eval(const Program& program, const Args& args, uint64_t seed) {
+  const ModelConfig& config = program.config();
   auto params = args.has("init") ? rt::load_parameters(config.params, args.get("init"))
                                  : Expected<std::vector<rt::NamedTensor>>(rt::init_parameters(config.params, seed));
   if (!params) return user_error(params.error().message);
@@ -62,11 +68,9 @@ int run_eval(const ModelFile& model, const Args& args, uint64_t seed) {
   if (!split) return user_error(split.error().message);
   int64_t batch = config.train.eval_batch_size;
   if (batch <= 0) batch = std::min<int64_t>(split->num_examples(), 1024);
-  auto module = model.build(std::max<int64_t>(batch, 1));
-  if (!module) return user_error(module.error().message);
-  Status targets = check_class_targets(model, *module, *split, data_path, "eval");
+  Status targets = check_class_targets(program, *split, data_path, "eval");
   if (!targets) return user_error(targets.error().message);
-  auto result = evaluate(model, *split, *params, batch);
+  auto result = evaluate(program, *split, *params, std::max<int64_t>(batch, 1));
   if (!result) return user_error(result.error().message);
   nlohmann::json eval = {{"loss", result->loss}};
   if (result->accuracy) eval["accuracy"] = *result->accuracy;
@@ -119,9 +123,25 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!backend) return usage_error("--backend must be compiled or interp, got '" + args.get("backend") + "'");
   o.backend = *backend;
 
-  auto model = ModelFile::load(args.positional[0]);
-  if (!model) return user_error(model.error().message);
-  if (args.has("eval")) return run_eval(*model, args, o.seed.value_or(model->config().train.seed));
+  // MODEL.json is compiled now; MODEL.mlcx was compiled by `mlc compile`.
+  const std::string& file = args.positional[0];
+  std::optional<ModelFile> model;
+  std::optional<Program> program;
+  if (is_artifact_path(file)) {
+    if (args.has("backend"))
+      return usage_error("--backend applies to model files; an artifact runs the code it was compiled to");
+    auto artifact = rt::read_artifact(file);
+    if (!artifact) return user_error(artifact.error().message);
+    Status linked = rt::link_artifact(*artifact);
+    if (!linked) return user_error(file + ": error: " + linked.error().message);
+    program.emplace(Program::from_artifact(std::make_shared<const rt::Artifact>(std::move(*artifact)), file));
+  } else {
+    auto loaded = ModelFile::load(file);
+    if (!loaded) return user_error(loaded.error().message);
+    model.emplace(std::move(*loaded));
+    program.emplace(Program::from_model(*model, o.backend));
+  }
+  if (args.has("eval")) return run_eval(*program, args, o.seed.value_or(program->config().train.seed));
 
   o.data_path = args.get("data");
   o.init_path = args.get("init");
@@ -131,7 +151,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.resume = args.has("resume");
   o.dump_grads_path = args.get("dump-grads");
   o.progress_bar = isatty(STDERR_FILENO);
-  auto summary = train(*model, o);
+  auto summary = train(*program, o);
   if (!summary) return user_error(summary.error().message);
   std::printf("trained %lld steps: final loss %.6f, median step %.3f ms", static_cast<long long>(summary->steps_run),
               summary->final_loss, summary->median_step_ms);

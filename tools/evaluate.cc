@@ -33,16 +33,16 @@ double scalar_value(const rt::Tensor& t) {
 }
 }  // namespace
 
-Expected<Evaluator> Evaluator::create(const ModelFile& model, int64_t examples, int64_t batch, Backend backend) {
+Expected<Evaluator> Evaluator::create(const Program& program, int64_t examples, int64_t batch) {
   if (examples == 0) return make_error("error: the evaluation split has no examples");
   Evaluator e;
-  e.model_ = &model;
+  e.config_ = &program.config();
   e.examples_ = examples;
   e.batch_ = std::min(batch, examples);
-  MLC_TRY(StepFunction full, compile(model, e.batch_, "eval", backend));
+  MLC_TRY(StepFunction full, program.function("eval", e.batch_));
   e.full_.emplace(std::move(full));
   if (examples % e.batch_) {
-    MLC_TRY(StepFunction tail, compile(model, examples % e.batch_, "eval", backend));
+    MLC_TRY(StepFunction tail, program.function("eval", examples % e.batch_));
     e.tail_.emplace(std::move(tail));
   }
   return e;
@@ -55,7 +55,7 @@ Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt
                       " examples, the split has " + std::to_string(n));
   EvalResult result;
   double loss_sum = 0;
-  const ModelConfig& config = model_->config();
+  const ModelConfig& config = *config_;
   for (int64_t begin = 0; begin < n; begin += batch_) {
     int64_t end = std::min(n, begin + batch_);
     std::vector<rt::Tensor> inputs = split.rows(begin, end);
@@ -74,15 +74,12 @@ Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt
   return result;
 }
 
-Status check_class_targets(const ModelFile& model, const Module& module, const rt::Split& split,
-                           const std::string& data_path, const std::string& split_name) {
-  const ModelConfig& config = model.config();
-  const Function* loss = module.find("loss");
-  if (!config.classifier || !loss) return {};
-  int64_t classes = -1;
-  for (const auto& op : loss->ops)
-    if (op->code == OpCode::CrossEntropy) classes = op->operands[0]->type.shape.back();
-  if (classes < 0) return {};
+Status check_class_targets(const Program& program, const rt::Split& split, const std::string& data_path,
+                           const std::string& split_name) {
+  const ModelConfig& config = program.config();
+  MLC_TRY(std::optional<int64_t> num_classes, program.num_classes());
+  if (!config.classifier || !num_classes) return {};
+  const int64_t classes = *num_classes;
   for (size_t i = 0; i < config.inputs.size(); ++i) {
     if (config.inputs[i].name != config.loss_targets) continue;
     rt::Tensor targets = std::move(split.rows(0, split.num_examples())[i]);
@@ -97,9 +94,9 @@ Status check_class_targets(const ModelFile& model, const Module& module, const r
   return {};
 }
 
-Expected<EvalResult> evaluate(const ModelFile& model, const rt::Split& split,
+Expected<EvalResult> evaluate(const Program& program, const rt::Split& split,
                               const std::vector<rt::NamedTensor>& params, int64_t batch) {
-  MLC_TRY(Evaluator e, Evaluator::create(model, split.num_examples(), batch));
+  MLC_TRY(Evaluator e, Evaluator::create(program, split.num_examples(), batch));
   return e.run(split, params);
 }
 

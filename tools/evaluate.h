@@ -10,6 +10,7 @@
 #include "runtime/dataset.h"
 #include "runtime/interpreter.h"
 #include "runtime/parameters.h"
+#include "tools/program.h"
 #include "tools/step_function.h"
 
 namespace mlc {
@@ -26,25 +27,24 @@ struct EvalResult {
 // (the last batch may be smaller), run as often as needed (after every epoch).
 class Evaluator {
  public:
-  static Expected<Evaluator> create(const ModelFile& model, int64_t examples, int64_t batch,
-                                    Backend backend = Backend::compiled);
+  static Expected<Evaluator> create(const Program& program, int64_t examples, int64_t batch);
   // `params` are in model-config order.
   Expected<EvalResult> run(const rt::Split& split, const std::vector<rt::NamedTensor>& params);
 
  private:
-  const ModelFile* model_ = nullptr;
+  const ModelConfig* config_ = nullptr;
   int64_t examples_ = 0, batch_ = 0;
   std::optional<StepFunction> full_, tail_;
 };
 
 // For classifiers: every target of `split` must be a class index in [0, C),
-// C the number of classes of the model's cross-entropy (read from `module`'s
-// @loss). An error names the data file, the split and the first bad target.
-Status check_class_targets(const ModelFile& model, const Module& module, const rt::Split& split,
-                           const std::string& data_path, const std::string& split_name);
+// C the number of classes of the model's cross-entropy (Program::num_classes).
+// An error names the data file, the split and the first bad target.
+Status check_class_targets(const Program& program, const rt::Split& split, const std::string& data_path,
+                           const std::string& split_name);
 
 // Compiles and runs an Evaluator once.
-Expected<EvalResult> evaluate(const ModelFile& model, const rt::Split& split,
+Expected<EvalResult> evaluate(const Program& program, const rt::Split& split,
                               const std::vector<rt::NamedTensor>& params, int64_t batch);
 
 // Runs @loss on one batch (the first `batch` examples of `split` from `begin`).

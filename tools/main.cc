@@ -23,9 +23,12 @@ const char* kUsage =
     "  ir MODEL.json [--after PASS|all] [--batch N] [--timings]\n"
     "                                             print the IR of a model (after a pass, or every stage)\n"
     "  opt FILE.mlir [--passes a,b,c]             parse, verify, run passes, print\n"
-    "  run MODEL.json [--eval] [--init F] [--data F] [--epochs N | --steps N] [--metrics OUT.jsonl]\n"
-    "      [--save F] [--checkpoint-dir D] [--checkpoint-every N] [--resume] [--seed S]\n"
+    "  run MODEL.json|MODEL.mlcx [--eval] [--init F] [--data F] [--epochs N | --steps N]\n"
+    "      [--metrics OUT.jsonl] [--save F] [--checkpoint-dir D] [--checkpoint-every N] [--resume]\n"
+    "      [--seed S] [--backend compiled|interp]\n"
     "                                             train (or with --eval, evaluate) a model\n"
+    "  compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F]\n"
+    "                                             compile a model ahead of time into an artifact\n"
     "  plan MODEL.json [--format text|json]       parameters, memory and FLOPs of a training step\n"
     "\n"
     "Exit status: 0 success, 1 error in the input (diagnostic on stderr), 2 usage error.\n";
@@ -73,6 +76,7 @@ int main(int argc, char** argv) {
     if (command == "opt") return mlc::cli::cmd_opt(rest);
     if (command == "run") return mlc::cli::cmd_run(rest);
     if (command == "plan") return mlc::cli::cmd_plan(rest);
+    if (command == "compile") return mlc::cli::cmd_compile(rest);
   } catch (const std::bad_alloc&) {
     return out_of_memory(command, rest);
   } catch (const std::length_error&) {

@@ -8,11 +8,27 @@ std::optional<Backend> parse_backend(std::string_view name) {
   return std::nullopt;
 }
 
+Signature Signature::of(const Function& f) {
+  Signature s;
+  s.name = f.name;
+  for (size_t i = 0; i < f.args.size(); ++i) s.args.push_back({f.args[i]->name, f.args[i]->type, f.arg_kinds[i]});
+  for (size_t k = 0; k < f.results.size(); ++k) s.results.push_back({f.results[k]->type, f.updated_arg(k)});
+  return s;
+}
+
+Signature Signature::of(const rt::Executable& e) {
+  Signature s;
+  s.name = e.function;
+  for (const rt::ArgSpec& a : e.args) s.args.push_back({a.name, e.slots[a.slot].type, a.kind});
+  for (const rt::ResultSpec& r : e.results) s.results.push_back({e.slots[r.slot].type, r.updates});
+  return s;
+}
+
 Expected<StepFunction> StepFunction::create(const Function& f, Backend backend) {
   StepFunction s;
   if (backend == Backend::interp) {
     MLC_TRY(rt::Interpreter interp, rt::Interpreter::create(f));
-    s.function_ = interp.function().clone();
+    s.signature_ = Signature::of(interp.function());
     s.interp_.emplace(std::move(interp));
   } else {
     // Compiled kernels are cached across runs (compiler/kernel_cache.h).
@@ -20,13 +36,26 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend) 
     LowerOptions options;
     options.cache = cache ? &*cache : nullptr;
     MLC_TRY(LoweredFunction lowered, lower_function(f, options));
-    s.function_ = f.clone();
+    s.signature_ = Signature::of(f);
     MLC_TRY(rt::Executor exe, rt::Executor::create(lowered.executable));
     s.executor_.emplace(std::move(exe));
     s.lowered_ = std::make_shared<LoweredFunction>(std::move(lowered));
   }
-  s.result_ptrs_.assign(s.function_->results.size(), nullptr);
+  s.result_ptrs_.assign(s.signature_.results.size(), nullptr);
   return s;
+}
+
+Expected<StepFunction> StepFunction::create(std::shared_ptr<const rt::Executable> exe) {
+  StepFunction s;
+  s.signature_ = Signature::of(*exe);
+  MLC_TRY(rt::Executor x, rt::Executor::create(std::move(exe)));
+  s.executor_.emplace(std::move(x));
+  s.result_ptrs_.assign(s.signature_.results.size(), nullptr);
+  return s;
+}
+
+std::shared_ptr<const rt::Executable> StepFunction::executable() const {
+  return executor_ ? executor_->executable_ptr() : nullptr;
 }
 
 Status StepFunction::run(std::span<rt::Tensor* const> args) {
@@ -38,7 +67,7 @@ Status StepFunction::run(std::span<rt::Tensor* const> args) {
   std::vector<const rt::Tensor*> in(args.begin(), args.end());
   MLC_TRY(interp_results_, interp_->run(in));
   for (size_t k = 0; k < result_ptrs_.size(); ++k) {
-    int a = function_->updated_arg(k);
+    int a = signature_.results[k].updates;
     if (a >= 0) {
       *args[a] = std::move(interp_results_[k]);
       result_ptrs_[k] = args[a];

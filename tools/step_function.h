@@ -1,8 +1,8 @@
-// A function of the model, ready to run on a backend: compiled (lowered to an
-// executable with native kernels, compiler/lower.h, run by rt::Executor) or
-// interp (the reference interpreter, the oracle).
+// A function of the model, ready to run on a backend: compiled (an executable
+// with native kernels, compiler/lower.h, run by rt::Executor; lowered now, or
+// loaded from an artifact) or interp (the reference interpreter, the oracle).
 //
-// Contract of run(args): one tensor per argument of the function, of the
+// Contract of run(args): one tensor per argument of the signature, of the
 // declared types. Results that update an argument (`{updates = %name}`) are
 // in that argument's tensor afterwards (written in place by the compiled
 // backend; replaced by the interpreter); result(k) is every result's value,
@@ -25,21 +25,44 @@ enum class Backend { compiled, interp };
 // "compiled" or "interp"; nullopt for anything else.
 std::optional<Backend> parse_backend(std::string_view name);
 
+// A function's calling convention: its arguments by name, type and kind, and
+// its results with the arguments they update.
+struct Signature {
+  struct Arg {
+    std::string name;
+    TensorType type;
+    ArgKind kind = ArgKind::input;
+  };
+  struct Result {
+    TensorType type;
+    int updates = -1;
+  };
+  std::string name;
+  std::vector<Arg> args;
+  std::vector<Result> results;
+
+  static Signature of(const Function& f);
+  static Signature of(const rt::Executable& e);
+};
+
 class StepFunction {
  public:
   static Expected<StepFunction> create(const Function& f, Backend backend);
+  // An executable compiled before (an artifact's), kernels linked.
+  static Expected<StepFunction> create(std::shared_ptr<const rt::Executable> exe);
 
-  // The function as compiled (attribute defaults filled, composites decomposed
-  // for interp): names, kinds and the calling convention of its arguments.
-  const Function& function() const { return *function_; }
+  const Signature& signature() const { return signature_; }
   Status run(std::span<rt::Tensor* const> args);
   const rt::Tensor& result(size_t k) const;
-  size_t num_results() const { return function_->results.size(); }
-  // The compiled backend's lowering (memory plan, kernels); null for interp.
+  size_t num_results() const { return signature_.results.size(); }
+  // The compiled backend's lowering (memory plan, kernels); null for interp
+  // and for executables loaded from an artifact.
   const LoweredFunction* lowered() const { return lowered_.get(); }
+  // The executable run by the compiled backend; null for interp.
+  std::shared_ptr<const rt::Executable> executable() const;
 
  private:
-  std::unique_ptr<Function> function_;
+  Signature signature_;
   std::optional<rt::Interpreter> interp_;
   std::optional<rt::Executor> executor_;
   std::shared_ptr<LoweredFunction> lowered_;

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "compiler/pipeline.h"
 #include "runtime/checkpoint.h"
 #include "runtime/interpreter.h"
 #include "runtime/safetensors.h"
@@ -23,25 +22,22 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The compiled functions of one batch size.
-struct Program {
-  Module module;
-  std::optional<StepFunction> train_step;
-  std::optional<rt::Interpreter> optimizer_init, loss_grad;
+// The functions of one batch size. loss_grad is made only when asked for
+// (--dump-grads).
+struct BatchFunctions {
+  std::optional<StepFunction> train_step, optimizer_init, loss_grad;
 };
 
-Expected<Program> compile(const ModelFile& model, int64_t batch, Backend backend) {
-  Program p;
-  MLC_TRY(p.module, model.build(batch));
-  PipelineOptions options;
-  options.optimizer = model.config().train.optimizer;
-  MLC_CHECK_OK(run_pipeline(p.module, options));
-  MLC_TRY(StepFunction step, StepFunction::create(*p.module.find("train_step"), backend));
-  MLC_TRY(rt::Interpreter init, rt::Interpreter::create(*p.module.find("optimizer_init")));
-  MLC_TRY(rt::Interpreter grad, rt::Interpreter::create(*p.module.find("loss_grad")));
+Expected<BatchFunctions> compile(const Program& program, int64_t batch, bool with_grad) {
+  BatchFunctions p;
+  MLC_TRY(StepFunction step, program.function("train_step", batch));
+  MLC_TRY(StepFunction init, program.function("optimizer_init", batch));
   p.train_step.emplace(std::move(step));
   p.optimizer_init.emplace(std::move(init));
-  p.loss_grad.emplace(std::move(grad));
+  if (with_grad) {
+    MLC_TRY(StepFunction grad, program.function("loss_grad", batch));
+    p.loss_grad.emplace(std::move(grad));
+  }
   return p;
 }
 
@@ -56,15 +52,15 @@ class ArgumentBinder {
                  std::vector<rt::NamedTensor>& state)
       : config_(config), params_(params), state_(state) {}
 
-  Expected<std::vector<rt::Tensor*>> bind(const Function& f, std::vector<rt::Tensor>& batch,
+  Expected<std::vector<rt::Tensor*>> bind(const Signature& f, std::vector<rt::Tensor>& batch,
                                           rt::Tensor* step) const {
     std::vector<rt::Tensor*> args;
     for (size_t i = 0; i < f.args.size(); ++i) {
-      const std::string& name = f.args[i]->name;
+      const std::string& name = f.args[i].name;
       rt::Tensor* t = nullptr;
-      if (f.arg_kinds[i] == ArgKind::step) {
+      if (f.args[i].kind == ArgKind::step) {
         t = step;
-      } else if (f.arg_kinds[i] == ArgKind::input) {
+      } else if (f.args[i].kind == ArgKind::input) {
         for (size_t j = 0; j < config_.inputs.size(); ++j)
           if (config_.inputs[j].name == name) t = &batch[j];
       } else {
@@ -84,11 +80,11 @@ class ArgumentBinder {
   std::vector<rt::NamedTensor>& state_;
 };
 
-std::vector<rt::NamedTensor> state_layout(const Function& step_fn, std::vector<rt::Tensor> values) {
+std::vector<rt::NamedTensor> state_layout(const Signature& step_fn, std::vector<const rt::Tensor*> values) {
   std::vector<rt::NamedTensor> state;
   size_t k = 0;
-  for (size_t i = 0; i < step_fn.args.size(); ++i)
-    if (step_fn.arg_kinds[i] == ArgKind::state) state.push_back({step_fn.args[i]->name, std::move(values[k++])});
+  for (const Signature::Arg& a : step_fn.args)
+    if (a.kind == ArgKind::state) state.push_back({a.name, rt::Tensor(*values[k++])});
   return state;
 }
 
@@ -143,8 +139,8 @@ class Progress {
 }  // namespace
 
 // train() without the out-of-memory guard; `stage` says what it is doing.
-Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& o, std::string& stage) {
-  const ModelConfig& config = model.config();
+Expected<TrainSummary> train_stages(const Program& program_source, const TrainOptions& o, std::string& stage) {
+  const ModelConfig& config = program_source.config();
   const TrainConfig& tc = config.train;
   if (tc.optimizer.type.empty())
     return make_error(config.path + ": error: the model file has no \"train\": {\"optimizer\": ...}");
@@ -170,16 +166,17 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
 
   // Programs, parameters, optimizer state.
   stage = "compiling the train step";
-  MLC_TRY(Program program, compile(model, batch, o.backend));
-  {
-    MLC_TRY(Module forward, model.build(batch));
-    MLC_CHECK_OK(check_class_targets(model, forward, train_split, data_path, "train"));
-    MLC_CHECK_OK(check_class_targets(model, forward, eval_split, data_path, "eval"));
-  }
-  std::map<int64_t, Program> tail_programs;  // last partial batch when !drop_last
+  const bool with_grad = !o.dump_grads_path.empty();
+  MLC_TRY(BatchFunctions program, compile(program_source, batch, with_grad));
+  MLC_CHECK_OK(check_class_targets(program_source, train_split, data_path, "train"));
+  MLC_CHECK_OK(check_class_targets(program_source, eval_split, data_path, "eval"));
+  std::map<int64_t, BatchFunctions> tail_programs;  // last partial batch when !drop_last
   stage = "creating the parameters and optimizer state";
-  MLC_TRY(std::vector<rt::Tensor> init_state, program.optimizer_init->run(std::vector<rt::Tensor>{}));
-  const Function& step_fn = program.train_step->function();  // state args in order
+  MLC_CHECK_OK(program.optimizer_init->run({}));
+  std::vector<const rt::Tensor*> init_state;
+  for (size_t k = 0; k < program.optimizer_init->num_results(); ++k)
+    init_state.push_back(&program.optimizer_init->result(k));
+  const Signature& step_fn = program.train_step->signature();  // state args in order
   std::vector<rt::NamedTensor> state = state_layout(step_fn, std::move(init_state));
   std::vector<rt::NamedTensor> params;
   if (!o.init_path.empty()) {
@@ -228,7 +225,7 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
   int64_t order_epoch = -1;
   const int64_t eval_batch = tc.eval_batch_size > 0 ? tc.eval_batch_size
                                                     : std::min<int64_t>(eval_split.num_examples(), 1024);
-  MLC_TRY(Evaluator evaluator, Evaluator::create(model, eval_split.num_examples(), eval_batch, o.backend));
+  MLC_TRY(Evaluator evaluator, Evaluator::create(program_source, eval_split.num_examples(), eval_batch));
   auto run_eval = [&](int64_t epoch, double last_loss) -> Status {
     MLC_TRY(EvalResult r, evaluator.run(eval_split, params));
     nlohmann::ordered_json eval = {{"loss", r.loss}};
@@ -251,10 +248,10 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
     int64_t begin = i * batch, end = std::min(n, begin + batch);
     std::vector<rt::Tensor> inputs =
         train_split.gather(std::vector<int64_t>(order.begin() + begin, order.begin() + end));
-    Program* prog = &program;
+    BatchFunctions* prog = &program;
     if (end - begin != batch) {
       if (!tail_programs.count(end - begin)) {
-        MLC_TRY(Program tail, compile(model, end - begin, o.backend));
+        MLC_TRY(BatchFunctions tail, compile(program_source, end - begin, with_grad));
         tail_programs.emplace(end - begin, std::move(tail));
       }
       prog = &tail_programs.at(end - begin);
@@ -263,18 +260,18 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
     step_tensor.data<int64_t>()[0] = s + 1;
 
     if (s == start && !o.dump_grads_path.empty()) {
-      MLC_TRY(auto args, binder.bind(prog->loss_grad->function(), inputs, &step_tensor));
-      MLC_TRY(std::vector<rt::Tensor> grads, prog->loss_grad->run(std::vector<const rt::Tensor*>(args.begin(), args.end())));
+      MLC_TRY(auto args, binder.bind(prog->loss_grad->signature(), inputs, &step_tensor));
+      MLC_CHECK_OK(prog->loss_grad->run(args));
       std::vector<std::pair<std::string, const rt::Tensor*>> named;
       size_t g = 1;
-      const Function& gf = prog->loss_grad->function();
-      for (size_t a = 0; a < gf.args.size(); ++a)
-        if (gf.arg_kinds[a] == ArgKind::param) named.emplace_back(gf.args[a]->name, &grads[g++]);
+      const Signature& gf = prog->loss_grad->signature();
+      for (const Signature::Arg& a : gf.args)
+        if (a.kind == ArgKind::param) named.emplace_back(a.name, &prog->loss_grad->result(g++));
       MLC_CHECK_OK(rt::write_safetensors(o.dump_grads_path, named, {{"note", "gradients of step " + std::to_string(s)}}));
     }
 
     auto t0 = Clock::now();
-    MLC_TRY(auto args, binder.bind(prog->train_step->function(), inputs, &step_tensor));
+    MLC_TRY(auto args, binder.bind(prog->train_step->signature(), inputs, &step_tensor));
     // Results other than the loss replace {param} and {state} arguments, as
     // the function declares (`{updates = %name}`): run writes them into args.
     MLC_CHECK_OK(prog->train_step->run(args));
@@ -307,14 +304,18 @@ Expected<TrainSummary> train_stages(const ModelFile& model, const TrainOptions& 
   return summary;
 }
 
-Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
+Expected<TrainSummary> train(const Program& program, const TrainOptions& o) {
   std::string stage = "starting";
   try {
-    return train_stages(model, o, stage);
+    return train_stages(program, o, stage);
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
-  return make_error(model.config().path + ": error: out of memory while " + stage);
+  return make_error(program.path() + ": error: out of memory while " + stage);
+}
+
+Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
+  return train(Program::from_model(model, o.backend), o);
 }
 
 }  // namespace mlc

@@ -1,6 +1,7 @@
-// Training: compiles the model's @train_step (frontend -> autodiff -> optimizer
-// -> decompose -> canonicalize) and runs it over the data, with evaluation
-// after every epoch, metrics as JSON lines, checkpoints and resume.
+// Training: runs a program's @train_step (tools/program.h: compiled from the
+// model file, frontend -> autodiff -> optimizer -> decompose -> canonicalize ->
+// lowering, or loaded from an artifact) over the data, with evaluation after
+// every epoch, metrics as JSON lines, checkpoints and resume.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "frontends/model_file.h"
 #include "runtime/parameters.h"
+#include "tools/program.h"
 #include "tools/step_function.h"
 
 namespace mlc {
@@ -37,6 +39,10 @@ struct TrainSummary {
   std::optional<double> eval_loss, eval_accuracy;
 };
 
+// Trains with the functions of `program` (a model file compiled now, or an
+// artifact); options.backend is the program's (Program::from_model).
+Expected<TrainSummary> train(const Program& program, const TrainOptions& options);
+// The model file compiled now, on options.backend.
 Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& options);
 
 }  // namespace mlc

@@ -1,0 +1,868 @@
+#include "runtime/artifact.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/dtype.h"
+#include "ir/op_table.h"
+#include "ir/printer.h"
+#include "runtime/file_io.h"
+#include "runtime/native_code.h"
+
+namespace mlc::rt {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr char kMagic[8] = {'M', 'L', 'C', 'X', '\r', '\n', '\x1a', '\n'};
+constexpr size_t kHeaderBytes = 24, kEntryBytes = 40, kNameBytes = 16;
+constexpr uint32_t kMaxSections = 16;
+constexpr int64_t kMaxElements = int64_t{1} << 40;  // as the model format's limit
+constexpr int64_t kMaxCount = int64_t{1} << 24;     // list lengths, dims
+
+uint64_t fnv1a64(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+void put_u32(std::string& s, uint32_t v) {
+  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+void put_u64(std::string& s, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+uint64_t get_u(std::string_view s, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
+  return v;
+}
+
+std::string hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// ---------------------------------------------------------------- writing
+
+Json type_json(const TensorType& t) { return {{"dtype", std::string(dtype_name(t.dtype))}, {"shape", t.shape}}; }
+
+Json loc_json(const Loc& l) {
+  if (!l.known()) return nullptr;
+  return {{"file", l.file}, {"line", l.line}, {"col", l.col}};
+}
+
+Json attr_json(const NamedAttr& a) {
+  Json j = {{"name", a.name}};
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) j["int"] = v;
+        else if constexpr (std::is_same_v<T, double>) j["float"] = float_to_string(v);
+        else if constexpr (std::is_same_v<T, bool>) j["bool"] = v;
+        else if constexpr (std::is_same_v<T, std::string>) j["string"] = v;
+        else if constexpr (std::is_same_v<T, std::vector<int64_t>>) j["ints"] = v;
+        else {
+          Json list = Json::array();
+          for (double x : v) list.push_back(float_to_string(x));
+          j["floats"] = list;
+        }
+      },
+      a.value);
+  return j;
+}
+
+Json slices_json(const std::vector<InputMapping>& list) {
+  Json out = Json::array();
+  for (const InputMapping& m : list) {
+    Json slices = Json::array();
+    for (const SliceRange& r : m.slices)
+      slices.push_back({r.start ? Json(*r.start) : Json(nullptr), r.stop ? Json(*r.stop) : Json(nullptr)});
+    out.push_back({{"input", m.input}, {"tensor", m.tensor}, {"slices", slices}});
+  }
+  return out;
+}
+
+std::string_view init_kind_name(ParamInit::Kind k) {
+  switch (k) {
+    case ParamInit::Kind::kaiming_uniform: return "kaiming_uniform";
+    case ParamInit::Kind::uniform: return "uniform";
+    case ParamInit::Kind::normal: return "normal";
+    case ParamInit::Kind::ones: return "ones";
+    case ParamInit::Kind::zeros: return "zeros";
+  }
+  return "zeros";
+}
+
+Json model_json(const Artifact& a, const std::string& artifact_dir) {
+  const ModelConfig& c = a.config;
+  Json inputs = Json::array(), params = Json::array();
+  for (const InputInfo& i : c.inputs)
+    inputs.push_back({{"name", i.name}, {"dtype", std::string(dtype_name(i.dtype))}, {"shape", i.shape},
+                      {"batched", i.batched}, {"batch_dim", i.batch_dim}});
+  for (const ParamInfo& p : c.params)
+    params.push_back({{"name", p.name}, {"type", type_json(p.type)},
+                      {"init", {{"kind", std::string(init_kind_name(p.init.kind))}, {"fan_in", p.init.fan_in},
+                                {"bound", p.init.bound}, {"stddev", p.init.stddev}}},
+                      {"trainable", p.trainable}});
+  // The data file, relative to the artifact's folder when it can be.
+  std::string data_file = c.data.file;
+  if (!data_file.empty() && !std::filesystem::path(data_file).is_absolute()) {
+    std::error_code ec;
+    auto rel = std::filesystem::relative(std::filesystem::absolute(data_file, ec),
+                                         std::filesystem::absolute(artifact_dir.empty() ? "." : artifact_dir, ec), ec);
+    if (!ec && !rel.empty()) data_file = rel.string();
+  }
+  const OptimizerConfig& o = c.train.optimizer;
+  const ScheduleConfig& s = o.schedule;
+  Json optimizer = {{"type", o.type}, {"lr", o.lr}, {"momentum", o.momentum}, {"dampening", o.dampening},
+                    {"weight_decay", o.weight_decay}, {"nesterov", o.nesterov}, {"beta1", o.beta1},
+                    {"beta2", o.beta2}, {"eps", o.eps}, {"alpha", o.alpha}, {"centered", o.centered},
+                    {"lr_decay", o.lr_decay}, {"initial_accumulator_value", o.initial_accumulator_value},
+                    {"decay", o.decay}, {"clip_grad_norm", o.clip_grad_norm},
+                    {"schedule", {{"type", s.type}, {"warmup_steps", s.warmup_steps}, {"start_factor", s.start_factor},
+                                  {"total_steps", s.total_steps}, {"min_lr", s.min_lr}, {"step_size", s.step_size},
+                                  {"gamma", s.gamma}}}};
+  const TrainConfig& t = c.train;
+  return {{"name", c.name},
+          {"inputs", inputs},
+          {"params", params},
+          {"loss_type", c.loss_type},
+          {"loss_targets", c.loss_targets},
+          {"classifier", c.classifier},
+          {"num_classes", a.num_classes ? Json(*a.num_classes) : Json(nullptr)},
+          {"data", {{"file", data_file}, {"train", slices_json(c.data.train)}, {"eval", slices_json(c.data.eval)}}},
+          {"train", {{"batch_size", t.batch_size}, {"epochs", t.epochs}, {"steps", t.steps}, {"shuffle", t.shuffle},
+                     {"drop_last", t.drop_last}, {"seed", t.seed}, {"eval_batch_size", t.eval_batch_size},
+                     {"optimizer", optimizer}}}};
+}
+
+// Appends bytes to the blobs, 64-byte aligned; returns [offset, size].
+Json add_blob(std::string& blobs, std::string_view bytes) {
+  blobs.append((64 - blobs.size() % 64) % 64, '\0');
+  Json r = {{"offset", blobs.size()}, {"size", bytes.size()}};
+  blobs.append(bytes);
+  return r;
+}
+
+Json executable_json(const Executable& e, const std::vector<int>& global_object, std::string& blobs) {
+  Json slots = Json::array(), args = Json::array(), results = Json::array(), kernels = Json::array(),
+       constants = Json::array(), instructions = Json::array();
+  for (const Slot& s : e.slots) slots.push_back({{"type", type_json(s.type)}, {"arg", s.arg}, {"offset", s.offset}});
+  for (const ArgSpec& a : e.args) args.push_back({{"name", a.name}, {"kind", std::string(arg_kind_name(a.kind))}, {"slot", a.slot}});
+  for (const ResultSpec& r : e.results) results.push_back({{"slot", r.slot}, {"updates", r.updates}});
+  for (const KernelInfo& k : e.kernels) {
+    Json types = Json::array();
+    for (const TensorType& t : k.types) types.push_back(type_json(t));
+    kernels.push_back({{"name", k.name}, {"object", global_object[static_cast<size_t>(k.object)]}, {"rows", k.rows},
+                       {"row_cost", k.row_cost}, {"origin", k.origin}, {"types", types}});
+  }
+  for (const ConstantData& c : e.constants) {
+    Json j = add_blob(blobs, std::string_view(reinterpret_cast<const char*>(c.bytes.data()), c.bytes.size()));
+    j["slot"] = c.slot;
+    constants.push_back(j);
+  }
+  for (const Instruction& ins : e.instructions) {
+    Json j = {{"kind", std::string(instr_kind_name(ins.kind))}, {"name", ins.name}, {"operands", ins.operands},
+              {"result", ins.result}, {"loc", loc_json(ins.loc)}};
+    if (ins.kind == InstrKind::kernel) j["kernel"] = ins.kernel;
+    if (ins.kind == InstrKind::gemm) {
+      const blas::DotShape& d = ins.gemm.shape;
+      j["gemm"] = {{"dtype", std::string(dtype_name(ins.gemm.dtype))}, {"batch", d.batch}, {"m", d.m}, {"n", d.n},
+                   {"k", d.k}, {"trans_a", d.trans_a}, {"trans_b", d.trans_b}, {"b_shared", d.b_shared}};
+    }
+    if (ins.kind == InstrKind::reference) {
+      Json attrs = Json::array();
+      for (const NamedAttr& a : ins.op->attrs.list()) attrs.push_back(attr_json(a));
+      j["op"] = {{"code", std::string(op_name(ins.op->code))}, {"attrs", attrs}};
+    }
+    instructions.push_back(j);
+  }
+  return {{"function", e.function}, {"arena_bytes", e.arena_bytes}, {"slots", slots}, {"args", args},
+          {"results", results}, {"kernels", kernels}, {"constants", constants}, {"instructions", instructions}};
+}
+
+// ---------------------------------------------------------------- reading
+
+// A manifest value and its path ("functions[0].executable.slots[3]"), with
+// typed getters whose errors name the path, what was expected and what was found.
+class Field {
+ public:
+  Field(const Json* j, std::string path) : j_(j), path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
+  const Json& json() const { return *j_; }
+
+  Error error(const std::string& what) const { return Error{"manifest field '" + path_ + "': " + what}; }
+  static std::string found(const Json& j) {
+    std::string s = j.dump();
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    return s;
+  }
+
+  Expected<Field> get(std::string_view key) const {
+    if (!j_->is_object()) return error("expected an object, found " + found(*j_));
+    auto it = j_->find(key);
+    std::string p = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+    if (it == j_->end()) return Error{"manifest field '" + p + "' is missing"};
+    return Field(&*it, p);
+  }
+  Expected<int64_t> integer(std::string_view key, int64_t lo, int64_t hi) const {
+    MLC_TRY(Field f, get(key));
+    return f.as_integer(lo, hi);
+  }
+  Expected<int64_t> as_integer(int64_t lo, int64_t hi) const {
+    const Json& j = *j_;
+    if (j.is_number_unsigned()) {
+      const uint64_t u = j.get<uint64_t>();
+      if (hi >= 0 && u <= static_cast<uint64_t>(hi) && static_cast<int64_t>(u) >= lo) return static_cast<int64_t>(u);
+    } else if (j.is_number_integer()) {
+      const int64_t v = j.get<int64_t>();
+      if (v >= lo && v <= hi) return v;
+    }
+    return error("expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], found " + found(j));
+  }
+  Expected<double> number(std::string_view key) const {
+    MLC_TRY(Field f, get(key));
+    if (!f.json().is_number() || !std::isfinite(f.json().get<double>()))
+      return f.error("expected a finite number, found " + found(f.json()));
+    return f.json().get<double>();
+  }
+  Expected<bool> boolean(std::string_view key) const {
+    MLC_TRY(Field f, get(key));
+    if (!f.json().is_boolean()) return f.error("expected true or false, found " + found(f.json()));
+    return f.json().get<bool>();
+  }
+  Expected<std::string> string(std::string_view key) const {
+    MLC_TRY(Field f, get(key));
+    return f.as_string();
+  }
+  Expected<std::string> as_string() const {
+    if (!j_->is_string()) return error("expected a string, found " + found(*j_));
+    return j_->get<std::string>();
+  }
+  Expected<std::vector<Field>> list(std::string_view key, int64_t max = kMaxCount) const {
+    MLC_TRY(Field f, get(key));
+    return f.as_list(max);
+  }
+  Expected<std::vector<Field>> as_list(int64_t max = kMaxCount) const {
+    if (!j_->is_array()) return error("expected a list, found " + found(*j_));
+    if (static_cast<int64_t>(j_->size()) > max)
+      return error("expected at most " + std::to_string(max) + " entries, found " + std::to_string(j_->size()));
+    std::vector<Field> out;
+    for (size_t i = 0; i < j_->size(); ++i) out.emplace_back(&(*j_)[i], path_ + "[" + std::to_string(i) + "]");
+    return out;
+  }
+
+ private:
+  const Json* j_;
+  std::string path_;
+};
+
+Expected<DType> read_dtype(const Field& f, std::string_view key) {
+  MLC_TRY(Field d, f.get(key));
+  MLC_TRY(std::string name, d.as_string());
+  auto t = parse_dtype(name);
+  if (!t) return d.error("expected a dtype (f32, f64, bf16, f16, i32, i64, bool), found \"" + name + "\"");
+  return *t;
+}
+
+Expected<Shape> read_shape(const Field& f, std::string_view key, bool allow_batch_symbol = false) {
+  MLC_TRY(std::vector<Field> dims, f.list(key, 64));
+  Shape shape;
+  int64_t elements = 1;
+  for (const Field& d : dims) {
+    MLC_TRY(int64_t v, d.as_integer(allow_batch_symbol ? -1 : 0, kMaxElements));
+    shape.push_back(v);
+    if (v > 0) {
+      if (elements > kMaxElements / v) return f.error("has more than 2^40 elements");
+      elements *= v;
+    }
+  }
+  return shape;
+}
+
+Expected<TensorType> read_type(const Field& f, std::string_view key) {
+  MLC_TRY(Field t, f.get(key));
+  MLC_TRY(DType dtype, read_dtype(t, "dtype"));
+  MLC_TRY(Shape shape, read_shape(t, "shape"));
+  return TensorType{dtype, std::move(shape)};
+}
+
+Expected<Loc> read_loc(const Field& f) {
+  MLC_TRY(Field l, f.get("loc"));
+  if (l.json().is_null()) return Loc{};
+  Loc loc;
+  MLC_TRY(loc.file, l.string("file"));
+  MLC_TRY(int64_t line, l.integer("line", 1, std::numeric_limits<int>::max()));
+  MLC_TRY(int64_t col, l.integer("col", 0, std::numeric_limits<int>::max()));
+  loc.line = static_cast<int>(line);
+  loc.col = static_cast<int>(col);
+  return loc;
+}
+
+Expected<double> parse_float_text(const Field& f) {
+  MLC_TRY(std::string text, f.as_string());
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) return f.error("expected a float's text, found \"" + text + "\"");
+  return v;
+}
+
+Expected<NamedAttr> read_attr(const Field& f) {
+  NamedAttr a;
+  MLC_TRY(a.name, f.string("name"));
+  if (!f.json().is_object() || f.json().size() != 2) return f.error("expected {\"name\": ..., <kind>: value}");
+  for (auto it = f.json().begin(); it != f.json().end(); ++it) {
+    if (it.key() == "name") continue;
+    Field v(&it.value(), f.path() + "." + it.key());
+    if (it.key() == "int") {
+      MLC_TRY(int64_t x, v.as_integer(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
+      a.value = x;
+    } else if (it.key() == "float") {
+      MLC_TRY(double x, parse_float_text(v));
+      a.value = x;
+    } else if (it.key() == "bool") {
+      if (!v.json().is_boolean()) return v.error("expected true or false, found " + Field::found(v.json()));
+      a.value = v.json().get<bool>();
+    } else if (it.key() == "string") {
+      MLC_TRY(std::string x, v.as_string());
+      a.value = x;
+    } else if (it.key() == "ints") {
+      MLC_TRY(std::vector<Field> xs, v.as_list());
+      std::vector<int64_t> out;
+      for (const Field& x : xs) {
+        MLC_TRY(int64_t i, x.as_integer(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
+        out.push_back(i);
+      }
+      a.value = out;
+    } else if (it.key() == "floats") {
+      MLC_TRY(std::vector<Field> xs, v.as_list());
+      std::vector<double> out;
+      for (const Field& x : xs) {
+        MLC_TRY(double d, parse_float_text(x));
+        out.push_back(d);
+      }
+      a.value = out;
+    } else {
+      return v.error("expected one of int, float, bool, string, ints, floats");
+    }
+  }
+  return a;
+}
+
+Expected<std::vector<InputMapping>> read_mappings(const Field& f, std::string_view key) {
+  MLC_TRY(std::vector<Field> list, f.list(key, 4096));
+  std::vector<InputMapping> out;
+  for (const Field& m : list) {
+    InputMapping im;
+    MLC_TRY(im.input, m.string("input"));
+    MLC_TRY(im.tensor, m.string("tensor"));
+    MLC_TRY(std::vector<Field> slices, m.list("slices", 64));
+    for (const Field& s : slices) {
+      MLC_TRY(std::vector<Field> ends, s.as_list(2));
+      if (ends.size() != 2) return s.error("expected [start, stop]");
+      SliceRange r;
+      for (int e = 0; e < 2; ++e) {
+        if (ends[e].json().is_null()) continue;
+        MLC_TRY(int64_t v, ends[e].as_integer(-kMaxElements, kMaxElements));
+        (e ? r.stop : r.start) = v;
+      }
+      im.slices.push_back(r);
+    }
+    out.push_back(std::move(im));
+  }
+  return out;
+}
+
+Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir, std::optional<int64_t>& num_classes) {
+  ModelConfig c;
+  MLC_TRY(c.name, m.string("name"));
+  MLC_TRY(std::vector<Field> inputs, m.list("inputs", 4096));
+  for (const Field& f : inputs) {
+    InputInfo i;
+    MLC_TRY(i.name, f.string("name"));
+    MLC_TRY(i.dtype, read_dtype(f, "dtype"));
+    MLC_TRY(i.shape, read_shape(f, "shape", true));
+    MLC_TRY(i.batched, f.boolean("batched"));
+    MLC_TRY(int64_t bd, f.integer("batch_dim", -1, static_cast<int64_t>(i.shape.size()) - 1));
+    i.batch_dim = static_cast<int>(bd);
+    if (i.batched != (bd >= 0) || (i.batched && i.shape[static_cast<size_t>(bd)] != -1))
+      return f.error("batch_dim does not match batched and shape");
+    for (size_t d = 0; d < i.shape.size(); ++d)
+      if (i.shape[d] < 0 && static_cast<int>(d) != i.batch_dim) return f.error("only the batch dim may be -1");
+    c.inputs.push_back(std::move(i));
+  }
+  MLC_TRY(std::vector<Field> params, m.list("params"));
+  for (const Field& f : params) {
+    ParamInfo p;
+    MLC_TRY(p.name, f.string("name"));
+    MLC_TRY(p.type, read_type(f, "type"));
+    MLC_TRY(Field init, f.get("init"));
+    MLC_TRY(std::string kind, init.string("kind"));
+    bool known = false;
+    for (auto k : {ParamInit::Kind::kaiming_uniform, ParamInit::Kind::uniform, ParamInit::Kind::normal,
+                   ParamInit::Kind::ones, ParamInit::Kind::zeros})
+      if (kind == init_kind_name(k)) {
+        p.init.kind = k;
+        known = true;
+      }
+    if (!known) return init.error("unknown initialization \"" + kind + "\"");
+    MLC_TRY(p.init.fan_in, init.number("fan_in"));
+    MLC_TRY(p.init.bound, init.number("bound"));
+    MLC_TRY(p.init.stddev, init.number("stddev"));
+    MLC_TRY(p.trainable, f.boolean("trainable"));
+    c.params.push_back(std::move(p));
+  }
+  MLC_TRY(c.loss_type, m.string("loss_type"));
+  MLC_TRY(c.loss_targets, m.string("loss_targets"));
+  MLC_TRY(c.classifier, m.boolean("classifier"));
+  MLC_TRY(Field classes, m.get("num_classes"));
+  if (!classes.json().is_null()) {
+    MLC_TRY(int64_t n, classes.as_integer(1, kMaxElements));
+    num_classes = n;
+  }
+  MLC_TRY(Field data, m.get("data"));
+  MLC_TRY(c.data.file, data.string("file"));
+  if (!c.data.file.empty() && !std::filesystem::path(c.data.file).is_absolute() && !artifact_dir.empty())
+    c.data.file = (std::filesystem::path(artifact_dir) / c.data.file).lexically_normal().string();
+  MLC_TRY(c.data.train, read_mappings(data, "train"));
+  MLC_TRY(c.data.eval, read_mappings(data, "eval"));
+  MLC_TRY(Field t, m.get("train"));
+  TrainConfig& tc = c.train;
+  MLC_TRY(tc.batch_size, t.integer("batch_size", 1, kMaxElements));
+  MLC_TRY(tc.epochs, t.integer("epochs", 0, kMaxElements));
+  MLC_TRY(tc.steps, t.integer("steps", 0, kMaxElements));
+  MLC_TRY(tc.shuffle, t.boolean("shuffle"));
+  MLC_TRY(tc.drop_last, t.boolean("drop_last"));
+  MLC_TRY(int64_t seed, t.integer("seed", 0, std::numeric_limits<int64_t>::max()));
+  tc.seed = static_cast<uint64_t>(seed);
+  MLC_TRY(tc.eval_batch_size, t.integer("eval_batch_size", 0, kMaxElements));
+  MLC_TRY(Field o, t.get("optimizer"));
+  OptimizerConfig& oc = tc.optimizer;
+  MLC_TRY(oc.type, o.string("type"));
+  if (oc.type != "sgd" && oc.type != "adam" && oc.type != "adamw" && oc.type != "rmsprop" && oc.type != "adagrad")
+    return Error{"manifest field '" + o.path() + ".type': unknown optimizer \"" + oc.type + "\""};
+  for (auto [key, out] : {std::pair<const char*, double*>{"lr", &oc.lr}, {"momentum", &oc.momentum},
+                          {"dampening", &oc.dampening}, {"weight_decay", &oc.weight_decay}, {"beta1", &oc.beta1},
+                          {"beta2", &oc.beta2}, {"eps", &oc.eps}, {"alpha", &oc.alpha}, {"lr_decay", &oc.lr_decay},
+                          {"initial_accumulator_value", &oc.initial_accumulator_value},
+                          {"clip_grad_norm", &oc.clip_grad_norm}}) {
+    MLC_TRY(*out, o.number(key));
+  }
+  MLC_TRY(oc.nesterov, o.boolean("nesterov"));
+  MLC_TRY(oc.centered, o.boolean("centered"));
+  MLC_TRY(oc.decay, o.string("decay"));
+  MLC_TRY(Field s, o.get("schedule"));
+  ScheduleConfig& sc = oc.schedule;
+  MLC_TRY(sc.type, s.string("type"));
+  MLC_TRY(sc.warmup_steps, s.integer("warmup_steps", 0, kMaxElements));
+  MLC_TRY(sc.start_factor, s.number("start_factor"));
+  MLC_TRY(sc.total_steps, s.integer("total_steps", 0, kMaxElements));
+  MLC_TRY(sc.min_lr, s.number("min_lr"));
+  MLC_TRY(sc.step_size, s.integer("step_size", 1, kMaxElements));
+  MLC_TRY(sc.gamma, s.number("gamma"));
+  return c;
+}
+
+struct BlobRange {
+  int64_t offset = 0, size = 0;
+};
+
+Expected<BlobRange> read_blob(const Field& f, int64_t blobs_size) {
+  BlobRange r;
+  MLC_TRY(r.offset, f.integer("offset", 0, blobs_size));
+  MLC_TRY(r.size, f.integer("size", 0, blobs_size - r.offset));
+  return r;
+}
+
+Expected<InstrKind> read_kind(const Field& f) {
+  MLC_TRY(Field k, f.get("kind"));
+  MLC_TRY(std::string name, k.as_string());
+  for (InstrKind kind : {InstrKind::kernel, InstrKind::gemm, InstrKind::reference, InstrKind::copy})
+    if (name == instr_kind_name(kind)) return kind;
+  return k.error("expected kernel, gemm, reference or copy, found \"" + name + "\"");
+}
+
+Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::string_view blobs, int64_t num_objects) {
+  auto e = std::make_shared<Executable>();
+  MLC_TRY(e->function, f.string("function"));
+  MLC_TRY(e->arena_bytes, f.integer("arena_bytes", 0, kMaxElements));
+  MLC_TRY(std::vector<Field> args, f.list("args", 1 << 20));
+  MLC_TRY(std::vector<Field> slots, f.list("slots"));
+  const int64_t num_slots = static_cast<int64_t>(slots.size()), num_args = static_cast<int64_t>(args.size());
+  for (const Field& s : slots) {
+    Slot slot;
+    MLC_TRY(slot.type, read_type(s, "type"));
+    MLC_TRY(int64_t arg, s.integer("arg", -1, num_args - 1));
+    slot.arg = static_cast<int>(arg);
+    const int64_t bytes = slot.type.num_bytes();
+    if (slot.arg < 0) {
+      MLC_TRY(slot.offset, s.integer("offset", 0, e->arena_bytes - bytes));
+      if (slot.offset % 64) return s.error("offset " + std::to_string(slot.offset) + " is not 64-byte aligned");
+    } else {
+      MLC_TRY(slot.offset, s.integer("offset", 0, kMaxElements));
+    }
+    e->slots.push_back(std::move(slot));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    ArgSpec a;
+    MLC_TRY(a.name, args[i].string("name"));
+    MLC_TRY(Field kind, args[i].get("kind"));
+    MLC_TRY(std::string kind_name, kind.as_string());
+    bool known = false;
+    for (ArgKind k : kAllArgKinds)
+      if (kind_name == arg_kind_name(k)) {
+        a.kind = k;
+        known = true;
+      }
+    if (!known) return kind.error("expected input, param, frozen, state or step, found \"" + kind_name + "\"");
+    MLC_TRY(int64_t slot, args[i].integer("slot", 0, num_slots - 1));
+    a.slot = static_cast<int>(slot);
+    if (e->slots[a.slot].arg != static_cast<int>(i) || e->slots[a.slot].offset != 0)
+      return args[i].error("slot " + std::to_string(slot) + " is not this argument's buffer");
+    e->args.push_back(std::move(a));
+  }
+  // Slots over an argument's bytes (reshaped views) stay inside its buffer.
+  for (size_t s = 0; s < e->slots.size(); ++s) {
+    const Slot& slot = e->slots[s];
+    if (slot.arg < 0) continue;
+    const int64_t buffer = e->slots[e->args[slot.arg].slot].type.num_bytes();
+    if (slot.offset > buffer - slot.type.num_bytes())
+      return slots[s].error("does not fit the buffer of argument " + std::to_string(slot.arg));
+  }
+  MLC_TRY(std::vector<Field> results, f.list("results", 1 << 20));
+  for (const Field& r : results) {
+    ResultSpec spec;
+    MLC_TRY(int64_t slot, r.integer("slot", 0, num_slots - 1));
+    MLC_TRY(int64_t updates, r.integer("updates", -1, num_args - 1));
+    spec.slot = static_cast<int>(slot);
+    spec.updates = static_cast<int>(updates);
+    if (spec.updates >= 0 && e->slots[spec.slot].type != e->slots[e->args[spec.updates].slot].type)
+      return r.error("updates an argument of another type");
+    e->results.push_back(spec);
+  }
+  MLC_TRY(std::vector<Field> kernels, f.list("kernels"));
+  for (const Field& k : kernels) {
+    KernelInfo info;
+    MLC_TRY(info.name, k.string("name"));
+    MLC_TRY(int64_t object, k.integer("object", 0, num_objects - 1));
+    info.object = static_cast<int>(object);
+    MLC_TRY(info.rows, k.integer("rows", 0, kMaxElements));
+    MLC_TRY(info.row_cost, k.integer("row_cost", 1, kMaxElements));
+    MLC_TRY(info.origin, k.string("origin"));
+    MLC_TRY(std::vector<Field> types, k.list("types", 1 << 16));
+    for (const Field& t : types) {
+      MLC_TRY(DType dtype, read_dtype(t, "dtype"));
+      MLC_TRY(Shape shape, read_shape(t, "shape"));
+      info.types.push_back({dtype, std::move(shape)});
+    }
+    if (info.types.empty()) return k.error("has no result type");
+    const Shape& out = info.types.back().shape;
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < out.size(); ++d) rows *= out[d];
+    if (rows != info.rows) return k.error("rows " + std::to_string(info.rows) + " do not match its result " +
+                                          info.types.back().str());
+    e->kernels.push_back(std::move(info));
+  }
+  MLC_TRY(std::vector<Field> constants, f.list("constants"));
+  for (const Field& c : constants) {
+    ConstantData data;
+    MLC_TRY(int64_t slot, c.integer("slot", 0, num_slots - 1));
+    data.slot = static_cast<int>(slot);
+    MLC_TRY(BlobRange r, read_blob(c, static_cast<int64_t>(blobs.size())));
+    if (e->slots[data.slot].arg >= 0) return c.error("names an argument's slot");
+    if (r.size != e->slots[data.slot].type.num_bytes())
+      return c.error("has " + std::to_string(r.size) + " bytes, its slot " + e->slots[data.slot].type.str() + " " +
+                     std::to_string(e->slots[data.slot].type.num_bytes()));
+    const auto* p = reinterpret_cast<const std::byte*>(blobs.data() + r.offset);
+    data.bytes.assign(p, p + r.size);
+    e->constants.push_back(std::move(data));
+  }
+  MLC_TRY(std::vector<Field> instructions, f.list("instructions"));
+  for (const Field& i : instructions) {
+    Instruction ins;
+    MLC_TRY(ins.kind, read_kind(i));
+    MLC_TRY(ins.name, i.string("name"));
+    MLC_TRY(ins.loc, read_loc(i));
+    MLC_TRY(std::vector<Field> operands, i.list("operands", 1 << 16));
+    for (const Field& o : operands) {
+      MLC_TRY(int64_t s, o.as_integer(0, num_slots - 1));
+      ins.operands.push_back(static_cast<int>(s));
+    }
+    MLC_TRY(int64_t result, i.integer("result", 0, num_slots - 1));
+    ins.result = static_cast<int>(result);
+    const TensorType& rt = e->slots[ins.result].type;
+    auto operand_type = [&](size_t k) -> const TensorType& { return e->slots[ins.operands[k]].type; };
+    auto arity = [&](size_t n) -> Status {
+      if (ins.operands.size() != n)
+        return i.error("a " + std::string(instr_kind_name(ins.kind)) + " instruction takes " + std::to_string(n) +
+                       " operand" + (n == 1 ? "" : "s") + ", found " + std::to_string(ins.operands.size()));
+      return {};
+    };
+    switch (ins.kind) {
+      case InstrKind::kernel: {
+        MLC_TRY(int64_t k, i.integer("kernel", 0, static_cast<int64_t>(e->kernels.size()) - 1));
+        ins.kernel = static_cast<int>(k);
+        const KernelInfo& info = e->kernels[ins.kernel];
+        MLC_CHECK_OK(arity(info.types.size() - 1));
+        for (size_t o = 0; o < ins.operands.size(); ++o)
+          if (operand_type(o) != info.types[o])
+            return i.error("operand " + std::to_string(o) + " is " + operand_type(o).str() + ", kernel '" + info.name +
+                           "' was compiled for " + info.types[o].str());
+        if (rt != info.types.back())
+          return i.error("result is " + rt.str() + ", kernel '" + info.name + "' was compiled for " +
+                         info.types.back().str());
+        break;
+      }
+      case InstrKind::gemm: {
+        MLC_CHECK_OK(arity(2));
+        MLC_TRY(Field g, i.get("gemm"));
+        MLC_TRY(ins.gemm.dtype, read_dtype(g, "dtype"));
+        blas::DotShape& d = ins.gemm.shape;
+        MLC_TRY(d.batch, g.integer("batch", 0, kMaxElements));
+        MLC_TRY(d.m, g.integer("m", 0, kMaxElements));
+        MLC_TRY(d.n, g.integer("n", 0, kMaxElements));
+        MLC_TRY(d.k, g.integer("k", 0, kMaxElements));
+        MLC_TRY(d.trans_a, g.boolean("trans_a"));
+        MLC_TRY(d.trans_b, g.boolean("trans_b"));
+        MLC_TRY(d.b_shared, g.boolean("b_shared"));
+        if (ins.gemm.dtype != DType::f32 && ins.gemm.dtype != DType::f64) return g.error("dtype must be f32 or f64");
+        // Element counts the shape implies, in double to avoid overflow.
+        auto count = [](double a, double b, double c) { return a * b * c; };
+        double want_a = count(static_cast<double>(d.batch), static_cast<double>(d.m), static_cast<double>(d.k)),
+               want_b = count(d.b_shared ? 1.0 : static_cast<double>(d.batch), static_cast<double>(d.k),
+                              static_cast<double>(d.n)),
+               want_c = count(static_cast<double>(d.batch), static_cast<double>(d.m), static_cast<double>(d.n));
+        const TensorType *ta = &operand_type(0), *tb = &operand_type(1);
+        if (ta->dtype != ins.gemm.dtype || tb->dtype != ins.gemm.dtype || rt.dtype != ins.gemm.dtype ||
+            static_cast<double>(ta->num_elements()) != want_a || static_cast<double>(tb->num_elements()) != want_b ||
+            static_cast<double>(rt.num_elements()) != want_c)
+          return g.error("shape does not match its operands " + ta->str() + ", " + tb->str() + " and result " + rt.str());
+        break;
+      }
+      case InstrKind::reference: {
+        MLC_TRY(Field op, i.get("op"));
+        MLC_TRY(Field code_field, op.get("code"));
+        MLC_TRY(std::string code_name, code_field.as_string());
+        auto code = find_op(code_name);
+        if (!code) return code_field.error("unknown op \"" + code_name + "\"");
+        auto o = std::make_shared<Op>();
+        o->code = *code;
+        o->loc = ins.loc;
+        MLC_TRY(std::vector<Field> attrs, op.list("attrs", 64));
+        for (const Field& a : attrs) {
+          MLC_TRY(NamedAttr attr, read_attr(a));
+          o->attrs.list().push_back(std::move(attr));
+        }
+        Status schema = complete_attrs(op_info(o->code), o->attrs);
+        if (!schema) return op.error("is not a valid " + code_name + ": " + schema.error().message);
+        // The reference kernel trusts its op: re-infer the result from the
+        // operand types and attributes, as the verifier did when compiling.
+        std::vector<const TensorType*> types;
+        for (size_t k = 0; k < ins.operands.size(); ++k) types.push_back(&operand_type(k));
+        auto inferred = infer_type(o->code, types, o->attrs, &rt);
+        if (!inferred) return op.error("is not a valid " + code_name + ": " + inferred.error().message);
+        if (*inferred != rt) return op.error("infers " + inferred->str() + ", its result slot is " + rt.str());
+        ins.op = std::move(o);
+        break;
+      }
+      case InstrKind::copy:
+        MLC_CHECK_OK(arity(1));
+        if (operand_type(0).num_bytes() != rt.num_bytes())
+          return i.error("copies " + std::to_string(operand_type(0).num_bytes()) + " bytes into " +
+                         std::to_string(rt.num_bytes()));
+        break;
+    }
+    e->instructions.push_back(std::move(ins));
+  }
+  return e;
+}
+
+Expected<ArtifactSections> decode_container_impl(std::string_view bytes) {
+  if (bytes.size() < kHeaderBytes) return Error{"truncated: " + std::to_string(bytes.size()) + " bytes, not even a header"};
+  if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) return Error{"not an mlc artifact (bad magic)"};
+  const uint32_t version = static_cast<uint32_t>(get_u(bytes, 8, 4));
+  if (version != kArtifactVersion)
+    return Error{"format version " + std::to_string(version) + ", this mlc reads version " +
+                 std::to_string(kArtifactVersion)};
+  const uint32_t n = static_cast<uint32_t>(get_u(bytes, 12, 4));
+  if (n < 1 || n > kMaxSections)
+    return Error{"section count " + std::to_string(n) + " is not in [1, " + std::to_string(kMaxSections) + "]"};
+  const size_t table_end = kHeaderBytes + kEntryBytes * n;
+  if (bytes.size() < table_end) return Error{"truncated: the section table ends at byte " + std::to_string(table_end) +
+                                             ", the file has " + std::to_string(bytes.size())};
+  if (fnv1a64(bytes.substr(kHeaderBytes, kEntryBytes * n)) != get_u(bytes, 16, 8))
+    return Error{"section table checksum mismatch (the file is corrupt)"};
+  std::unordered_map<std::string, std::string_view> sections;
+  uint64_t previous_end = table_end;
+  for (uint32_t s = 0; s < n; ++s) {
+    const size_t at = kHeaderBytes + kEntryBytes * s;
+    std::string name(bytes.substr(at, kNameBytes).data(), strnlen(bytes.data() + at, kNameBytes));
+    const uint64_t offset = get_u(bytes, at + 16, 8), size = get_u(bytes, at + 24, 8), sum = get_u(bytes, at + 32, 8);
+    if (offset < previous_end || offset > bytes.size() || size > bytes.size() - offset)
+      return Error{"section '" + name + "' [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                   ") lies outside the file's " + std::to_string(bytes.size()) + " bytes or overlaps another"};
+    previous_end = offset + size;
+    std::string_view data = bytes.substr(offset, size);
+    if (fnv1a64(data) != sum) return Error{"section '" + name + "' checksum mismatch (the file is corrupt)"};
+    if (!sections.emplace(name, data).second) return Error{"section '" + name + "' appears twice"};
+  }
+  if (previous_end != bytes.size())
+    return Error{std::to_string(bytes.size() - previous_end) + " bytes after the last section"};
+  for (const char* required : {"manifest", "blobs"})
+    if (!sections.count(required)) return Error{std::string("no '") + required + "' section"};
+  return ArtifactSections{sections["manifest"], sections["blobs"]};
+}
+
+// Everything parse_artifact does but naming the file.
+Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& artifact_dir) {
+  MLC_TRY(ArtifactSections sections, decode_container_impl(bytes));
+  const std::string_view blobs = sections.blobs;
+
+  Json manifest = Json::parse(sections.manifest, nullptr, false);
+  if (manifest.is_discarded()) return Error{"the manifest is not valid JSON"};
+  Field root(&manifest, "");
+  Artifact a;
+  MLC_TRY(std::string format, root.string("format"));
+  if (format != "mlcx") return Error{"manifest field 'format': expected \"mlcx\", found \"" + format + "\""};
+  MLC_TRY(a.mlc_version, root.string("mlc_version"));
+  if (a.mlc_version != mlc_version())
+    return Error{"compiled by mlc " + a.mlc_version + ", this is mlc " + std::string(mlc_version()) +
+                 ": compile it again with this mlc"};
+  MLC_TRY(a.module_hash, root.string("module_hash"));
+  MLC_TRY(Field target, root.get("target"));
+  MLC_TRY(a.code.cpu, target.string("cpu"));
+  MLC_TRY(a.code.features, target.string("features"));
+  MLC_TRY(Field model, root.get("model"));
+  MLC_TRY(a.config, read_model(model, artifact_dir, a.num_classes));
+  MLC_TRY(std::vector<Field> objects, root.list("objects", 1 << 20));
+  for (const Field& o : objects) {
+    ObjectFile obj;
+    MLC_TRY(obj.symbol, o.string("symbol"));
+    if (obj.symbol.empty() || obj.symbol.find_first_not_of(
+                                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
+      return o.error("symbol \"" + obj.symbol + "\" is not an identifier");
+    MLC_TRY(BlobRange r, read_blob(o, static_cast<int64_t>(blobs.size())));
+    obj.bytes.assign(blobs.substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.size)));
+    a.code.objects.push_back(std::move(obj));
+  }
+  MLC_TRY(std::vector<Field> functions, root.list("functions", 1024));
+  if (functions.empty()) return Error{"manifest field 'functions': the artifact has no functions"};
+  for (const Field& f : functions) {
+    CompiledFunction c;
+    MLC_TRY(c.name, f.string("name"));
+    MLC_TRY(c.batch, f.integer("batch", 1, kMaxElements));
+    MLC_TRY(Field exe, f.get("executable"));
+    MLC_TRY(c.executable, read_executable(exe, blobs, static_cast<int64_t>(a.code.objects.size())));
+    if (a.find(c.name, c.batch)) return f.error("@" + c.name + " for batch " + std::to_string(c.batch) + " appears twice");
+    a.functions.push_back(std::move(c));
+  }
+  return a;
+}
+
+}  // namespace
+
+std::string_view mlc_version() { return "0.7.0"; }
+
+const CompiledFunction* Artifact::find(std::string_view name, int64_t batch) const {
+  for (const CompiledFunction& f : functions)
+    if (f.name == name && f.batch == batch) return &f;
+  return nullptr;
+}
+
+Status write_artifact(const std::string& path, const Artifact& a) {
+  std::string blobs;
+  // Kernel objects, once each across the functions (by symbol: equal symbols
+  // are equal code, compiler/llvm_jit.h).
+  Json objects = Json::array();
+  std::unordered_map<std::string, int> object_of_symbol;
+  std::vector<std::vector<int>> global_object(a.functions.size());
+  for (size_t f = 0; f < a.functions.size(); ++f)
+    for (const ObjectFile& o : a.functions[f].executable->native.objects) {
+      auto [it, added] = object_of_symbol.emplace(o.symbol, static_cast<int>(objects.size()));
+      if (added) {
+        Json j = add_blob(blobs, o.bytes);
+        j["symbol"] = o.symbol;
+        objects.push_back(j);
+      }
+      global_object[f].push_back(it->second);
+    }
+  Json functions = Json::array();
+  for (size_t f = 0; f < a.functions.size(); ++f) {
+    const CompiledFunction& c = a.functions[f];
+    functions.push_back({{"name", c.name}, {"batch", c.batch},
+                         {"executable", executable_json(*c.executable, global_object[f], blobs)}});
+  }
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  Json manifest = {{"format", "mlcx"},
+                   {"mlc_version", std::string(mlc_version())},
+                   {"module_hash", a.module_hash},
+                   {"target", {{"cpu", a.code.cpu}, {"features", a.code.features}}},
+                   {"model", model_json(a, dir)},
+                   {"functions", functions},
+                   {"objects", objects}};
+  const std::string manifest_text = manifest.dump(1);
+  return write_file_atomically(path, {encode_container(manifest_text, blobs)});
+}
+
+Expected<ArtifactSections> decode_container(std::string_view bytes) { return decode_container_impl(bytes); }
+
+std::string encode_container(std::string_view manifest, std::string_view blobs) {
+  const std::vector<std::pair<std::string, std::string_view>> sections = {{"manifest", manifest}, {"blobs", blobs}};
+  std::string table;
+  uint64_t offset = kHeaderBytes + kEntryBytes * sections.size();
+  for (const auto& [name, data] : sections) {
+    std::string padded = name;
+    padded.resize(kNameBytes, '\0');
+    table += padded;
+    put_u64(table, offset);
+    put_u64(table, data.size());
+    put_u64(table, fnv1a64(data));
+    offset += data.size();
+  }
+  std::string out(kMagic, sizeof kMagic);
+  put_u32(out, kArtifactVersion);
+  put_u32(out, static_cast<uint32_t>(sections.size()));
+  put_u64(out, fnv1a64(table));
+  out += table;
+  out += manifest;
+  out += blobs;
+  return out;
+}
+
+Expected<Artifact> parse_artifact(std::string_view bytes, const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  try {
+    auto a = parse_unnamed(bytes, dir);
+    if (!a) return make_error(path + ": error: " + a.error().message);
+    return a;
+  } catch (const std::bad_alloc&) {
+    return make_error(path + ": error: out of memory while reading the artifact");
+  }
+}
+
+Expected<Artifact> read_artifact(const std::string& path) {
+  MLC_TRY(std::string bytes, read_file(path));
+  return parse_artifact(bytes, path);
+}
+
+Status link_artifact(Artifact& a) {
+  MLC_TRY(LinkedCode linked, link_native_code(a.code));
+  for (CompiledFunction& f : a.functions) {
+    for (KernelInfo& k : f.executable->kernels) k.fn = linked.fns[static_cast<size_t>(k.object)];
+    f.executable->code = linked.owner;
+  }
+  return {};
+}
+
+}  // namespace mlc::rt

@@ -1,0 +1,88 @@
+// A compiled model: `mlc compile MODEL.json -o MODEL.mlcx` writes one, and
+// `mlc run MODEL.mlcx` trains and evaluates from it with no frontend, pass
+// pipeline or code generation (runtime/ only).
+//
+// File layout (little-endian):
+//   [0, 8)    magic "MLCX\r\n\x1a\n"
+//   [8, 12)   u32 format version (kArtifactVersion)
+//   [12, 16)  u32 number of sections N (1 <= N <= 16)
+//   [16, 24)  u64 FNV-1a 64 checksum of the section table
+//   [24, 24 + 40 N) section table: name (16 bytes, NUL-padded), u64 offset,
+//             u64 size, u64 FNV-1a 64 checksum of the section's bytes
+//   sections: "manifest" (JSON, below) and "blobs" (constant bytes and
+//             kernel objects, referenced from the manifest by offset and size)
+// Sections lie inside the file, in order, without overlap.
+//
+// The manifest: format and mlc version, the hash of the compiled module, the
+// target CPU and features; the model (inputs, parameters with their PyTorch
+// names, types and initializations, data mapping, loss, training settings);
+// the compiled functions, each an executable (runtime/executable.h: slots,
+// arguments, results, instructions, constants, kernels, arena bytes) for one
+// batch size; and the kernel objects every executable shares.
+//
+// Contracts:
+//  - parse_artifact validates every field before use: the container (magic,
+//    version, section bounds, checksums), then each manifest field's type and
+//    range (slot, kernel and object indices, offsets and sizes against the
+//    arena and the blobs, instruction operand counts and types, reference ops
+//    re-inferred from their operand types). An invalid file is an Error
+//    "<path>: error: <what is wrong>" naming the field; it never crashes and
+//    never allocates more than the file's size justifies.
+//  - link_artifact links the kernel objects (runtime/native_code.h: refuses
+//    code for CPU features this machine lacks) and points every executable's
+//    kernels at them.
+//  - write_artifact writes atomically (temporary file, fsync, rename).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/expected.h"
+#include "ir/model_config.h"
+#include "runtime/executable.h"
+
+namespace mlc::rt {
+
+inline constexpr uint32_t kArtifactVersion = 1;
+
+struct CompiledFunction {
+  std::string name;   // "train_step", "eval", ...
+  int64_t batch = 0;  // the batch size it was compiled for
+  std::shared_ptr<Executable> executable;
+};
+
+struct Artifact {
+  std::string mlc_version;
+  std::string module_hash;  // of the train step's module, hex
+  ModelConfig config;
+  std::optional<int64_t> num_classes;  // of a classifier's cross-entropy
+  std::vector<CompiledFunction> functions;
+  // Kernel objects of every function (KernelInfo::object indexes these; the
+  // executables' own `native` is empty in a read artifact).
+  NativeCode code;
+
+  const CompiledFunction* find(std::string_view name, int64_t batch) const;
+};
+
+Status write_artifact(const std::string& path, const Artifact& artifact);
+Expected<Artifact> read_artifact(const std::string& path);
+Expected<Artifact> parse_artifact(std::string_view bytes, const std::string& path);
+Status link_artifact(Artifact& artifact);
+
+// The container alone (first stage of parse_artifact; for tests and tools that
+// inspect or rewrite a manifest): the two sections' bytes, checked as
+// parse_artifact checks them. Errors are the message without "<path>: error: ".
+struct ArtifactSections {
+  std::string_view manifest, blobs;
+};
+Expected<ArtifactSections> decode_container(std::string_view bytes);
+std::string encode_container(std::string_view manifest, std::string_view blobs);
+
+// The mlc version written into artifacts and checked when reading them.
+std::string_view mlc_version();
+
+}  // namespace mlc::rt

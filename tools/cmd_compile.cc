@@ -1,0 +1,123 @@
+// mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F]: compiles
+// the model's training and evaluation functions ahead of time and writes an
+// artifact (runtime/artifact.h) that `mlc run MODEL.mlcx` trains from with no
+// frontend, pass pipeline or code generation.
+//
+// Batch sizes are static: the train step (and optimizer_init, loss_grad) for
+// train.batch_size, plus the last partial batch when drop_last is false; eval
+// for the eval batch and the last partial eval batch. The data file (the
+// model's, or --data) sizes the eval split and the partial batches, so it must
+// be readable at compile time; `mlc run` of the artifact on data of other
+// sizes says which batch is missing.
+#include <cstdio>
+
+#include "compiler/lower.h"
+#include "ir/printer.h"
+#include "runtime/artifact.h"
+#include "runtime/dataset.h"
+#include "runtime/safetensors.h"
+#include "tools/cli.h"
+#include "tools/program.h"
+
+namespace mlc::cli {
+
+namespace {
+
+const char* kCompileUsage = "usage: mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F.safetensors]";
+
+std::string default_output(const std::string& model) {
+  std::string base = model;
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
+  return base + ".mlcx";
+}
+
+}  // namespace
+
+int cmd_compile(const std::vector<std::string>& argv) {
+  // `-o` is the usual spelling; parse_args takes long options only.
+  std::vector<std::string> args_in;
+  for (size_t i = 0; i < argv.size(); ++i) args_in.push_back(argv[i] == "-o" ? "--output" : argv[i]);
+  Args args;
+  std::string error;
+  if (!parse_args(args_in, {}, {"output", "target", "data"}, args, error)) return usage_error(error + "\n" + kCompileUsage);
+  if (args.positional.size() != 1) return usage_error(kCompileUsage);
+  const std::string target = args.get("target", "cpu");
+  if (target != "cpu")
+    return usage_error("--target " + target + ": this mlc compiles for cpu only (cuda is not implemented yet)");
+  const std::string output = args.get("output", default_output(args.positional[0]));
+  if (output.size() < 5 || output.compare(output.size() - 5, 5, ".mlcx") != 0)
+    return usage_error("-o " + output + ": an artifact's name ends in .mlcx");
+
+  auto model = ModelFile::load(args.positional[0]);
+  if (!model) return user_error(model.error().message);
+  ModelConfig config = model->config();
+  const TrainConfig& tc = config.train;
+  if (tc.optimizer.type.empty())
+    return user_error(config.path + ": error: the model file has no \"train\": {\"optimizer\": ...}");
+  if (args.has("data")) config.data.file = args.get("data");
+  if (config.data.file.empty())
+    return user_error(config.path + ": error: no data file to size the batches: give \"data\": {\"file\": ...} or --data");
+  auto data = rt::read_safetensors(config.data.file);
+  if (!data) return user_error(data.error().message);
+  auto train_split = rt::Split::load(*data, config.data.train, config.inputs, "train");
+  if (!train_split) return user_error(train_split.error().message);
+  auto eval_split = rt::Split::load(*data, config.data.eval, config.inputs, "eval");
+  if (!eval_split) return user_error(eval_split.error().message);
+
+  // The batch sizes a run on this data uses (tools/train.cc, tools/evaluate.cc).
+  const int64_t n = train_split->num_examples(), e = eval_split->num_examples();
+  std::vector<int64_t> train_batches = {tc.batch_size};
+  if (!tc.drop_last && n % tc.batch_size) train_batches.push_back(n % tc.batch_size);
+  int64_t eval_batch = tc.eval_batch_size > 0 ? tc.eval_batch_size : std::min<int64_t>(e, 1024);
+  eval_batch = std::min(eval_batch, e);
+  std::vector<int64_t> eval_batches;
+  if (eval_batch > 0) eval_batches.push_back(eval_batch);
+  if (eval_batch > 0 && e % eval_batch) eval_batches.push_back(e % eval_batch);
+
+  Program program = Program::from_model(*model, Backend::compiled);
+  rt::Artifact artifact;
+  artifact.config = config;
+  auto classes = program.num_classes();
+  if (!classes) return user_error(classes.error().message);
+  artifact.num_classes = *classes;
+  static const std::optional<KernelCache> cache = KernelCache::from_environment();
+  LowerOptions options;
+  options.cache = cache ? &*cache : nullptr;
+  auto add = [&](const std::string& name, int64_t batch) -> Status {
+    MLC_TRY(const Function* f, program.ir(name, batch));
+    if (name == "train_step" && batch == tc.batch_size)
+      artifact.module_hash = [](const std::string& text) {
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+        char buf[17];
+        std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+        return std::string(buf);
+      }(print_function(*f));
+    MLC_TRY(LoweredFunction lowered, lower_function(*f, options));
+    if (artifact.code.cpu.empty()) {
+      artifact.code.cpu = lowered.executable->native.cpu;
+      artifact.code.features = lowered.executable->native.features;
+    }
+    artifact.functions.push_back({name, batch, lowered.executable});
+    return {};
+  };
+  for (int64_t b : train_batches)
+    for (const char* name : {"train_step", "optimizer_init", "loss_grad"}) {
+      Status s = add(name, b);
+      if (!s) return user_error(s.error().message);
+    }
+  for (int64_t b : eval_batches) {
+    Status s = add("eval", b);
+    if (!s) return user_error(s.error().message);
+  }
+  Status written = rt::write_artifact(output, artifact);
+  if (!written) return user_error(written.error().message);
+  size_t objects = 0;
+  for (const rt::CompiledFunction& f : artifact.functions) objects += f.executable->native.objects.size();
+  std::printf("wrote %s: %zu functions (train batch %lld, eval batch %lld), target %s\n", output.c_str(),
+              artifact.functions.size(), static_cast<long long>(tc.batch_size), static_cast<long long>(eval_batch),
+              artifact.code.cpu.c_str());
+  return kOk;
+}
+
+}  // namespace mlc::cli

@@ -1,0 +1,74 @@
+#include "tools/program.h"
+
+#include "compiler/pipeline.h"
+
+namespace mlc {
+
+namespace {
+bool after_pipeline(const std::string& name) {
+  return name == "train_step" || name == "optimizer_init" || name == "loss_grad";
+}
+}  // namespace
+
+Program Program::from_model(const ModelFile& model, Backend backend) {
+  Program p;
+  p.model_ = &model;
+  p.backend_ = backend;
+  p.path_ = model.config().path;
+  return p;
+}
+
+Program Program::from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path) {
+  Program p;
+  p.artifact_ = std::move(artifact);
+  p.path_ = std::move(path);
+  return p;
+}
+
+const ModelConfig& Program::config() const { return model_ ? model_->config() : artifact_->config; }
+
+Expected<const Function*> Program::ir(const std::string& name, int64_t batch) const {
+  if (!model_) return make_error(path_ + ": error: an artifact holds no IR");
+  const bool pipeline = after_pipeline(name);
+  auto& slot = modules_[{pipeline, batch}];
+  if (!slot) {
+    MLC_TRY(Module m, model_->build(batch));
+    if (pipeline) {
+      if (config().train.optimizer.type.empty())
+        return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
+      PipelineOptions options;
+      options.optimizer = config().train.optimizer;
+      MLC_CHECK_OK(run_pipeline(m, options));
+    }
+    slot = std::make_shared<Module>(std::move(m));
+  }
+  const Function* f = slot->find(name);
+  if (!f) return make_error(path_ + ": error: the model has no @" + name + " function");
+  return f;
+}
+
+Expected<StepFunction> Program::function(const std::string& name, int64_t batch) const {
+  if (model_) {
+    MLC_TRY(const Function* f, ir(name, batch));
+    return StepFunction::create(*f, backend_);
+  }
+  if (const rt::CompiledFunction* c = artifact_->find(name, batch)) return StepFunction::create(c->executable);
+  std::string have;
+  for (const rt::CompiledFunction& c : artifact_->functions)
+    if (c.name == name) have += (have.empty() ? "" : ", ") + std::to_string(c.batch);
+  return make_error(path_ + ": error: the artifact has no @" + name + " for batches of " + std::to_string(batch) +
+                    (have.empty() ? std::string(" (it has no @") + name + " at all)"
+                                  : " (it has batches of " + have + ")") +
+                    "; compile the model for this data: mlc compile MODEL.json --data DATA.safetensors");
+}
+
+Expected<std::optional<int64_t>> Program::num_classes() const {
+  if (artifact_) return artifact_->num_classes;
+  if (!config().classifier) return std::optional<int64_t>();
+  MLC_TRY(const Function* loss, ir("loss", config().trial_batch()));
+  for (const auto& op : loss->ops)
+    if (op->code == OpCode::CrossEntropy) return std::optional<int64_t>(op->operands[0]->type.shape.back());
+  return std::optional<int64_t>();
+}
+
+}  // namespace mlc

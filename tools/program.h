@@ -1,0 +1,47 @@
+// Where a training run's functions come from: a model file, compiled on
+// demand (frontend, pass pipeline, lowering), or an artifact written by
+// `mlc compile` (executables compiled ahead of time, no compiler involved).
+//
+// Functions: "train_step", "optimizer_init" and "loss_grad" (after the whole
+// pipeline), "eval" and "loss" (as the frontend builds them), each for a
+// batch size. An artifact holds the batch sizes it was compiled for; asking it
+// for another is an Error that says which it has and how to compile more.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "frontends/model_file.h"
+#include "runtime/artifact.h"
+#include "tools/step_function.h"
+
+namespace mlc {
+
+class Program {
+ public:
+  static Program from_model(const ModelFile& model, Backend backend);
+  static Program from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path);
+
+  const ModelConfig& config() const;
+  // What the errors of a run name: the model file or the artifact.
+  const std::string& path() const { return path_; }
+  Expected<StepFunction> function(const std::string& name, int64_t batch) const;
+  // Classes of a classifier's cross-entropy; nullopt for other losses.
+  Expected<std::optional<int64_t>> num_classes() const;
+
+  // Model files only: the IR of function `name` for `batch`, as function()
+  // compiles it (what `mlc compile` lowers).
+  Expected<const Function*> ir(const std::string& name, int64_t batch) const;
+
+ private:
+  const ModelFile* model_ = nullptr;
+  Backend backend_ = Backend::compiled;
+  std::shared_ptr<const rt::Artifact> artifact_;
+  std::string path_;
+  // Built modules by (pipeline?, batch).
+  mutable std::map<std::pair<bool, int64_t>, std::shared_ptr<Module>> modules_;
+};
+
+}  // namespace mlc
