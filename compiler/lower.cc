@@ -40,6 +40,9 @@ class Lowering {
     for (auto& op : f.ops) MLC_CHECK_OK(complete_and_check(*op));
     decompose_composites(f);
     out_.num_ops = static_cast<int>(f.ops.size());
+    // Op ids as the printer numbers results (%0, %1, ... in program order).
+    for (const auto& op : f.ops)
+      if (op->result) op_id_[op.get()] = static_cast<int>(op_id_.size());
     exe_ = std::make_shared<rt::Executable>();
     exe_->function = f.name;
 
@@ -72,6 +75,19 @@ class Lowering {
   }
   // The argument whose bytes slot s is, or -1.
   int arg_of(int s) const { return exe_->slots[s].arg; }
+
+  // "%12 add (model.json:3:5), %13 exp (...)": the ops of a group, by id.
+  std::string origin(const FusionGroup& g) const {
+    std::string s;
+    for (const Op* op : g.ops) {
+      if (!s.empty()) s += ", ";
+      auto it = op_id_.find(op);
+      if (it != op_id_.end()) s += "%" + std::to_string(it->second) + " ";
+      s += std::string(op_name(op->code));
+      if (op->loc.known()) s += " (" + op->loc.str() + ")";
+    }
+    return s;
+  }
 
   int add_instruction(rt::Instruction ins) {
     exe_->instructions.push_back(std::move(ins));
@@ -106,6 +122,7 @@ class Lowering {
       ins.kind = rt::InstrKind::kernel;
       ins.kernel = static_cast<int>(out_.kernels.size());
       ins.name = k.name;
+      k.origin = origin(g);
       for (const Value* v : inputs) ins.operands.push_back(slot_of_.at(v));
       out_.kernels.push_back(std::move(k));
     } else {
@@ -128,6 +145,7 @@ class Lowering {
     int s = new_slot(root.result->type, new_buffer(root.result->type));
     ins.result = s;
     slot_of_[root.result] = s;
+    out_.origins.push_back(origin(g));
     int index = add_instruction(std::move(ins));
     out_.buffers[slot_buffer_[s]].first = index;
     writer_of_buffer_[slot_buffer_[s]] = index;
@@ -194,6 +212,8 @@ class Lowering {
             copy.operands = {s};
             copy.result = t;
             exe_->instructions.insert(exe_->instructions.begin(), std::move(copy));
+            out_.origins.insert(out_.origins.begin(), "the value of argument %" + exe_->args[a].name +
+                                                          ", kept before anything updates it");
             shift_instructions();
             out_.buffers[slot_buffer_[t]].first = 0;
             s = t;
@@ -210,6 +230,7 @@ class Lowering {
       copy.name = "copy";
       copy.operands = {s};
       copy.result = exe_->args[a].slot;
+      out_.origins.push_back("the new value of argument %" + exe_->args[a].name + ", copied back");
       add_instruction(std::move(copy));
     }
     return {};
@@ -276,6 +297,7 @@ class Lowering {
   std::shared_ptr<rt::Executable> exe_;
   std::vector<int> slot_buffer_;  // per slot: its arena buffer, -1 for argument bytes
   std::unordered_map<const Value*, int> slot_of_;
+  std::unordered_map<const Op*, int> op_id_;
   std::unordered_map<int, int> writer_of_buffer_;
   std::vector<int> constant_buffers_;
 };
