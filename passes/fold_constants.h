@@ -12,7 +12,9 @@
 //    is unchanged); pad when its fill value, converted to the dtype, equals the
 //    splat (or nothing is padded); concat of equal splats; reduce_sum (below);
 //    argmax (always index 0). Nothing else is folded: not iota, dot, conv2d,
-//    pooling, gather or scatter_add, nor any op without operands.
+//    pooling, gather or scatter_add, nor any op without operands, nor the
+//    composites (relu, softmax, ...: run decompose first, then their
+//    primitives fold).
 //  - Ops the runtime can fail on are left alone, so the error stays: integer
 //    division by zero, and casts of NaN, infinities or out-of-range floats to
 //    integers.

@@ -1,5 +1,6 @@
 #include "runtime/interpreter.h"
 
+#include <cassert>
 #include <unordered_map>
 
 #include "ir/decompose.h"
@@ -40,6 +41,8 @@ void Interpreter::plan() {
   std::vector<int> last_use(num_slots_, -1);  // step index
   steps_.clear();
   for (const auto& op : f.ops) {
+    // Composites have no reference kernel; create decomposed them all.
+    assert(!op_info(op->code).is_composite());
     Step step{op.get(), {}, slot.at(op->result), {}};
     for (const Value* v : op->operands) {
       step.operands.push_back(slot.at(v));
@@ -61,18 +64,13 @@ void Interpreter::plan() {
   }
 }
 
-Expected<std::vector<Tensor>> Interpreter::run(std::span<const Tensor* const> args) const {
-  return execute(args, /*locate=*/true);
-}
-
 Expected<std::vector<Tensor>> Interpreter::run(const std::vector<Tensor>& args) const {
   std::vector<const Tensor*> ptrs;
   for (const Tensor& t : args) ptrs.push_back(&t);
-  return execute(ptrs, /*locate=*/true);
+  return run(ptrs);
 }
 
-Expected<std::vector<Tensor>> Interpreter::execute(std::span<const Tensor* const> args,
-                                                   bool locate) const {
+Expected<std::vector<Tensor>> Interpreter::run(std::span<const Tensor* const> args) const {
   const Function& f = *f_;
   if (args.size() != f.args.size())
     return make_error("function '" + f.name + "' expects " + std::to_string(f.args.size()) +
@@ -95,10 +93,7 @@ Expected<std::vector<Tensor>> Interpreter::execute(std::span<const Tensor* const
     Tensor& out = owned[step.result];
     out = Tensor::uninitialized(step.op->result->type);
     Status st = reference_kernel(step.op->code)(*step.op, operands, out);
-    if (!st) {
-      if (!locate) return st.take_error();
-      return error_at(step.op->loc, st.error().message);
-    }
+    if (!st) return error_at(step.op->loc, st.error().message);
     ptr[step.result] = &out;
     for (int s : step.release) {
       owned[s] = Tensor();
@@ -117,12 +112,5 @@ Expected<std::vector<Tensor>> Interpreter::execute(std::span<const Tensor* const
   }
   return results;
 }
-
-namespace detail {
-Expected<std::vector<Tensor>> run_unlocated(const Interpreter& interp,
-                                            std::span<const Tensor* const> args) {
-  return interp.execute(args, /*locate=*/false);
-}
-}  // namespace detail
 
 }  // namespace mlc::rt

@@ -4,8 +4,9 @@
 // Contracts:
 //  - `create` clones the function, fills attribute defaults, re-runs every
 //    op's inference (so kernels only see ops they accept: an invalid op is an
-//    Error located at the op), decomposes composites into primitives and plans
-//    buffer lifetimes. The caller's Function is not referenced afterwards.
+//    Error located at the op), decomposes composites into primitives (they
+//    have no reference kernel of their own) and plans buffer lifetimes. The
+//    caller's Function is not referenced afterwards.
 //  - `run` checks the argument count and each argument's type (index 0-based):
 //      "argument 2 'conv1.weight': expected f32[16,1,3,3], got f32[16,1,3]"
 //    then executes the ops in program order. Each intermediate is freed right
@@ -28,15 +29,6 @@
 
 namespace mlc::rt {
 
-class Interpreter;
-
-namespace detail {
-// Like Interpreter::run, but kernel errors come back as the kernel wrote them
-// ("gather: index 70 ..."), without the location (used by composite kernels).
-Expected<std::vector<Tensor>> run_unlocated(const Interpreter& interp,
-                                            std::span<const Tensor* const> args);
-}  // namespace detail
-
 class Interpreter {
  public:
   static Expected<Interpreter> create(const Function& f);
@@ -56,16 +48,12 @@ class Interpreter {
     std::vector<int> release;   // slots whose last use is this step
   };
 
-  Expected<std::vector<Tensor>> execute(std::span<const Tensor* const> args, bool locate) const;
   void plan();
 
   std::unique_ptr<Function> f_;
   std::vector<Step> steps_;
   std::vector<int> result_slots_;
   int num_slots_ = 0;
-
-  friend Expected<std::vector<Tensor>> detail::run_unlocated(const Interpreter&,
-                                                             std::span<const Tensor* const>);
 };
 
 }  // namespace mlc::rt

@@ -1,18 +1,41 @@
-// The reference kernel table, built over ir/ops.def: a row without a
-// kernel_<Enum> definition fails to link.
+// The reference kernel table, built over ir/ops.def: a primitive row (its
+// decompose column is nullptr) without a kernel_<Enum> definition fails to
+// link; a composite row gets nullptr, and its kernel_<Enum> is never named
+// outside a discarded branch, so it needs no definition.
+#include <string_view>
+
 #include "ir/builder.h"
+#include "ir/op_table.h"
 #include "runtime/kernels/kernels.h"
 
 namespace mlc::rt {
 
 const KernelFn kReferenceKernels[kNumOps] = {
-#define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) &kernel_##Enum,
+#define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) \
+  []() -> KernelFn {                                                  \
+    if constexpr (std::string_view(#decompose) == "nullptr")          \
+      return &kernel_##Enum;                                          \
+    else                                                              \
+      return nullptr;                                                 \
+  }(),
 #include "ir/ops.def"
 #undef OP
 };
 
-const KernelFn& reference_kernel(OpCode code) {
-  return kReferenceKernels[static_cast<size_t>(code)];
+namespace {
+
+// What reference_kernel gives for a composite: an internal error, not a call
+// through nullptr.
+Status no_kernel_for_composite(const Op& op, std::span<const Tensor* const>, Tensor&) {
+  return make_error("mlc internal error: " + std::string(op_name(op.code)) +
+                    " is a composite op and has no reference kernel (decompose it first)");
+}
+
+}  // namespace
+
+KernelFn reference_kernel(OpCode code) {
+  KernelFn k = kReferenceKernels[static_cast<size_t>(code)];
+  return k ? k : &no_kernel_for_composite;
 }
 
 Expected<Tensor> eval_op(OpCode code, std::span<const Tensor* const> operands, const Attrs& attrs,

@@ -1,6 +1,8 @@
-// Reference kernels: one per row of ir/ops.def, in a table built from the same
-// X-macro (runtime/kernels/kernel_table.cc), so an op without a kernel fails to
-// build.
+// Reference kernels: one per primitive row of ir/ops.def, in a table built
+// from the same X-macro (runtime/kernels/kernel_table.cc), so a primitive
+// without a kernel fails to link. Composite ops (rows with a decomposition)
+// have no kernel: every consumer of IR that runs it (the interpreter,
+// lowering) decomposes composites into primitives first.
 //
 // Kernel contract:
 //  - `op` supplies the op code and its attributes (complete: defaults filled).
@@ -18,8 +20,6 @@
 //  - Numerics: bf16/f16 compute in float and round once per result element;
 //    reduce_sum of float dtypes accumulates in double; f32/f64 dot and conv2d
 //    go through BLAS gemm (bf16/f16 through an f32 gemm, rounded once).
-//  - Composite ops (those with a decomposition) run their decomposition on a
-//    scratch function through the Interpreter.
 #pragma once
 
 #include <optional>
@@ -34,14 +34,23 @@ namespace mlc::rt {
 
 using KernelFn = Status (*)(const Op& op, std::span<const Tensor* const> operands, Tensor& result);
 
-// The reference kernel of every op, indexed by OpCode.
+// The reference kernel of every primitive op, indexed by OpCode; nullptr for
+// the composites.
 extern const KernelFn kReferenceKernels[kNumOps];
-const KernelFn& reference_kernel(OpCode code);
 
-// Evaluates one op on tensors: builds it through Builder on a scratch function
-// (attribute defaults filled, inference checked; `declared` is the result type
-// for ops that need one), then runs its reference kernel. Errors are the
-// Builder's ("error: add: operand shapes ...") or the kernel's ("gather: ...").
+// The reference kernel of a primitive op. A composite has none: for one this
+// returns a kernel that only fails, with "mlc internal error: relu is a
+// composite op and has no reference kernel (decompose it first)", so a caller
+// that forgot to decompose (or an op read from a file) reports it rather
+// than calling through a null pointer.
+KernelFn reference_kernel(OpCode code);
+
+// Evaluates one primitive op on tensors: builds it through Builder on a
+// scratch function (attribute defaults filled, inference checked; `declared`
+// is the result type for ops that need one), then runs its reference kernel.
+// Errors are the Builder's ("error: add: operand shapes ...") or the kernel's
+// ("gather: ..."); a composite op is the internal error above (run composites
+// through rt::Interpreter, which decomposes them).
 Expected<Tensor> eval_op(OpCode code, std::span<const Tensor* const> operands,
                          const Attrs& attrs = {},
                          const std::optional<TensorType>& declared = std::nullopt);
@@ -49,7 +58,9 @@ Expected<Tensor> eval_op(OpCode code, std::span<const Tensor* const> operands,
 // The matmul a `dot` op with these operand and result shapes performs.
 blas::DotShape dot_shape(const Op& op, const Shape& a, const Shape& b, const Shape& out);
 
-// One function per op: kernel_Neg, kernel_Add, ...
+// One function per op: kernel_Neg, kernel_Add, ... Declared for every row of
+// the table so that kernel_table.cc can name them, but defined for the
+// primitives only: naming a composite's (kernel_Relu) fails to link.
 #define OP(Enum, text, arity, traits, attrs, infer, cost, decompose) \
   Status kernel_##Enum(const Op& op, std::span<const Tensor* const> operands, Tensor& result);
 #include "ir/ops.def"

@@ -9,6 +9,8 @@
 #include <limits>
 
 #include "ir/builder.h"
+#include "ir/decompose.h"
+#include "ir/op_table.h"
 #include "ir/verifier.h"
 #include "passes/fold_constants.h"
 #include "runtime/half.h"
@@ -294,6 +296,52 @@ TEST(FoldNumerics, I64ToF32CastRoundsOnce) {
   g->results.push_back(gb.create(OpCode::Neg, {k}));
   EXPECT_TRUE(check_fold(*g, "neg of an i64-valued f32 constant"));
   EXPECT_EQ(folded_value(*g), -(0x1p62 + 0x1p39));
+}
+
+// fold-constants never folds a composite (composites have no reference kernel
+// and no folding rule): relu, softmax, ... of splat constants stay as they
+// are. Decomposed first, their primitives fold, and the function computes
+// bit for bit what the interpreter computes for the original.
+TEST(FoldNumerics, CompositesAreNotFoldedButTheirDecompositionsAre) {
+  const TensorType m{DType::f32, {2, 3}}, row{DType::f32, {3}};
+  struct Case {
+    OpCode code;
+    std::vector<Operand> operands;
+    Attrs attrs;
+  };
+  const Case cases[] = {
+      {OpCode::Relu, {{-1.5, m}}, {}},
+      {OpCode::Silu, {{0.5, m}}, {}},
+      {OpCode::Gelu, {{1.0, m}}, {{"approximate", std::string("none")}}},
+      {OpCode::Gelu, {{-0.25, m}}, {{"approximate", std::string("tanh")}}},
+      {OpCode::Softmax, {{2.0, m}}, {{"axis", int64_t{-1}}}},
+      {OpCode::LogSoftmax, {{2.0, m}}, {{"axis", int64_t{0}}}},
+      {OpCode::LayerNorm, {{3.0, m}, {0.5, row}, {-1.0, row}}, {}},
+      {OpCode::RmsNorm, {{3.0, m}, {0.5, row}}, {}},
+      {OpCode::CrossEntropy, {{0.25, m}, {1, {DType::i64, {2}}}}, {}},
+      {OpCode::Mse, {{1.0, m}, {-2.0, m}}, {{"reduction", std::string("sum")}}},
+  };
+  int covered = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(op_name(c.code)));
+    ASSERT_TRUE(op_info(c.code).is_composite());
+    auto f = make_case(c.code, c.operands, c.attrs);
+    auto g = f->clone();
+    EXPECT_FALSE(fold_constants(*g));
+    ASSERT_NE(g->results[0]->producer, nullptr);
+    EXPECT_EQ(g->results[0]->producer->code, c.code);
+    EXPECT_TRUE(decompose_composites(*g));
+    EXPECT_TRUE(fold_constants(*g));
+    EXPECT_TRUE(verify_function(*g).ok());
+    auto want = run(*f), got = run(*g);
+    ASSERT_TRUE(want.ok()) << want.error().message;
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    EXPECT_TRUE(same_tensor(*want, *got));
+    ++covered;
+  }
+  int composites = 0;
+  for (const OpInfo& info : all_ops()) composites += info.is_composite();
+  EXPECT_EQ(covered - 1, composites);  // gelu twice
 }
 
 }  // namespace

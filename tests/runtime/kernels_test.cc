@@ -22,20 +22,49 @@ const DType kNumericTypes[] = {DType::f32, DType::f64, DType::bf16, DType::f16, 
 
 // ---- the table
 
-TEST(KernelTable, EveryOpHasAKernelAndCompositesADecomposition) {
-  int n = 0;
+// Every primitive has a kernel; every composite has a decomposition and no
+// kernel (the interpreter and lowering decompose composites before running;
+// their meaning is tested in composites_test.cc).
+TEST(KernelTable, PrimitivesHaveKernelsCompositesOnlyDecompositions) {
+  int n = 0, composites = 0;
   for (const OpInfo& info : all_ops()) {
+    KernelFn k = kReferenceKernels[static_cast<size_t>(info.code)];
+    if (info.is_composite()) {
+      EXPECT_NE(info.decompose, nullptr) << info.name;
+      EXPECT_EQ(k, nullptr) << info.name;
+      ++composites;
+    } else {
+      EXPECT_NE(k, nullptr) << info.name;
+      EXPECT_EQ(reference_kernel(info.code), k) << info.name;
+    }
     EXPECT_NE(reference_kernel(info.code), nullptr) << info.name;
     ++n;
   }
   EXPECT_EQ(n, kNumOps);
-  for (const char* name : {"relu", "silu", "gelu", "softmax", "log_softmax", "layer_norm",
-                           "rms_norm", "cross_entropy", "mse"}) {
+  std::vector<std::string> want = {"relu", "silu", "gelu", "softmax", "log_softmax", "layer_norm",
+                                   "rms_norm", "cross_entropy", "mse"};
+  for (const std::string& name : want) {
     auto code = find_op(name);
     ASSERT_TRUE(code) << name;
     EXPECT_TRUE(op_info(*code).is_composite()) << name;
-    EXPECT_NE(op_info(*code).decompose, nullptr) << name;
   }
+  EXPECT_EQ(composites, static_cast<int>(want.size()));
+}
+
+// A composite's reference_kernel, called by mistake, is an internal error
+// naming the op, not a call through nullptr; so is eval_op of a composite.
+TEST(KernelTable, ACompositeHasNoKernelToCall) {
+  Tensor x = make_tensor(DType::f32, {2}, {-1, 1});
+  Tensor out(DType::f32, {2});
+  Op op;
+  op.code = OpCode::Relu;
+  std::vector<const Tensor*> in = {&x};
+  Status st = reference_kernel(OpCode::Relu)(op, in, out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message,
+            "mlc internal error: relu is a composite op and has no reference kernel (decompose it first)");
+  EXPECT_EQ(eval_error(OpCode::Softmax, {&x}, {{"axis", int64_t{0}}}),
+            "mlc internal error: softmax is a composite op and has no reference kernel (decompose it first)");
 }
 
 // Ops the table marks commutative give bit-identical results with their
