@@ -1,11 +1,15 @@
-// mlc ir MODEL.json [--after PASS|all] [--batch N] [--timings]: builds the
-// model's IR and prints it on stdout, after the pipeline up to PASS, or with
-// --after=all every stage, each after a line "// ---- after STAGE"
-// ("frontend" first; each stage is a module that `mlc opt` reads). --timings
-// prints the time of each pass that ran on stderr. Diagnostics go to stderr.
+// mlc ir MODEL.json [--after PASS|all] [--batch N] [--timings] [--emit mlir]:
+// builds the model's IR and prints it on stdout, after the pipeline up to
+// PASS, or with --after=all every stage, each after a line
+// "// ---- after STAGE" ("frontend" first; each stage is a module that
+// `mlc opt` reads). --timings prints the time of each pass that ran on
+// stderr. --emit mlir prints the module as upstream MLIR instead
+// (compiler/emit_mlir.h), after the whole pipeline unless --after PASS says
+// otherwise. Diagnostics go to stderr.
 #include <cstdio>
 #include <vector>
 
+#include "compiler/emit_mlir.h"
 #include "compiler/pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/printer.h"
@@ -16,10 +20,15 @@ namespace mlc::cli {
 int cmd_ir(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_args(argv, {"timings"}, {"after", "batch"}, args, error)) return usage_error(error);
+  if (!parse_args(argv, {"timings"}, {"after", "batch", "emit"}, args, error)) return usage_error(error);
   if (args.positional.size() != 1)
-    return usage_error("usage: mlc ir MODEL.json [--after PASS|all] [--batch N] [--timings]");
-  if (args.has("timings") && !args.has("after"))
+    return usage_error("usage: mlc ir MODEL.json [--after PASS|all] [--batch N] [--timings] [--emit mlir]");
+  const bool mlir = args.has("emit");
+  if (mlir && args.get("emit") != "mlir")
+    return usage_error("--emit takes 'mlir', got '" + args.get("emit") + "'");
+  if (mlir && args.get("after") == "all")
+    return usage_error("--emit mlir prints one module, so it takes --after PASS, not --after all");
+  if (args.has("timings") && !args.has("after") && !mlir)
     return usage_error("--timings times the passes, so it needs --after PASS|all");
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
@@ -37,7 +46,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
   const bool all = args.get("after") == "all";
   if (all) std::printf("// ---- after frontend\n%s", print_module(*module).c_str());
   std::vector<PassTiming> timings;
-  if (args.has("after")) {
+  if (args.has("after") || mlir) {
     PipelineOptions options;
     if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
     if (all)
@@ -48,7 +57,13 @@ int cmd_ir(const std::vector<std::string>& argv) {
     Status s = run_pipeline(*module, options, all ? "" : args.get("after"));
     if (!s) return user_error(s.error().message);
   }
-  if (!all) std::fputs(print_module(*module).c_str(), stdout);
+  if (mlir) {
+    auto text = emit_mlir(*module);
+    if (!text) return user_error(text.error().message);
+    std::fputs(text->c_str(), stdout);
+  } else if (!all) {
+    std::fputs(print_module(*module).c_str(), stdout);
+  }
   if (args.has("timings")) {
     double total = 0;
     std::fprintf(stderr, "pass times (ms):\n");

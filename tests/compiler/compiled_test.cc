@@ -31,6 +31,7 @@
 #include "ir/op_table.h"
 #include "runtime/executor.h"
 #include "runtime/interpreter.h"
+#include "tests/compiler/op_case_util.h"
 #include "tests/runtime/kernel_test_util.h"
 
 namespace mlc {
@@ -39,22 +40,8 @@ namespace {
 using Ints = std::vector<int64_t>;
 enum class Fill { uniform, positive, special, predicate, indices, small_ints };
 
-struct Arg {
-  TensorType type;
-  Fill fill = Fill::uniform;
-  int64_t bound = 0;
-};
-
-struct Case {
-  std::string label;
-  OpCode code;
-  std::vector<Arg> args;
-  Attrs attrs;
-  std::optional<TensorType> declared;
-  double ulps = 0;
-};
-
-void PrintTo(const Case& c, std::ostream* os) { *os << op_name(c.code) << " " << c.label; }
+using Arg = mlc::testing::OpArg<Fill>;
+using Case = mlc::testing::OpCase<Fill>;
 
 Arg A(DType t, Shape s, Fill f = Fill::uniform) { return {{t, std::move(s)}, f, 0}; }
 Arg I(Shape s, int64_t bound) { return {{DType::i64, std::move(s)}, Fill::indices, bound}; }
@@ -178,16 +165,6 @@ rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
   return rt::testing::make_tensor(a.type.dtype, a.type.shape, v);
 }
 
-double epsilon(DType t) {
-  switch (t) {
-    case DType::f32: return std::numeric_limits<float>::epsilon();
-    case DType::f64: return std::numeric_limits<double>::epsilon();
-    case DType::bf16: return 1.0 / 128;
-    case DType::f16: return 1.0 / 1024;
-    default: return 0;
-  }
-}
-
 // Expects equal tensors, or within c.ulps (see the file comment).
 void expect_close(const rt::Tensor& want, const rt::Tensor& got, double ulps) {
   ASSERT_EQ(want.type(), got.type());
@@ -195,7 +172,7 @@ void expect_close(const rt::Tensor& want, const rt::Tensor& got, double ulps) {
   double scale = 0;
   for (double x : w)
     if (std::isfinite(x)) scale = std::max(scale, std::fabs(x));
-  const double tol = ulps * epsilon(want.dtype()) * scale;
+  const double tol = ulps * mlc::testing::epsilon(want.dtype()) * scale;
   int reported = 0;
   for (size_t i = 0; i < w.size() && reported < 5; ++i) {
     bool ok = (std::isnan(w[i]) && std::isnan(g[i])) || w[i] == g[i] || std::fabs(w[i] - g[i]) <= tol;
@@ -211,15 +188,8 @@ class Compiled : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Compiled, MatchesTheInterpreter) {
   const Case& c = GetParam();
-  Module m;
-  m.name = "compiled_test";
-  Function& f = m.add_function("f");
-  std::vector<Value*> args;
-  for (size_t i = 0; i < c.args.size(); ++i)
-    args.push_back(f.add_arg("a" + std::to_string(i), c.args[i].type, ArgKind::input));
-  Builder b(f);
-  Value* y = b.create(c.code, args, c.attrs, c.declared);
-  f.results = {y};
+  Module m = mlc::testing::one_op_module(c, "compiled_test");
+  const Function& f = *m.functions[0];
 
   std::mt19937_64 rng(42);
   std::vector<rt::Tensor> inputs;
@@ -245,14 +215,7 @@ TEST_P(Compiled, MatchesTheInterpreter) {
   EXPECT_EQ(std::memcmp(first.bytes(), exe->result(0).bytes(), static_cast<size_t>(first.num_bytes())), 0);
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string s = std::string(op_name(info.param.code)) + (info.param.label.empty() ? "" : "_" + info.param.label);
-  for (char& ch : s)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s + "_" + std::to_string(info.index);
-}
-
-INSTANTIATE_TEST_SUITE_P(AllOps, Compiled, ::testing::ValuesIn(cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(AllOps, Compiled, ::testing::ValuesIn(cases()), mlc::testing::case_name<Case>);
 
 TEST(CompiledCoverage, EveryOpHasACase) {
   std::set<OpCode> covered;
