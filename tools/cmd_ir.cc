@@ -1,6 +1,8 @@
-// mlc ir MODEL.json [--after PASS|all] [--batch N] [--timings] [--emit mlir]:
+// mlc ir MODEL.json [--after PASS|all|lower] [--batch N] [--timings] [--emit mlir]:
 // builds the model's IR and prints it on stdout, after the pipeline up to
-// PASS, or with --after=all every stage, each after a line
+// PASS, after lowering (--after lower: every function's executable, fused
+// kernels with their bodies, compiler/lower.h), or with --after=all every
+// stage, each after a line
 // "// ---- after STAGE" ("frontend" first; each stage is a module that
 // `mlc opt` reads). --timings prints the time of each pass that ran on
 // stderr. --emit mlir prints the module as upstream MLIR instead
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "compiler/emit_mlir.h"
+#include "compiler/lower.h"
 #include "compiler/pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/printer.h"
@@ -22,7 +25,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
   std::string error;
   if (!parse_args(argv, {"timings"}, {"after", "batch", "emit"}, args, error)) return usage_error(error);
   if (args.positional.size() != 1)
-    return usage_error("usage: mlc ir MODEL.json [--after PASS|all] [--batch N] [--timings] [--emit mlir]");
+    return usage_error("usage: mlc ir MODEL.json [--after PASS|all|lower] [--batch N] [--timings] [--emit mlir]");
   const bool mlir = args.has("emit");
   if (mlir && args.get("emit") != "mlir")
     return usage_error("--emit takes 'mlir', got '" + args.get("emit") + "'");
@@ -44,6 +47,10 @@ int cmd_ir(const std::vector<std::string>& argv) {
   auto module = model->build(batch);
   if (!module) return user_error(module.error().message);
   const bool all = args.get("after") == "all";
+  // --after lower: the whole pipeline, then every function lowered to its
+  // executable (compiler/lower.h), printed by print_lowered.
+  const bool lower = args.get("after") == "lower";
+  if (lower && mlir) return usage_error("--after lower prints executables, not a module: drop --emit mlir");
   if (all) std::printf("// ---- after frontend\n%s", print_module(*module).c_str());
   std::vector<PassTiming> timings;
   if (args.has("after") || mlir) {
@@ -54,13 +61,21 @@ int cmd_ir(const std::vector<std::string>& argv) {
         std::printf("// ---- after %s\n%s", pass.c_str(), print_module(m).c_str());
       };
     if (args.has("timings")) options.timings = &timings;
-    Status s = run_pipeline(*module, options, all ? "" : args.get("after"));
+    Status s = run_pipeline(*module, options, all || lower ? "" : args.get("after"));
     if (!s) return user_error(s.error().message);
   }
   if (mlir) {
     auto text = emit_mlir(*module);
     if (!text) return user_error(text.error().message);
     std::fputs(text->c_str(), stdout);
+  } else if (lower) {
+    LowerOptions options;
+    options.compile_kernels = false;
+    for (const auto& f : module->functions) {
+      auto lowered = lower_function(*f, options);
+      if (!lowered) return user_error(lowered.error().message);
+      std::fputs(print_lowered(*lowered).c_str(), stdout);
+    }
   } else if (!all) {
     std::fputs(print_module(*module).c_str(), stdout);
   }

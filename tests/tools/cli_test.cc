@@ -65,6 +65,21 @@ TEST_P(Examples, IrAfterEachPipelineStageRoundTrips) {
 }
 
 // --eval with the oracle's initial weights gives PyTorch's loss and accuracy.
+// --after lower prints every function's executable: the five functions of
+// the pipeline, each instruction with the ops it computes, kernel bodies.
+TEST_P(Examples, IrAfterLowerPrintsEveryFunctionsExecutable) {
+  RunResult r = mlc("ir examples/" + GetParam() + ".json --after lower");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  for (const char* f : {"loss", "eval", "loss_grad", "train_step", "optimizer_init"})
+    EXPECT_NE(r.out.find(std::string("lowered @") + f + ": "), std::string::npos) << f;
+  EXPECT_NE(r.out.find("      kernel @k0_"), std::string::npos);
+  EXPECT_NE(r.out.find("(examples/" + GetParam() + ".json:"), std::string::npos);
+  RunResult bad = mlc("ir examples/" + GetParam() + ".json --after lower --emit mlir");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "mlc: --after lower prints executables, not a module: drop --emit mlir\n");
+}
+
 TEST_P(Examples, EvalMatchesPyTorchAtInit) {
   const std::string name = GetParam();
   std::string metrics = temp_path(name + ".jsonl");
