@@ -69,6 +69,13 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
     if (!c.bytes.empty()) std::memcpy(x.slot_ptr_[c.slot], c.bytes.data(), c.bytes.size());
   }
   x.buffers_.resize(e.instructions.size());
+  x.onednn_.resize(e.instructions.size());
+  for (size_t i = 0; i < e.instructions.size(); ++i) {
+    const Instruction& ins = e.instructions[i];
+    if (ins.kind != InstrKind::gemm || !OneDnnGemm::preferred(ins.gemm.shape, ins.gemm.dtype)) continue;
+    MLC_TRY(OneDnnGemm g, OneDnnGemm::create(ins.gemm.shape, blas::dot_threads(ins.gemm.shape, thread_pool().threads())));
+    x.onednn_[i].emplace(std::move(g));
+  }
   x.views_.resize(e.instructions.size());
   x.view_ptrs_.resize(e.instructions.size());
   for (size_t i = 0; i < e.instructions.size(); ++i) {
@@ -146,6 +153,14 @@ Status Executor::execute(const Instruction& ins, size_t index) {
     case InstrKind::gemm: {
       const GemmParams& g = ins.gemm;
       ThreadPool& pool = thread_pool();
+      if (const std::optional<OneDnnGemm>& dnn = onednn_[index]) {
+        auto share = [&](int t) {
+          dnn->run(t, reinterpret_cast<const float*>(b[0]), reinterpret_cast<const float*>(b[1]),
+                   reinterpret_cast<float*>(b[2]));
+        };
+        pool.parallel(dnn->parts(), share);
+        return {};
+      }
       const int parts = blas::dot_threads(g.shape, pool.threads());
       auto share = [&](int t) {
         if (g.dtype == DType::f64)

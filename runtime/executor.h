@@ -14,6 +14,8 @@
 //  - A failing instruction (an out-of-range gather index, ...) stops the run
 //    with an Error located at the op it came from; updated arguments may then
 //    hold partial values.
+//  - Large f32 GEMMs run on oneDNN (runtime/onednn_gemm.h, primitives made
+//    by `create` for the thread count of that time), the others on OpenBLAS.
 //  - Kernels run on the process-wide thread pool (runtime/thread_pool.h), each
 //    split into row ranges by kernel_threads; a row is computed by one thread
 //    with the same code whatever the split, so results do not depend on the
@@ -22,11 +24,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "ir/expected.h"
 #include "runtime/executable.h"
+#include "runtime/onednn_gemm.h"
 #include "runtime/tensor.h"
 
 namespace mlc::rt {
@@ -61,6 +65,7 @@ class Executor {
   std::vector<std::byte*> slot_ptr_;                // per slot, resolved
   std::vector<std::vector<int>> arg_slots_;         // per argument: slots over its buffer
   std::vector<std::vector<std::byte*>> buffers_;    // per instruction: kernel buffer lists
+  std::vector<std::optional<OneDnnGemm>> onednn_;   // per instruction: a large gemm's primitives
   std::vector<std::vector<Tensor>> views_;          // per instruction: reference operands, result
   std::vector<std::vector<const Tensor*>> view_ptrs_;
   std::vector<Tensor> results_;

@@ -53,7 +53,6 @@ bool ThreadPool::claim_and_run(uint64_t generation) {
 }
 
 void ThreadPool::run(int n, void* fn, Trampoline call) {
-  if (n > threads()) n = threads();
   const uint64_t g = generation_.load() + 1;
   // Close the previous region first: a late worker holding its claim word
   // could otherwise read this region's n_ and claim a share beyond the old n.

@@ -2,8 +2,9 @@
 // a time, for compiled kernels split into row ranges.
 //
 // Contracts:
-//  - parallel(n, fn) calls fn(t) once for every t in [0, n), n <= threads(),
-//    t == 0 on the calling thread, and returns when every call has returned.
+//  - parallel(n, fn) calls fn(t) once for every t in [0, n) (n may exceed
+//    threads(): threads claim shares until none is left), and returns when
+//    every call has returned.
 //    It allocates nothing. Calls from several threads at once are serialized
 //    by the caller (the executor runs one region at a time); fn must not call
 //    parallel itself.

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 if [[ "${1:-}" != "--no-apt" ]]; then
   packages=(build-essential cmake ninja-build ccache pkg-config
             nlohmann-json3-dev libgtest-dev libgmock-dev libopenblas-dev
+            libdnnl-dev  # oneDNN: the large GEMMs (runtime/onednn_gemm.h)
             llvm-19-dev libzstd-dev  # kernel code generation (LLVM 19: IRBuilder, O3, ORC LLJIT)
             mlir-19-tools  # mlir-opt-19, mlir-cpu-runner-19: the tests of `mlc ir --emit mlir`
             clang libclang-rt-14-dev llvm-14)  # llvm-14: llvm-symbolizer for sanitizer traces

@@ -30,6 +30,16 @@ TEST(ThreadPool, RunsEveryShareOnceInEveryRegion) {
   }
 }
 
+TEST(ThreadPool, RunsMoreSharesThanThreads) {
+  ThreadPool pool(2);
+  for (int n : {3, 7, 64}) {
+    std::vector<std::atomic<int>> runs(static_cast<size_t>(n));
+    auto fn = [&](int t) { runs[static_cast<size_t>(t)].fetch_add(1); };
+    pool.parallel(n, fn);
+    for (int t = 0; t < n; ++t) EXPECT_EQ(runs[static_cast<size_t>(t)].load(), 1) << n << " " << t;
+  }
+}
+
 TEST(ThreadPool, RegionsSeeTheCallersWritesAndTheCallerSeesTheirs) {
   ThreadPool pool(2);
   std::vector<int64_t> data(1 << 12);

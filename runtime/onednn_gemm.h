@@ -1,0 +1,41 @@
+// Large f32 GEMMs on oneDNN's matmul primitive, which the GEMM measurement
+// (bench/results/gemm_libs.md) finds 5-15 % faster than OpenBLAS on the large
+// shapes of the GEMM-bound models (whole train steps: big_mlp 410 -> 387 ms,
+// gpt256 378 -> 358 ms); smaller GEMMs stay on OpenBLAS, which is as fast
+// there and has no per-call setup (tiny_gpt's 512x64x64 GEMMs were 4 % slower
+// per step on oneDNN, hence the threshold above them).
+//
+// Contracts:
+//  - preferred(d, dtype): f32 dots of at least kMinWork multiply-adds.
+//  - create(d, parts) builds one primitive per share of the split that
+//    blas::dot_part uses (by batch, else rows, else columns of C), once, when
+//    the executor is created; run(t, ...) computes share t and is safe to call
+//    for different t from different threads at once. oneDNN runs each share on
+//    the calling thread (its own threads stay at 1), so results depend only on
+//    the shape and `parts`.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/expected.h"
+#include "runtime/blas.h"
+
+namespace mlc::rt {
+
+class OneDnnGemm {
+ public:
+  static constexpr int64_t kMinWork = int64_t{1} << 23;
+  static bool preferred(const blas::DotShape& d, DType dtype);
+  static Expected<OneDnnGemm> create(const blas::DotShape& d, int parts);
+
+  int parts() const { return static_cast<int>(shares_.size()); }
+  void run(int t, const float* a, const float* b, float* c) const;
+
+ private:
+  struct Share;
+  std::vector<std::shared_ptr<Share>> shares_;
+};
+
+}  // namespace mlc::rt
