@@ -13,6 +13,7 @@
 #include "ir/printer.h"
 #include "runtime/file_io.h"
 #include "runtime/native_code.h"
+#include "support/json_parse.h"
 
 namespace mlc::rt {
 
@@ -25,6 +26,10 @@ constexpr size_t kHeaderBytes = 24, kEntryBytes = 40, kNameBytes = 16;
 constexpr uint32_t kMaxSections = 16;
 constexpr int64_t kMaxElements = int64_t{1} << 40;  // as the model format's limit
 constexpr int64_t kMaxCount = int64_t{1} << 24;     // list lengths, dims
+// The manifest's JSON (support/json_parse.h): a valid one nests about 11 deep
+// and holds about one value per 13 bytes (tiny_gpt: 36k values); the writer
+// writes no key twice.
+constexpr json::Limits kManifestJsonLimits{32, int64_t{1} << 24, true};
 
 uint64_t fnv1a64(std::string_view bytes) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -202,7 +207,9 @@ class Field {
   const std::string& path() const { return path_; }
   const Json& json() const { return *j_; }
 
-  Error error(const std::string& what) const { return Error{"manifest field '" + path_ + "': " + what}; }
+  Error error(const std::string& what) const {
+    return Error{(path_.empty() ? std::string("the manifest") : "manifest field '" + path_ + "'") + ": " + what};
+  }
   static std::string found(const Json& j) {
     std::string s = j.dump();
     if (s.size() > 40) s = s.substr(0, 37) + "...";
@@ -478,10 +485,21 @@ struct BlobRange {
   int64_t offset = 0, size = 0;
 };
 
-Expected<BlobRange> read_blob(const Field& f, int64_t blobs_size) {
+// A range of the blobs section. Every object and constant copies its bytes,
+// and a valid artifact's ranges are disjoint: `unclaimed` (the blobs' size at
+// first) bounds what they copy together, so that overlapping ranges cannot
+// make a small file allocate many times its size.
+Expected<BlobRange> read_blob(const Field& f, int64_t blobs_size, int64_t& unclaimed) {
   BlobRange r;
-  MLC_TRY(r.offset, f.integer("offset", 0, blobs_size));
-  MLC_TRY(r.size, f.integer("size", 0, blobs_size - r.offset));
+  MLC_TRY(r.offset, f.integer("offset", 0, kMaxElements));
+  MLC_TRY(r.size, f.integer("size", 0, kMaxElements));
+  const std::string range = "bytes [" + std::to_string(r.offset) + ", +" + std::to_string(r.size) + ")";
+  if (r.offset > blobs_size || r.size > blobs_size - r.offset)
+    return f.error(range + " lie outside the blobs section's " + std::to_string(blobs_size) + " bytes");
+  if (r.size > unclaimed)
+    return f.error(range + " overlap other objects' or constants' bytes: together they claim more than the blobs "
+                   "section's " + std::to_string(blobs_size) + " bytes");
+  unclaimed -= r.size;
   return r;
 }
 
@@ -493,7 +511,8 @@ Expected<InstrKind> read_kind(const Field& f) {
   return k.error("expected kernel, gemm, reference or copy, found \"" + name + "\"");
 }
 
-Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::string_view blobs, int64_t num_objects) {
+Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::string_view blobs, int64_t num_objects,
+                                                      int64_t& unclaimed_blob_bytes) {
   auto e = std::make_shared<Executable>();
   MLC_TRY(e->function, f.string("function"));
   MLC_TRY(e->arena_bytes, f.integer("arena_bytes", 0, kMaxElements));
@@ -507,7 +526,11 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     slot.arg = static_cast<int>(arg);
     const int64_t bytes = slot.type.num_bytes();
     if (slot.arg < 0) {
-      MLC_TRY(slot.offset, s.integer("offset", 0, e->arena_bytes - bytes));
+      MLC_TRY(slot.offset, s.integer("offset", 0, kMaxElements));
+      if (slot.offset > e->arena_bytes - bytes)
+        return s.error(slot.type.str() + " (" + std::to_string(bytes) + " bytes) at offset " +
+                       std::to_string(slot.offset) + " does not fit the arena of " + std::to_string(e->arena_bytes) +
+                       " bytes");
       if (slot.offset % 64) return s.error("offset " + std::to_string(slot.offset) + " is not 64-byte aligned");
     } else {
       MLC_TRY(slot.offset, s.integer("offset", 0, kMaxElements));
@@ -579,10 +602,10 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     ConstantData data;
     MLC_TRY(int64_t slot, c.integer("slot", 0, num_slots - 1));
     data.slot = static_cast<int>(slot);
-    MLC_TRY(BlobRange r, read_blob(c, static_cast<int64_t>(blobs.size())));
+    MLC_TRY(BlobRange r, read_blob(c, static_cast<int64_t>(blobs.size()), unclaimed_blob_bytes));
     if (e->slots[data.slot].arg >= 0) return c.error("names an argument's slot");
     if (r.size != e->slots[data.slot].type.num_bytes())
-      return c.error("has " + std::to_string(r.size) + " bytes, its slot " + e->slots[data.slot].type.str() + " " +
+      return c.error("has " + std::to_string(r.size) + " bytes, its slot " + e->slots[data.slot].type.str() + " has " +
                      std::to_string(e->slots[data.slot].type.num_bytes()));
     const auto* p = reinterpret_cast<const std::byte*>(blobs.data() + r.offset);
     data.bytes.assign(p, p + r.size);
@@ -665,13 +688,18 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
           o->attrs.list().push_back(std::move(attr));
         }
         Status schema = complete_attrs(op_info(o->code), o->attrs);
-        if (!schema) return op.error("is not a valid " + code_name + ": " + schema.error().message);
+        // Messages of the op table start with the op's name: said once.
+        auto invalid = [&](std::string why) {
+          if (why.rfind(code_name + ": ", 0) == 0) why.erase(0, code_name.size() + 2);
+          return op.error("is not a valid " + code_name + ": " + why);
+        };
+        if (!schema) return invalid(schema.error().message);
         // The reference kernel trusts its op: re-infer the result from the
         // operand types and attributes, as the verifier did when compiling.
         std::vector<const TensorType*> types;
         for (size_t k = 0; k < ins.operands.size(); ++k) types.push_back(&operand_type(k));
         auto inferred = infer_type(o->code, types, o->attrs, &rt);
-        if (!inferred) return op.error("is not a valid " + code_name + ": " + inferred.error().message);
+        if (!inferred) return invalid(inferred.error().message);
         if (*inferred != rt) return op.error("infers " + inferred->str() + ", its result slot is " + rt.str());
         ins.op = std::move(o);
         break;
@@ -729,8 +757,14 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
   MLC_TRY(ArtifactSections sections, decode_container_impl(bytes));
   const std::string_view blobs = sections.blobs;
 
-  Json manifest = Json::parse(sections.manifest, nullptr, false);
-  if (manifest.is_discarded()) return Error{"the manifest is not valid JSON"};
+  Json manifest;
+  if (auto failure = json::parse(sections.manifest, kManifestJsonLimits, manifest)) {
+    if (failure->kind == json::Failure::Kind::syntax)
+      return Error{"the manifest is not valid JSON: " +
+                   (failure->detail.size() > 200 ? failure->detail.substr(0, 197) + "..." : failure->detail)};
+    return Error{"the manifest's JSON at byte " + std::to_string(failure->offset) + ": " +
+                 json::describe(*failure, kManifestJsonLimits)};
+  }
   Field root(&manifest, "");
   Artifact a;
   MLC_TRY(std::string format, root.string("format"));
@@ -745,14 +779,19 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
   MLC_TRY(a.code.features, target.string("features"));
   MLC_TRY(Field model, root.get("model"));
   MLC_TRY(a.config, read_model(model, artifact_dir, a.num_classes));
+  int64_t unclaimed_blob_bytes = static_cast<int64_t>(blobs.size());
   MLC_TRY(std::vector<Field> objects, root.list("objects", 1 << 20));
+  std::unordered_map<std::string, size_t> object_of_symbol;  // one object per symbol (write_artifact)
   for (const Field& o : objects) {
     ObjectFile obj;
     MLC_TRY(obj.symbol, o.string("symbol"));
     if (obj.symbol.empty() || obj.symbol.find_first_not_of(
                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
       return o.error("symbol \"" + obj.symbol + "\" is not an identifier");
-    MLC_TRY(BlobRange r, read_blob(o, static_cast<int64_t>(blobs.size())));
+    if (auto [it, added] = object_of_symbol.emplace(obj.symbol, a.code.objects.size()); !added)
+      return o.error("symbol \"" + obj.symbol + "\" is also the symbol of objects[" + std::to_string(it->second) +
+                     "]");
+    MLC_TRY(BlobRange r, read_blob(o, static_cast<int64_t>(blobs.size()), unclaimed_blob_bytes));
     obj.bytes.assign(blobs.substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.size)));
     a.code.objects.push_back(std::move(obj));
   }
@@ -763,7 +802,8 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
     MLC_TRY(c.name, f.string("name"));
     MLC_TRY(c.batch, f.integer("batch", 1, kMaxElements));
     MLC_TRY(Field exe, f.get("executable"));
-    MLC_TRY(c.executable, read_executable(exe, blobs, static_cast<int64_t>(a.code.objects.size())));
+    MLC_TRY(c.executable,
+            read_executable(exe, blobs, static_cast<int64_t>(a.code.objects.size()), unclaimed_blob_bytes));
     if (a.find(c.name, c.batch)) return f.error("@" + c.name + " for batch " + std::to_string(c.batch) + " appears twice");
     a.functions.push_back(std::move(c));
   }
@@ -788,7 +828,11 @@ Status write_artifact(const std::string& path, const Artifact& a) {
   std::unordered_map<std::string, int> object_of_symbol;
   std::vector<std::vector<int>> global_object(a.functions.size());
   for (size_t f = 0; f < a.functions.size(); ++f)
-    for (const ObjectFile& o : a.functions[f].executable->native.objects) {
+    // An artifact as read keeps its objects in `code` (its executables' own
+    // `native` is empty, and their kernels index `code.objects`).
+    for (const ObjectFile& o : a.functions[f].executable->native.objects.empty()
+                                   ? a.code.objects
+                                   : a.functions[f].executable->native.objects) {
       auto [it, added] = object_of_symbol.emplace(o.symbol, static_cast<int>(objects.size()));
       if (added) {
         Json j = add_blob(blobs, o.bytes);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer harness of tests/fuzz/ (ASan + UBSan, clang) for SECONDS.
-# Usage: scripts/fuzz.sh NAME SECONDS     NAME: ir | model | safetensors | checkpoint | all
+# Usage: scripts/fuzz.sh NAME SECONDS     NAME: ir | model | safetensors | checkpoint | artifact | all
 #
 # Configures build-fuzz/ with clang if needed and builds only the harness(es)
 # it runs. The committed seed corpus tests/fuzz/corpus/NAME is copied into
@@ -19,15 +19,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  echo "usage: scripts/fuzz.sh ir|model|safetensors|checkpoint|all SECONDS" >&2
+  echo "usage: scripts/fuzz.sh ir|model|safetensors|checkpoint|artifact|all SECONDS" >&2
   exit 2
 }
 [[ $# -eq 2 ]] || usage
 name=$1 seconds=$2
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || usage
 case $name in
-  ir | model | safetensors | checkpoint) names=("$name") ;;
-  all) names=(ir model safetensors checkpoint) ;;
+  ir | model | safetensors | checkpoint | artifact) names=("$name") ;;
+  all) names=(ir model safetensors checkpoint artifact) ;;
   *) usage ;;
 esac
 
@@ -36,8 +36,9 @@ cc=${FUZZ_CC:-clang-14} cxx=${FUZZ_CXX:-clang++-14}
 command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
 
 # Inputs are bounded only by -max_len: big enough for structured inputs (the
-# largest IR seed, tiny_gpt after the optimizer pass, is ~145 KB).
-declare -A max_len=([ir]=262144 [model]=131072 [safetensors]=1048576 [checkpoint]=1048576)
+# largest IR seed, tiny_gpt after the optimizer pass, is ~145 KB; the largest
+# artifact seed, digits_mlp's @train_step with its objects cut short, ~36 KB).
+declare -A max_len=([ir]=262144 [model]=131072 [safetensors]=1048576 [checkpoint]=1048576 [artifact]=262144)
 
 # Configure once (clang, ASan+UBSan, asserts on: no -DNDEBUG), then build only
 # the harnesses needed; the project libraries get -fsanitize=fuzzer-no-link
@@ -57,7 +58,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_sta
 for s in llvm-symbolizer-14 llvm-symbolizer; do
   if command -v $s >/dev/null; then export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-$(command -v $s)}; break; fi
 done
-# The safetensors and checkpoint harnesses write (and fsync) temporary files
+# The safetensors, checkpoint and artifact harnesses write (and fsync) temporary files
 # under $TMPDIR: keep them in memory when possible, in a directory of this run
 # that is removed at the end (a crashing harness cannot clean up after itself).
 tmp_base=${TMPDIR:-/tmp}

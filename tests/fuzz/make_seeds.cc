@@ -5,10 +5,19 @@
 //                                       __metadata__, empty and scalar tensors,
 //                                       gaps, padding, odd names, and headers
 //                                       with deeply nested JSON
+//   <corpus>/artifact/gen_*.mlcx        the hand-built artifact of
+//                                       tests/runtime/tiny_artifact.h and two
+//                                       variants (no kernels; three functions)
+//   <corpus>/artifact/model_*.mlcx      with arguments ARTIFACT.mlcx@FUNCTION:
+//                                       that function of a compiled artifact
+//                                       alone, with the kernel objects it uses
+//                                       cut to their first 64 bytes (the
+//                                       reader never looks inside an object)
 // Built by tests/fuzz/CMakeLists.txt as fuzz_make_seeds; run it once when the
-// formats change (scripts/fuzz.sh does not run it):
-//   build-fuzz/bin/fuzz_make_seeds tests/fuzz/corpus
-// The output is deterministic.
+// formats change (scripts/fuzz.sh does not run it), from the source root:
+//   build-fuzz/bin/fuzz_make_seeds tests/fuzz/corpus [ARTIFACT.mlcx@FUNCTION ...]
+// (tests/fuzz/README.md lists the artifacts the committed seeds come from).
+// The output is deterministic (model_* seeds: for one host CPU).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,11 +25,14 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "runtime/artifact.h"
 #include "runtime/checkpoint.h"
 #include "runtime/safetensors.h"
+#include "tests/runtime/tiny_artifact.h"
 
 namespace {
 
@@ -220,15 +232,79 @@ void write_safetensors_seeds(const std::string& dir) {
   }
 }
 
+// `function` of the artifact at `path` alone, its kernel objects cut short.
+void write_trimmed_artifact(const std::string& dir, const std::string& path, const std::string& function) {
+  auto a = mlc::rt::read_artifact(path);
+  if (!a) return check(mlc::make_error(a.error().message));
+  const mlc::rt::CompiledFunction* f = nullptr;
+  for (const mlc::rt::CompiledFunction& c : a->functions)
+    if (!f && c.name == function) f = &c;
+  if (!f) return check(mlc::make_error(path + ": no @" + function));
+  mlc::rt::Artifact out;
+  out.mlc_version = a->mlc_version;
+  out.module_hash = a->module_hash;
+  out.config = a->config;
+  out.num_classes = a->num_classes;
+  out.code.cpu = a->code.cpu;
+  out.code.features = a->code.features;
+  auto e = std::make_shared<mlc::rt::Executable>(*f->executable);
+  std::map<int, int> object_of;  // a's object -> e's
+  for (mlc::rt::KernelInfo& k : e->kernels) {
+    auto [it, added] = object_of.emplace(k.object, static_cast<int>(e->native.objects.size()));
+    if (added) {
+      const mlc::rt::ObjectFile& o = a->code.objects[static_cast<size_t>(k.object)];
+      e->native.objects.push_back({o.symbol, o.bytes.substr(0, 64)});
+    }
+    k.object = it->second;
+  }
+  out.functions = {{f->name, f->batch, e}};
+  const std::string stem = std::filesystem::path(path).stem().string();
+  check(mlc::rt::write_artifact(dir + "/model_" + stem + "_" + function + ".mlcx", out));
+}
+
+void write_artifact_seeds(const std::string& dir, const std::vector<std::string>& trims) {
+  std::filesystem::create_directories(dir);
+  // The data file is stored relative to the artifact's folder: "tiny.safetensors".
+  const mlc::rt::Artifact tiny = mlc::testing::tiny_artifact(dir + "/tiny.safetensors");
+  check(mlc::rt::write_artifact(dir + "/gen_tiny.mlcx", tiny));
+  {
+    // No kernels and no objects: transpose reads relu's result directly.
+    mlc::rt::Artifact a = mlc::testing::tiny_artifact(dir + "/tiny.safetensors");
+    auto e = std::make_shared<mlc::rt::Executable>(*a.functions[0].executable);
+    e->kernels.clear();
+    e->native.objects.clear();
+    e->instructions.erase(e->instructions.begin() + 3);
+    e->instructions.back().operands = {4};
+    a.functions[0].executable = e;
+    check(mlc::rt::write_artifact(dir + "/gen_tiny_no_kernels.mlcx", a));
+  }
+  {
+    // Three functions sharing one executable and its kernel object.
+    mlc::rt::Artifact a = mlc::testing::tiny_artifact(dir + "/tiny.safetensors");
+    a.functions.push_back({"eval", 8, a.functions[0].executable});
+    a.functions.push_back({"loss", 4, a.functions[0].executable});
+    check(mlc::rt::write_artifact(dir + "/gen_tiny_three_functions.mlcx", a));
+  }
+  for (const std::string& t : trims) {
+    const size_t at = t.rfind('@');
+    if (at == std::string::npos) {
+      check(mlc::make_error(t + ": expected ARTIFACT.mlcx@FUNCTION"));
+      continue;
+    }
+    write_trimmed_artifact(dir, t.substr(0, at), t.substr(at + 1));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s CORPUS_DIR   (tests/fuzz/corpus)\n", argv[0]);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR [ARTIFACT.mlcx@FUNCTION ...]   (tests/fuzz/corpus)\n", argv[0]);
     return 2;
   }
   std::string root = argv[1];
   write_checkpoints(root + "/checkpoint");
   write_safetensors_seeds(root + "/safetensors");
+  write_artifact_seeds(root + "/artifact", std::vector<std::string>(argv + 2, argv + argc));
   return g_failures ? 1 : 0;
 }

@@ -1,0 +1,705 @@
+// The artifact reader (runtime/artifact.h) on a hand-built artifact
+// (tests/runtime/tiny_artifact.h, no compiler involved): a valid one reads
+// back field for field, and every damage to its container or its manifest is
+// an Error "<path>: error: <what>" naming what is wrong, never a crash. This
+// suite needs only runtime/, so it also runs under ASan+UBSan
+// (scripts/test.sh); tests/tools/artifact_test.cc covers compiled models.
+#include "runtime/artifact.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "runtime/native_code.h"
+#include "tests/runtime/tiny_artifact.h"
+
+namespace mlc::rt {
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+// What the messages name: parse_artifact takes the path for messages and for
+// resolving the data file (relative to the artifact's folder; none here).
+constexpr char kPath[] = "tiny.mlcx";
+
+using mlc::testing::get_le;
+using mlc::testing::put_le;
+using mlc::testing::refresh_checksums;
+using mlc::testing::section_field;
+
+class ArtifactTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string((fs::temp_directory_path() / ("mlc_artifact_test_" + std::to_string(::getpid()))).string());
+    fs::create_directories(*dir_);
+    const std::string path = *dir_ + "/tiny.mlcx";
+    Status written = write_artifact(path, mlc::testing::tiny_artifact(*dir_ + "/tiny.safetensors"));
+    ASSERT_TRUE(written.ok()) << written.error().message;
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    valid_ = new std::string(ss.str());
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(*dir_, ec);
+    delete dir_;
+    delete valid_;
+  }
+
+  static const std::string& valid() { return *valid_; }
+  static std::string path() { return *dir_ + "/tiny.mlcx"; }
+  static size_t manifest_size() { return get_le(valid(), section_field(0, 24), 8); }
+
+  // The message of parse_artifact on `bytes`, which must fail.
+  static std::string error_of(const std::string& bytes) {
+    auto a = parse_artifact(bytes, kPath);
+    if (a) return "<parsed>";
+    return a.error().message;
+  }
+  static Json manifest() {
+    auto sections = decode_container(valid());
+    EXPECT_TRUE(sections.ok());
+    return Json::parse(sections->manifest);
+  }
+  static std::string blobs() { return std::string(decode_container(valid())->blobs); }
+  // The valid artifact with its manifest edited (and the container re-encoded).
+  static std::string with_manifest(const std::function<void(Json&)>& edit) {
+    Json m = manifest();
+    edit(m);
+    return encode_container(m.dump(1), blobs());
+  }
+  static std::string manifest_error(const std::function<void(Json&)>& edit) { return error_of(with_manifest(edit)); }
+  static Json& exe(Json& m) { return m["functions"][0]["executable"]; }
+
+ private:
+  static inline std::string* dir_ = nullptr;
+  static inline std::string* valid_ = nullptr;
+};
+
+// ---------------------------------------------------------------- valid
+
+TEST_F(ArtifactTest, ValidArtifactReadsBackFieldForField) {
+  auto a = read_artifact(path());
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  const Artifact want = mlc::testing::tiny_artifact("");
+  EXPECT_EQ(a->mlc_version, mlc_version());
+  EXPECT_EQ(a->module_hash, want.module_hash);
+  EXPECT_EQ(a->code.cpu, want.code.cpu);
+  EXPECT_EQ(a->code.features, want.code.features);
+  ASSERT_EQ(a->code.objects.size(), 1u);
+  EXPECT_EQ(a->code.objects[0].symbol, "mlc_kernel_tiny");
+  EXPECT_EQ(a->code.objects[0].bytes, "not an object file");
+  EXPECT_EQ(a->num_classes, std::nullopt);
+
+  const ModelConfig& c = a->config;
+  EXPECT_EQ(c.name, "tiny");
+  ASSERT_EQ(c.inputs.size(), 2u);
+  EXPECT_EQ(c.inputs[0].shape, (Shape{-1, 3}));
+  EXPECT_EQ(c.inputs[0].batch_dim, 0);
+  ASSERT_EQ(c.params.size(), 1u);
+  EXPECT_EQ(c.params[0].type, (TensorType{DType::f32, {3, 2}}));
+  EXPECT_EQ(c.params[0].init.kind, ParamInit::Kind::kaiming_uniform);
+  EXPECT_EQ(c.params[0].init.fan_in, 3);
+  EXPECT_EQ(c.loss_type, "mse");
+  // The data file is stored relative to the artifact's folder and read back
+  // relative to it.
+  EXPECT_EQ(c.data.file, (fs::path(path()).parent_path() / "tiny.safetensors").string());
+  ASSERT_EQ(c.data.eval.size(), 2u);
+  ASSERT_EQ(c.data.eval[0].slices.size(), 2u);
+  EXPECT_EQ(c.data.eval[0].slices[0].start, 8);
+  EXPECT_EQ(c.data.eval[0].slices[0].stop, std::nullopt);
+  EXPECT_EQ(c.data.eval[0].slices[1].stop, -1);
+  EXPECT_EQ(c.train.batch_size, 4);
+  EXPECT_EQ(c.train.seed, 7u);
+  EXPECT_FALSE(c.train.drop_last);
+  EXPECT_EQ(c.train.optimizer.type, "adam");
+  EXPECT_EQ(c.train.optimizer.lr, 0.01);
+  EXPECT_EQ(c.train.optimizer.schedule.type, "cosine");
+  EXPECT_EQ(c.train.optimizer.schedule.total_steps, 10);
+
+  ASSERT_EQ(a->functions.size(), 1u);
+  EXPECT_EQ(a->find("eval", 4), &a->functions[0]);
+  EXPECT_EQ(a->find("eval", 5), nullptr);
+  const Executable& e = *a->functions[0].executable;
+  const Executable& w = *want.functions[0].executable;
+  EXPECT_EQ(e.function, "eval");
+  EXPECT_EQ(e.arena_bytes, 384);
+  ASSERT_EQ(e.slots.size(), w.slots.size());
+  for (size_t s = 0; s < e.slots.size(); ++s) {
+    EXPECT_EQ(e.slots[s].type, w.slots[s].type) << s;
+    EXPECT_EQ(e.slots[s].arg, w.slots[s].arg) << s;
+    EXPECT_EQ(e.slots[s].offset, w.slots[s].offset) << s;
+  }
+  ASSERT_EQ(e.args.size(), 2u);
+  EXPECT_EQ(e.args[1].name, "w");
+  EXPECT_EQ(e.args[1].kind, ArgKind::param);
+  ASSERT_EQ(e.results.size(), 2u);
+  EXPECT_EQ(e.results[1].updates, 1);
+  ASSERT_EQ(e.constants.size(), 1u);
+  EXPECT_EQ(e.constants[0].slot, 5);
+  EXPECT_EQ(e.constants[0].bytes, w.constants[0].bytes);
+  ASSERT_EQ(e.kernels.size(), 1u);
+  EXPECT_EQ(e.kernels[0].object, 0);
+  EXPECT_EQ(e.kernels[0].rows, 4);
+  EXPECT_EQ(e.kernels[0].row_cost, 2);
+  EXPECT_EQ(e.kernels[0].origin, "add (tiny.json:4:5)");
+  EXPECT_EQ(e.kernels[0].types, w.kernels[0].types);
+  ASSERT_EQ(e.instructions.size(), 5u);
+  for (size_t i = 0; i < e.instructions.size(); ++i) {
+    EXPECT_EQ(e.instructions[i].kind, w.instructions[i].kind) << i;
+    EXPECT_EQ(e.instructions[i].name, w.instructions[i].name) << i;
+    EXPECT_EQ(e.instructions[i].operands, w.instructions[i].operands) << i;
+    EXPECT_EQ(e.instructions[i].result, w.instructions[i].result) << i;
+    EXPECT_EQ(e.instructions[i].loc, w.instructions[i].loc) << i;
+  }
+  EXPECT_EQ(e.instructions[1].gemm.shape.k, 3);
+  EXPECT_EQ(e.instructions[2].op->code, OpCode::Relu);
+  EXPECT_EQ(e.instructions[4].op->attrs.get_ints("perm"), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(e.instructions[3].kernel, 0);
+}
+
+TEST_F(ArtifactTest, WritingTheSameArtifactTwiceGivesTheSameBytes) {
+  const std::string again = path() + ".again.mlcx";
+  ASSERT_TRUE(
+      write_artifact(again, mlc::testing::tiny_artifact((fs::path(path()).parent_path() / "tiny.safetensors").string()))
+          .ok());
+  std::ifstream in(again, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), valid());
+}
+
+// An artifact as read (its kernel objects in `code`, none in the
+// executables) writes back to the bytes it was read from.
+TEST_F(ArtifactTest, ReadArtifactWritesBackToTheSameBytes) {
+  auto a = read_artifact(path());
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  const std::string again = path() + ".rewritten.mlcx";
+  ASSERT_TRUE(write_artifact(again, *a).ok());
+  std::ifstream in(again, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), valid());
+}
+
+TEST_F(ArtifactTest, ReEncodingTheManifestUnchangedStillParses) {
+  EXPECT_EQ(with_manifest([](Json&) {}), valid());
+  EXPECT_TRUE(parse_artifact(valid(), kPath).ok());
+}
+
+TEST_F(ArtifactTest, ReadingAMissingFileNamesIt) {
+  auto a = read_artifact(path() + ".missing");
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.error().message, path() + ".missing: error: cannot open: No such file or directory");
+}
+
+// Linking refuses code for CPU features this machine lacks, before looking at
+// the object bytes (running such code would die of an illegal instruction).
+TEST_F(ArtifactTest, LinkRefusesAFeatureThisCpuLacks) {
+  auto a =
+      parse_artifact(with_manifest([](Json& m) { m["target"]["features"] = "+sse2,+mlc-imaginary-feature"; }), kPath);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  Status linked = link_artifact(*a);
+  ASSERT_FALSE(linked.ok());
+  EXPECT_EQ(linked.error().message, "the kernels were compiled for CPU 'x86-64', whose features this CPU ('" +
+                                        host_cpu() + "') lacks: mlc-imaginary-feature");
+}
+
+TEST_F(ArtifactTest, LinkRejectsAnObjectThatIsNotMachineCode) {
+  auto a = parse_artifact(valid(), kPath);
+  ASSERT_TRUE(a.ok());
+  Status linked = link_artifact(*a);
+  ASSERT_FALSE(linked.ok());
+  EXPECT_EQ(linked.error().message.rfind("kernel object 'mlc_kernel_tiny' is not a loadable object: ", 0), 0u)
+      << linked.error().message;
+}
+
+// ---------------------------------------------------------------- container
+
+TEST_F(ArtifactTest, TruncatedTo0Bytes) {
+  EXPECT_EQ(error_of(""), "tiny.mlcx: error: truncated: 0 bytes, not even a header");
+}
+
+TEST_F(ArtifactTest, TruncatedTo10Bytes) {
+  EXPECT_EQ(error_of(valid().substr(0, 10)), "tiny.mlcx: error: truncated: 10 bytes, not even a header");
+}
+
+TEST_F(ArtifactTest, TruncatedTo23Bytes) {
+  EXPECT_EQ(error_of(valid().substr(0, 23)), "tiny.mlcx: error: truncated: 23 bytes, not even a header");
+}
+
+TEST_F(ArtifactTest, TruncatedInTheSectionTable) {
+  EXPECT_EQ(error_of(valid().substr(0, 60)),
+            "tiny.mlcx: error: truncated: the section table ends at byte 104, the file has 60");
+}
+
+TEST_F(ArtifactTest, TruncatedInTheManifest) {
+  const size_t at = 104 + manifest_size() / 2;
+  EXPECT_EQ(error_of(valid().substr(0, at)), "tiny.mlcx: error: section 'manifest' [104, +" +
+                                                 std::to_string(manifest_size()) + ") lies outside the file's " +
+                                                 std::to_string(at) + " bytes or overlaps another");
+}
+
+TEST_F(ArtifactTest, TruncatedInTheBlobs) {
+  const std::string cut = valid().substr(0, valid().size() - 5);
+  EXPECT_EQ(error_of(cut), "tiny.mlcx: error: section 'blobs' [" + std::to_string(104 + manifest_size()) + ", +" +
+                               std::to_string(valid().size() - 104 - manifest_size()) + ") lies outside the file's " +
+                               std::to_string(cut.size()) + " bytes or overlaps another");
+}
+
+TEST_F(ArtifactTest, BadMagic) {
+  std::string s = valid();
+  s[3] = 'Y';
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: not an mlc artifact (bad magic)");
+}
+
+TEST_F(ArtifactTest, WrongVersion) {
+  std::string s = valid();
+  put_le(s, 8, 2, 4);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 2, this mlc reads version 1");
+}
+
+TEST_F(ArtifactTest, SectionCount0) {
+  std::string s = valid();
+  put_le(s, 12, 0, 4);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: section count 0 is not in [1, 16]");
+}
+
+TEST_F(ArtifactTest, SectionCount17) {
+  std::string s = valid();
+  put_le(s, 12, 17, 4);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: section count 17 is not in [1, 16]");
+}
+
+TEST_F(ArtifactTest, SectionCountPastTheFile) {
+  std::string s = valid().substr(0, 300);
+  put_le(s, 12, 16, 4);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: truncated: the section table ends at byte 664, the file has 300");
+}
+
+TEST_F(ArtifactTest, SectionTableChecksum) {
+  std::string s = valid();
+  s[16] ^= 1;
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: section table checksum mismatch (the file is corrupt)");
+  std::string t = valid();
+  t[section_field(1, 24)] ^= 1;  // the blobs' size, checksum left as it was
+  EXPECT_EQ(error_of(t), "tiny.mlcx: error: section table checksum mismatch (the file is corrupt)");
+}
+
+TEST_F(ArtifactTest, ManifestSectionChecksum) {
+  std::string s = valid();
+  s[104 + 10] ^= 0x20;
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: section 'manifest' checksum mismatch (the file is corrupt)");
+}
+
+TEST_F(ArtifactTest, BlobsSectionChecksum) {
+  std::string s = valid();
+  s[s.size() - 1] ^= 0x01;
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: section 'blobs' checksum mismatch (the file is corrupt)");
+}
+
+TEST_F(ArtifactTest, SectionOffsetBeyondTheFile) {
+  std::string s = valid();
+  put_le(s, section_field(1, 16), s.size() + 100, 8);
+  refresh_checksums(s);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: section 'blobs' [" + std::to_string(s.size() + 100) + ", +" +
+                             std::to_string(s.size() - 104 - manifest_size()) + ") lies outside the file's " +
+                             std::to_string(s.size()) + " bytes or overlaps another");
+}
+
+TEST_F(ArtifactTest, SectionSizePastTheEndOfTheFile) {
+  std::string s = valid();
+  put_le(s, section_field(1, 24), ~uint64_t{0}, 8);
+  refresh_checksums(s);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: section 'blobs' [" + std::to_string(104 + manifest_size()) +
+                             ", +18446744073709551615) lies outside the file's " + std::to_string(s.size()) +
+                             " bytes or overlaps another");
+}
+
+TEST_F(ArtifactTest, OverlappingSections) {
+  std::string s = valid();
+  const uint64_t blobs_at = get_le(s, section_field(1, 16), 8);
+  put_le(s, section_field(1, 16), blobs_at - 8, 8);  // into the manifest's last bytes
+  refresh_checksums(s);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: section 'blobs' [" + std::to_string(blobs_at - 8) + ", +" +
+                             std::to_string(s.size() - blobs_at) + ") lies outside the file's " +
+                             std::to_string(s.size()) + " bytes or overlaps another");
+}
+
+TEST_F(ArtifactTest, TrailingBytes) {
+  EXPECT_EQ(error_of(valid() + "extra"), "tiny.mlcx: error: 5 bytes after the last section");
+}
+
+TEST_F(ArtifactTest, GapBetweenTheTableAndTheFirstSection) {
+  // A section may start after the table's end (gaps are allowed): the manifest
+  // one byte later, in a file one byte longer.
+  std::string s = valid();
+  s.insert(104, 1, ' ');
+  put_le(s, section_field(0, 16), 105, 8);
+  put_le(s, section_field(1, 16), get_le(s, section_field(1, 16), 8) + 1, 8);
+  refresh_checksums(s);
+  EXPECT_TRUE(parse_artifact(s, kPath).ok());
+}
+
+TEST_F(ArtifactTest, SectionNamedTwice) {
+  std::string s = valid();
+  std::memcpy(&s[section_field(1, 0)], "manifest\0\0\0\0\0\0\0\0", 16);
+  refresh_checksums(s);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: section 'manifest' appears twice");
+}
+
+TEST_F(ArtifactTest, NoBlobsSection) {
+  std::string s = valid();
+  s[section_field(1, 4)] = 'z';  // "blobz"
+  refresh_checksums(s);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: no 'blobs' section");
+}
+
+TEST_F(ArtifactTest, OneSectionOnly) {
+  const std::string manifest(decode_container(valid())->manifest);
+  std::string s = valid().substr(0, 24) + valid().substr(24, 40) + manifest;
+  put_le(s, 12, 1, 4);
+  put_le(s, section_field(0, 16), 64, 8);
+  refresh_checksums(s);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: no 'blobs' section");
+}
+
+// ---------------------------------------------------------------- manifest
+
+TEST_F(ArtifactTest, ManifestIsNotJson) {
+  EXPECT_EQ(error_of(encode_container("{\"format\": \"mlcx\",", blobs())),
+            "tiny.mlcx: error: the manifest is not valid JSON: [json.exception.parse_error.101] parse error at line 1, "
+            "column 19: syntax error while parsing object key - unexpected end of input; expected string literal");
+}
+
+TEST_F(ArtifactTest, ManifestIsNotAnObject) {
+  EXPECT_EQ(error_of(encode_container("[1, 2]", blobs())),
+            "tiny.mlcx: error: the manifest: expected an object, found [1,2]");
+}
+
+TEST_F(ArtifactTest, ManifestNestedTooDeep) {
+  // A wrong-typed value is quoted in the message: a deep one must not take the
+  // reader down (recursion) on its way to saying so.
+  std::string deep = "{\"format\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  EXPECT_EQ(error_of(encode_container(deep, blobs())),
+            "tiny.mlcx: error: the manifest's JSON at byte 42: nesting deeper than 32 levels");
+}
+
+TEST_F(ArtifactTest, ManifestWithADuplicateKey) {
+  EXPECT_EQ(error_of(encode_container("{\"format\": \"mlcx\", \"format\": \"mlcx\"}", blobs())),
+            "tiny.mlcx: error: the manifest's JSON at byte 27: duplicate key 'format'");
+}
+
+TEST_F(ArtifactTest, Format) {
+  EXPECT_EQ(manifest_error([](Json& m) { m["format"] = "mlcy"; }),
+            "tiny.mlcx: error: manifest field 'format': expected \"mlcx\", found \"mlcy\"");
+}
+
+TEST_F(ArtifactTest, MlcVersion) {
+  EXPECT_EQ(manifest_error([](Json& m) { m["mlc_version"] = "0.0.1"; }),
+            "tiny.mlcx: error: compiled by mlc 0.0.1, this is mlc 0.7.0: compile it again with this mlc");
+}
+
+TEST_F(ArtifactTest, MissingModuleHash) {
+  EXPECT_EQ(manifest_error([](Json& m) { m.erase("module_hash"); }),
+            "tiny.mlcx: error: manifest field 'module_hash' is missing");
+}
+
+TEST_F(ArtifactTest, MissingTrainBatchSize) {
+  EXPECT_EQ(manifest_error([](Json& m) { m["model"]["train"].erase("batch_size"); }),
+            "tiny.mlcx: error: manifest field 'model.train.batch_size' is missing");
+}
+
+TEST_F(ArtifactTest, ArenaBytesIsAString) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["arena_bytes"] = "384"; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.arena_bytes': expected an integer in [0, "
+            "1099511627776], found \"384\"");
+}
+
+TEST_F(ArtifactTest, SlotOffsetNot64Aligned) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["slots"][3]["offset"] = 96; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[3]': offset 96 is not 64-byte aligned");
+}
+
+TEST_F(ArtifactTest, SlotBeyondTheArena) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["slots"][7]["offset"] = 384; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[7]': f32[2,4] (32 bytes) at offset 384 "
+            "does not fit the arena of 384 bytes");
+}
+
+TEST_F(ArtifactTest, SlotLargerThanTheArena) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["arena_bytes"] = 16; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[2]': f32[4,3] (48 bytes) at offset 0 does "
+            "not fit the arena of 16 bytes");
+}
+
+TEST_F(ArtifactTest, SlotOfAnArgumentOutOfRange) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["slots"][8]["arg"] = 2; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[8].arg': expected an integer in [-1, 1], "
+            "found 2");
+}
+
+TEST_F(ArtifactTest, ArgumentWhoseSlotIsNotItsBuffer) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["args"][1]["slot"] = 0; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.args[1]': slot 0 is not this argument's buffer");
+}
+
+TEST_F(ArtifactTest, ViewBeyondItsArgumentsBuffer) {
+  EXPECT_EQ(
+      manifest_error([](Json& m) { exe(m)["slots"][8]["offset"] = 4; }),
+      "tiny.mlcx: error: manifest field 'functions[0].executable.slots[8]': does not fit the buffer of argument 0");
+}
+
+TEST_F(ArtifactTest, UnknownArgumentKind) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["args"][1]["kind"] = "weight"; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.args[1].kind': expected input, param, frozen, "
+            "state or step, found \"weight\"");
+}
+
+TEST_F(ArtifactTest, KernelObjectIndexOutOfRange) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["kernels"][0]["object"] = 1; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0].object': expected an integer in [0, "
+            "0], found 1");
+}
+
+TEST_F(ArtifactTest, KernelIndexOutOfRange) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][3]["kernel"] = 1; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3].kernel': expected an integer in "
+            "[0, 0], found 1");
+}
+
+TEST_F(ArtifactTest, InstructionOperandOutOfRange) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["operands"][0] = 9; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].operands[0]': expected an "
+            "integer in [0, 8], found 9");
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["operands"][0] = -1; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].operands[0]': expected an "
+            "integer in [0, 8], found -1");
+}
+
+TEST_F(ArtifactTest, InstructionResultOutOfRange) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][0]["result"] = 9; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[0].result': expected an integer in "
+            "[0, 8], found 9");
+}
+
+TEST_F(ArtifactTest, KernelOperandOfAnotherType) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][3]["operands"][1] = 2; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]': operand 1 is f32[4,3], kernel "
+            "'fusion_0' was compiled for f32[4,2]");
+}
+
+TEST_F(ArtifactTest, KernelResultOfAnotherType) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][3]["result"] = 7; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]': result is f32[2,4], kernel "
+            "'fusion_0' was compiled for f32[4,2]");
+}
+
+TEST_F(ArtifactTest, KernelInstructionWithTooFewOperands) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][3]["operands"].erase(1); }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]': a kernel instruction takes 2 "
+            "operands, found 1");
+}
+
+TEST_F(ArtifactTest, KernelRowsDoNotMatchItsResult) {
+  EXPECT_EQ(
+      manifest_error([](Json& m) { exe(m)["kernels"][0]["rows"] = 3; }),
+      "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0]': rows 3 do not match its result f32[4,2]");
+}
+
+TEST_F(ArtifactTest, KernelWithoutTypes) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["kernels"][0]["types"] = Json::array(); }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0]': has no result type");
+}
+
+TEST_F(ArtifactTest, GemmShapeDoesNotMatchItsOperands) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["gemm"]["k"] = 2; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm': shape does not match its "
+            "operands f32[4,3], f32[3,2] and result f32[4,2]");
+}
+
+TEST_F(ArtifactTest, GemmOfIntegers) {
+  EXPECT_EQ(
+      manifest_error([](Json& m) { exe(m)["instructions"][1]["gemm"]["dtype"] = "i32"; }),
+      "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm': dtype must be f32 or f64");
+}
+
+TEST_F(ArtifactTest, GemmWithOneOperand) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["operands"].erase(1); }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': a gemm instruction takes 2 "
+            "operands, found 1");
+}
+
+TEST_F(ArtifactTest, ReferenceOpWithAnUnknownCode) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][2]["op"]["code"] = "relux"; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[2].op.code': unknown op \"relux\"");
+}
+
+TEST_F(ArtifactTest, ReferenceOpWhoseAttributesInferAnotherType) {
+  EXPECT_EQ(manifest_error([](Json& m) {
+              exe(m)["instructions"][4]["op"]["attrs"][0]["ints"] = {0, 1};
+            }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[4].op': is not a valid transpose: "
+            "declared result type f32[2,4] does not match the inferred f32[4,2]");
+}
+
+TEST_F(ArtifactTest, ReferenceOpWithAnInvalidAttribute) {
+  EXPECT_EQ(manifest_error([](Json& m) {
+              exe(m)["instructions"][4]["op"]["attrs"][0]["ints"] = {0, 0};
+            }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[4].op': is not a valid transpose: "
+            "perm [0, 0] is not a permutation of 0..1");
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][4]["op"]["attrs"] = Json::array(); }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[4].op': is not a valid transpose: "
+            "missing attribute 'perm' (integer list)");
+  EXPECT_EQ(manifest_error([](Json& m) {
+              exe(m)["instructions"][4]["op"]["attrs"][0] = {{"name", "perm"}, {"float", "1.5"}};
+            }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[4].op': is not a valid transpose: "
+            "attribute 'perm' must be integer list, got 1.5");
+}
+
+TEST_F(ArtifactTest, ReferenceOpWithTheWrongOperandCount) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][2]["operands"].push_back(3); }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[2].op': is not a valid relu: "
+            "expected 1 operand, got 2");
+}
+
+TEST_F(ArtifactTest, ReferenceOpOfTheWrongDtype) {
+  // relu of a float slot whose result slot is another dtype.
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["slots"][4]["type"]["dtype"] = "f64"; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[2].op': is not a valid relu: "
+            "declared result type f64[4,2] does not match the inferred f32[4,2]");
+}
+
+TEST_F(ArtifactTest, CopyWithMismatchedBytes) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][0]["operands"][0] = 3; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[0]': copies 32 bytes into 48");
+}
+
+TEST_F(ArtifactTest, ConstantWithTheWrongSize) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["constants"][0]["size"] = 16; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.constants[0]': has 16 bytes, its slot f32[4,2] "
+            "has 32");
+}
+
+TEST_F(ArtifactTest, ConstantInAnArgumentsSlot) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["constants"][0]["slot"] = 0; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.constants[0]': names an argument's slot");
+}
+
+TEST_F(ArtifactTest, BlobRangeOutsideTheBlobs) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["constants"][0]["offset"] = 1000; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.constants[0]': bytes [1000, +32) lie outside "
+            "the blobs section's 96 bytes");
+  EXPECT_EQ(
+      manifest_error([](Json& m) { m["objects"][0]["size"] = 10000; }),
+      "tiny.mlcx: error: manifest field 'objects[0]': bytes [0, +10000) lie outside the blobs section's 96 bytes");
+}
+
+TEST_F(ArtifactTest, BlobsSharedByManyObjects) {
+  // Every object copies its bytes: ranges that overlap would multiply the
+  // memory a small file asks for.
+  EXPECT_EQ(manifest_error([](Json& m) {
+              for (int i = 0; i < 1000; ++i) {
+                m["objects"].push_back(m["objects"][0]);
+                m["objects"].back()["symbol"] = "copy_" + std::to_string(i);
+              }
+            }),
+            "tiny.mlcx: error: manifest field 'objects[5]': bytes [0, +18) overlap other objects' or constants' bytes: "
+            "together they claim more than the blobs section's 96 bytes");
+}
+
+TEST_F(ArtifactTest, UnknownDtype) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["slots"][0]["type"]["dtype"] = "f31"; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[0].type.dtype': expected a dtype (f32, "
+            "f64, bf16, f16, i32, i64, bool), found \"f31\"");
+}
+
+TEST_F(ArtifactTest, ShapeWithANegativeDim) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["slots"][0]["type"]["shape"][0] = -4; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[0].type.shape[0]': expected an integer in "
+            "[0, 1099511627776], found -4");
+}
+
+TEST_F(ArtifactTest, ShapeWithTooManyElements) {
+  EXPECT_EQ(manifest_error([](Json& m) {
+              exe(m)["slots"][0]["type"]["shape"] = {1 << 20, 1 << 20, 2};
+            }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[0].type': has more than 2^40 elements");
+}
+
+TEST_F(ArtifactTest, UnknownOptimizer) {
+  EXPECT_EQ(manifest_error([](Json& m) { m["model"]["train"]["optimizer"]["type"] = "sgdx"; }),
+            "tiny.mlcx: error: manifest field 'model.train.optimizer.type': unknown optimizer \"sgdx\"");
+}
+
+TEST_F(ArtifactTest, UnknownInitialization) {
+  EXPECT_EQ(manifest_error([](Json& m) { m["model"]["params"][0]["init"]["kind"] = "xavier"; }),
+            "tiny.mlcx: error: manifest field 'model.params[0].init': unknown initialization \"xavier\"");
+}
+
+TEST_F(ArtifactTest, InputBatchDimThatIsNotTheBatchSymbol) {
+  EXPECT_EQ(manifest_error([](Json& m) { m["model"]["inputs"][0]["batch_dim"] = 1; }),
+            "tiny.mlcx: error: manifest field 'model.inputs[0]': batch_dim does not match batched and shape");
+}
+
+TEST_F(ArtifactTest, UnknownInstructionKind) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][0]["kind"] = "kernal"; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[0].kind': expected kernel, gemm, "
+            "reference or copy, found \"kernal\"");
+}
+
+TEST_F(ArtifactTest, EmptyFunctionList) {
+  EXPECT_EQ(manifest_error([](Json& m) { m["functions"] = Json::array(); }),
+            "tiny.mlcx: error: manifest field 'functions': the artifact has no functions");
+}
+
+TEST_F(ArtifactTest, FunctionListedTwice) {
+  EXPECT_EQ(manifest_error([](Json& m) { m["functions"].push_back(m["functions"][0]); }),
+            "tiny.mlcx: error: manifest field 'functions[1]': @eval for batch 4 appears twice");
+}
+
+TEST_F(ArtifactTest, FunctionForBatch0) {
+  EXPECT_EQ(
+      manifest_error([](Json& m) { m["functions"][0]["batch"] = 0; }),
+      "tiny.mlcx: error: manifest field 'functions[0].batch': expected an integer in [1, 1099511627776], found 0");
+}
+
+TEST_F(ArtifactTest, ResultThatUpdatesAnArgumentOfAnotherType) {
+  EXPECT_EQ(
+      manifest_error([](Json& m) { exe(m)["results"][1]["updates"] = 0; }),
+      "tiny.mlcx: error: manifest field 'functions[0].executable.results[1]': updates an argument of another type");
+}
+
+TEST_F(ArtifactTest, ObjectSymbolThatIsNotAnIdentifier) {
+  EXPECT_EQ(manifest_error([](Json& m) { m["objects"][0]["symbol"] = "a b"; }),
+            "tiny.mlcx: error: manifest field 'objects[0]': symbol \"a b\" is not an identifier");
+}
+
+TEST_F(ArtifactTest, ObjectSymbolListedTwice) {
+  // write_artifact keeps one object per symbol (equal symbols are equal code).
+  EXPECT_EQ(
+      manifest_error([](Json& m) {
+        m["objects"].push_back(m["objects"][0]);
+        m["objects"][1]["size"] = 0;
+      }),
+      "tiny.mlcx: error: manifest field 'objects[1]': symbol \"mlc_kernel_tiny\" is also the symbol of objects[0]");
+}
+
+TEST_F(ArtifactTest, LocWithLine0) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["loc"]["line"] = 0; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].loc.line': expected an integer "
+            "in [1, 2147483647], found 0");
+}
+
+}  // namespace
+}  // namespace mlc::rt
