@@ -679,6 +679,9 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
         MLC_TRY(std::string code_name, code_field.as_string());
         auto code = find_op(code_name);
         if (!code) return code_field.error("unknown op \"" + code_name + "\"");
+        // Composites have no reference kernel: lowering decomposes them.
+        if (op_info(*code).is_composite())
+          return code_field.error("\"" + code_name + "\" is a composite op, which no instruction runs (compiled code decomposes it)");
         auto o = std::make_shared<Op>();
         o->code = *code;
         o->loc = ins.loc;

@@ -30,6 +30,7 @@
 
 #include "runtime/checkpoint.h"
 #include "tests/fuzz/fuzz_report.h"
+#include "tests/fuzz/fuzz_temp_dir.h"
 
 namespace {
 
@@ -42,25 +43,7 @@ const std::string kModel = "fuzz";
   mlc::fuzz::fail("fuzz_checkpoint", what, detail);
 }
 
-// Created on first use, removed at normal exit. Never destroyed: the atexit
-// handler runs after the destructors of statics constructed before it was
-// registered, so it must not use such a static.
-const std::string& temp_dir() {
-  static const std::string* dir = [] {
-    const char* base = std::getenv("TMPDIR");
-    auto* d = new std::string(std::string(base && *base ? base : "/tmp") + "/mlc-fuzz-checkpoint.XXXXXX");
-    if (!::mkdtemp(d->data())) {
-      std::perror(("fuzz_checkpoint: mkdtemp " + *d).c_str());
-      std::abort();
-    }
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(*dir, ec);
-    });
-    return d;
-  }();
-  return *dir;
-}
+const std::string& temp_dir() { return mlc::fuzz::temp_dir("checkpoint"); }
 
 void write_file(const std::string& path, const uint8_t* data, size_t size) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

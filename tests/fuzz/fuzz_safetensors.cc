@@ -36,6 +36,7 @@
 
 #include "runtime/safetensors.h"
 #include "tests/fuzz/fuzz_report.h"
+#include "tests/fuzz/fuzz_temp_dir.h"
 
 namespace {
 
@@ -47,30 +48,7 @@ using mlc::rt::Tensor;
   mlc::fuzz::fail("fuzz_safetensors", what, detail);
 }
 
-std::string temp_dir_path() {
-  const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::string(base && *base ? base : "/tmp") + "/mlc-fuzz-safetensors.XXXXXX";
-  if (!::mkdtemp(pattern.data())) {
-    std::perror(("fuzz_safetensors: mkdtemp " + pattern).c_str());
-    std::abort();
-  }
-  return pattern;
-}
-
-// Created on first use, removed at normal exit. Never destroyed: the atexit
-// handler runs after the destructors of statics constructed before it was
-// registered, so it must not use such a static.
-const std::string& temp_dir() {
-  static const std::string* dir = [] {
-    auto* d = new std::string(temp_dir_path());
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(*dir, ec);
-    });
-    return d;
-  }();
-  return *dir;
-}
+const std::string& temp_dir() { return mlc::fuzz::temp_dir("safetensors"); }
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

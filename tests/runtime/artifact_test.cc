@@ -161,7 +161,7 @@ TEST_F(ArtifactTest, ValidArtifactReadsBackFieldForField) {
     EXPECT_EQ(e.instructions[i].loc, w.instructions[i].loc) << i;
   }
   EXPECT_EQ(e.instructions[1].gemm.shape.k, 3);
-  EXPECT_EQ(e.instructions[2].op->code, OpCode::Relu);
+  EXPECT_EQ(e.instructions[2].op->code, OpCode::Exp);
   EXPECT_EQ(e.instructions[4].op->attrs.get_ints("perm"), (std::vector<int64_t>{1, 0}));
   EXPECT_EQ(e.instructions[3].kernel, 0);
 }
@@ -567,16 +567,22 @@ TEST_F(ArtifactTest, ReferenceOpWithAnInvalidAttribute) {
             "attribute 'perm' must be integer list, got 1.5");
 }
 
+TEST_F(ArtifactTest, ReferenceOpThatIsAComposite) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][2]["op"]["code"] = "relu"; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[2].op.code': \"relu\" is a "
+            "composite op, which no instruction runs (compiled code decomposes it)");
+}
+
 TEST_F(ArtifactTest, ReferenceOpWithTheWrongOperandCount) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][2]["operands"].push_back(3); }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[2].op': is not a valid relu: "
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[2].op': is not a valid exp: "
             "expected 1 operand, got 2");
 }
 
 TEST_F(ArtifactTest, ReferenceOpOfTheWrongDtype) {
-  // relu of a float slot whose result slot is another dtype.
+  // exp of a float slot whose result slot is another dtype.
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["slots"][4]["type"]["dtype"] = "f64"; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[2].op': is not a valid relu: "
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[2].op': is not a valid exp: "
             "declared result type f64[4,2] does not match the inferred f32[4,2]");
 }
 

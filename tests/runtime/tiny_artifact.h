@@ -7,7 +7,7 @@
 //   slot 1  w     f32[3,2]  argument 1 (param)
 //   slot 2        f32[4,3]  arena 0      = copy slot 8
 //   slot 3        f32[4,2]  arena 64     = gemm(slot 2, slot 1)
-//   slot 4        f32[4,2]  arena 128    = relu(slot 3)           (reference)
+//   slot 4        f32[4,2]  arena 128    = exp(slot 3)            (reference)
 //   slot 5        f32[4,2]  arena 192    constant (blob)
 //   slot 6        f32[4,2]  arena 256    = kernel 0 (slot 4, slot 5)
 //   slot 7        f32[2,4]  arena 320    = transpose(slot 6)      (reference, perm [1, 0])
@@ -150,13 +150,13 @@ inline rt::Artifact tiny_artifact(const std::string& data_file) {
   gemm.gemm.shape.n = 2;
   gemm.gemm.shape.k = 3;
   gemm.loc = {"tiny.json", 3, 5};
-  rt::Instruction relu = instruction(InstrKind::reference, "relu", {3}, 4);
-  relu.op = op(OpCode::Relu);
+  rt::Instruction exp = instruction(InstrKind::reference, "exp", {3}, 4);
+  exp.op = op(OpCode::Exp);
   rt::Instruction kernel = instruction(InstrKind::kernel, "fusion_0", {4, 5}, 6);
   kernel.kernel = 0;
   rt::Instruction transpose = instruction(InstrKind::reference, "transpose", {6}, 7);
   transpose.op = op(OpCode::Transpose, {{"perm", std::vector<int64_t>{1, 0}}});
-  e->instructions = {instruction(InstrKind::copy, "copy", {8}, 2), gemm, relu, kernel, transpose};
+  e->instructions = {instruction(InstrKind::copy, "copy", {8}, 2), gemm, exp, kernel, transpose};
 
   a.functions = {{"eval", 4, e}};
   return a;
