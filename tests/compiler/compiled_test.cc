@@ -9,7 +9,8 @@
 //  - 0 (bit-exact) for everything computed by IEEE-exact operations in the
 //    same order as the reference kernels: movement, compare, select, casts,
 //    integer ops, + - * / sqrt, max/min, tanh and erf (both call libm's scalar
-//    functions), dot (the same BLAS call) and every op lowered to its
+//    functions), dot (the same OpenBLAS call: these dots are below the size
+//    that goes to oneDNN, runtime/onednn_gemm.h) and every op lowered to its
 //    reference kernel (convolutions, pooling, gather, scatter_add, half types);
 //  - 4 where a kernel may call glibc's libmvec for exp, log, sin, cos or pow
 //    (glibc documents at most 4 ulp for them; libm's scalar versions are
