@@ -22,7 +22,15 @@ bool canonicalize(Function& f, int max_rounds, int* rounds) {
 }
 
 Expected<bool> CanonicalizePass::run(Module& module) {
-  return rewrite_each_function(module, [](Function& f) { return canonicalize(f); });
+  return rewrite_each_function(module, [this](Function& f) { return canonicalize(f, max_rounds_); });
+}
+
+Status CanonicalizePass::set_option(std::string_view key, std::string_view value) {
+  if (key != "max-rounds")
+    return make_error("error: pass 'canonicalize' has no option '" + std::string(key) + "' (it takes: max-rounds)");
+  MLC_TRY(int64_t rounds, int_option(name(), key, value, 1, 1024));
+  max_rounds_ = static_cast<int>(rounds);
+  return {};
 }
 
 }  // namespace mlc

@@ -23,10 +23,15 @@ inline constexpr int kMaxCanonicalizeRounds = 16;
 // changed. `rounds`, if given, receives the number of rounds that changed something.
 bool canonicalize(Function& f, int max_rounds = kMaxCanonicalizeRounds, int* rounds = nullptr);
 
+// Options: max-rounds=N (1..1024, default kMaxCanonicalizeRounds).
 class CanonicalizePass : public Pass {
  public:
   std::string_view name() const override { return "canonicalize"; }
   Expected<bool> run(Module& module) override;
+  Status set_option(std::string_view key, std::string_view value) override;
+
+ private:
+  int max_rounds_ = kMaxCanonicalizeRounds;
 };
 
 }  // namespace mlc

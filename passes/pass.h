@@ -19,7 +19,22 @@ class Pass {
   virtual ~Pass() = default;
   virtual std::string_view name() const = 0;
   virtual Expected<bool> run(Module& module) = 0;
+  // Sets option `key` (as in `canonicalize{max-rounds=4}`); an unknown key or
+  // a bad value is an Error naming the pass, the key and what it takes.
+  virtual Status set_option(std::string_view key, std::string_view value);
 };
+
+// One entry of a pass list: `name` or `name{key=value,key=value}`.
+struct PassSpec {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> options;
+};
+// Parses "a,b{k=v,k2=v2},c" (commas inside braces separate options). Errors
+// name the position: "error: pass list: unbalanced '{' at column 3".
+Expected<std::vector<PassSpec>> parse_pass_list(std::string_view text);
+// An option value as an integer in [lo, hi], or an Error naming pass and key.
+Expected<int64_t> int_option(std::string_view pass, std::string_view key, std::string_view value, int64_t lo,
+                             int64_t hi);
 
 // Applies a per-function rewrite (returning whether it changed the function)
 // to every function of `module`; the body of most passes' `run`.
@@ -34,7 +49,9 @@ bool rewrite_each_function(Module& module, Rewrite rewrite) {
 std::unique_ptr<Pass> create_pass(std::string_view name);
 // Names of every registered pass, in a stable order.
 std::vector<std::string> pass_names();
-// Runs passes in order; an unknown name is an error listing the known ones.
+// Runs passes in order; each name may carry options (`name{k=v}`, see
+// parse_pass_list). An unknown name is an error listing the known ones.
 Expected<bool> run_passes(Module& module, const std::vector<std::string>& names);
+Expected<bool> run_passes(Module& module, const std::vector<PassSpec>& passes);
 
 }  // namespace mlc

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <charconv>
 #include <functional>
 #include <utility>
 
@@ -41,19 +43,84 @@ std::vector<std::string> pass_names() {
   return names;
 }
 
-Expected<bool> run_passes(Module& module, const std::vector<std::string>& names) {
+Status Pass::set_option(std::string_view key, std::string_view) {
+  return make_error("error: pass '" + std::string(name()) + "' has no option '" + std::string(key) + "'" +
+                    " (it takes none)");
+}
+
+Expected<int64_t> int_option(std::string_view pass, std::string_view key, std::string_view value, int64_t lo,
+                             int64_t hi) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi)
+    return make_error("error: pass '" + std::string(pass) + "' option '" + std::string(key) + "' takes an integer in [" +
+                      std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + std::string(value) + "'");
+  return v;
+}
+
+Expected<std::vector<PassSpec>> parse_pass_list(std::string_view text) {
+  std::vector<PassSpec> out;
+  auto fail = [&](const std::string& what, size_t at) {
+    return make_error("error: pass list '" + std::string(text) + "': " + what + " at column " + std::to_string(at + 1));
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    PassSpec spec;
+    size_t start = i;
+    while (i < text.size() && text[i] != ',' && text[i] != '{') {
+      if (text[i] == '}' || text[i] == '=') return fail(std::string("unexpected '") + text[i] + "'", i);
+      ++i;
+    }
+    spec.name = std::string(text.substr(start, i - start));
+    if (spec.name.empty()) return fail("a pass name is missing", start);
+    if (i < text.size() && text[i] == '{') {
+      const size_t open = i++;
+      for (;;) {
+        size_t close = text.find('}', i);
+        if (close == std::string_view::npos) return fail("unbalanced '{'", open);
+        size_t end = std::min(text.find(',', i), close);
+        std::string_view item = text.substr(i, end - i);
+        size_t eq = item.find('=');
+        if (eq == std::string_view::npos || eq == 0)
+          return fail("an option is key=value, got '" + std::string(item) + "'", i);
+        spec.options.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+        i = end + 1;
+        if (end == close) break;
+      }
+    }
+    if (i < text.size()) {
+      if (text[i] != ',') return fail(std::string("expected ',' after a pass, got '") + text[i] + "'", i);
+      ++i;
+      if (i == text.size()) return fail("a pass name is missing", i);
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+Expected<bool> run_passes(Module& module, const std::vector<PassSpec>& passes) {
   bool changed = false;
-  for (const std::string& name : names) {
-    auto pass = create_pass(name);
+  for (const PassSpec& spec : passes) {
+    auto pass = create_pass(spec.name);
     if (!pass) {
       std::string known;
       for (const auto& n : pass_names()) known += (known.empty() ? "" : ", ") + n;
-      return make_error("error: unknown pass '" + name + "' (known passes: " + known + ")");
+      return make_error("error: unknown pass '" + spec.name + "' (known passes: " + known + ")");
     }
+    for (const auto& [key, value] : spec.options) MLC_CHECK_OK(pass->set_option(key, value));
     MLC_TRY(bool c, pass->run(module));
     changed |= c;
   }
   return changed;
+}
+
+Expected<bool> run_passes(Module& module, const std::vector<std::string>& names) {
+  std::vector<PassSpec> specs;
+  for (const std::string& name : names) {
+    MLC_TRY(std::vector<PassSpec> one, parse_pass_list(name));
+    for (PassSpec& s : one) specs.push_back(std::move(s));
+  }
+  return run_passes(module, specs);
 }
 
 }  // namespace mlc

@@ -1,7 +1,7 @@
-// mlc opt FILE.mlir [--passes a,b,c]: parses and verifies textual IR ("-" reads
-// stdin), runs the named passes in order and prints the result.
+// mlc opt FILE.mlir [--passes a,b{key=value},c]: parses and verifies textual
+// IR ("-" reads stdin), runs the named passes in order (with their options,
+// passes/pass.h) and prints the result.
 #include <cstdio>
-#include <sstream>
 
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -11,16 +11,6 @@
 
 namespace mlc::cli {
 
-namespace {
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-}  // namespace
-
 int cmd_opt(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
@@ -29,7 +19,9 @@ int cmd_opt(const std::vector<std::string>& argv) {
   const std::string& path = args.positional[0];
   Expected<Module> module = parse_module_file(path);
   if (!module) return user_error(module.error().message);
-  auto changed = run_passes(*module, split_commas(args.get("passes")));
+  auto passes = parse_pass_list(args.get("passes"));
+  if (!passes) return user_error(passes.error().message);
+  auto changed = run_passes(*module, *passes);
   if (!changed) return user_error(changed.error().message);
   Status valid = verify_module(*module);
   if (!valid) return user_error("mlc internal error: invalid IR after passes: " + valid.error().message);

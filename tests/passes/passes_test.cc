@@ -126,6 +126,51 @@ TEST(Passes, Registered) {
   }
 }
 
+TEST(PassList, ParsesNamesAndOptions) {
+  auto list = parse_pass_list("cse,canonicalize{max-rounds=4},dce");
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_EQ(list->size(), 3u);
+  EXPECT_EQ((*list)[0].name, "cse");
+  EXPECT_TRUE((*list)[0].options.empty());
+  EXPECT_EQ((*list)[1].name, "canonicalize");
+  ASSERT_EQ((*list)[1].options.size(), 1u);
+  EXPECT_EQ((*list)[1].options[0], std::make_pair(std::string("max-rounds"), std::string("4")));
+  auto two = parse_pass_list("x{a=1,b=2}");
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ((*two)[0].options.size(), 2u);
+  EXPECT_TRUE(parse_pass_list("").ok());
+}
+
+TEST(PassList, MalformedListsNameThePosition) {
+  auto error = [](const char* text) {
+    auto l = parse_pass_list(text);
+    return l.ok() ? std::string("ok") : l.error().message;
+  };
+  EXPECT_EQ(error("cse{a"), "error: pass list 'cse{a': unbalanced '{' at column 4");
+  EXPECT_EQ(error("cse,"), "error: pass list 'cse,': a pass name is missing at column 5");
+  EXPECT_EQ(error(",cse"), "error: pass list ',cse': a pass name is missing at column 1");
+  EXPECT_EQ(error("cse{x}"), "error: pass list 'cse{x}': an option is key=value, got 'x' at column 5");
+  EXPECT_EQ(error("cse{a=1}dce"), "error: pass list 'cse{a=1}dce': expected ',' after a pass, got 'd' at column 9");
+  EXPECT_EQ(error("c}se"), "error: pass list 'c}se': unexpected '}' at column 2");
+}
+
+TEST(PassOptions, UnknownKeysAndBadValuesAreErrors) {
+  Module m;
+  auto run = [&m](const char* list) {
+    auto specs = parse_pass_list(list);
+    EXPECT_TRUE(specs.ok());
+    auto r = run_passes(m, *specs);
+    return r.ok() ? std::string("ok") : r.error().message;
+  };
+  EXPECT_EQ(run("canonicalize{max-rounds=3}"), "ok");
+  EXPECT_EQ(run("cse{x=1}"), "error: pass 'cse' has no option 'x' (it takes none)");
+  EXPECT_EQ(run("canonicalize{rounds=2}"), "error: pass 'canonicalize' has no option 'rounds' (it takes: max-rounds)");
+  EXPECT_EQ(run("canonicalize{max-rounds=0}"),
+            "error: pass 'canonicalize' option 'max-rounds' takes an integer in [1, 1024], got '0'");
+  EXPECT_EQ(run("canonicalize{max-rounds=2x}"),
+            "error: pass 'canonicalize' option 'max-rounds' takes an integer in [1, 1024], got '2x'");
+}
+
 TEST(Passes, EachPassKeepsModulesVerifiableAndResultsExact) {
   for (Module (*make)() : {make_mlp, make_messy})
     for (bool decomposed : {false, true})
