@@ -11,17 +11,13 @@
 #include <sstream>
 #include <thread>
 
+#include "runtime/checksum.h"
+
 namespace mlc {
 
 namespace {
 
 constexpr char kMagic[] = "mlc kernel cache 1\n";
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 void put_u64(std::string& s, uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
 
@@ -34,15 +30,6 @@ bool take_u64(std::string_view& s, uint64_t& v) {
 
 }  // namespace
 
-uint64_t fnv1a64(std::string_view bytes, uint64_t seed) {
-  uint64_t h = seed;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 std::optional<KernelCache> KernelCache::from_environment() {
   if (const char* d = std::getenv("MLC_CACHE_DIR")) {
     if (!*d || std::string(d) == "off") return std::nullopt;
@@ -54,7 +41,7 @@ std::optional<KernelCache> KernelCache::from_environment() {
 }
 
 std::string KernelCache::path(const std::string& key) const {
-  return dir_ + "/" + hex(fnv1a64(key)) + hex(fnv1a64(key, 0x84222325cbf29ce4ull)) + ".o";
+  return dir_ + "/" + rt::hex64(rt::fnv1a64(key)) + rt::hex64(rt::fnv1a64(key, 0x84222325cbf29ce4ull)) + ".o";
 }
 
 std::optional<std::string> KernelCache::get(const std::string& key) const {
@@ -72,7 +59,7 @@ std::optional<std::string> KernelCache::get(const std::string& key) const {
   if (!take_u64(s, key_size) || key_size > s.size() || s.substr(0, key_size) != key) return std::nullopt;
   s.remove_prefix(key_size);
   if (!take_u64(s, object_size) || !take_u64(s, checksum) || object_size != s.size()) return std::nullopt;
-  if (fnv1a64(s) != checksum) return std::nullopt;
+  if (rt::fnv1a64(s) != checksum) return std::nullopt;
   return std::string(s);
 }
 
@@ -85,7 +72,7 @@ void KernelCache::put(const std::string& key, const std::string& object) const {
   put_u64(file, key.size());
   file += key;
   put_u64(file, object.size());
-  put_u64(file, fnv1a64(object));
+  put_u64(file, rt::fnv1a64(object));
   file += object;
   const std::string final_path = path(key);
   const std::string tmp = final_path + ".tmp." + std::to_string(::getpid()) + "." +

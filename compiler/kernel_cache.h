@@ -39,7 +39,4 @@ class KernelCache {
   std::string dir_;
 };
 
-// FNV-1a 64 over bytes, from `seed` (the offset basis by default).
-uint64_t fnv1a64(std::string_view bytes, uint64_t seed = 0xcbf29ce484222325ull);
-
 }  // namespace mlc

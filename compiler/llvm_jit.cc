@@ -22,6 +22,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "runtime/checksum.h"
+
 namespace mlc {
 
 namespace {
@@ -451,12 +453,6 @@ Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
 // cached objects of older emitters are never reused.
 constexpr char kEmitterVersion[] = "mlc-llvm-emitter 1";
 
-std::string hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // One thread's compiler: a context and target machine of its own.
 struct Worker {
   std::unique_ptr<llvm::TargetMachine> tm;
@@ -498,7 +494,7 @@ Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernel
     auto [it, added] = by_signature.emplace(sig, static_cast<int>(distinct.size()));
     out.object_of.push_back(it->second);
     if (!added) continue;
-    std::string symbol = "mlc_kernel_" + hex64(fnv1a64(sig));
+    std::string symbol = "mlc_kernel_" + rt::hex64(rt::fnv1a64(sig));
     while (signature_of_symbol.count(symbol)) symbol += "_";  // a 64-bit collision
     signature_of_symbol.emplace(symbol, sig);
     kir::Kernel copy = k;

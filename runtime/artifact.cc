@@ -11,6 +11,7 @@
 #include "ir/dtype.h"
 #include "ir/op_table.h"
 #include "ir/printer.h"
+#include "runtime/checksum.h"
 #include "runtime/file_io.h"
 #include "runtime/native_code.h"
 #include "support/json_parse.h"
@@ -31,15 +32,6 @@ constexpr int64_t kMaxCount = int64_t{1} << 24;     // list lengths, dims
 // writes no key twice.
 constexpr json::Limits kManifestJsonLimits{32, int64_t{1} << 24, true};
 
-uint64_t fnv1a64(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 void put_u32(std::string& s, uint32_t v) {
   for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
@@ -50,12 +42,6 @@ uint64_t get_u(std::string_view s, size_t at, int bytes) {
   uint64_t v = 0;
   for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
   return v;
-}
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 // ---------------------------------------------------------------- writing

@@ -18,12 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 constexpr const char* kFormat = "mlc-checkpoint/1";
 
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 Expected<std::string> meta(const SafetensorsFile& f, const std::string& key) {
   for (const auto& [k, v] : f.metadata)
     if (k == key) return v;
@@ -54,7 +48,7 @@ Expected<std::vector<NamedTensor>> take(const SafetensorsFile& f, const std::vec
       return make_error(f.path + ": error: checkpoint tensor '" + e.name + "' is " + (*t)->type().str() +
                         " but the model needs " + e.tensor.type().str());
     auto sum = sums.find(e.name);
-    if (sum == sums.end() || sum->second != hex(fnv1a64((*t)->bytes(), (*t)->num_bytes())))
+    if (sum == sums.end() || sum->second != hex64(fnv1a64((*t)->bytes(), (*t)->num_bytes())))
       return make_error(f.path + ": error: checkpoint is corrupt: tensor '" + e.name +
                         "' does not match its checksum");
     out.push_back({e.name, **t});
@@ -63,20 +57,13 @@ Expected<std::vector<NamedTensor>> take(const SafetensorsFile& f, const std::vec
 }
 }  // namespace
 
-uint64_t fnv1a64(const void* data, size_t size) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 Status write_checkpoint(const std::string& path, const std::string& model_name, const TrainState& s) {
   std::vector<std::pair<std::string, const Tensor*>> tensors;
   nlohmann::ordered_json sums = nlohmann::ordered_json::object();
   for (const auto* list : {&s.params, &s.state})
     for (const NamedTensor& t : *list) {
       tensors.emplace_back(t.name, &t.tensor);
-      sums[t.name] = hex(fnv1a64(t.tensor.bytes(), t.tensor.num_bytes()));
+      sums[t.name] = hex64(fnv1a64(t.tensor.bytes(), t.tensor.num_bytes()));
     }
   std::vector<std::pair<std::string, std::string>> metadata = {
       {"format", kFormat},

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/expected.h"
+#include "runtime/checksum.h"
 #include "runtime/parameters.h"
 
 namespace mlc::rt {
@@ -42,7 +43,5 @@ std::string checkpoint_path(const std::string& dir, int64_t step);
 std::vector<std::string> list_checkpoints(const std::string& dir);
 // Deletes all but the newest `keep` checkpoints of `dir`.
 void prune_checkpoints(const std::string& dir, int keep);
-
-uint64_t fnv1a64(const void* data, size_t size);
 
 }  // namespace mlc::rt

@@ -14,6 +14,7 @@
 #include "compiler/lower.h"
 #include "ir/printer.h"
 #include "runtime/artifact.h"
+#include "runtime/checksum.h"
 #include "runtime/dataset.h"
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
@@ -86,13 +87,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
   auto add = [&](const std::string& name, int64_t batch) -> Status {
     MLC_TRY(const Function* f, program.ir(name, batch));
     if (name == "train_step" && batch == tc.batch_size)
-      artifact.module_hash = [](const std::string& text) {
-        uint64_t h = 0xcbf29ce484222325ull;
-        for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
-        char buf[17];
-        std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-        return std::string(buf);
-      }(print_function(*f));
+      artifact.module_hash = rt::hex64(rt::fnv1a64(print_function(*f)));
     MLC_TRY(LoweredFunction lowered, lower_function(*f, options));
     if (artifact.code.cpu.empty()) {
       artifact.code.cpu = lowered.executable->native.cpu;

@@ -30,15 +30,12 @@
 #include <vector>
 
 #include "runtime/artifact.h"
+#include "runtime/checksum.h"
 
 namespace mlc::testing {
 
 // The container's checksum (FNV-1a 64).
-inline uint64_t artifact_checksum(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
+inline uint64_t artifact_checksum(std::string_view bytes) { return rt::fnv1a64(bytes); }
 inline uint64_t get_le(std::string_view s, size_t at, int bytes) {
   uint64_t v = 0;
   for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
