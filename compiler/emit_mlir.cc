@@ -619,7 +619,7 @@ TV FunctionEmitter::pad(const TV& t, const std::vector<int64_t>& low, const std:
 // ---- elementwise
 
 Expected<TV> FunctionEmitter::elementwise(const Op& op, const std::vector<TV>& in) {
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   if (op.code == OpCode::Cast && in[0].type.dtype == rt.dtype) return in[0];
   std::vector<Operand> ins;
   for (const TV& t : in) ins.push_back({t, broadcast_map(t.type.shape, rt.shape)});
@@ -679,7 +679,7 @@ TV FunctionEmitter::reduce(const Op& op, const TV& x) {
                     if (is_float(acc_t)) best = b.select(b.op("arith.cmpf uno, " + v + ", " + v + " : " + t), v, best, t);
                     return {best};
                   });
-  return reshape(convert(r, dt), op.result->type.shape);
+  return reshape(convert(r, dt), op.result()->type.shape);
 }
 
 TV FunctionEmitter::argmax(const Op& op, const TV& x) {
@@ -691,7 +691,7 @@ TV FunctionEmitter::argmax(const Op& op, const TV& x) {
   for (size_t i = 0; i < reduced.size(); ++i)
     if (i != axis) out_map.push_back(dim(i));
   const DType dt = x.type.dtype, ct = compute_dtype(dt);
-  const Shape& out = op.result->type.shape;
+  const Shape& out = op.result()->type.shape;
   // (best, index) starts at (lowest, 0): the first element then wins unless it is
   // the lowest value, where index 0 is already right.
   TV best = fill(lowest_literal(ct), {ct, out});
@@ -715,7 +715,7 @@ TV FunctionEmitter::argmax(const Op& op, const TV& x) {
 // ---- contractions
 
 TV FunctionEmitter::dot(const Op& op, const TV& a, const TV& b) {
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const bool ta = op.attrs.get_bool("transpose_a"), tb = op.attrs.get_bool("transpose_b");
   const size_t rank = rt.shape.size();
   const bool shared = b.type.rank() == 2 && rank > 2;
@@ -754,7 +754,7 @@ TV FunctionEmitter::dot(const Op& op, const TV& a, const TV& b) {
 }
 
 TV FunctionEmitter::conv2d(const Op& op, const TV& x, const TV& w) {
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const Window win = conv_window(op, w.type.shape);
   const int64_t groups = op.attrs.get_int("groups");
   const DType dt = rt.dtype, ct = compute_dtype(dt);
@@ -805,7 +805,7 @@ std::pair<std::string, std::string> window_origin(Region& r, const std::string& 
 TV FunctionEmitter::conv2d_input_grad(const Op& op, const TV& dy, const TV& w) {
   // dx[n, g, c, h, x] = sum over (o, kh, kw) of dy[n, g, o, oy, ox] * w[g, o, c, kh, kw]
   // where h = oy * sh - ph + kh * dh (and likewise x), read with tensor.extract.
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const Window win = conv_window(op, w.type.shape);
   const int64_t groups = op.attrs.get_int("groups");
   const DType dt = rt.dtype, ct = compute_dtype(dt);
@@ -834,7 +834,7 @@ TV FunctionEmitter::conv2d_input_grad(const Op& op, const TV& dy, const TV& w) {
 
 TV FunctionEmitter::conv2d_weight_grad(const Op& op, const TV& x, const TV& dy) {
   // dw[g, o, c, kh, kw] = sum over (n, oy, ox) of xpad[n, g, c, oy*sh + kh*dh, ox*sw + kw*dw] * dy[n, g, o, oy, ox]
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const Window win = conv_window(op, rt.shape);
   const int64_t groups = op.attrs.get_int("groups");
   const DType dt = rt.dtype, ct = compute_dtype(dt);
@@ -894,7 +894,7 @@ std::pair<TV, TV> FunctionEmitter::max_pool_select(const Op& op, const TV& x, co
 
 TV FunctionEmitter::max_pool2d_grad(const Op& op, const TV& x, const TV& dy) {
   // dx[n, c, h, w] = sum of dy over the windows whose choice is (h, w), in f64.
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const Window win = pool_window(op);
   const DType dt = rt.dtype;
   const Shape& ds = dy.type.shape;
@@ -934,7 +934,7 @@ std::string FunctionEmitter::avg_divisor(Region& r, const Op& op, const Window& 
 }
 
 TV FunctionEmitter::avg_pool2d(const Op& op, const TV& x) {
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const Window win = pool_window(op);
   const DType dt = rt.dtype;
   TV xp = pad(x, {0, 0, win.ph, win.pw}, {0, 0, win.ph, win.pw}, literal(0.0, dt));
@@ -954,7 +954,7 @@ TV FunctionEmitter::avg_pool2d(const Op& op, const TV& x) {
 
 TV FunctionEmitter::avg_pool2d_grad(const Op& op, const TV& dy) {
   // dx[n, c, h, w] = sum over the windows holding (h, w) of dy / divisor, in f64.
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const Window win = pool_window(op);
   const DType dt = rt.dtype;
   const Shape& ds = dy.type.shape;
@@ -977,7 +977,7 @@ TV FunctionEmitter::avg_pool2d_grad(const Op& op, const TV& dy) {
 // ---- indexing
 
 TV FunctionEmitter::gather(const Op& op, const TV& table, const TV& idx) {
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const size_t axis = static_cast<size_t>(norm_axis(op.attrs.get_int("axis"), table.type.rank()));
   const size_t k = idx.type.shape.size();
   return generic1(rt.shape.size(), std::vector<bool>(rt.shape.size(), false), {{idx, identity_map(k, axis)}},
@@ -1020,7 +1020,7 @@ TV FunctionEmitter::scatter_add(const Op& op, const TV& operand, const TV& idx, 
 // ---- sources
 
 TV FunctionEmitter::constant(const Op& op) {
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const AttrValue& v = *op.attrs.find("value");
   std::vector<std::string> elems;
   if (auto* i = std::get_if<int64_t>(&v)) elems = {literal(*i, rt.dtype)};
@@ -1049,7 +1049,7 @@ TV FunctionEmitter::constant(const Op& op) {
 // ---- dispatch
 
 Expected<TV> FunctionEmitter::emit_op(const Op& op, const std::vector<TV>& in) {
-  const TensorType& rt = op.result->type;
+  const TensorType& rt = op.result()->type;
   const size_t rank = rt.shape.size();
   switch (op.code) {
     case OpCode::Neg: case OpCode::Abs: case OpCode::Exp: case OpCode::Log: case OpCode::Sqrt:
@@ -1176,7 +1176,7 @@ Expected<std::string> FunctionEmitter::emit(const Function& original) {
       std::string where = op.loc.known() ? op.loc.str() + ": " : "";
       return make_error(where + "error: emit mlir: @" + f.name + " op #" + std::to_string(i) + ": " + out.error().message);
     }
-    values[op.result] = *out;
+    values[op.result()] = *out;
   }
   std::vector<std::string> names, types;
   for (const Value* v : f.results) {

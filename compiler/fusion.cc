@@ -30,7 +30,7 @@ bool reads_once(const Op& user, const Value* v) {
   if (user.code == OpCode::Reshape || user.code == OpCode::Transpose || user.code == OpCode::Slice ||
       user.code == OpCode::Concat || user.code == OpCode::Pad)
     return true;
-  if (info.has(kElementwise)) return v->type.shape == user.result->type.shape;
+  if (info.has(kElementwise)) return v->type.shape == user.result()->type.shape;
   if (info.has(kReduction)) return true;  // each input element folds into one result element
   return false;
 }
@@ -38,15 +38,15 @@ bool reads_once(const Op& user, const Value* v) {
 }  // namespace
 
 bool is_loop_op(const Op& op) {
-  if (!loop_dtype(op.result->type.dtype)) return false;
+  if (!loop_dtype(op.result()->type.dtype)) return false;
   for (const Value* v : op.operands)
     if (!loop_dtype(v->type.dtype)) return false;
   const OpInfo& info = op_info(op.code);
   if (info.is_composite()) return false;
   switch (op.code) {
-    case OpCode::Div: return is_float(op.result->type.dtype);
-    case OpCode::Cast: return !(is_float(op.operands[0]->type.dtype) && !is_float(op.result->type.dtype) &&
-                                op.result->type.dtype != DType::boolean);
+    case OpCode::Div: return is_float(op.result()->type.dtype);
+    case OpCode::Cast: return !(is_float(op.operands[0]->type.dtype) && !is_float(op.result()->type.dtype) &&
+                                op.result()->type.dtype != DType::boolean);
     case OpCode::Gather:  // data-dependent index: may fail
     case OpCode::ScatterAdd:
       return false;
@@ -80,7 +80,7 @@ FusionPlan plan_fusion(const Function& f) {
   for (size_t r = f.ops.size(); r-- > 0;) {
     if (group_of[r] >= 0) continue;
     const Op& root = *f.ops[r];
-    if (is_shared_source(root) && !returned.count(root.result) && absorbed_by[&root] == users[root.result].size())
+    if (is_shared_source(root) && !returned.count(root.result()) && absorbed_by[&root] == users[root.result()].size())
       continue;  // every user computes it
     const int g = static_cast<int>(reversed.size());
     FusionGroup group;

@@ -30,13 +30,13 @@ class KernelBuilder {
   Expected<Kernel> build(const FusionGroup& g, std::string name) {
     const Op& root = *g.root();
     k_.name = std::move(name);
-    k_.domain = root.result->type.shape;
+    k_.domain = root.result()->type.shape;
     std::vector<int> idx;
     for (size_t d = 0; d < k_.domain.size(); ++d) idx.push_back(new_var());
     out_linear_ = linear(idx, k_.domain);
-    MLC_TRY(k_.root, value(root.result, idx));
+    MLC_TRY(k_.root, value(root.result(), idx));
     for (const Value* v : inputs_) k_.params.push_back(v->type.dtype);
-    k_.params.push_back(root.result->type.dtype);
+    k_.params.push_back(root.result()->type.dtype);
     k_.elementwise_input.resize(inputs_.size(), true);
     for (int p : not_elementwise_) k_.elementwise_input[p] = false;
     for (const Op* op : g.ops) {
@@ -141,7 +141,7 @@ class KernelBuilder {
 
   Expected<int> operand_at(const Op& op, size_t k, const std::vector<int>& idx) {
     const Value* v = op.operands[k];
-    return value(v, broadcast_index(idx, v->type.shape, op.result->type.shape));
+    return value(v, broadcast_index(idx, v->type.shape, op.result()->type.shape));
   }
 
   Expected<int> value(const Value* v, const std::vector<int>& idx) {

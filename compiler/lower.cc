@@ -21,7 +21,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 // Bytes of a dense constant's value in its dtype, as the reference kernel writes them.
 Expected<std::vector<std::byte>> constant_bytes(const Op& op) {
-  rt::Tensor t = rt::Tensor::uninitialized(op.result->type);
+  rt::Tensor t = rt::Tensor::uninitialized(op.result()->type);
   Status st = rt::reference_kernel(op.code)(op, {}, t);
   if (!st) return error_at(op.loc, st.error().message);
   std::vector<std::byte> bytes(static_cast<size_t>(t.num_bytes()));
@@ -42,7 +42,7 @@ class Lowering {
     out_.num_ops = static_cast<int>(f.ops.size());
     // Op ids as the printer numbers results (%0, %1, ... in program order).
     for (const auto& op : f.ops)
-      if (op->result) op_id_[op.get()] = static_cast<int>(op_id_.size());
+      if (op->result()) op_id_[op.get()] = static_cast<int>(op_id_.size());
     exe_ = std::make_shared<rt::Executable>();
     exe_->function = f.name;
 
@@ -98,18 +98,18 @@ class Lowering {
     const Op& root = *g.root();
     if (g.kind == GroupKind::alias) {
       int base = slot_of_.at(root.operands[0]);
-      int s = new_slot(root.result->type, slot_buffer_[base]);
+      int s = new_slot(root.result()->type, slot_buffer_[base]);
       exe_->slots[s].arg = exe_->slots[base].arg;
-      slot_of_[root.result] = s;
+      slot_of_[root.result()] = s;
       return {};
     }
     if (root.code == OpCode::Constant && g.kind == GroupKind::single) {
-      int s = new_slot(root.result->type, new_buffer(root.result->type));
+      int s = new_slot(root.result()->type, new_buffer(root.result()->type));
       MLC_TRY(std::vector<std::byte> bytes, constant_bytes(root));
       exe_->constants.push_back({s, std::move(bytes)});
       out_.buffers[slot_buffer_[s]].first = -1;
       constant_buffers_.push_back(slot_buffer_[s]);
-      slot_of_[root.result] = s;
+      slot_of_[root.result()] = s;
       return {};
     }
     rt::Instruction ins;
@@ -127,12 +127,12 @@ class Lowering {
       out_.kernels.push_back(std::move(k));
     } else {
       for (const Value* v : root.operands) ins.operands.push_back(slot_of_.at(v));
-      DType t = root.result->type.dtype;
+      DType t = root.result()->type.dtype;
       if (root.code == OpCode::Dot && (t == DType::f32 || t == DType::f64)) {
         ins.kind = rt::InstrKind::gemm;
         ins.gemm.dtype = t;
         ins.gemm.shape = rt::dot_shape(root, root.operands[0]->type.shape, root.operands[1]->type.shape,
-                                       root.result->type.shape);
+                                       root.result()->type.shape);
       } else {
         ins.kind = rt::InstrKind::reference;
         auto op = std::make_shared<Op>();
@@ -142,9 +142,9 @@ class Lowering {
         ins.op = std::move(op);
       }
     }
-    int s = new_slot(root.result->type, new_buffer(root.result->type));
+    int s = new_slot(root.result()->type, new_buffer(root.result()->type));
     ins.result = s;
-    slot_of_[root.result] = s;
+    slot_of_[root.result()] = s;
     out_.origins.push_back(origin(g));
     int index = add_instruction(std::move(ins));
     out_.buffers[slot_buffer_[s]].first = index;

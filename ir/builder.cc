@@ -19,31 +19,56 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
   return out;
 }
 
-Expected<Value*> Builder::try_create(OpCode code, std::vector<Value*> operands, Attrs attrs,
-                                     std::optional<TensorType> declared) {
+Expected<Op*> Builder::try_create_op(OpCode code, std::vector<Value*> operands, Attrs attrs,
+                                     std::span<const TensorType> declared, bool single) {
   const OpInfo& info = op_info(code);
   Status attrs_ok = complete_attrs(info, attrs);
   if (!attrs_ok) return error_at(loc_, attrs_ok.error().message);
   std::vector<const TensorType*> types;
   for (Value* v : operands) types.push_back(&v->type);
-  auto type = infer_type(code, types, attrs, declared ? &*declared : nullptr);
-  if (!type) return error_at(loc_, type.error().message);
+  auto inferred = infer_result_types(code, types, attrs, declared);
+  if (!inferred) return error_at(loc_, inferred.error().message);
+  if (single && inferred->size() != 1)
+    return error_at(loc_, std::string(op_name(code)) + ": has " + std::to_string(inferred->size()) +
+                              " results; create it with create_results");
   Op* op = f_->insert_op(position(), code, std::move(operands), std::move(attrs),
-                         std::move(type).value(), loc_);
+                         std::move(inferred).value(), loc_);
   op->meta.scope = scope_;
   if (!at_end_) ++position_;
-  return op->result;
+  return op;
 }
+
+Expected<Value*> Builder::try_create(OpCode code, std::vector<Value*> operands, Attrs attrs,
+                                     std::optional<TensorType> declared) {
+  std::span<const TensorType> decl;
+  if (declared) decl = std::span<const TensorType>(&*declared, 1);
+  MLC_TRY(Op* op, try_create_op(code, std::move(operands), std::move(attrs), decl, true));
+  return op->result();
+}
+
+Expected<std::vector<Value*>> Builder::try_create_results(OpCode code, std::vector<Value*> operands, Attrs attrs) {
+  MLC_TRY(Op* op, try_create_op(code, std::move(operands), std::move(attrs), {}, false));
+  return op->results;
+}
+
+namespace {
+template <class T>
+T or_abort(Expected<T> v) {
+  if (!v) {
+    std::fprintf(stderr, "mlc internal error: building invalid IR: %s\n", v.error().message.c_str());
+    std::abort();
+  }
+  return std::move(v).value();
+}
+}  // namespace
 
 Value* Builder::create(OpCode code, std::vector<Value*> operands, Attrs attrs,
                        std::optional<TensorType> declared) {
-  auto v = try_create(code, std::move(operands), std::move(attrs), std::move(declared));
-  if (!v) {
-    std::fprintf(stderr, "mlc internal error: building invalid IR: %s\n",
-                 v.error().message.c_str());
-    std::abort();
-  }
-  return *v;
+  return or_abort(try_create(code, std::move(operands), std::move(attrs), std::move(declared)));
+}
+
+std::vector<Value*> Builder::create_results(OpCode code, std::vector<Value*> operands, Attrs attrs) {
+  return or_abort(try_create_results(code, std::move(operands), std::move(attrs)));
 }
 
 Value* Builder::compare(Value* a, Value* b, std::string direction) {

@@ -30,10 +30,14 @@ class Builder {
   void set_scope(std::string scope) { scope_ = std::move(scope); }
   const std::string& scope() const { return scope_; }
 
+  // Single-result ops (an op with several results is an error here).
   Expected<Value*> try_create(OpCode code, std::vector<Value*> operands, Attrs attrs = {},
                               std::optional<TensorType> declared = std::nullopt);
   Value* create(OpCode code, std::vector<Value*> operands, Attrs attrs = {},
                 std::optional<TensorType> declared = std::nullopt);
+  // Any op: its results, in order.
+  Expected<std::vector<Value*>> try_create_results(OpCode code, std::vector<Value*> operands, Attrs attrs = {});
+  std::vector<Value*> create_results(OpCode code, std::vector<Value*> operands, Attrs attrs = {});
 
   // ---- conveniences over `create` (operands must be valid)
   Value* unary(OpCode code, Value* x) { return create(code, {x}); }
@@ -62,6 +66,9 @@ class Builder {
   }
 
  private:
+  // Creates nothing on error (nor when `single` and the op has several results).
+  Expected<Op*> try_create_op(OpCode code, std::vector<Value*> operands, Attrs attrs,
+                              std::span<const TensorType> declared, bool single);
   Function* f_;
   size_t position_;
   bool at_end_;

@@ -17,8 +17,8 @@ bool decompose_composites(Function& f, bool (*keep)(const Op&)) {
     Builder b(f, i);
     b.set_loc(op->loc);
     b.set_scope(op->meta.scope);
-    Value* replacement = info.decompose(b, *op);
-    f.replace_all_uses(op->result, replacement);
+    std::vector<Value*> replacements = info.decompose(b, *op);
+    for (size_t k = 0; k < op->results.size(); ++k) f.replace_all_uses(op->results[k], replacements[k]);
     size_t op_index = b.position();  // the composite now sits after its expansion
     f.ops.erase(f.ops.begin() + static_cast<std::ptrdiff_t>(op_index));
     changed = true;

@@ -30,14 +30,17 @@ Value* Function::add_arg(std::string arg_name, TensorType type, ArgKind kind) {
 }
 
 Op* Function::insert_op(size_t position, OpCode code, std::vector<Value*> operands, Attrs attrs,
-                        TensorType result_type, Loc loc) {
+                        std::vector<TensorType> result_types, Loc loc) {
   auto op = std::make_unique<Op>();
   op->code = code;
   op->operands = std::move(operands);
   op->attrs = std::move(attrs);
   op->loc = std::move(loc);
-  values_.push_back(std::make_unique<Value>(Value{std::move(result_type), "", op.get()}));
-  op->result = values_.back().get();
+  for (size_t k = 0; k < result_types.size(); ++k) {
+    values_.push_back(std::make_unique<Value>(
+        Value{std::move(result_types[k]), "", op.get(), static_cast<int>(k)}));
+    op->results.push_back(values_.back().get());
+  }
   Op* raw = op.get();
   ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(std::min(position, ops.size())),
              std::move(op));
@@ -65,7 +68,7 @@ void Function::replace_all_uses(Value* from, Value* to) {
 
 void Function::erase_dead_values() {
   std::unordered_set<const Value*> live(args.begin(), args.end());
-  for (auto& op : ops) live.insert(op->result);
+  for (auto& op : ops) live.insert(op->results.begin(), op->results.end());
   std::erase_if(values_, [&](const std::unique_ptr<Value>& v) { return !live.count(v.get()); });
 }
 
@@ -77,10 +80,12 @@ std::unique_ptr<Function> Function::clone() const {
   for (const auto& op : ops) {
     std::vector<Value*> operands;
     for (Value* v : op->operands) operands.push_back(map.at(v));
+    std::vector<TensorType> types;
+    for (const Value* r : op->results) types.push_back(r->type);
     Op* copy = f->insert_op(f->ops.size(), op->code, std::move(operands), op->attrs,
-                            op->result->type, op->loc);
+                            std::move(types), op->loc);
     copy->meta = op->meta;
-    map[op->result] = copy->result;
+    for (size_t k = 0; k < op->results.size(); ++k) map[op->results[k]] = copy->results[k];
   }
   for (Value* v : results) f->results.push_back(map.at(v));
   f->result_updates = result_updates;

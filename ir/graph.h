@@ -2,7 +2,8 @@
 //
 // Contracts:
 //  - Every Value has a static TensorType. A value is either a function argument
-//    (producer == nullptr) or the single result of one Op.
+//    (producer == nullptr) or result `result_index` of one Op. Most ops have
+//    one result; an op like split has several (printed `%a, %b = split(...)`).
 //  - Function::ops is in program order: every operand is defined before use.
 //    Passes keep this order (they rebuild the list rather than reorder it).
 //  - A Function owns its Values and Ops; pointers stay valid until the Function
@@ -38,6 +39,7 @@ struct Value {
   TensorType type;
   std::string name;        // arguments only: their (PyTorch state_dict) name
   Op* producer = nullptr;  // nullptr for function arguments
+  int result_index = 0;    // which of producer's results this is
 };
 
 // What a function argument is, printed after its type: `{input}` (data),
@@ -69,10 +71,16 @@ class Op {
  public:
   OpCode code;
   std::vector<Value*> operands;
-  Value* result = nullptr;
+  // At least one; results[k]->producer == this and results[k]->result_index == k.
+  std::vector<Value*> results;
   Attrs attrs;
   Loc loc;  // where in the model file this op comes from (may be unknown)
   OpMeta meta;
+
+  // The result of a single-result op (every op but the multi-result ones, such
+  // as split); for those, the first result.
+  Value* result() const { return results.empty() ? nullptr : results.front(); }
+  size_t num_results() const { return results.size(); }
 };
 
 // Argument names: PyTorch state_dict names and input names ("fc1.weight",
@@ -105,11 +113,16 @@ class Function {
   int updated_arg(size_t k) const { return k < result_updates.size() ? result_updates[k] : -1; }
 
   Value* add_arg(std::string arg_name, TensorType type, ArgKind kind);
-  // Creates an op and its result value WITHOUT checking anything; use Builder
-  // (ir/builder.h) to create verified ops. Inserted before ops[position]
-  // (appended when position == ops.size()).
+  // Creates an op and its result values (one per type) WITHOUT checking
+  // anything; use Builder (ir/builder.h) to create verified ops. Inserted
+  // before ops[position] (appended when position == ops.size()).
   Op* insert_op(size_t position, OpCode code, std::vector<Value*> operands, Attrs attrs,
-                TensorType result_type, Loc loc);
+                std::vector<TensorType> result_types, Loc loc);
+  Op* insert_op(size_t position, OpCode code, std::vector<Value*> operands, Attrs attrs,
+                TensorType result_type, Loc loc) {
+    return insert_op(position, code, std::move(operands), std::move(attrs),
+                     std::vector<TensorType>{std::move(result_type)}, std::move(loc));
+  }
   // Replaces every use of `from` (operands and results) by `to`.
   void replace_all_uses(Value* from, Value* to);
   // Frees the values no longer reachable from args or ops (after passes erase ops).

@@ -17,6 +17,7 @@ const std::vector<AttrSpec>& attrs_broadcast();
 const std::vector<AttrSpec>& attrs_transpose();
 const std::vector<AttrSpec>& attrs_slice();
 const std::vector<AttrSpec>& attrs_concat();
+const std::vector<AttrSpec>& attrs_split();
 const std::vector<AttrSpec>& attrs_pad();
 const std::vector<AttrSpec>& attrs_reduce();
 const std::vector<AttrSpec>& attrs_axis();
@@ -43,6 +44,7 @@ Expected<TensorType> infer_reshape(const InferContext&);
 Expected<TensorType> infer_transpose(const InferContext&);
 Expected<TensorType> infer_slice(const InferContext&);
 Expected<TensorType> infer_concat(const InferContext&);
+Expected<std::vector<TensorType>> infer_split(const InferContext&);
 Expected<TensorType> infer_pad(const InferContext&);
 Expected<TensorType> infer_reduce(const InferContext&);
 Expected<TensorType> infer_reduce_nonempty(const InferContext&);
@@ -86,6 +88,7 @@ Value* decompose_layer_norm(Builder&, const Op&);
 Value* decompose_rms_norm(Builder&, const Op&);
 Value* decompose_cross_entropy(Builder&, const Op&);
 Value* decompose_mse(Builder&, const Op&);
+std::vector<Value*> decompose_split(Builder&, const Op&);
 
 // Shared helpers for rule files.
 Error infer_error(const InferContext& ctx, const std::string& message);  // "<op>: message"

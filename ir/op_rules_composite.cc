@@ -119,10 +119,9 @@ Cost cost_composite(const Op& op) {
   std::vector<Value*> args;
   for (const Value* v : op.operands)
     args.push_back(scratch.add_arg("a" + std::to_string(args.size()), v->type, ArgKind::input));
-  Op* copy = scratch.insert_op(0, op.code, args, op.attrs, op.result->type, op.loc);
+  Op* copy = scratch.insert_op(0, op.code, args, op.attrs, result_types(op), op.loc);
   Builder b(scratch, 0);
-  Value* out = op_info(op.code).decompose(b, *copy);
-  scratch.results.push_back(out);
+  scratch.results = op_info(op.code).decompose(b, *copy);
   Cost total;
   for (const auto& o : scratch.ops)
     if (o.get() != copy) total += op_cost(*o);
@@ -231,6 +230,20 @@ Value* decompose_cross_entropy(Builder& b, const Op& op) {
 Value* decompose_mse(Builder& b, const Op& op) {
   Value* d = b.sub(op.operands[0], op.operands[1]);
   return reduce_all(b, b.mul(d, d), op.attrs.get_string("reduction"));
+}
+
+std::vector<Value*> decompose_split(Builder& b, const Op& op) {
+  Value* x = op.operands[0];
+  const int64_t rank = x->type.rank();
+  const int64_t axis = *normalize_axis(op.attrs.get_int("axis"), rank);
+  std::vector<int64_t> start(rank, 0), limit = x->type.shape, stride(rank, 1);
+  std::vector<Value*> pieces;
+  for (int64_t size : op.attrs.get_ints("sizes")) {
+    limit[axis] = start[axis] + size;
+    pieces.push_back(b.create(OpCode::Slice, {x}, {{"start", start}, {"limit", limit}, {"stride", stride}}));
+    start[axis] = limit[axis];
+  }
+  return pieces;
 }
 
 }  // namespace mlc::rules

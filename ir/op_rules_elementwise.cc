@@ -114,9 +114,9 @@ Expected<TensorType> infer_cast(const InferContext& ctx) {
 
 Cost cost_elementwise(const Op& op) {
   Cost c;
-  c.flops = op.result->type.num_elements();
+  c.flops = op.result()->type.num_elements();
   for (const Value* v : op.operands) c.bytes += v->type.num_bytes();
-  c.bytes += op.result->type.num_bytes();
+  c.bytes += op.result()->type.num_bytes();
   return c;
 }
 

@@ -150,24 +150,24 @@ Cost cost_dot(const Op& op) {
   bool ta = op.attrs.get_bool("transpose_a");
   int64_t k = a.shape[a.rank() - (ta ? 2 : 1)];
   Cost c;
-  c.flops = 2 * op.result->type.num_elements() * k;
-  c.bytes = a.num_bytes() + op.operands[1]->type.num_bytes() + op.result->type.num_bytes();
+  c.flops = 2 * op.result()->type.num_elements() * k;
+  c.bytes = a.num_bytes() + op.operands[1]->type.num_bytes() + op.result()->type.num_bytes();
   return c;
 }
 
 Cost cost_conv2d(const Op& op) {
   const TensorType& w = op.operands[1]->type;
   Cost c;
-  c.flops = 2 * op.result->type.num_elements() * w.shape[1] * w.shape[2] * w.shape[3];
-  c.bytes = op.operands[0]->type.num_bytes() + w.num_bytes() + op.result->type.num_bytes();
+  c.flops = 2 * op.result()->type.num_elements() * w.shape[1] * w.shape[2] * w.shape[3];
+  c.bytes = op.operands[0]->type.num_bytes() + w.num_bytes() + op.result()->type.num_bytes();
   return c;
 }
 
 Cost cost_pool2d(const Op& op) {
   const auto& k = op.attrs.get_ints("kernel");
   Cost c;
-  c.flops = op.result->type.num_elements() * k[0] * k[1];
-  c.bytes = op.operands[0]->type.num_bytes() + op.result->type.num_bytes();
+  c.flops = op.result()->type.num_elements() * k[0] * k[1];
+  c.bytes = op.operands[0]->type.num_bytes() + op.result()->type.num_bytes();
   return c;
 }
 
@@ -222,11 +222,11 @@ Cost cost_conv2d_grad(const Op& op) {
   // Same multiply-adds as the forward conv: dy elements x (C/groups * KH * KW).
   const bool input_grad = op.code == OpCode::Conv2dInputGrad;
   const TensorType& dy = input_grad ? op.operands[0]->type : op.operands[1]->type;
-  const TensorType& w = input_grad ? op.operands[1]->type : op.result->type;
+  const TensorType& w = input_grad ? op.operands[1]->type : op.result()->type;
   Cost c;
   c.flops = 2 * dy.num_elements() * w.shape[1] * w.shape[2] * w.shape[3];
   c.bytes = op.operands[0]->type.num_bytes() + op.operands[1]->type.num_bytes() +
-            op.result->type.num_bytes();
+            op.result()->type.num_bytes();
   return c;
 }
 
@@ -236,7 +236,7 @@ Cost cost_pool2d_grad(const Op& op) {
   Cost c;
   c.flops = dy.num_elements() * k[0] * k[1];
   for (const Value* v : op.operands) c.bytes += v->type.num_bytes();
-  c.bytes += op.result->type.num_bytes();
+  c.bytes += op.result()->type.num_bytes();
   return c;
 }
 

@@ -42,6 +42,11 @@ const std::vector<AttrSpec>& attrs_concat() {
   static const std::vector<AttrSpec> specs = {{"axis", AttrKind::Int, std::nullopt}};
   return specs;
 }
+const std::vector<AttrSpec>& attrs_split() {
+  static const std::vector<AttrSpec> specs = {{"axis", AttrKind::Int, std::nullopt},
+                                              {"sizes", AttrKind::Ints, std::nullopt}};
+  return specs;
+}
 const std::vector<AttrSpec>& attrs_pad() {
   static const std::vector<AttrSpec> specs = {{"low", AttrKind::Ints, std::nullopt},
                                               {"high", AttrKind::Ints, std::nullopt},
@@ -129,6 +134,33 @@ Expected<TensorType> infer_slice(const InferContext& ctx) {
     out.shape.push_back(limit[i] == start[i] ? 0 : (limit[i] - start[i] - 1) / stride[i] + 1);
   }
   return out;
+}
+
+Expected<std::vector<TensorType>> infer_split(const InferContext& ctx) {
+  const TensorType& x = ctx.operand(0);
+  auto axis = normalize_axis(ctx.attrs.get_int("axis"), x.rank());
+  if (!axis)
+    return infer_error(ctx, "axis " + std::to_string(ctx.attrs.get_int("axis")) +
+                                " out of range for rank " + std::to_string(x.rank()));
+  const std::vector<int64_t>& sizes = ctx.attrs.get_ints("sizes");
+  if (sizes.empty()) return infer_error(ctx, "sizes must not be empty");
+  int64_t total = 0;
+  std::vector<TensorType> pieces;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0 || sizes[i] > x.shape[*axis])
+      return infer_error(ctx, "sizes[" + std::to_string(i) + "] = " + std::to_string(sizes[i]) +
+                                  " is outside [0, " + std::to_string(x.shape[*axis]) + "]");
+    total += sizes[i];
+    if (total > x.shape[*axis]) break;
+    TensorType piece = x;
+    piece.shape[*axis] = sizes[i];
+    pieces.push_back(std::move(piece));
+  }
+  if (total != x.shape[*axis])
+    return infer_error(ctx, "sizes " + shape_to_string(sizes) + " do not add up to " +
+                                std::to_string(x.shape[*axis]) + ", the size of dim " +
+                                std::to_string(*axis) + " of " + x.str());
+  return pieces;
 }
 
 Expected<TensorType> infer_concat(const InferContext& ctx) {

@@ -65,8 +65,20 @@ Status complete_attrs(const OpInfo& info, Attrs& attrs) {
   return {};
 }
 
-Expected<TensorType> infer_type(OpCode code, std::span<const TensorType* const> operands,
-                                const Attrs& attrs, const TensorType* declared) {
+Expected<std::vector<TensorType>> InferRule::operator()(const InferContext& ctx) const {
+  if (many) return many(ctx);
+  auto type = one(ctx);
+  if (!type) return type.take_error();
+  return std::vector<TensorType>{std::move(type).value()};
+}
+
+std::vector<Value*> DecomposeRule::operator()(Builder& b, const Op& op) const {
+  if (many) return many(b, op);
+  return {one(b, op)};
+}
+
+Expected<std::vector<TensorType>> infer_result_types(OpCode code, std::span<const TensorType* const> operands,
+                                                     const Attrs& attrs, std::span<const TensorType> declared) {
   const OpInfo& info = op_info(code);
   if (info.arity >= 0 && static_cast<int>(operands.size()) != info.arity)
     return make_error(std::string(info.name) + ": expected " + std::to_string(info.arity) +
@@ -74,16 +86,40 @@ Expected<TensorType> infer_type(OpCode code, std::span<const TensorType* const> 
                       std::to_string(operands.size()));
   if (info.arity < 0 && operands.empty())
     return make_error(std::string(info.name) + ": expected at least one operand, got 0");
-  InferContext ctx{info.name, operands, attrs, declared};
-  auto type = info.infer(ctx);
-  if (!type) return type;
-  if (!checked_num_elements(type->shape))
-    return make_error(std::string(info.name) + ": result shape " + shape_to_string(type->shape) +
-                      " is negative or has more than 2^40 elements");
-  if (declared && *declared != *type)
-    return make_error(std::string(info.name) + ": declared result type " + declared->str() +
-                      " does not match the inferred " + type->str());
-  return type;
+  InferContext ctx{info.name, operands, attrs, declared.size() == 1 ? &declared[0] : nullptr};
+  MLC_TRY(std::vector<TensorType> types, info.infer(ctx));
+  for (const TensorType& type : types)
+    if (!checked_num_elements(type.shape))
+      return make_error(std::string(info.name) + ": result shape " + shape_to_string(type.shape) +
+                        " is negative or has more than 2^40 elements");
+  if (declared.empty()) return types;
+  if (declared.size() != types.size())
+    return make_error(std::string(info.name) + ": " + std::to_string(declared.size()) + " result" +
+                      (declared.size() == 1 ? "" : "s") + " declared, but the op has " +
+                      std::to_string(types.size()));
+  for (size_t k = 0; k < types.size(); ++k)
+    if (declared[k] != types[k])
+      return make_error(std::string(info.name) + ": declared " +
+                        (types.size() == 1 ? std::string("result") : "result #" + std::to_string(k)) +
+                        " type " + declared[k].str() + " does not match the inferred " + types[k].str());
+  return types;
+}
+
+Expected<TensorType> infer_type(OpCode code, std::span<const TensorType* const> operands,
+                                const Attrs& attrs, const TensorType* declared) {
+  std::span<const TensorType> decl;
+  if (declared) decl = std::span<const TensorType>(declared, 1);
+  MLC_TRY(std::vector<TensorType> types, infer_result_types(code, operands, attrs, decl));
+  if (types.size() != 1)
+    return make_error(std::string(op_name(code)) + ": has " + std::to_string(types.size()) +
+                      " results where one was expected");
+  return std::move(types.front());
+}
+
+std::vector<TensorType> result_types(const Op& op) {
+  std::vector<TensorType> types;
+  for (const Value* r : op.results) types.push_back(r->type);
+  return types;
 }
 
 Cost op_cost(const Op& op) { return op_info(op.code).cost(op); }
@@ -93,8 +129,8 @@ Status complete_and_check(Op& op) {
   if (!attrs) return error_at(op.loc, attrs.error().message);
   std::vector<const TensorType*> types;
   for (const Value* v : op.operands) types.push_back(&v->type);
-  auto type = infer_type(op.code, types, op.attrs, &op.result->type);
-  if (!type) return error_at(op.loc, type.error().message);
+  auto inferred = infer_result_types(op.code, types, op.attrs, result_types(op));
+  if (!inferred) return error_at(op.loc, inferred.error().message);
   return {};
 }
 

@@ -2,6 +2,7 @@
 // schema, inference/verification rule, cost and decomposition.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,8 +42,18 @@ struct InferContext {
 
 // Inference failure messages name the op and say what was expected and found:
 // "conv2d: input channels 3 do not match weight in_channels 1 x groups 1".
-// The caller prefixes the location.
+// The caller prefixes the location. A single-result op's rule returns its
+// type; a multi-result op's rule (split) returns one type per result.
 using InferFn = Expected<TensorType> (*)(const InferContext&);
+using InferResultsFn = Expected<std::vector<TensorType>> (*)(const InferContext&);
+struct InferRule {
+  InferFn one = nullptr;
+  InferResultsFn many = nullptr;
+  constexpr InferRule(InferFn f) : one(f) {}          // NOLINT: the table names either kind
+  constexpr InferRule(InferResultsFn f) : many(f) {}  // NOLINT
+  bool defined() const { return one || many; }
+  Expected<std::vector<TensorType>> operator()(const InferContext& ctx) const;
+};
 
 struct Cost {
   int64_t flops = 0;
@@ -52,8 +63,19 @@ struct Cost {
 using CostFn = Cost (*)(const Op&);
 
 // Emits the composite `op` as primitives through `b` (whose insertion point is
-// at `op`) and returns the value that replaces op's result.
+// at `op`) and returns the value that replaces op's result, or (multi-result
+// composites) the values that replace its results, in order.
 using DecomposeFn = Value* (*)(Builder& b, const Op& op);
+using DecomposeResultsFn = std::vector<Value*> (*)(Builder& b, const Op& op);
+struct DecomposeRule {
+  DecomposeFn one = nullptr;
+  DecomposeResultsFn many = nullptr;
+  constexpr DecomposeRule(std::nullptr_t) {}                  // NOLINT: primitives
+  constexpr DecomposeRule(DecomposeFn f) : one(f) {}          // NOLINT
+  constexpr DecomposeRule(DecomposeResultsFn f) : many(f) {}  // NOLINT
+  bool defined() const { return one || many; }
+  std::vector<Value*> operator()(Builder& b, const Op& op) const;
+};
 
 // Traits: what an op is, as bit flags (the `traits` column of ir/ops.def), for
 // the passes that reason about families of ops (CSE, DCE, fusion, sharding).
@@ -74,11 +96,11 @@ struct OpInfo {
   int arity;  // -1: one or more
   uint32_t traits;
   const std::vector<AttrSpec>& attrs;
-  InferFn infer;
+  InferRule infer;
   CostFn cost;
-  DecomposeFn decompose;  // nullptr for primitives
+  DecomposeRule decompose;  // undefined for primitives
 
-  bool is_composite() const { return decompose != nullptr; }
+  bool is_composite() const { return decompose.defined(); }
   bool has(uint32_t trait) const { return (traits & trait) != 0; }
 };
 
@@ -96,9 +118,17 @@ Status complete_attrs(const OpInfo& info, Attrs& attrs);
 // (the interpreter, lowering) does first. Errors are located at the op.
 Status complete_and_check(Op& op);
 
-// Runs inference for an op given operand types (checks arity first).
+// Runs inference for an op given operand types (checks arity first) and
+// returns its result types. `declared`: empty, or the declared type of every
+// result (they must match the inferred ones, and ops whose result type is given
+// rather than derived, like reshape, read it from there).
+Expected<std::vector<TensorType>> infer_result_types(OpCode code, std::span<const TensorType* const> operands,
+                                                     const Attrs& attrs, std::span<const TensorType> declared);
+// The same for an op known to have one result (an error if it has several).
 Expected<TensorType> infer_type(OpCode code, std::span<const TensorType* const> operands,
                                 const Attrs& attrs, const TensorType* declared);
+// The result types of `op` as they are, for infer_result_types's `declared`.
+std::vector<TensorType> result_types(const Op& op);
 
 // Cost of an op in a function.
 Cost op_cost(const Op& op);

@@ -524,8 +524,14 @@ class Parser {
   }
 
   Status parse_op(Function& f, Scope& scope) {
-    Token result = tok_;
+    std::vector<Token> results{tok_};
     MLC_CHECK_OK(advance());
+    while (at(Tok::Comma)) {
+      MLC_CHECK_OK(advance());
+      if (!at(Tok::ValueName)) return unexpected("a result name '%...'", "after ','");
+      results.push_back(tok_);
+      MLC_CHECK_OK(advance());
+    }
     MLC_CHECK_OK(expect(Tok::Equal, "'='", "after result name"));
     if (!at(Tok::Ident)) return unexpected("an op name");
     Token name = tok_;
@@ -544,7 +550,23 @@ class Parser {
     Attrs attrs;
     if (at(Tok::LBrace)) MLC_CHECK_OK(parse_attrs(attrs));
     MLC_CHECK_OK(expect(Tok::Colon, "':'", "before result type"));
-    MLC_TRY(TensorType declared, parse_type());
+    // One result: `: type`; several: `: (type, type, ...)`, one per name.
+    std::vector<TensorType> declared;
+    if (results.size() == 1) {
+      MLC_TRY(TensorType t, parse_type());
+      declared.push_back(std::move(t));
+    } else {
+      MLC_CHECK_OK(expect(Tok::LParen, "'('", "before the types of " + std::to_string(results.size()) + " results"));
+      while (!at(Tok::RParen)) {
+        if (!declared.empty()) MLC_CHECK_OK(expect(Tok::Comma, "',' or ')'", "in result types"));
+        MLC_TRY(TensorType t, parse_type());
+        declared.push_back(std::move(t));
+      }
+      if (declared.size() != results.size())
+        return error_at(tok_.offset, std::to_string(results.size()) + " results named, but " +
+                                         std::to_string(declared.size()) + " result types given");
+      MLC_CHECK_OK(advance());
+    }
     OpMeta meta;
     if (at_keyword("meta")) MLC_CHECK_OK(parse_meta(meta));
     Loc loc;
@@ -555,12 +577,13 @@ class Parser {
     if (!attrs_ok) return error_at(name.offset, attrs_ok.error().message);
     std::vector<const TensorType*> types;
     for (Value* v : operands) types.push_back(&v->type);
-    auto type = infer_type(*code, types, attrs, &declared);
-    if (!type) return error_at(name.offset, type.error().message);
+    auto inferred = infer_result_types(*code, types, attrs, declared);
+    if (!inferred) return error_at(name.offset, inferred.error().message);
     Op* op = f.insert_op(f.ops.size(), *code, std::move(operands), std::move(attrs),
                          std::move(declared), std::move(loc));
     op->meta = std::move(meta);
-    return define(scope, result, op->result);
+    for (size_t k = 0; k < results.size(); ++k) MLC_CHECK_OK(define(scope, results[k], op->results[k]));
+    return {};
   }
 
   Status parse_return(Function& f, const Scope& scope, const std::vector<TensorType>& types) {

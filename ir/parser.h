@@ -7,8 +7,11 @@
 //   function := 'func' '@' name '(' [arg (',' arg)*] ')' '->' '(' [type (',' type)*] ')'
 //               '{' op* 'return' [use (',' use)*] '}'
 //   arg      := '%' ident ':' type '{' ('input' | 'param') '}'   ident: [A-Za-z_][A-Za-z0-9_.]*
-//   op       := '%' name '=' opname '(' [use (',' use)*] ')' ['{' [attr (',' attr)*] '}']
-//               ':' type ['loc' '(' string ':' int ':' int ')']
+//   op       := '%' name (',' '%' name)* '=' opname '(' [use (',' use)*] ')'
+//               ['{' [attr (',' attr)*] '}'] ':' types ['meta' '{' attr '}']
+//               ['loc' '(' string ':' int ':' int ')']
+//   types    := type                        (one result)
+//             | '(' type (',' type)* ')'   (several results, one type per name)
 //   attr     := ident '=' value
 //   value    := int | float | 'inf' | '-inf' | 'nan' | 'true' | 'false' | string
 //             | '[' [number (',' number)*] ']'
@@ -19,7 +22,7 @@
 // list, valid only as a constant's value); `[]` is an empty integer list.
 // Lists do not nest. Strings escape `"` and `\` with a backslash.
 //
-// Every op goes through complete_attrs and infer_type with its declared `: type`
+// Every op goes through complete_attrs and infer_result_types with its declared types
 // as it is parsed, so a parsed module is verified: the declared type must equal
 // the inferred one, and the returned values must have the declared result types.
 //

@@ -25,7 +25,8 @@ class ValueNames {
     for (const Value* v : f.args) names_[v] = "%" + v->name;
     int64_t next = 0;
     for (const auto& op : f.ops)
-      if (op && op->result) names_[op->result] = "%" + std::to_string(next++);
+      if (op)
+        for (const Value* r : op->results) names_[r] = "%" + std::to_string(next++);
   }
   std::string operator()(const Value* v) const {
     auto it = names_.find(v);
@@ -50,10 +51,17 @@ std::string print_attrs(const Attrs& attrs) {
 
 std::string print_op(const Op& op, const ValueNames& names) {
   bool valid = static_cast<int>(op.code) < kNumOps;
-  std::string s = names(op.result) + " = " + (valid ? std::string(op_name(op.code)) : "<invalid>") + "(";
+  std::string s, types;
+  for (size_t k = 0; k < op.results.size(); ++k) {
+    s += (k ? ", " : "") + names(op.results[k]);
+    types += (k ? ", " : "") + print_type(op.results[k]->type);
+  }
+  if (op.results.empty()) s = types = "<no result>";
+  if (op.results.size() > 1) types = "(" + types + ")";
+  s += " = " + (valid ? std::string(op_name(op.code)) : "<invalid>") + "(";
   for (size_t i = 0; i < op.operands.size(); ++i) s += (i ? ", " : "") + names(op.operands[i]);
   s += ")" + print_attrs(op.attrs);
-  s += " : " + (op.result ? print_type(op.result->type) : std::string("<no result>"));
+  s += " : " + types;
   if (!op.meta.empty()) s += " meta {scope = " + attr_value_to_string(op.meta.scope) + "}";
   if (op.loc.known()) s += " " + print_loc(op.loc);
   return s;

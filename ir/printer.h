@@ -18,7 +18,10 @@
 //  - Two spaces of indentation per level; functions separated by one blank line;
 //    the text ends with a newline. A module without functions is "module @m {\n}\n".
 //  - Arguments print with their names (`%conv1.weight`); op results are renumbered
-//    %0, %1, ... in program order per function (so op #k of a function is %k).
+//    %0, %1, ... in program order per function (op results in order, so op #k of
+//    a function of single-result ops is %k). An op with several results prints
+//    them all and their types in parentheses:
+//    `%3, %4 = split(%2) {axis = 1, sizes = [2, 6]} : (f32[4,2], f32[4,6])`.
 //  - Result types are always parenthesized: `-> (f32[])`, `-> ()`.
 //  - Attributes print in their stored order with attr_value_to_string; the `{...}`
 //    is omitted when the op has none. ` loc("file":line:col)` only for known locs.

@@ -38,7 +38,9 @@ class FunctionVerifier {
   Status run() {
     MLC_CHECK_OK(check_args());
     for (const auto& op : f_.ops)
-      if (op && op->result) all_results_.insert(op->result);
+      if (op)
+        for (const Value* r : op->results)
+          if (r) all_results_.insert(r);
     for (size_t i = 0; i < f_.ops.size(); ++i) MLC_CHECK_OK(check_op(i));
     for (size_t i = 0; i < f_.results.size(); ++i)
       if (!defined_.count(f_.results[i]))
@@ -166,18 +168,23 @@ class FunctionVerifier {
     if (!op) return function_error(f_, "op #" + std::to_string(index) + " is null");
     if (static_cast<int>(op->code) >= kNumOps)
       return function_error(f_, "op #" + std::to_string(index) + " has an invalid op code");
-    if (!op->result) return op_error(index, *op, "has no result value");
-    if (op->result->producer != op)
-      return op_error(index, *op, "result value is not produced by this op");
+    if (op->results.empty()) return op_error(index, *op, "has no result value");
+    for (size_t k = 0; k < op->results.size(); ++k) {
+      const Value* r = op->results[k];
+      std::string which = op->results.size() == 1 ? "result value" : "result #" + std::to_string(k);
+      if (!r) return op_error(index, *op, which + " is null");
+      if (r->producer != op || r->result_index != static_cast<int>(k))
+        return op_error(index, *op, which + " is not produced by this op");
+    }
     MLC_CHECK_OK(check_operands(index, *op));
     MLC_CHECK_OK(check_meta(index, *op));
     MLC_CHECK_OK(check_attrs(index, *op));
     std::vector<const TensorType*> types;
     for (const Value* v : op->operands) types.push_back(&v->type);
-    auto type = infer_type(op->code, types, op->attrs, &op->result->type);
-    if (!type) return op_error(index, *op, strip_op_prefix(type.error().message, op_name(op->code)));
-    if (!defined_.insert(op->result).second)
-      return op_error(index, *op, "result value is defined twice");
+    auto inferred = infer_result_types(op->code, types, op->attrs, result_types(*op));
+    if (!inferred) return op_error(index, *op, strip_op_prefix(inferred.error().message, op_name(op->code)));
+    for (const Value* r : op->results)
+      if (!defined_.insert(r).second) return op_error(index, *op, "result value is defined twice");
     return {};
   }
 

@@ -3,12 +3,13 @@
 // verify_function(f) checks that:
 //  - arg_kinds has one entry per argument; argument names are unique and match
 //    [A-Za-z_][A-Za-z0-9_.]* (so the printed text parses back); argument types are valid;
-//  - every op has a result value produced by that op, defined once;
+//  - every op has at least one result; result k is a value produced by that op
+//    with result_index k, defined once;
 //  - every operand is a value of the function defined before its use;
 //  - every op's attributes are complete and ordered per the op's schema
 //    (complete_attrs leaves them unchanged);
-//  - infer_type(operand types, attrs, declared = result type) succeeds, i.e.
-//    inference yields exactly the stored result type;
+//  - infer_result_types(operand types, attrs, declared = the result types)
+//    succeeds, i.e. inference yields exactly the stored result types;
 //  - the function's results are values of the function.
 // verify_module(m) also checks that function names are unique and that module and
 // function names match [A-Za-z0-9_.-]* (functions: non-empty).

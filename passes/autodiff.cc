@@ -43,7 +43,7 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
     if (vjp_rule(op->code).kind == VjpRule::Kind::zero) continue;
     for (const Value* v : op->operands)
       if (active.count(v)) {
-        active.insert(op->result);
+        active.insert(op->result());
         break;
       }
   }
@@ -55,8 +55,8 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
   std::vector<Value*> dx;
   for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
     Op* op = *it;
-    auto found = adjoint.find(op->result);
-    if (found == adjoint.end() || !active.count(op->result)) continue;
+    auto found = adjoint.find(op->result());
+    if (found == adjoint.end() || !active.count(op->result())) continue;
     const VjpRule& rule = vjp_rule(op->code);
     if (rule.kind != VjpRule::Kind::rule)
       return error_at(op->loc, "autodiff: no gradient rule for " + std::string(op_name(op->code)) +

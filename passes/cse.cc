@@ -18,16 +18,19 @@ void append_bytes(std::string& key, const T& x) {
 }
 
 // The identity of an op's computation as a string: code, operand pointers and
-// result type as raw bytes, then the attributes as printed. Every variable-length
+// result types as raw bytes, then the attributes as printed. Every variable-length
 // part is preceded by its length, so different identities never share a key.
 std::string op_key(const Op& op) {
   std::string key;
   append_bytes(key, op.code);
   append_bytes(key, op.operands.size());
   for (const Value* v : op.operands) append_bytes(key, v);
-  append_bytes(key, op.result->type.dtype);
-  append_bytes(key, op.result->type.shape.size());
-  for (int64_t d : op.result->type.shape) append_bytes(key, d);
+  append_bytes(key, op.results.size());
+  for (const Value* r : op.results) {
+    append_bytes(key, r->type.dtype);
+    append_bytes(key, r->type.shape.size());
+    for (int64_t d : r->type.shape) append_bytes(key, d);
+  }
   for (const NamedAttr& a : op.attrs.list()) {
     std::string value = attr_value_to_string(a.value);
     append_bytes(key, a.name.size());
@@ -47,7 +50,7 @@ Value* resolve(const std::unordered_map<const Value*, Value*>& replaced, Value* 
 }  // namespace
 
 bool eliminate_common_subexpressions(Function& f) {
-  std::unordered_map<std::string, Value*> first;      // key -> kept op's result
+  std::unordered_map<std::string, const Op*> first;   // key -> kept op
   std::unordered_map<const Value*, Value*> replaced;  // removed result -> kept result
   first.reserve(f.ops.size());
   std::vector<bool> keep(f.ops.size(), true);
@@ -55,9 +58,10 @@ bool eliminate_common_subexpressions(Function& f) {
     Op& op = *f.ops[i];
     for (Value*& v : op.operands) v = resolve(replaced, v);
     if (op_info(op.code).has(kEffectful)) continue;  // each one has its own effect
-    auto [it, inserted] = first.try_emplace(op_key(op), op.result);
+    auto [it, inserted] = first.try_emplace(op_key(op), &op);
     if (inserted) continue;
-    replaced[op.result] = it->second;  // kept results are never replaced: no chains
+    // Kept results are never replaced: no chains.
+    for (size_t k = 0; k < op.results.size(); ++k) replaced[op.results[k]] = it->second->results[k];
     keep[i] = false;
   }
   if (replaced.empty()) return false;

@@ -11,10 +11,13 @@ bool eliminate_dead_ops(Function& f) {
   live.reserve(f.ops.size() + f.results.size());
   live.insert(f.results.begin(), f.results.end());
   std::vector<bool> keep(f.ops.size(), false);
-  // Walk backwards: an op is live if its result is; then its operands are too.
+  // Walk backwards: an op is live if one of its results is (or it has an
+  // effect); then its operands are too.
   for (size_t i = f.ops.size(); i-- > 0;) {
     const Op& op = *f.ops[i];
-    if (!live.count(op.result) && !op_info(op.code).has(kEffectful)) continue;
+    bool used = false;
+    for (const Value* r : op.results) used = used || live.count(r);
+    if (!used && !op_info(op.code).has(kEffectful)) continue;
     keep[i] = true;
     live.insert(op.operands.begin(), op.operands.end());
   }

@@ -227,7 +227,7 @@ std::optional<Splat> fold_reduce_sum(const Op& op, const Splat& x) {
 
 std::optional<Splat> retyped(const Splat& x, const Op& op) {
   Splat s = x;
-  s.dtype = op.result->type.dtype;
+  s.dtype = op.result()->type.dtype;
   return s;
 }
 
@@ -253,7 +253,7 @@ std::optional<Splat> fold_op(const Op& op, const std::vector<Splat>& in) {
     case OpCode::Pow: return fold_binary(op.code, in[0], in[1]);
     case OpCode::Compare: return fold_compare(op, in[0], in[1]);
     case OpCode::Select: return retyped(in[0].i != 0 ? in[1] : in[2], op);
-    case OpCode::Cast: return fold_cast(in[0], op.result->type.dtype);
+    case OpCode::Cast: return fold_cast(in[0], op.result()->type.dtype);
     case OpCode::Broadcast:
     case OpCode::Reshape:
     case OpCode::Transpose:

@@ -27,7 +27,7 @@ bool is_sub_identity(const Value* v) { return is_splat_of(v, 0.0); }
 bool is_one(const Value* v) { return is_splat_of(v, 1.0); }
 
 // `x` if it has the op's result type (so replacing the op by it is exact).
-Value* if_same_type(const Op& op, Value* x) { return x->type == op.result->type ? x : nullptr; }
+Value* if_same_type(const Op& op, Value* x) { return x->type == op.result()->type ? x : nullptr; }
 
 const Op* producer_with(const Value* v, OpCode code) {
   return v->producer && v->producer->code == code ? v->producer : nullptr;
@@ -124,7 +124,7 @@ bool simplify(Function& f) {
     changed |= modified;
     if (!r) continue;
     // r is an operand (already resolved) of op or of a kept earlier op: never removed.
-    replaced[op.result] = r;
+    replaced[op.result()] = r;
     keep[i] = false;
   }
   if (replaced.empty()) return changed;

@@ -10,6 +10,8 @@
 namespace mlc {
 
 // Emits the operand gradients of `op` given `dy`, the gradient of its result.
+// Rules exist for single-result ops only: an op with several results (split)
+// is differentiated through its decomposition.
 // `dx` has one slot per operand, initially nullptr; a rule leaves a slot
 // nullptr when that operand gets no gradient (integer indices, predicates).
 using VjpFn = void (*)(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx);

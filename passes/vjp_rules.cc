@@ -16,7 +16,7 @@ namespace {
 using Kind = VjpRule::Kind;
 
 Value* operand(const Op& op, size_t i) { return op.operands[i]; }
-DType dtype_of(const Op& op) { return op.result->type.dtype; }
+DType dtype_of(const Op& op) { return op.result()->type.dtype; }
 Value* scalar(Builder& b, double v, DType t) { return b.scalar(v, t); }
 Value* zeros(Builder& b, const TensorType& t) { return b.broadcast_to(b.scalar(0.0, t.dtype), t.shape); }
 
@@ -53,27 +53,27 @@ void abs_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   dx[0] = b.select(b.compare(x, zero, "lt"), b.unary(OpCode::Neg, dy), pos);
 }
 void exp_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
-  dx[0] = b.mul(dy, op.result);
+  dx[0] = b.mul(dy, op.result());
 }
 void log_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   dx[0] = b.div(dy, operand(op, 0));
 }
 void sqrt_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   // dy / (2 sqrt(x))
-  dx[0] = b.div(dy, b.mul(op.result, scalar(b, 2, dtype_of(op))));
+  dx[0] = b.div(dy, b.mul(op.result(), scalar(b, 2, dtype_of(op))));
 }
 void rsqrt_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   // -0.5 x^(-3/2) dy = -0.5 y^3 dy
-  Value* y = op.result;
+  Value* y = op.result();
   Value* y3 = b.mul(b.mul(y, y), y);
   dx[0] = b.mul(b.mul(dy, y3), scalar(b, -0.5, dtype_of(op)));
 }
 void tanh_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
-  Value* y = op.result;
+  Value* y = op.result();
   dx[0] = b.mul(dy, b.sub(scalar(b, 1, dtype_of(op)), b.mul(y, y)));
 }
 void sigmoid_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
-  Value* y = op.result;
+  Value* y = op.result();
   dx[0] = b.mul(dy, b.mul(y, b.sub(scalar(b, 1, dtype_of(op)), y)));
 }
 void erf_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
@@ -141,7 +141,7 @@ void pow_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   Value* da = b.mul(dy, b.mul(c, b.binary(OpCode::Pow, a, cm1)));
   Value* zero = scalar(b, 0, t);
   Value* a_zero = b.compare(a, zero, "eq");
-  Value* dc = b.select(a_zero, zero, b.mul(dy, b.mul(op.result, b.unary(OpCode::Log, a))));
+  Value* dc = b.select(a_zero, zero, b.mul(dy, b.mul(op.result(), b.unary(OpCode::Log, a))));
   set_binary(b, op, dx, da, dc);
 }
 void select_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
@@ -230,7 +230,7 @@ void reduce_sum_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& d
 void reduce_extremum_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   Value* x = operand(op, 0);
   DType t = x->type.dtype;
-  Value* hit = b.compare(x, expand_reduced(b, op, op.result), "eq");
+  Value* hit = b.compare(x, expand_reduced(b, op, op.result()), "eq");
   Value* count = b.reduce_sum(b.cast(hit, t), op.attrs.get_ints("dims"), op.attrs.get_bool("keepdim"));
   Value* share = expand_reduced(b, op, b.div(dy, count));
   dx[0] = b.select(hit, share, scalar(b, 0, t));
@@ -307,6 +307,8 @@ constexpr VjpRule Add = rule(add_rule), Sub = rule(sub_rule), Mul = rule(mul_rul
 constexpr VjpRule Broadcast = rule(broadcast_rule), Reshape = rule(reshape_rule),
                   Transpose = rule(transpose_rule), Slice = rule(slice_rule),
                   Concat = rule(concat_rule), Pad = rule(pad_rule);
+// Multi-result ops have no rules of their own yet (VjpFn takes one dy).
+constexpr VjpRule Split = kDecompose;
 constexpr VjpRule ReduceSum = rule(reduce_sum_rule), ReduceMax = rule(reduce_extremum_rule),
                   ReduceMin = rule(reduce_extremum_rule), Argmax = kZero;
 constexpr VjpRule Dot = rule(dot_rule), Conv2d = rule(conv2d_rule),

@@ -36,14 +36,14 @@ void Interpreter::plan() {
   const int num_args = static_cast<int>(f.args.size());
   for (int i = 0; i < num_args; ++i) slot[f.args[i]] = i;
   num_slots_ = num_args;
-  for (const auto& op : f.ops) slot[op->result] = num_slots_++;
+  for (const auto& op : f.ops) slot[op->result()] = num_slots_++;
 
   std::vector<int> last_use(num_slots_, -1);  // step index
   steps_.clear();
   for (const auto& op : f.ops) {
     // Composites have no reference kernel; create decomposed them all.
     assert(!op_info(op->code).is_composite());
-    Step step{op.get(), {}, slot.at(op->result), {}};
+    Step step{op.get(), {}, slot.at(op->result()), {}};
     for (const Value* v : op->operands) {
       step.operands.push_back(slot.at(v));
       last_use[step.operands.back()] = static_cast<int>(steps_.size());
@@ -91,7 +91,7 @@ Expected<std::vector<Tensor>> Interpreter::run(std::span<const Tensor* const> ar
     operands.clear();
     for (int s : step.operands) operands.push_back(ptr[s]);
     Tensor& out = owned[step.result];
-    out = Tensor::uninitialized(step.op->result->type);
+    out = Tensor::uninitialized(step.op->result()->type);
     Status st = reference_kernel(step.op->code)(*step.op, operands, out);
     if (!st) return error_at(step.op->loc, st.error().message);
     ptr[step.result] = &out;

@@ -40,7 +40,7 @@ std::unordered_set<const Op*> forward_ops(const Function& f) {
   std::unordered_set<const Value*> needed = {f.results[0]};
   std::unordered_set<const Op*> ops;
   for (auto it = f.ops.rbegin(); it != f.ops.rend(); ++it)
-    if (needed.count((*it)->result)) {
+    if (needed.count((*it)->result())) {
       ops.insert(it->get());
       for (const Value* v : (*it)->operands) needed.insert(v);
     }

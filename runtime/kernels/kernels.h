@@ -6,7 +6,7 @@
 //
 // Kernel contract:
 //  - `op` supplies the op code and its attributes (complete: defaults filled).
-//    Kernels never read op.operands or op.result; shapes come from the tensors.
+//    Kernels never read op.operands or op.result(); shapes come from the tensors.
 //  - `operands` and the attributes are what the op's inference rule accepts,
 //    and `result` is pre-allocated with the op's result type (the inferred one,
 //    or the declared one for cast/reshape/broadcast/iota/constant). Kernels

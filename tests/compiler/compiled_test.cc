@@ -123,6 +123,8 @@ std::vector<Case> cases() {
   c.push_back({"", OpCode::Transpose, {A(kF64, {2, 3, 4})}, {{"perm", Ints{2, 0, 1}}}});
   c.push_back({"strided", OpCode::Slice, {A(kF32, {7, 9})}, {{"start", Ints{1, 2}}, {"limit", Ints{7, 9}}, {"stride", Ints{2, 3}}}});
   c.push_back({"", OpCode::Concat, {A(kF32, {2, 3}), A(kF32, {2, 0}), A(kF32, {2, 2})}, {{"axis", int64_t{-1}}}});
+  c.push_back({"f32", OpCode::Split, {A(kF32, {3, 7})}, {{"axis", int64_t{-1}}, {"sizes", std::vector<int64_t>{2, 0, 5}}}});
+  c.push_back({"i64_axis0", OpCode::Split, {A(kI64, {4, 2}, Fill::small_ints)}, {{"axis", int64_t{0}}, {"sizes", std::vector<int64_t>{1, 3}}}});
   c.push_back({"", OpCode::Pad, {A(kF32, {2, 3})}, {{"low", Ints{1, 0}}, {"high", Ints{2, 3}}, {"value", -1.5}}});
   c.push_back({"int", OpCode::Pad, {A(kI32, {3}, Fill::small_ints)}, {{"low", Ints{2}}, {"high", Ints{1}}, {"value", 7.0}}});
   c.push_back({"", OpCode::Iota, {}, {{"dim", int64_t{1}}}, TensorType{kF32, {3, 5}}});
@@ -209,11 +211,17 @@ TEST_P(Compiled, MatchesTheInterpreter) {
   ASSERT_TRUE(exe.ok()) << exe.error().message;
   ASSERT_TRUE(exe->run(ptrs).ok());
   EXPECT_EQ(exe->arena_bytes(), lowered->plan.arena_bytes);
-  expect_close((*want)[0], exe->result(0), c.ulps);
+  ASSERT_EQ(want->size(), f.results.size());
+  std::vector<rt::Tensor> first;
+  for (size_t k = 0; k < f.results.size(); ++k) {
+    SCOPED_TRACE("result " + std::to_string(k));
+    expect_close((*want)[k], exe->result(k), c.ulps);
+    first.push_back(exe->result(k));
+  }
   // A second run over the same arena gives the same bits.
-  rt::Tensor first = exe->result(0);
   ASSERT_TRUE(exe->run(ptrs).ok());
-  EXPECT_EQ(std::memcmp(first.bytes(), exe->result(0).bytes(), static_cast<size_t>(first.num_bytes())), 0);
+  for (size_t k = 0; k < f.results.size(); ++k)
+    EXPECT_EQ(std::memcmp(first[k].bytes(), exe->result(k).bytes(), static_cast<size_t>(first[k].num_bytes())), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, Compiled, ::testing::ValuesIn(cases()), mlc::testing::case_name<Case>);

@@ -193,6 +193,8 @@ std::vector<Case> cases() {
   add("f16_empty", OpCode::Slice, {A(kF16, {4, 3})}, {{"start", Ints{2, 0}}, {"limit", Ints{2, 3}}, {"stride", Ints{1, 1}}});
   add("f32", OpCode::Concat, {A(kF32, {2, 3}), A(kF32, {2, 0}), A(kF32, {2, 2})}, {{"axis", int64_t{-1}}});
   add("i64_axis0", OpCode::Concat, {A(kI64, {1, 2}, Fill::small_ints), A(kI64, {3, 2}, Fill::small_ints)}, {{"axis", int64_t{0}}});
+  add("f32", OpCode::Split, {A(kF32, {3, 7})}, {{"axis", int64_t{-1}}, {"sizes", Ints{2, 0, 5}}});
+  add("i64_axis0", OpCode::Split, {A(kI64, {4, 2}, Fill::small_ints)}, {{"axis", int64_t{0}}, {"sizes", Ints{1, 3}}});
   add("f32", OpCode::Pad, {A(kF32, {2, 3})}, {{"low", Ints{1, 0}}, {"high", Ints{2, 3}}, {"value", -1.5}});
   add("i32", OpCode::Pad, {A(kI32, {3}, Fill::small_ints)}, {{"low", Ints{2}}, {"high", Ints{1}}, {"value", 7.0}});
   add("bf16_inf", OpCode::Pad, {A(kBF16, {2, 2})}, {{"low", Ints{1, 1}}, {"high", Ints{0, 1}},
@@ -570,7 +572,7 @@ TEST(EmitMlirText, InvalidModuleIsTheVerifiersError) {
   Function& f = m.add_function("f");
   Value* x = f.add_arg("x", {kF32, {3}}, ArgKind::input);
   Op* op = f.insert_op(0, OpCode::Exp, {x}, {}, TensorType{kF32, {4}}, Loc{"m.json", 2, 5});
-  f.results = {op->result};
+  f.results = {op->result()};
   auto text = emit_mlir(m);
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.error().message.rfind("m.json:2:5: error: verifier: exp (op #0)", 0), 0u) << text.error().message;

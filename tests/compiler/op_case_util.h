@@ -50,7 +50,8 @@ Module one_op_module(const OpCase<Fill>& c, const std::string& module_name) {
   for (size_t i = 0; i < c.args.size(); ++i)
     args.push_back(f.add_arg("a" + std::to_string(i), c.args[i].type, ArgKind::input));
   Builder b(f);
-  f.results = {b.create(c.code, args, c.attrs, c.declared)};
+  if (c.declared) f.results = {b.create(c.code, args, c.attrs, c.declared)};
+  else f.results = b.create_results(c.code, args, c.attrs);  // every result of a multi-result op
   return m;
 }
 

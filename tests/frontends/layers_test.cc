@@ -70,7 +70,7 @@ TEST(FrontendLayers, Conv2dPairsGroupsAndPools) {
   const Op& conv = *m.find("loss")->ops[0];
   EXPECT_EQ(conv.attrs.get_ints("stride"), (std::vector<int64_t>{2, 1}));
   EXPECT_EQ(conv.attrs.get_int("groups"), 2);
-  EXPECT_EQ(conv.result->type.shape, (Shape{2, 6, 5, 8}));
+  EXPECT_EQ(conv.result()->type.shape, (Shape{2, 6, 5, 8}));
   EXPECT_FALSE(m.find("loss")->ops[1]->attrs.get_bool("count_include_pad"));
 }
 
@@ -91,7 +91,7 @@ TEST(FrontendLayers, NormsActivationsAndFlatten) {
   const auto& ops = m.find("loss")->ops;
   EXPECT_EQ(ops[0]->attrs.get_float("eps"), 1e-6);
   EXPECT_EQ(ops[1]->attrs.get_string("approximate"), "tanh");
-  EXPECT_EQ(ops[5]->result->type.shape, (Shape{5, 24}));
+  EXPECT_EQ(ops[5]->result()->type.shape, (Shape{5, 24}));
 }
 
 TEST(FrontendLayers, LinearOnHigherRankAndEmbedding) {

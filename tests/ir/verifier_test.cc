@@ -54,7 +54,7 @@ TEST(Verifier, InferenceFailureUsesOpLoc) {
 
 TEST(Verifier, DeclaredTypeMismatch) {
   Fixture t;
-  t.op(1).result->type = {DType::f64, {3}};
+  t.op(1).result()->type = {DType::f64, {3}};
   EXPECT_EQ(t.error(),
             "model.json:5:1: error: verifier: relu (op #1): declared result type f64[3] does not "
             "match the inferred f32[3]");
@@ -123,7 +123,7 @@ TEST(Verifier, ResultNotInFunction) {
 
 TEST(Verifier, ResultUpdates) {
   Fixture t;
-  t.f->results.push_back(t.f->ops[0]->result);  // f32[3], may update %b
+  t.f->results.push_back(t.f->ops[0]->result());  // f32[3], may update %b
   t.f->result_updates = {-1, 1};
   EXPECT_TRUE(verify_module(t.m).ok());
   t.f->result_updates = {1};
@@ -139,11 +139,49 @@ TEST(Verifier, ResultUpdates) {
 
 TEST(Verifier, ResultProducerAndDuplicates) {
   Fixture t;
-  t.op(1).result->producer = &t.op(0);
+  t.op(1).result()->producer = &t.op(0);
   EXPECT_EQ(t.error(), "model.json:5:1: error: verifier: relu (op #1): result value is not produced by this op");
   Fixture u;
-  u.op(1).result = u.op(0).result;
+  u.op(1).results[0] = u.op(0).result();
   EXPECT_NE(u.error().find("relu (op #1): result value is not produced by this op"), std::string::npos);
+}
+
+// An op with several results: each result must name its op and its own index,
+// and the stored types must be exactly the inferred ones.
+TEST(Verifier, MultiResultOps) {
+  Fixture t;
+  Builder bld(*t.f);
+  bld.set_loc(Loc{"model.json", 8, 2});
+  std::vector<Value*> pieces =
+      bld.create_results(OpCode::Split, {t.x}, {{"axis", int64_t{0}}, {"sizes", std::vector<int64_t>{1, 2}}});
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(pieces[1]->result_index, 1);
+  t.f->results.push_back(pieces[1]);
+  EXPECT_TRUE(verify_module(t.m).ok());
+  pieces[1]->result_index = 0;
+  EXPECT_EQ(t.error(), "model.json:8:2: error: verifier: split (op #3): result #1 is not produced by this op");
+  pieces[1]->result_index = 1;
+  pieces[0]->type = {DType::f32, {2}};
+  EXPECT_EQ(t.error(),
+            "model.json:8:2: error: verifier: split (op #3): declared result #0 type f32[2] does not match the inferred f32[1]");
+  pieces[0]->type = {DType::f32, {1}};
+  t.op(3).results.pop_back();
+  EXPECT_EQ(t.error(), "model.json:8:2: error: verifier: split (op #3): 1 result declared, but the op has 2");
+}
+
+// Builder::try_create is for single-result ops; create_results takes any op.
+TEST(Builder, SingleResultCreateRefusesASplit) {
+  Fixture t;
+  Builder bld(*t.f);
+  bld.set_loc(Loc{"model.json", 9, 1});
+  auto v = bld.try_create(OpCode::Split, {t.x}, {{"axis", int64_t{0}}, {"sizes", std::vector<int64_t>{2, 1}}});
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().message, "model.json:9:1: error: split: has 2 results; create it with create_results");
+  EXPECT_EQ(t.f->ops.size(), 3u);  // nothing was inserted
+  // A split into one piece has one result.
+  auto whole = bld.try_create(OpCode::Split, {t.x}, {{"axis", int64_t{0}}, {"sizes", std::vector<int64_t>{3}}});
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  EXPECT_EQ((*whole)->type, t.x->type);
 }
 
 TEST(Verifier, Arguments) {

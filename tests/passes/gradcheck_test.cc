@@ -66,6 +66,7 @@ std::vector<Case> cases() {
   c.push_back({"strided", OpCode::Slice, {x({4, 5})},
                {{"start", Ints{1, 0}}, {"limit", Ints{4, 5}}, {"stride", Ints{2, 2}}}});
   c.push_back({"", OpCode::Concat, {x({2, 3}), x({2, 2})}, {{"axis", int64_t{1}}}});
+  c.push_back({"", OpCode::Split, {x({2, 6})}, {{"axis", int64_t{1}}, {"sizes", Ints{2, 0, 3, 1}}}});
   c.push_back({"", OpCode::Pad, {x({2, 3})}, {{"low", Ints{1, 0}}, {"high", Ints{0, 2}}, {"value", 0.5}}});
   c.push_back({"", OpCode::ReduceSum, {x({2, 3, 4})}, {{"dims", Ints{0, 2}}}});
   c.push_back({"keepdim", OpCode::ReduceMax, {x({2, 3})}, {{"dims", Ints{1}}, {"keepdim", true}}});
@@ -125,12 +126,19 @@ Module build(const Case& c) {
     args.push_back(f.add_arg("a" + std::to_string(i), c.args[i].type,
                              is_float(c.args[i].type.dtype) ? ArgKind::param : ArgKind::input));
   Builder b(f);
-  Value* y = b.create(c.code, args, c.attrs, c.declared);
-  Value* w = f.add_arg("w", y->type, ArgKind::input);
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < y->type.rank(); ++d) dims.push_back(d);
-  Value* weighted = b.mul(y, w);
-  f.results = {dims.empty() ? weighted : b.reduce_sum(weighted, dims, false)};
+  std::vector<Value*> ys = c.declared ? std::vector<Value*>{b.create(c.code, args, c.attrs, c.declared)}
+                                      : b.create_results(c.code, args, c.attrs);
+  // Several results (split): loss = sum over k of sum(y_k * w_k).
+  Value* loss = nullptr;
+  for (size_t k = 0; k < ys.size(); ++k) {
+    Value* w = f.add_arg("w" + std::to_string(k), ys[k]->type, ArgKind::input);
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < ys[k]->type.rank(); ++d) dims.push_back(d);
+    Value* weighted = b.mul(ys[k], w);
+    Value* term = dims.empty() ? weighted : b.reduce_sum(weighted, dims, false);
+    loss = loss ? b.add(loss, term) : term;
+  }
+  f.results = {loss};
   return m;
 }
 
@@ -155,7 +163,9 @@ TEST_P(GradCheck, MatchesCentralDifferences) {
   std::mt19937_64 rng(42);
   std::vector<rt::Tensor> values;
   for (const ArgSpec& a : c.args) values.push_back(random_tensor(a, rng));
-  values.push_back(random_tensor({m.find("loss")->args.back()->type, Fill::uniform}, rng));
+  const Function& loss_fn = *m.find("loss");
+  for (size_t w = c.args.size(); w < loss_fn.args.size(); ++w)
+    values.push_back(random_tensor({loss_fn.args[w]->type, Fill::uniform}, rng));
   auto grads = grad->run(values);
   ASSERT_TRUE(grads.ok()) << grads.error().message;
   size_t g = 1;

@@ -211,7 +211,7 @@ TEST(Passes, CanonicalizeReachesAFixedPoint) {
     EXPECT_NE(op->code, OpCode::Transpose);
     EXPECT_NE(op->code, OpCode::Reshape);
     if (op->code == OpCode::Cast) {
-      EXPECT_NE(op->result->type, op->operands[0]->type);
+      EXPECT_NE(op->result()->type, op->operands[0]->type);
     }
     if (op->code == OpCode::Mul) {
       for (const Value* v : op->operands) EXPECT_NE(v, m.functions[0]->args[0]);

@@ -125,7 +125,7 @@ TEST(Interpreter, CreateRejectsInvalidOps) {
   Function f("bad");
   Value* x = f.add_arg("x", {DType::f32, {2}}, ArgKind::input);
   Op* op = f.insert_op(0, OpCode::Exp, {x}, {}, {DType::f32, {3}}, Loc{"bad.mlir", 2, 3});
-  f.results = {op->result};
+  f.results = {op->result()};
   auto interp = Interpreter::create(f);
   ASSERT_FALSE(interp.ok());
   EXPECT_EQ(interp.error().message,
@@ -138,7 +138,7 @@ TEST(Interpreter, FillsMissingAttributeDefaults) {
   Value* w = f.add_arg("w", {DType::f32, {1, 1, 1, 1}}, ArgKind::param);
   // No attributes at all: stride, padding, dilation and groups take their defaults.
   Op* op = f.insert_op(0, OpCode::Conv2d, {x, w}, {}, {DType::f32, {1, 1, 2, 2}}, Loc{});
-  f.results = {op->result};
+  f.results = {op->result()};
   auto interp = Interpreter::create(f);
   ASSERT_TRUE(interp.ok()) << interp.error().message;
   auto out = interp->run({make_tensor(DType::f32, {1, 1, 2, 2}, {1, 2, 3, 4}),
