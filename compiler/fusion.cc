@@ -98,10 +98,7 @@ FusionPlan plan_fusion(const Function& f) {
         for (const Value* v : m->operands) {
           const Op* p = v->producer;
           if (p && is_shared_source(*p) && group_of[index.at(p)] < 0) {
-            if (std::find(group.ops.begin(), group.ops.end(), p) == group.ops.end()) {
-              group.ops.push_back(p);
-              absorbed_by[p] += static_cast<size_t>(std::count(users[v].begin(), users[v].end(), m) > 0);
-            }
+            if (std::find(group.ops.begin(), group.ops.end(), p) == group.ops.end()) group.ops.push_back(p);
             continue;
           }
           if (!p || group_of[index.at(p)] >= 0 || returned.count(v) || !is_loop_op(*p)) continue;
@@ -117,6 +114,14 @@ FusionPlan plan_fusion(const Function& f) {
         }
       }
       std::sort(group.ops.begin(), group.ops.end(), [&](const Op* a, const Op* b) { return index.at(a) < index.at(b); });
+      // Every use of a source by a member of this group is computed here (an
+      // op may read it twice, several members may read it).
+      for (const Op* p : group.ops) {
+        if (!is_shared_source(*p)) continue;
+        const std::vector<const Op*>& us = users[p->result()];
+        absorbed_by[p] += static_cast<size_t>(
+            std::count_if(us.begin(), us.end(), [&](const Op* u) { return group_of[index.at(u)] == g; }));
+      }
     }
     reversed.push_back(std::move(group));
   }

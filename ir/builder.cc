@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "ir/diagnostics.h"
+#include "ir/verifier.h"
 
 namespace mlc {
 
@@ -46,8 +47,22 @@ Expected<Value*> Builder::try_create(OpCode code, std::vector<Value*> operands, 
   return op->result();
 }
 
-Expected<std::vector<Value*>> Builder::try_create_results(OpCode code, std::vector<Value*> operands, Attrs attrs) {
-  MLC_TRY(Op* op, try_create_op(code, std::move(operands), std::move(attrs), {}, false));
+Expected<std::vector<Value*>> Builder::try_create_results(OpCode code, std::vector<Value*> operands, Attrs attrs,
+                                                          std::vector<TensorType> declared) {
+  MLC_TRY(Op* op, try_create_op(code, std::move(operands), std::move(attrs), declared, false));
+  return op->results;
+}
+
+Expected<std::vector<Value*>> Builder::try_create_fusion(std::vector<Value*> operands,
+                                                         std::shared_ptr<const Function> body) {
+  std::vector<const TensorType*> types;
+  for (Value* v : operands) types.push_back(&v->type);
+  Status ok = verify_fusion_body(*body, types, {});
+  if (!ok) return error_at(loc_, "fusion: " + ok.error().message);
+  std::vector<TensorType> declared;
+  for (const Value* r : body->results) declared.push_back(r->type);
+  MLC_TRY(Op* op, try_create_op(OpCode::Fusion, std::move(operands), {}, declared, false));
+  op->body = std::move(body);
   return op->results;
 }
 
@@ -67,8 +82,9 @@ Value* Builder::create(OpCode code, std::vector<Value*> operands, Attrs attrs,
   return or_abort(try_create(code, std::move(operands), std::move(attrs), std::move(declared)));
 }
 
-std::vector<Value*> Builder::create_results(OpCode code, std::vector<Value*> operands, Attrs attrs) {
-  return or_abort(try_create_results(code, std::move(operands), std::move(attrs)));
+std::vector<Value*> Builder::create_results(OpCode code, std::vector<Value*> operands, Attrs attrs,
+                                            std::vector<TensorType> declared) {
+  return or_abort(try_create_results(code, std::move(operands), std::move(attrs), std::move(declared)));
 }
 
 Value* Builder::compare(Value* a, Value* b, std::string direction) {

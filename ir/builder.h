@@ -35,9 +35,14 @@ class Builder {
                               std::optional<TensorType> declared = std::nullopt);
   Value* create(OpCode code, std::vector<Value*> operands, Attrs attrs = {},
                 std::optional<TensorType> declared = std::nullopt);
-  // Any op: its results, in order.
-  Expected<std::vector<Value*>> try_create_results(OpCode code, std::vector<Value*> operands, Attrs attrs = {});
-  std::vector<Value*> create_results(OpCode code, std::vector<Value*> operands, Attrs attrs = {});
+  // Any op: its results, in order. `declared`: empty, or every result's type.
+  Expected<std::vector<Value*>> try_create_results(OpCode code, std::vector<Value*> operands, Attrs attrs = {},
+                                                   std::vector<TensorType> declared = {});
+  std::vector<Value*> create_results(OpCode code, std::vector<Value*> operands, Attrs attrs = {},
+                                     std::vector<TensorType> declared = {});
+  // A fusion op applying `body` (see Op::body) to `operands`; its result types
+  // are the body's. Errors: as verify_fusion_body (ir/verifier.h).
+  Expected<std::vector<Value*>> try_create_fusion(std::vector<Value*> operands, std::shared_ptr<const Function> body);
 
   // ---- conveniences over `create` (operands must be valid)
   Value* unary(OpCode code, Value* x) { return create(code, {x}); }

@@ -85,6 +85,7 @@ std::unique_ptr<Function> Function::clone() const {
     Op* copy = f->insert_op(f->ops.size(), op->code, std::move(operands), op->attrs,
                             std::move(types), op->loc);
     copy->meta = op->meta;
+    copy->body = op->body;
     for (size_t k = 0; k < op->results.size(); ++k) map[op->results[k]] = copy->results[k];
   }
   for (Value* v : results) f->results.push_back(map.at(v));

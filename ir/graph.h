@@ -33,6 +33,7 @@ struct Loc {
   friend bool operator==(const Loc&, const Loc&) = default;
 };
 
+class Function;
 class Op;
 
 struct Value {
@@ -76,6 +77,12 @@ class Op {
   Attrs attrs;
   Loc loc;  // where in the model file this op comes from (may be unknown)
   OpMeta meta;
+  // A fusion op's body (ir/ops.def `fusion`): a function of the op's operands
+  // (its arguments, all {input}, typed like the operands) whose results are
+  // the op's results. Isolated: the body uses only its own arguments and ops,
+  // and holds no fusion op. Immutable once built, so copies of the op share it.
+  // Null for every other op.
+  std::shared_ptr<const Function> body;
 
   // The result of a single-result op (every op but the multi-result ones, such
   // as split); for those, the first result.

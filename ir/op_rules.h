@@ -66,6 +66,7 @@ Expected<TensorType> infer_layer_norm(const InferContext&);
 Expected<TensorType> infer_rms_norm(const InferContext&);
 Expected<TensorType> infer_cross_entropy(const InferContext&);
 Expected<TensorType> infer_mse(const InferContext&);
+Expected<TensorType> infer_fusion(const InferContext&);
 
 // Costs.
 Cost cost_elementwise(const Op&);
@@ -89,6 +90,7 @@ Value* decompose_rms_norm(Builder&, const Op&);
 Value* decompose_cross_entropy(Builder&, const Op&);
 Value* decompose_mse(Builder&, const Op&);
 std::vector<Value*> decompose_split(Builder&, const Op&);
+std::vector<Value*> decompose_fusion(Builder&, const Op&);
 
 // Shared helpers for rule files.
 Error infer_error(const InferContext& ctx, const std::string& message);  // "<op>: message"

@@ -1,8 +1,10 @@
 // Rules of the composite ops: inference, and the decomposition into primitives
 // that defines their meaning (PyTorch's formulas, computed stably).
 #include <cmath>
+#include <unordered_map>
 
 #include "ir/graph.h"
+
 #include "ir/op_rules.h"
 
 namespace mlc::rules {
@@ -120,6 +122,7 @@ Cost cost_composite(const Op& op) {
   for (const Value* v : op.operands)
     args.push_back(scratch.add_arg("a" + std::to_string(args.size()), v->type, ArgKind::input));
   Op* copy = scratch.insert_op(0, op.code, args, op.attrs, result_types(op), op.loc);
+  copy->body = op.body;
   Builder b(scratch, 0);
   scratch.results = op_info(op.code).decompose(b, *copy);
   Cost total;
@@ -244,6 +247,35 @@ std::vector<Value*> decompose_split(Builder& b, const Op& op) {
     start[axis] = limit[axis];
   }
   return pieces;
+}
+
+// The body's types are checked against the operands and the declared type by
+// the verifier and the parser (inference sees operand types, not the body).
+Expected<TensorType> infer_fusion(const InferContext& ctx) {
+  if (!ctx.declared) return infer_error(ctx, "the result type must be declared");
+  return *ctx.declared;
+}
+
+// Inlines the body: each body op again, on the operands, with its own loc and scope.
+std::vector<Value*> decompose_fusion(Builder& b, const Op& op) {
+  const Function& body = *op.body;
+  std::unordered_map<const Value*, Value*> map;
+  for (size_t i = 0; i < body.args.size(); ++i) map[body.args[i]] = op.operands[i];
+  const Loc loc = b.loc();
+  const std::string scope = b.scope();
+  for (const auto& inner : body.ops) {
+    std::vector<Value*> operands;
+    for (const Value* v : inner->operands) operands.push_back(map.at(v));
+    b.set_loc(inner->loc);
+    b.set_scope(inner->meta.scope);
+    std::vector<Value*> results = b.create_results(inner->code, std::move(operands), inner->attrs, result_types(*inner));
+    for (size_t k = 0; k < results.size(); ++k) map[inner->results[k]] = results[k];
+  }
+  b.set_loc(loc);
+  b.set_scope(scope);
+  std::vector<Value*> results;
+  for (const Value* r : body.results) results.push_back(map.at(r));
+  return results;
 }
 
 }  // namespace mlc::rules

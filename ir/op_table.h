@@ -89,6 +89,7 @@ inline constexpr uint32_t kSource = 1u << 5;       // no operands: constant, iot
 // or removed by DCE. No op of today's table has one; rng and the collectives will.
 inline constexpr uint32_t kEffectful = 1u << 6;
 inline constexpr uint32_t kCommutative = 1u << 7;  // binary, f(a, b) == f(b, a)
+inline constexpr uint32_t kFused = 1u << 8;        // computes its body (Op::body): a fused kernel
 
 struct OpInfo {
   OpCode code;

@@ -2,7 +2,8 @@
 //
 // Structure: a Lexer that produces one token at a time (with its byte offset),
 // and a Parser that reads a module with one token of lookahead. Nothing here
-// recurses, so input nesting cannot exhaust the stack; value and function
+// recurses but a fusion op's body, which nests one level only, so input
+// nesting cannot exhaust the stack; value and function
 // names are looked up in hash tables, so parsing is linear in the input size.
 #include "ir/parser.h"
 
@@ -18,6 +19,7 @@
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
 #include "ir/source_file.h"
+#include "ir/verifier.h"
 
 namespace mlc {
 
@@ -579,11 +581,66 @@ class Parser {
     for (Value* v : operands) types.push_back(&v->type);
     auto inferred = infer_result_types(*code, types, attrs, declared);
     if (!inferred) return error_at(name.offset, inferred.error().message);
+    std::shared_ptr<Function> body;
+    if (*code == OpCode::Fusion) {
+      if (in_body_) return error_at(name.offset, "a fusion body cannot hold a fusion op");
+      if (!at_keyword("body")) return unexpected("'body'", "after a fusion op");
+      MLC_TRY(body, parse_body(declared));
+      Status fits = verify_fusion_body(*body, types, declared);
+      if (!fits) return error_at(name.offset, "fusion: " + fits.error().message);
+    } else if (at_keyword("body")) {
+      return error_at(tok_.offset, "only fusion ops have a body, not " + std::string(name.text));
+    }
     Op* op = f.insert_op(f.ops.size(), *code, std::move(operands), std::move(attrs),
                          std::move(declared), std::move(loc));
     op->meta = std::move(meta);
+    op->body = std::move(body);
     for (size_t k = 0; k < results.size(); ++k) MLC_CHECK_OK(define(scope, results[k], op->results[k]));
     return {};
+  }
+
+  // `body(%a: type, ...) { op* return ... }` after a fusion op: a function of
+  // its own values (in_body_ keeps fusion ops out of it, so this nests once).
+  Expected<std::shared_ptr<Function>> parse_body(const std::vector<TensorType>& result_types) {
+    MLC_CHECK_OK(advance());  // 'body'
+    auto body = std::make_shared<Function>("body");
+    Scope scope;
+    MLC_CHECK_OK(expect(Tok::LParen, "'('", "after 'body'"));
+    while (!at(Tok::RParen)) {
+      if (!body->args.empty()) MLC_CHECK_OK(expect(Tok::Comma, "',' or ')'", "in body arguments"));
+      if (!at(Tok::ValueName)) return unexpected("a body argument", "in body arguments");
+      Token name = tok_;
+      if (!is_arg_name(name.text))
+        return error_at(name.offset, "invalid argument name '%" + std::string(name.text) + "' (must be " +
+                                         std::string(kArgNameRule) + ")");
+      MLC_CHECK_OK(advance());
+      MLC_CHECK_OK(expect(Tok::Colon, "':'", "after argument name"));
+      MLC_TRY(TensorType type, parse_type());
+      MLC_CHECK_OK(define(scope, name, body->add_arg(std::string(name.text), std::move(type), ArgKind::input)));
+    }
+    MLC_CHECK_OK(advance());
+    MLC_CHECK_OK(expect(Tok::LBrace, "'{'", "before the body"));
+    in_body_ = true;
+    Status ops = parse_ops(*body, scope, result_types);
+    in_body_ = false;
+    MLC_CHECK_OK(ops);
+    return body;
+  }
+
+  // Ops up to and including `return ... }`.
+  Status parse_ops(Function& f, Scope& scope, const std::vector<TensorType>& result_types) {
+    for (;;) {
+      if (at(Tok::ValueName)) {
+        MLC_CHECK_OK(parse_op(f, scope));
+      } else if (at_keyword("return")) {
+        return parse_return(f, scope, result_types);
+      } else if (at(Tok::RBrace)) {
+        return error_at(tok_.offset, "missing 'return' at end of " +
+                                         (in_body_ ? std::string("fusion body") : "function '@" + f.name + "'"));
+      } else {
+        return unexpected("an op or 'return'");
+      }
+    }
   }
 
   Status parse_return(Function& f, const Scope& scope, const std::vector<TensorType>& types) {
@@ -600,15 +657,16 @@ class Parser {
       }
     }
     if (f.results.size() != types.size())
-      return error_at(offset, "return has " + plural(f.results.size(), "value") +
-                                  ", but function '@" + f.name + "' declares " +
-                                  plural(types.size(), "result"));
+      return error_at(offset, "return has " + plural(f.results.size(), "value") + ", but " +
+                                  (in_body_ ? std::string("the fusion op") : "function '@" + f.name + "'") +
+                                  " declares " + plural(types.size(), "result"));
     for (size_t i = 0; i < types.size(); ++i)
       if (f.results[i]->type != types[i])
         return error_at(names[i].offset, "return value '%" + std::string(names[i].text) +
-                                             "' has type " + f.results[i]->type.str() +
-                                             ", but result #" + std::to_string(i) + " of '@" +
-                                             f.name + "' is declared " + types[i].str());
+                                             "' has type " + f.results[i]->type.str() + ", but result #" +
+                                             std::to_string(i) + " of " +
+                                             (in_body_ ? std::string("the fusion op") : "'@" + f.name + "'") +
+                                             " is declared " + types[i].str());
     return expect(Tok::RBrace, "'}'", "after return");
   }
 
@@ -624,17 +682,7 @@ class Parser {
     std::vector<TensorType> result_types;
     MLC_CHECK_OK(parse_signature(f, scope, result_types));
     MLC_CHECK_OK(expect(Tok::LBrace, "'{'", "before function body"));
-    for (;;) {
-      if (at(Tok::ValueName)) {
-        MLC_CHECK_OK(parse_op(f, scope));
-      } else if (at_keyword("return")) {
-        return parse_return(f, scope, result_types);
-      } else if (at(Tok::RBrace)) {
-        return error_at(tok_.offset, "missing 'return' at end of function '@" + f.name + "'");
-      } else {
-        return unexpected("an op or 'return'");
-      }
-    }
+    return parse_ops(f, scope, result_types);
   }
 
   Status parse_module_body(Module& m) {
@@ -665,6 +713,7 @@ class Parser {
 
   std::string_view text_;
   const std::string& file_;
+  bool in_body_ = false;  // parsing a fusion body
   Lexer lexer_;
   Token tok_;
 };

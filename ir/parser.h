@@ -9,7 +9,10 @@
 //   arg      := '%' ident ':' type '{' ('input' | 'param') '}'   ident: [A-Za-z_][A-Za-z0-9_.]*
 //   op       := '%' name (',' '%' name)* '=' opname '(' [use (',' use)*] ')'
 //               ['{' [attr (',' attr)*] '}'] ':' types ['meta' '{' attr '}']
-//               ['loc' '(' string ':' int ':' int ')']
+//               ['loc' '(' string ':' int ':' int ')'] [body]
+//   body     := 'body' '(' ['%' ident ':' type (',' '%' ident ':' type)*] ')'
+//               '{' op* 'return' use (',' use)* '}'     (fusion ops only, and
+//               only outside a body: bodies do not nest)
 //   types    := type                        (one result)
 //             | '(' type (',' type)* ')'   (several results, one type per name)
 //   attr     := ident '=' value

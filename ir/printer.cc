@@ -84,14 +84,33 @@ std::string print_signature(const Function& f) {
   return s + ")";
 }
 
-void print_function_at(const Function& f, const std::string& indent, std::string& out) {
+// The ops of `f` and its return line, at `indent`; a fusion op's body after
+// the op's line, two spaces deeper, closed by `}` at the op's indentation.
+void print_ops_at(const Function& f, const std::string& indent, std::string& out) {
   ValueNames names(f);
-  out += indent + print_signature(f) + " {\n";
-  for (const auto& op : f.ops)
-    if (op) out += indent + "  " + print_op(*op, names) + "\n";
-  out += indent + "  return";
+  for (const auto& op : f.ops) {
+    if (!op) continue;
+    out += indent + print_op(*op, names);
+    if (op->body) {
+      const Function& body = *op->body;
+      out += " body(";
+      for (size_t i = 0; i < body.args.size(); ++i)
+        out += (i ? ", %" : "%") + body.args[i]->name + ": " + print_type(body.args[i]->type);
+      out += ") {\n";
+      print_ops_at(body, indent + "  ", out);
+      out += indent + "}";
+    }
+    out += "\n";
+  }
+  out += indent + "return";
   for (size_t i = 0; i < f.results.size(); ++i) out += (i ? ", " : " ") + names(f.results[i]);
-  out += "\n" + indent + "}\n";
+  out += "\n";
+}
+
+void print_function_at(const Function& f, const std::string& indent, std::string& out) {
+  out += indent + print_signature(f) + " {\n";
+  print_ops_at(f, indent + "  ", out);
+  out += indent + "}\n";
 }
 
 }  // namespace

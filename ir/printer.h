@@ -26,6 +26,13 @@
 //  - Attributes print in their stored order with attr_value_to_string; the `{...}`
 //    is omitted when the op has none. ` loc("file":line:col)` only for known locs.
 //  - The `return` line is always present (bare `return` without results).
+//  - A fusion op's body follows the op's line, its ops and return two spaces
+//    deeper, numbered from %0 on their own, arguments by name:
+//      %4 = fusion(%2, %b) : f32[2,3] body(%in0: f32[2,3], %in1: f32[3]) {
+//        %0 = broadcast(%in1) {dims = [1]} : f32[2,3]
+//        %1 = add(%in0, %0) : f32[2,3]
+//        return %1
+//      }
 // The printer never fails: on malformed IR (operands that are not values of the
 // function) it prints `%<undefined>`, which the parser then rejects.
 #pragma once

@@ -185,6 +185,13 @@ class FunctionVerifier {
     if (!inferred) return op_error(index, *op, strip_op_prefix(inferred.error().message, op_name(op->code)));
     for (const Value* r : op->results)
       if (!defined_.insert(r).second) return op_error(index, *op, "result value is defined twice");
+    if (op->code == OpCode::Fusion) {
+      if (!op->body) return op_error(index, *op, "has no body");
+      Status body = verify_fusion_body(*op->body, types, result_types(*op));
+      if (!body) return op_error(index, *op, body.error().message);
+    } else if (op->body) {
+      return op_error(index, *op, "has a body, which only fusion ops have");
+    }
     return {};
   }
 
@@ -196,6 +203,39 @@ class FunctionVerifier {
 }  // namespace
 
 Status verify_function(const Function& f) { return FunctionVerifier(f).run(); }
+
+Status verify_fusion_body(const Function& body, std::span<const TensorType* const> operand_types,
+                          std::span<const TensorType> result_types) {
+  if (body.args.size() != operand_types.size() || body.arg_kinds.size() != body.args.size())
+    return make_error("the body has " + std::to_string(body.args.size()) + " argument" +
+                      (body.args.size() == 1 ? "" : "s") + " for " + std::to_string(operand_types.size()) +
+                      " operand" + (operand_types.size() == 1 ? "" : "s"));
+  for (size_t i = 0; i < body.args.size(); ++i) {
+    if (!body.args[i]) return make_error("body argument #" + std::to_string(i) + " is null");
+    if (body.args[i]->type != *operand_types[i])
+      return make_error("body argument #" + std::to_string(i) + " is " + body.args[i]->type.str() +
+                        ", operand #" + std::to_string(i) + " is " + operand_types[i]->str());
+    if (body.arg_kinds[i] != ArgKind::input)
+      return make_error("body argument #" + std::to_string(i) + " is {" +
+                        std::string(arg_kind_name(body.arg_kinds[i])) + "}, not {input}");
+  }
+  for (const auto& inner : body.ops)
+    if (inner && inner->code == OpCode::Fusion) return make_error("the body holds a fusion op");
+  if (body.results.empty()) return make_error("the body returns nothing");
+  if (!result_types.empty()) {
+    if (body.results.size() != result_types.size())
+      return make_error("the body returns " + std::to_string(body.results.size()) + " values for " +
+                        std::to_string(result_types.size()) + " results");
+    for (size_t k = 0; k < result_types.size(); ++k)
+      if (body.results[k] && body.results[k]->type != result_types[k])
+        return make_error("the body returns " + body.results[k]->type.str() + " as result #" +
+                          std::to_string(k) + ", declared " + result_types[k].str());
+  }
+  if (!body.result_updates.empty()) return make_error("the body declares result updates");
+  Status inner = verify_function(body);
+  if (!inner) return make_error("in its body: " + inner.error().message);
+  return {};
+}
 
 Status verify_module(const Module& m) {
   if (!is_symbol_name(m.name))

@@ -10,7 +10,8 @@
 //    (complete_attrs leaves them unchanged);
 //  - infer_result_types(operand types, attrs, declared = the result types)
 //    succeeds, i.e. inference yields exactly the stored result types;
-//  - the function's results are values of the function.
+//  - the function's results are values of the function;
+//  - a fusion op has a body (verify_fusion_body), and no other op has one.
 // verify_module(m) also checks that function names are unique and that module and
 // function names match [A-Za-z0-9_.-]* (functions: non-empty).
 //
@@ -20,6 +21,8 @@
 // Function-level errors: "error: verifier: function @loss: duplicate argument name 'x'".
 #pragma once
 
+#include <span>
+
 #include "ir/expected.h"
 #include "ir/graph.h"
 
@@ -27,5 +30,13 @@ namespace mlc {
 
 Status verify_function(const Function& f);
 Status verify_module(const Module& m);
+
+// A fusion op's body (Op::body) for operands of `operand_types` and, unless
+// `result_types` is empty, results of those types: a verified function whose
+// arguments are all {input}, one per operand and of its type, that holds no
+// fusion op and returns values of the result types. Errors say what differs
+// ("body argument #1 is f32[3], operand #1 is f32[4]"), without a location.
+Status verify_fusion_body(const Function& body, std::span<const TensorType* const> operand_types,
+                          std::span<const TensorType> result_types);
 
 }  // namespace mlc

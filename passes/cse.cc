@@ -25,6 +25,7 @@ std::string op_key(const Op& op) {
   append_bytes(key, op.code);
   append_bytes(key, op.operands.size());
   for (const Value* v : op.operands) append_bytes(key, v);
+  append_bytes(key, op.body.get());  // fusion ops: the same body object, not merely an equal one
   append_bytes(key, op.results.size());
   for (const Value* r : op.results) {
     append_bytes(key, r->type.dtype);

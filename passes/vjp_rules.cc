@@ -309,6 +309,8 @@ constexpr VjpRule Broadcast = rule(broadcast_rule), Reshape = rule(reshape_rule)
                   Concat = rule(concat_rule), Pad = rule(pad_rule);
 // Multi-result ops have no rules of their own yet (VjpFn takes one dy).
 constexpr VjpRule Split = kDecompose;
+// Fusion ops are made after autodiff (compiler/outline_fusions.h).
+constexpr VjpRule Fusion = kNone;
 constexpr VjpRule ReduceSum = rule(reduce_sum_rule), ReduceMax = rule(reduce_extremum_rule),
                   ReduceMin = rule(reduce_extremum_rule), Argmax = kZero;
 constexpr VjpRule Dot = rule(dot_rule), Conv2d = rule(conv2d_rule),

@@ -1,8 +1,10 @@
-// mlc ir MODEL.json [--after PASS|all|lower] [--batch N] [--timings] [--emit mlir]:
+// mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings] [--emit mlir]:
 // builds the model's IR and prints it on stdout, after the pipeline up to
-// PASS, after lowering (--after lower: every function's executable, fused
-// kernels with their bodies, compiler/lower.h), or with --after=all every
-// stage, each after a line
+// PASS, after fusion (--after fusion: the whole pipeline, then each loop
+// kernel as a fusion op with its body, compiler/outline_fusions.h), after
+// lowering (--after lower: every function's executable, fused kernels with
+// their bodies, compiler/lower.h), or with --after=all every stage (fusion
+// last), each after a line
 // "// ---- after STAGE" ("frontend" first; each stage is a module that
 // `mlc opt` reads). --timings prints the time of each pass that ran on
 // stderr. --emit mlir prints the module as upstream MLIR instead
@@ -13,6 +15,7 @@
 
 #include "compiler/emit_mlir.h"
 #include "compiler/lower.h"
+#include "compiler/outline_fusions.h"
 #include "compiler/pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/printer.h"
@@ -25,7 +28,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
   std::string error;
   if (!parse_args(argv, {"timings"}, {"after", "batch", "emit"}, args, error)) return usage_error(error);
   if (args.positional.size() != 1)
-    return usage_error("usage: mlc ir MODEL.json [--after PASS|all|lower] [--batch N] [--timings] [--emit mlir]");
+    return usage_error("usage: mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings] [--emit mlir]");
   const bool mlir = args.has("emit");
   if (mlir && args.get("emit") != "mlir")
     return usage_error("--emit takes 'mlir', got '" + args.get("emit") + "'");
@@ -50,6 +53,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
   // --after lower: the whole pipeline, then every function lowered to its
   // executable (compiler/lower.h), printed by print_lowered.
   const bool lower = args.get("after") == "lower";
+  const bool fusion = args.get("after") == "fusion";
   if (lower && mlir) return usage_error("--after lower prints executables, not a module: drop --emit mlir");
   if (all) std::printf("// ---- after frontend\n%s", print_module(*module).c_str());
   std::vector<PassTiming> timings;
@@ -61,8 +65,12 @@ int cmd_ir(const std::vector<std::string>& argv) {
         std::printf("// ---- after %s\n%s", pass.c_str(), print_module(m).c_str());
       };
     if (args.has("timings")) options.timings = &timings;
-    Status s = run_pipeline(*module, options, all || lower ? "" : args.get("after"));
+    Status s = run_pipeline(*module, options, all || lower || fusion ? "" : args.get("after"));
     if (!s) return user_error(s.error().message);
+  }
+  if (fusion || all) {
+    for (const auto& f : module->functions) outline_fusions(*f);
+    if (all) std::printf("// ---- after fusion\n%s", print_module(*module).c_str());
   }
   if (mlir) {
     auto text = emit_mlir(*module);

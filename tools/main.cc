@@ -20,7 +20,7 @@ const char* kUsage =
     "usage: mlc <command> [args]\n"
     "\n"
     "commands:\n"
-    "  ir MODEL.json [--after PASS|all] [--batch N] [--timings]\n"
+    "  ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings]\n"
     "                                             print the IR of a model (after a pass, or every stage)\n"
     "  opt FILE.mlir [--passes a,b,c]             parse, verify, run passes, print\n"
     "  run MODEL.json|MODEL.mlcx [--eval] [--init F] [--data F] [--epochs N | --steps N]\n"

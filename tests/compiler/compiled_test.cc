@@ -123,6 +123,9 @@ std::vector<Case> cases() {
   c.push_back({"", OpCode::Transpose, {A(kF64, {2, 3, 4})}, {{"perm", Ints{2, 0, 1}}}});
   c.push_back({"strided", OpCode::Slice, {A(kF32, {7, 9})}, {{"start", Ints{1, 2}}, {"limit", Ints{7, 9}}, {"stride", Ints{2, 3}}}});
   c.push_back({"", OpCode::Concat, {A(kF32, {2, 3}), A(kF32, {2, 0}), A(kF32, {2, 2})}, {{"axis", int64_t{-1}}}});
+  // A fusion op over (x, bias): sample_fusion_body, inlined before lowering.
+  c.push_back({"f32", OpCode::Fusion, {A(kF32, {4, 5}), A(kF32, {5})}});
+  c.push_back({"f64", OpCode::Fusion, {A(kF64, {2, 3, 2}), A(kF64, {2})}});
   c.push_back({"f32", OpCode::Split, {A(kF32, {3, 7})}, {{"axis", int64_t{-1}}, {"sizes", std::vector<int64_t>{2, 0, 5}}}});
   c.push_back({"i64_axis0", OpCode::Split, {A(kI64, {4, 2}, Fill::small_ints)}, {{"axis", int64_t{0}}, {"sizes", std::vector<int64_t>{1, 3}}}});
   c.push_back({"", OpCode::Pad, {A(kF32, {2, 3})}, {{"low", Ints{1, 0}}, {"high", Ints{2, 3}}, {"value", -1.5}}});

@@ -193,6 +193,7 @@ std::vector<Case> cases() {
   add("f16_empty", OpCode::Slice, {A(kF16, {4, 3})}, {{"start", Ints{2, 0}}, {"limit", Ints{2, 3}}, {"stride", Ints{1, 1}}});
   add("f32", OpCode::Concat, {A(kF32, {2, 3}), A(kF32, {2, 0}), A(kF32, {2, 2})}, {{"axis", int64_t{-1}}});
   add("i64_axis0", OpCode::Concat, {A(kI64, {1, 2}, Fill::small_ints), A(kI64, {3, 2}, Fill::small_ints)}, {{"axis", int64_t{0}}});
+  add("f32", OpCode::Fusion, {A(kF32, {4, 5}), A(kF32, {5})});
   add("f32", OpCode::Split, {A(kF32, {3, 7})}, {{"axis", int64_t{-1}}, {"sizes", Ints{2, 0, 5}}});
   add("i64_axis0", OpCode::Split, {A(kI64, {4, 2}, Fill::small_ints)}, {{"axis", int64_t{0}}, {"sizes", Ints{1, 3}}});
   add("f32", OpCode::Pad, {A(kF32, {2, 3})}, {{"low", Ints{1, 0}}, {"high", Ints{2, 3}}, {"value", -1.5}});

@@ -15,6 +15,7 @@
 #include "runtime/interpreter.h"
 #include "runtime/parameters.h"
 #include "runtime/thread_pool.h"
+#include "tests/compiler/step_arguments.h"
 
 // Counts heap allocations of this test binary while `g_counting` is set.
 namespace {
@@ -51,26 +52,13 @@ Step train_step(const std::string& example) {
   return s;
 }
 
-// Deterministic arguments: small floats, valid class indices, step 1.
-std::vector<rt::Tensor> arguments(const Function& f) {
-  std::vector<rt::Tensor> args;
-  for (size_t i = 0; i < f.args.size(); ++i) {
-    rt::Tensor t(f.args[i]->type);
-    for (int64_t k = 0; k < t.num_elements(); ++k) {
-      if (t.dtype() == DType::f32) t.data<float>()[k] = static_cast<float>(((k * 37 + i * 11) % 23) - 11) / 64.0f;
-      else if (t.dtype() == DType::i64) t.data<int64_t>()[k] = f.arg_kinds[i] == ArgKind::step ? 1 : (k * 7 + 3) % 10;
-    }
-    args.push_back(std::move(t));
-  }
-  return args;
-}
 
 class Examples : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Examples, CompiledStepMatchesTheInterpreterInPlace) {
   Step s = train_step(GetParam());
   ASSERT_NE(s.fn, nullptr);
-  std::vector<rt::Tensor> want_args = arguments(*s.fn), got_args = arguments(*s.fn);
+  std::vector<rt::Tensor> want_args = testing::step_arguments(*s.fn), got_args = testing::step_arguments(*s.fn);
   auto interp = rt::Interpreter::create(*s.fn);
   ASSERT_TRUE(interp.ok());
   auto want = interp->run(want_args);
@@ -114,7 +102,7 @@ TEST_P(Examples, SteadyStateStepAllocatesNothing) {
     all_compiled &= ins.kind != rt::InstrKind::reference;
   auto exe = rt::Executor::create(lowered->executable);
   ASSERT_TRUE(exe.ok());
-  std::vector<rt::Tensor> args = arguments(*s.fn);
+  std::vector<rt::Tensor> args = testing::step_arguments(*s.fn);
   std::vector<rt::Tensor*> ptrs;
   for (rt::Tensor& t : args) ptrs.push_back(&t);
   ASSERT_TRUE(exe->run(ptrs).ok());
@@ -141,7 +129,7 @@ TEST_P(Examples, TwoThreadsGiveTheOneThreadStepBitForBit) {
     rt::set_num_threads(threads);
     auto exe = rt::Executor::create(lowered->executable);
     EXPECT_TRUE(exe.ok());
-    std::vector<rt::Tensor> args = arguments(*s.fn);
+    std::vector<rt::Tensor> args = testing::step_arguments(*s.fn);
     std::vector<rt::Tensor*> ptrs;
     for (rt::Tensor& t : args) ptrs.push_back(&t);
     EXPECT_TRUE(exe->run(ptrs).ok());

@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "ir/builder.h"
 #include "ir/op_table.h"
+#include "tests/ir/sample_fusion_body.h"
 
 namespace mlc::testing {
 
@@ -50,7 +52,11 @@ Module one_op_module(const OpCase<Fill>& c, const std::string& module_name) {
   for (size_t i = 0; i < c.args.size(); ++i)
     args.push_back(f.add_arg("a" + std::to_string(i), c.args[i].type, ArgKind::input));
   Builder b(f);
-  if (c.declared) f.results = {b.create(c.code, args, c.attrs, c.declared)};
+  if (c.code == OpCode::Fusion) {  // the sample body over (x, bias)
+    auto fused = b.try_create_fusion(args, sample_fusion_body(args[0]->type, args[1]->type));
+    EXPECT_TRUE(fused.ok()) << fused.error().message;
+    if (fused.ok()) f.results = *fused;
+  } else if (c.declared) f.results = {b.create(c.code, args, c.attrs, c.declared)};
   else f.results = b.create_results(c.code, args, c.attrs);  // every result of a multi-result op
   return m;
 }

@@ -8,6 +8,7 @@
 #include "ir/builder.h"
 #include "ir/decompose.h"
 #include "ir/op_table.h"
+#include "tests/ir/sample_fusion_body.h"
 
 namespace mlc {
 namespace {
@@ -39,7 +40,7 @@ TEST(OpTable, TraitsClassifyEveryOp) {
   for (const OpInfo& info : all_ops()) {
     SCOPED_TRACE(std::string(info.name));
     int families = 0;
-    for (uint32_t family : {kElementwise, kReduction, kMovement, kContraction, kSource})
+    for (uint32_t family : {kElementwise, kReduction, kMovement, kContraction, kSource, kFused})
       families += info.has(family);
     if (info.has(kWindow) && !info.has(kReduction)) ++families;  // the pooling gradients
     EXPECT_EQ(families, 1);
@@ -72,12 +73,15 @@ TEST(OpTable, CompositesDecomposeToPrimitives) {
     } else if (info.code == OpCode::Mse) {
       args.push_back(f.add_arg("t", x, ArgKind::input));
     }
-    ASSERT_EQ(static_cast<int>(args.size()), info.arity);
+    ASSERT_EQ(static_cast<int>(args.size()), info.arity < 0 ? static_cast<int>(args.size()) : info.arity);
     Attrs attrs;
     if (info.code == OpCode::Softmax || info.code == OpCode::LogSoftmax) attrs.set("axis", int64_t{-1});
     if (info.code == OpCode::Split) attrs = {{"axis", int64_t{1}}, {"sizes", std::vector<int64_t>{1, 0, 2}}};
+    if (info.code == OpCode::Fusion) args.push_back(f.add_arg("b", {DType::f32, {4}}, ArgKind::param));
     Builder b(f);
-    auto v = b.try_create_results(info.code, args, attrs);
+    auto v = info.code == OpCode::Fusion
+                 ? b.try_create_fusion(args, testing::sample_fusion_body(args[0]->type, args[1]->type))
+                 : b.try_create_results(info.code, args, attrs);
     ASSERT_TRUE(v.ok()) << v.error().message;
     f.results = *v;
     std::vector<TensorType> before = result_types(*f.ops.back());

@@ -21,6 +21,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "tests/ir/sample_fusion_body.h"
 
 namespace mlc {
 namespace {
@@ -134,6 +135,7 @@ Module make_all_ops() {
                                                     {"limit", std::vector<int64_t>{2, 3}},
                                                     {"stride", std::vector<int64_t>{1, 2}}}));
   f.results.push_back(b.create(OpCode::Concat, {x, x, x}, {{"axis", int64_t{0}}}));
+  f.results.push_back(testing::sample_fusion(b, x, w));
   for (Value* piece : b.create_results(OpCode::Split, {x}, {{"axis", int64_t{-1}}, {"sizes", std::vector<int64_t>{2, 0, 1}}}))
     f.results.push_back(piece);
   f.results.push_back(b.create(OpCode::Pad, {x}, {{"low", std::vector<int64_t>{0, 1}},

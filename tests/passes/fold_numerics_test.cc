@@ -15,6 +15,7 @@
 #include "passes/fold_constants.h"
 #include "runtime/half.h"
 #include "runtime/interpreter.h"
+#include "tests/ir/sample_fusion_body.h"
 
 namespace mlc {
 namespace {
@@ -41,7 +42,8 @@ std::unique_ptr<Function> make_case(OpCode code, const std::vector<Operand>& ope
   std::vector<Value*> values;
   for (const Operand& o : operands)
     values.push_back(b.create(OpCode::Constant, {}, {{"value", value_attr(o.value, o.type.dtype)}}, o.type));
-  if (declared) f->results.push_back(b.create(code, values, std::move(attrs), std::move(declared)));
+  if (code == OpCode::Fusion) f->results.push_back(testing::sample_fusion(b, values[0], values[1]));
+  else if (declared) f->results.push_back(b.create(code, values, std::move(attrs), std::move(declared)));
   else f->results = b.create_results(code, values, std::move(attrs));  // all of split's pieces
   return f;
 }
@@ -322,6 +324,7 @@ TEST(FoldNumerics, CompositesAreNotFoldedButTheirDecompositionsAre) {
       {OpCode::CrossEntropy, {{0.25, m}, {1, {DType::i64, {2}}}}, {}},
       {OpCode::Mse, {{1.0, m}, {-2.0, m}}, {{"reduction", std::string("sum")}}},
       {OpCode::Split, {{2.5, m}}, {{"axis", int64_t{1}}, {"sizes", std::vector<int64_t>{1, 2}}}},
+      {OpCode::Fusion, {{-0.75, m}, {1.5, row}}, {}},
   };
   int covered = 0;
   for (const Case& c : cases) {

@@ -42,7 +42,7 @@ TEST(KernelTable, PrimitivesHaveKernelsCompositesOnlyDecompositions) {
   }
   EXPECT_EQ(n, kNumOps);
   std::vector<std::string> want = {"relu", "silu", "gelu", "softmax", "log_softmax", "layer_norm",
-                                   "rms_norm", "cross_entropy", "mse", "split"};
+                                   "rms_norm", "cross_entropy", "mse", "split", "fusion"};
   for (const std::string& name : want) {
     auto code = find_op(name);
     ASSERT_TRUE(code) << name;
