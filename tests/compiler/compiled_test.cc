@@ -16,9 +16,11 @@
 //    (glibc documents at most 4 ulp for them; libm's scalar versions are
 //    within 1), so sigmoid, softmax and the other composites over exp/log;
 //  - 2 for f32 sums: accumulated in double as the interpreter does, but
-//    reassociated for vectorization, so the double sums differ by ~n·2^-53
-//    relative before rounding to f32 (at most a rounding boundary apart), and
-//    composites whose means and variances come from such sums.
+//    reassociated for vectorization where a sum's own loop is vectorized, so
+//    the double sums differ by ~n·2^-53 relative before rounding to f32 (at
+//    most a rounding boundary apart), and composites whose means and
+//    variances come from such sums. (Sums vectorized across the elements of a
+//    row, kir::ReduceStrategy::across_row, keep the interpreter's order.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,7 +41,9 @@ namespace mlc {
 namespace {
 
 using Ints = std::vector<int64_t>;
-enum class Fill { uniform, positive, special, predicate, indices, small_ints };
+// underflow: arguments around where exp's result becomes subnormal and then 0
+// (the emitter gives exp 0 below -104 for f32, -746 for f64).
+enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow };
 
 using Arg = mlc::testing::OpArg<Fill>;
 using Case = mlc::testing::OpCase<Fill>;
@@ -61,6 +65,7 @@ std::vector<Case> cases() {
       c.push_back({name(t, "vector"), u, {A(t, {4, 33}, u == OpCode::Log ? Fill::positive : Fill::uniform)}, {}, {}, 4});
       c.push_back({name(t, "special"), u, {A(t, {2, 9}, Fill::special)}, {}, {}, 4});
     }
+    c.push_back({name(t, "underflow"), OpCode::Exp, {A(t, {3, 20}, Fill::underflow)}, {}, {}, 4});
     for (OpCode b : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Max, OpCode::Min}) {
       c.push_back({name(t, "same"), b, {A(t, {5, 7}, Fill::special), A(t, {5, 7}, Fill::special)}});
       c.push_back({name(t, "broadcast"), b, {A(t, {2, 1, 19}), A(t, {4, 1})}});
@@ -150,6 +155,8 @@ std::vector<Case> cases() {
 rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const double special[] = {0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 1e-30};
+  const double underflow_f32[] = {-80, -87.5, -95, -100, -103.5, -103.96, -104, -104.5, -150, -inf};
+  const double underflow_f64[] = {-700, -740, -745, -745.1, -745.2, -746, -746.5, -800, -1e6, -inf};
   std::uniform_real_distribution<double> u(-2, 2), p(0.25, 3);
   std::vector<double> v(static_cast<size_t>(num_elements(a.type.shape)));
   for (size_t i = 0; i < v.size(); ++i) {
@@ -160,6 +167,7 @@ rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
       case Fill::predicate: v[i] = rng() % 2; break;
       case Fill::indices: v[i] = static_cast<double>(rng() % a.bound); break;
       case Fill::small_ints: v[i] = static_cast<double>(static_cast<int64_t>(rng() % 11) - 5); break;
+      case Fill::underflow: v[i] = (a.type.dtype == DType::f32 ? underflow_f32 : underflow_f64)[i % 10]; break;
     }
   }
   if (v.empty()) v.push_back(0);
