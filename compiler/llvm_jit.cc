@@ -413,8 +413,42 @@ class KernelEmitter {
     }, vector_innermost && j + 1 == e.extents.size());
   }
 
-  // Folds e.a over the reduction's loops, in row-major order.
+  // Float max/min: the sequential fold (reduce_in_order) cannot be
+  // vectorized, but its result is the first element that attains the extreme
+  // value, or the last NaN: whatever the order, the same bits unless the
+  // extreme is a zero (-0 and +0 tie) or a NaN (payloads). So first
+  // llvm.maximum/minimum (order-free: NaN wins, -0 < +0), vectorized, and the
+  // fold in order only where that gave a zero or a NaN.
   llvm::Value* reduce(const kir::Expr& e) {
+    const bool max = e.op == OpCode::ReduceMax;
+    if (!is_float(e.dtype) || (!max && e.op != OpCode::ReduceMin)) return reduce_in_order(e);
+    auto [acc_t, init] = reduce_init(e);
+    llvm::AllocaInst* acc = slot(acc_t);
+    b_.CreateStore(init, acc);
+    reduce_loops(e, 0, /*vector_innermost=*/true, [&] {
+      llvm::Value* x = value(e.a);
+      llvm::Value* a = b_.CreateLoad(acc_t, acc);
+      b_.CreateStore(b_.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, a, x), acc);
+    });
+    llvm::Value* fast = b_.CreateLoad(acc_t, acc);
+    llvm::Value* tie = b_.CreateFCmpUEQ(fast, llvm::ConstantFP::get(acc_t, 0.0));  // ±0 or NaN
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    auto* in_order = llvm::BasicBlock::Create(ctx_, "in_order", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "join", fn_);
+    b_.CreateCondBr(tie, in_order, join);
+    b_.SetInsertPoint(in_order);
+    llvm::Value* exact = reduce_in_order(e);
+    llvm::BasicBlock* exact_end = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode* r = b_.CreatePHI(acc_t, 2);
+    r->addIncoming(fast, from);
+    r->addIncoming(exact, exact_end);
+    return r;
+  }
+
+  // Folds e.a over the reduction's loops, in row-major order.
+  llvm::Value* reduce_in_order(const kir::Expr& e) {
     const bool fl = is_float(k_.exprs[e.a].dtype);
     auto [acc_t, init] = reduce_init(e);
     llvm::AllocaInst* acc = slot(acc_t);
@@ -550,7 +584,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 4";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 5";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {

@@ -23,6 +23,7 @@
 //    row, kir::ReduceStrategy::across_row, keep the interpreter's order.)
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -42,8 +43,10 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 // underflow: arguments around where exp's result becomes subnormal and then 0
-// (the emitter gives exp 0 below -104 for f32, -746 for f64).
-enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow };
+// (the emitter gives exp 0 below -104 for f32, -746 for f64). zeros_below and
+// zeros_above: -0, +0 and values below (above) them, so that a max (min) is a
+// zero that both signs attain: the first one wins, as in the interpreter.
+enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow, zeros_below, zeros_above };
 
 using Arg = mlc::testing::OpArg<Fill>;
 using Case = mlc::testing::OpCase<Fill>;
@@ -81,6 +84,8 @@ std::vector<Case> cases() {
     c.push_back({name(t, "empty"), OpCode::ReduceSum, {A(t, {0, 6})}, {{"dims", Ints{0}}}});
     c.push_back({name(t, "special"), OpCode::ReduceMax, {A(t, {4, 9}, Fill::special)}, {{"dims", Ints{-1}}}});
     c.push_back({name(t, "outer"), OpCode::ReduceMin, {A(t, {5, 3}, Fill::special)}, {{"dims", Ints{0}}}});
+    c.push_back({name(t, "zero_ties"), OpCode::ReduceMax, {A(t, {6, 40}, Fill::zeros_below)}, {{"dims", Ints{1}}}});
+    c.push_back({name(t, "zero_ties"), OpCode::ReduceMin, {A(t, {6, 40}, Fill::zeros_above)}, {{"dims", Ints{1}}}});
     c.push_back({name(t, "special"), OpCode::Argmax, {A(t, {4, 9}, Fill::special)}, {{"axis", int64_t{1}}}});
     c.push_back({name(t, "outer"), OpCode::Argmax, {A(t, {6, 3})}, {{"axis", int64_t{0}}}});
     c.push_back({name(t, "shared"), OpCode::Dot, {A(t, {2, 3, 4}), A(t, {4, 5})}});
@@ -168,6 +173,8 @@ rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
       case Fill::indices: v[i] = static_cast<double>(rng() % a.bound); break;
       case Fill::small_ints: v[i] = static_cast<double>(static_cast<int64_t>(rng() % 11) - 5); break;
       case Fill::underflow: v[i] = (a.type.dtype == DType::f32 ? underflow_f32 : underflow_f64)[i % 10]; break;
+      case Fill::zeros_below: v[i] = std::array{-0.0, 0.0, -1.0, -0.5}[rng() % 4]; break;
+      case Fill::zeros_above: v[i] = std::array{-0.0, 0.0, 1.0, 0.5}[rng() % 4]; break;
     }
   }
   if (v.empty()) v.push_back(0);
