@@ -76,6 +76,22 @@ struct Kernel {
   int64_t row_cost() const;
 };
 
+// How code generation evaluates a top-level reduction (one that no other
+// reduction's operand contains) over the elements of a domain row. Every
+// strategy folds each element's terms in the same order (row-major over the
+// reduction's variables), so they differ in speed, not in results.
+enum class ReduceStrategy : uint8_t {
+  per_element,  // its own loop nest for every element of the row
+  per_row,      // it does not depend on the innermost domain variable: once per row
+  across_row,   // the reduction's loops outside, the row's elements inside, one
+                // accumulator per element: for operands whose loads are unit-stride
+                // along the row but strided along the reduction (column sums)
+};
+
+// Per expression: the strategy of each top-level reduction (per_element for
+// every other expression).
+std::vector<ReduceStrategy> reduce_strategies(const Kernel& k);
+
 // Builds the kernel of a loop group; `inputs` are the values it reads (its
 // params, in order; computed here, returned through it).
 Expected<Kernel> build_kernel(const FusionGroup& group, std::string name, std::vector<const Value*>& inputs);

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -92,7 +93,15 @@ struct IrScalar {
     return call;
   }
   Value fabs(Value x) { return intrinsic(llvm::Intrinsic::fabs, x); }
-  Value exp(Value x) { return intrinsic(llvm::Intrinsic::exp, x); }
+  // libmvec's vector exp computes a lane whose result underflows by calling
+  // the scalar exp (softmax's masked -inf lanes are such), so those lanes get
+  // an argument in range instead and the result 0 that exp has there anyway:
+  // below -104 (f32) or -746 (f64) exp(x) < half the smallest subnormal.
+  Value exp(Value x) {
+    Bool zero = b.CreateFCmpOLT(x, constant(t->isFloatTy() ? -104.0 : -746.0));
+    Value safe = b.CreateSelect(zero, constant(0.0), x);
+    return b.CreateSelect(zero, constant(0.0), intrinsic(llvm::Intrinsic::exp, safe));
+  }
   Value log(Value x) { return intrinsic(llvm::Intrinsic::log, x); }
   Value sqrt(Value x) { return intrinsic(llvm::Intrinsic::sqrt, x); }
   Value sin(Value x) { return intrinsic(llvm::Intrinsic::sin, x); }
@@ -157,6 +166,7 @@ class KernelEmitter {
 
     const size_t rank = k_.domain.size();
     const int64_t inner = rank ? k_.domain[rank - 1] : 1;
+    const std::vector<kir::ReduceStrategy> strategy = kir::reduce_strategies(k_);
     loop(begin, end, [&](llvm::Value* row) {
       llvm::Value* rem = row;
       for (size_t d = rank > 0 ? rank - 1 : 0; d-- > 0;) {
@@ -171,12 +181,27 @@ class KernelEmitter {
       };
       if (rank == 0) {
         store(base);
-      } else {
-        loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) {
-          vars_[rank - 1] = i;
-          store(b_.CreateAdd(base, i));
-        });
+        return;
       }
+      // Reductions the whole row shares, then those accumulated across it
+      // (kir::ReduceStrategy); their values are read in the row's loop.
+      std::vector<std::pair<int, llvm::AllocaInst*>> across;
+      for (size_t id = 0; id < strategy.size(); ++id) {
+        if (strategy[id] == kir::ReduceStrategy::per_row) value(static_cast<int>(id));
+        if (strategy[id] == kir::ReduceStrategy::across_row)
+          across.emplace_back(static_cast<int>(id), reduce_across_row(k_.exprs[id], inner));
+      }
+      loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) {
+        vars_[rank - 1] = i;
+        for (auto [id, acc] : across) {
+          const kir::Expr& e = k_.exprs[static_cast<size_t>(id)];
+          llvm::Type* acc_t = acc->getAllocatedType()->getArrayElementType();
+          llvm::Value* sum = b_.CreateLoad(acc_t, b_.CreateInBoundsGEP(acc_t, acc, i));
+          cache_[static_cast<size_t>(id)] = reduce_result(e, sum);
+          scopes_.back().push_back(id);
+        }
+        store(b_.CreateAdd(base, i));
+      }, /*vector_loop=*/true);
     });
     b_.CreateRetVoid();
 
@@ -215,9 +240,12 @@ class KernelEmitter {
     b_.CreateStore(v, b_.CreateInBoundsGEP(memory_type(t), buf, index));
   }
 
-  // for (i = lo; i < hi; ++i) body(i)
+  // for (i = lo; i < hi; ++i) body(i). `vector_loop`: a loop meant for the
+  // loop vectorizer, which the full unroller (it runs first, and turns a
+  // short loop into straight-line code that only the SLP vectorizer sees, which
+  // vectorizes no libmvec calls and fewer shapes) leaves alone.
   template <class F>
-  void loop(llvm::Value* lo, llvm::Value* hi, F body) {
+  void loop(llvm::Value* lo, llvm::Value* hi, F body, bool vector_loop = false) {
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, "loop", fn_);
     auto* inside = llvm::BasicBlock::Create(ctx_, "body", fn_);
@@ -234,7 +262,13 @@ class KernelEmitter {
     scopes_.pop_back();
     llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     i->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateBr(header);
+    llvm::BranchInst* back = b_.CreateBr(header);
+    if (vector_loop) {
+      llvm::Metadata* no_unroll = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
+      llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, {nullptr, no_unroll});
+      id->replaceOperandWith(0, id);
+      back->setMetadata(llvm::LLVMContext::MD_loop, id);
+    }
     b_.SetInsertPoint(exit);
   }
 
@@ -329,66 +363,135 @@ class KernelEmitter {
     return nullptr;
   }
 
-  // Folds e.a over the reduction's loops, in row-major order.
-  llvm::Value* reduce(const kir::Expr& e) {
+  // The accumulator type of reduction e and its initial value.
+  std::pair<llvm::Type*, llvm::Value*> reduce_init(const kir::Expr& e) {
     const DType in = k_.exprs[e.a].dtype;
     const bool fl = is_float(in);
     llvm::Type* acc_t = e.op == OpCode::ReduceSum ? (fl ? b_.getDoubleTy() : b_.getInt64Ty()) : type(in);
+    if (e.op == OpCode::ReduceSum) return {acc_t, fl ? llvm::ConstantFP::get(acc_t, 0.0) : b_.getInt64(0)};
+    const bool high = e.op == OpCode::ReduceMin;
+    if (fl) return {acc_t, llvm::ConstantFP::getInfinity(acc_t, !high)};
+    unsigned bits = acc_t->getIntegerBitWidth();
+    return {acc_t, high ? llvm::ConstantInt::get(acc_t, llvm::APInt::getSignedMaxValue(bits))
+                        : llvm::ConstantInt::get(acc_t, llvm::APInt::getSignedMinValue(bits))};
+  }
+
+  // Accumulator a folded with term x by reduce_sum, _max or _min.
+  // `reassociate`: float sums may be reordered (to vectorize a sum's own loop).
+  llvm::Value* reduce_step(const kir::Expr& e, llvm::Value* a, llvm::Value* x, bool reassociate) {
+    const bool fl = is_float(k_.exprs[e.a].dtype);
+    if (e.op == OpCode::ReduceSum) {
+      if (!fl) return b_.CreateAdd(a, b_.CreateSExt(x, a->getType()));
+      llvm::Value* r = b_.CreateFAdd(a, b_.CreateFPExt(x, a->getType()));
+      llvm::cast<llvm::Instruction>(r)->setHasAllowReassoc(reassociate);
+      return r;
+    }
+    bool max = e.op == OpCode::ReduceMax;
+    llvm::Value* better = fl ? (max ? b_.CreateFCmpOGT(x, a) : b_.CreateFCmpOLT(x, a))
+                             : (max ? b_.CreateICmpSGT(x, a) : b_.CreateICmpSLT(x, a));
+    llvm::Value* r = b_.CreateSelect(better, x, a);
+    if (fl) r = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);  // NaN sticks
+    return r;
+  }
+
+  // The value of reduction e from its final accumulator.
+  llvm::Value* reduce_result(const kir::Expr& e, llvm::Value* acc) {
+    if (e.op != OpCode::ReduceSum) return acc;
+    return is_float(e.dtype) ? b_.CreateFPTrunc(acc, type(e.dtype)) : b_.CreateTrunc(acc, type(e.dtype));
+  }
+
+  // Calls body() inside e's loops (innermost last), its variables set.
+  // `vector_innermost`: the innermost is a vector_loop (see loop()).
+  void reduce_loops(const kir::Expr& e, size_t j, bool vector_innermost, const std::function<void()>& body) {
+    if (j == e.extents.size()) {
+      body();
+      return;
+    }
+    loop(b_.getInt64(0), b_.getInt64(e.extents[j]), [&](llvm::Value* i) {
+      vars_[static_cast<size_t>(e.var0) + j] = i;
+      reduce_loops(e, j + 1, vector_innermost, body);
+    }, vector_innermost && j + 1 == e.extents.size());
+  }
+
+  // Float max/min: the sequential fold (reduce_in_order) cannot be
+  // vectorized, but its result is the first element that attains the extreme
+  // value, or the last NaN: whatever the order, the same bits unless the
+  // extreme is a zero (-0 and +0 tie) or a NaN (payloads). So first
+  // llvm.maximum/minimum (order-free: NaN wins, -0 < +0), vectorized, and the
+  // fold in order only where that gave a zero or a NaN.
+  llvm::Value* reduce(const kir::Expr& e) {
+    const bool max = e.op == OpCode::ReduceMax;
+    if (!is_float(e.dtype) || (!max && e.op != OpCode::ReduceMin)) return reduce_in_order(e);
+    auto [acc_t, init] = reduce_init(e);
+    llvm::AllocaInst* acc = slot(acc_t);
+    b_.CreateStore(init, acc);
+    reduce_loops(e, 0, /*vector_innermost=*/true, [&] {
+      llvm::Value* x = value(e.a);
+      llvm::Value* a = b_.CreateLoad(acc_t, acc);
+      b_.CreateStore(b_.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, a, x), acc);
+    });
+    llvm::Value* fast = b_.CreateLoad(acc_t, acc);
+    llvm::Value* tie = b_.CreateFCmpUEQ(fast, llvm::ConstantFP::get(acc_t, 0.0));  // ±0 or NaN
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    auto* in_order = llvm::BasicBlock::Create(ctx_, "in_order", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "join", fn_);
+    b_.CreateCondBr(tie, in_order, join);
+    b_.SetInsertPoint(in_order);
+    llvm::Value* exact = reduce_in_order(e);
+    llvm::BasicBlock* exact_end = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode* r = b_.CreatePHI(acc_t, 2);
+    r->addIncoming(fast, from);
+    r->addIncoming(exact, exact_end);
+    return r;
+  }
+
+  // Folds e.a over the reduction's loops, in row-major order.
+  llvm::Value* reduce_in_order(const kir::Expr& e) {
+    const bool fl = is_float(k_.exprs[e.a].dtype);
+    auto [acc_t, init] = reduce_init(e);
     llvm::AllocaInst* acc = slot(acc_t);
     llvm::AllocaInst* best_index = e.op == OpCode::Argmax ? slot(b_.getInt64Ty()) : nullptr;
-    llvm::Value* init;
-    if (e.op == OpCode::ReduceSum) {
-      init = fl ? llvm::ConstantFP::get(acc_t, 0.0) : b_.getInt64(0);
-    } else if (fl) {
-      bool high = e.op == OpCode::ReduceMin;
-      init = llvm::ConstantFP::getInfinity(acc_t, !high);
-    } else {
-      unsigned bits = acc_t->getIntegerBitWidth();
-      bool high = e.op == OpCode::ReduceMin;
-      init = high ? llvm::ConstantInt::get(acc_t, llvm::APInt::getSignedMaxValue(bits))
-                  : llvm::ConstantInt::get(acc_t, llvm::APInt::getSignedMinValue(bits));
-    }
     b_.CreateStore(init, acc);
     if (best_index) b_.CreateStore(b_.getInt64(0), best_index);
-
-    std::function<void(size_t)> nest = [&](size_t j) {
-      if (j == e.extents.size()) {
-        llvm::Value* x = value(e.a);
-        llvm::Value* a = b_.CreateLoad(acc_t, acc);
-        llvm::Value* r;
-        if (e.op == OpCode::ReduceSum) {
-          if (fl) {
-            r = b_.CreateFAdd(a, b_.CreateFPExt(x, acc_t));
-            llvm::cast<llvm::Instruction>(r)->setHasAllowReassoc(true);
-          } else {
-            r = b_.CreateAdd(a, b_.CreateSExt(x, acc_t));
-          }
-        } else if (e.op == OpCode::Argmax) {
-          llvm::Value* beats = fl ? b_.CreateSelect(b_.CreateFCmpUNO(x, x), b_.CreateFCmpORD(a, a), b_.CreateFCmpOGT(x, a))
-                                  : b_.CreateICmpSGT(x, a);
-          r = b_.CreateSelect(beats, x, a);
-          llvm::Value* bi = b_.CreateLoad(b_.getInt64Ty(), best_index);
-          b_.CreateStore(b_.CreateSelect(beats, vars_[static_cast<size_t>(e.var0)], bi), best_index);
-        } else {
-          bool max = e.op == OpCode::ReduceMax;
-          llvm::Value* better = fl ? (max ? b_.CreateFCmpOGT(x, a) : b_.CreateFCmpOLT(x, a))
-                                   : (max ? b_.CreateICmpSGT(x, a) : b_.CreateICmpSLT(x, a));
-          r = b_.CreateSelect(better, x, a);
-          if (fl) r = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);  // NaN sticks
-        }
-        b_.CreateStore(r, acc);
-        return;
+    reduce_loops(e, 0, /*vector_innermost=*/true, [&] {
+      llvm::Value* x = value(e.a);
+      llvm::Value* a = b_.CreateLoad(acc_t, acc);
+      llvm::Value* r;
+      if (e.op == OpCode::Argmax) {
+        llvm::Value* beats = fl ? b_.CreateSelect(b_.CreateFCmpUNO(x, x), b_.CreateFCmpORD(a, a), b_.CreateFCmpOGT(x, a))
+                                : b_.CreateICmpSGT(x, a);
+        r = b_.CreateSelect(beats, x, a);
+        llvm::Value* bi = b_.CreateLoad(b_.getInt64Ty(), best_index);
+        b_.CreateStore(b_.CreateSelect(beats, vars_[static_cast<size_t>(e.var0)], bi), best_index);
+      } else {
+        r = reduce_step(e, a, x, /*reassociate=*/true);
       }
-      loop(b_.getInt64(0), b_.getInt64(e.extents[j]), [&](llvm::Value* i) {
-        vars_[static_cast<size_t>(e.var0) + j] = i;
-        nest(j + 1);
-      });
-    };
-    nest(0);
+      b_.CreateStore(r, acc);
+    });
     if (best_index) return b_.CreateLoad(b_.getInt64Ty(), best_index);
-    llvm::Value* r = b_.CreateLoad(acc_t, acc);
-    if (e.op == OpCode::ReduceSum) r = fl ? b_.CreateFPTrunc(r, type(e.dtype)) : b_.CreateTrunc(r, type(e.dtype));
-    return r;
+    return reduce_result(e, b_.CreateLoad(acc_t, acc));
+  }
+
+  // Reduction e for every element of the current row (innermost domain
+  // variable 0..inner-1) at once: its loops outside, the row inside, one
+  // accumulator per element, each folded in row-major order as reduce() does.
+  // Returns the accumulators.
+  llvm::AllocaInst* reduce_across_row(const kir::Expr& e, int64_t inner) {
+    const size_t row_var = k_.domain.size() - 1;
+    auto [acc_t, init] = reduce_init(e);
+    llvm::AllocaInst* acc = slot(llvm::ArrayType::get(acc_t, static_cast<uint64_t>(inner)));
+    auto element = [&](llvm::Value* i) { return b_.CreateInBoundsGEP(acc_t, acc, i); };
+    loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) { b_.CreateStore(init, element(i)); }, true);
+    reduce_loops(e, 0, /*vector_innermost=*/false, [&] {
+      loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) {
+        vars_[row_var] = i;
+        llvm::Value* a = b_.CreateLoad(acc_t, element(i));
+        b_.CreateStore(reduce_step(e, a, value(e.a), /*reassociate=*/false), element(i));
+      }, /*vector_loop=*/true);
+    });
+    return acc;
   }
 
   llvm::Module& m_;
@@ -400,6 +503,35 @@ class KernelEmitter {
   std::vector<llvm::Value*> bufs_, vars_, cache_;
   std::vector<std::vector<int>> scopes_;  // expressions emitted in each open loop body
 };
+
+// LLVM's libmvec table (LIBMVEC_X86) has the SSE and AVX2 variants only; on
+// CPUs with AVX-512 the vectorizers pick 16 floats (8 doubles) and, finding no
+// variant of that width, call the scalar function per element. glibc's
+// AVX-512 variants of the same functions, with the same error bound (4 ulp):
+void add_avx512_libmvec(llvm::TargetLibraryInfoImpl& tlii) {
+  struct Variant {
+    const char* scalar;
+    const char* vector;
+    unsigned lanes;
+    const char* abi;
+  };
+  static constexpr Variant kVariants[] = {
+      {"llvm.exp.f32", "_ZGVeN16v_expf", 16, "_ZGV_LLVM_N16v"}, {"expf", "_ZGVeN16v_expf", 16, "_ZGV_LLVM_N16v"},
+      {"llvm.log.f32", "_ZGVeN16v_logf", 16, "_ZGV_LLVM_N16v"}, {"logf", "_ZGVeN16v_logf", 16, "_ZGV_LLVM_N16v"},
+      {"llvm.sin.f32", "_ZGVeN16v_sinf", 16, "_ZGV_LLVM_N16v"}, {"sinf", "_ZGVeN16v_sinf", 16, "_ZGV_LLVM_N16v"},
+      {"llvm.cos.f32", "_ZGVeN16v_cosf", 16, "_ZGV_LLVM_N16v"}, {"cosf", "_ZGVeN16v_cosf", 16, "_ZGV_LLVM_N16v"},
+      {"llvm.pow.f32", "_ZGVeN16vv_powf", 16, "_ZGV_LLVM_N16vv"}, {"powf", "_ZGVeN16vv_powf", 16, "_ZGV_LLVM_N16vv"},
+      {"llvm.exp.f64", "_ZGVeN8v_exp", 8, "_ZGV_LLVM_N8v"}, {"exp", "_ZGVeN8v_exp", 8, "_ZGV_LLVM_N8v"},
+      {"llvm.log.f64", "_ZGVeN8v_log", 8, "_ZGV_LLVM_N8v"}, {"log", "_ZGVeN8v_log", 8, "_ZGV_LLVM_N8v"},
+      {"llvm.sin.f64", "_ZGVeN8v_sin", 8, "_ZGV_LLVM_N8v"}, {"sin", "_ZGVeN8v_sin", 8, "_ZGV_LLVM_N8v"},
+      {"llvm.cos.f64", "_ZGVeN8v_cos", 8, "_ZGV_LLVM_N8v"}, {"cos", "_ZGVeN8v_cos", 8, "_ZGV_LLVM_N8v"},
+      {"llvm.pow.f64", "_ZGVeN8vv_pow", 8, "_ZGV_LLVM_N8vv"}, {"pow", "_ZGVeN8vv_pow", 8, "_ZGV_LLVM_N8vv"},
+  };
+  std::vector<llvm::VecDesc> descs;
+  for (const Variant& v : kVariants)
+    descs.emplace_back(v.scalar, v.vector, llvm::ElementCount::getFixed(v.lanes), false, v.abi);
+  tlii.addVectorizableFunctions(descs);
+}
 
 // Builds and optimizes the module of `kernels`.
 Expected<std::unique_ptr<llvm::Module>> build_module(llvm::LLVMContext& ctx, const std::vector<const kir::Kernel*>& kernels,
@@ -423,6 +555,7 @@ Expected<std::unique_ptr<llvm::Module>> build_module(llvm::LLVMContext& ctx, con
   llvm::Triple triple(m->getTargetTriple());
   llvm::TargetLibraryInfoImpl tlii(triple);
   tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  if (tm.getTargetFeatureString().contains("+avx512f")) add_avx512_libmvec(tlii);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -451,7 +584,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 1";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 5";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {

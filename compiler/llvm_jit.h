@@ -12,8 +12,16 @@
 //
 // Numerics: the scalar definitions of ir/scalar_math.h, without fast-math,
 // except that float sums (accumulated in double, as the reference kernels do)
-// may be reassociated for vectorization, and vectorized exp/log/sin/cos/pow are
-// libmvec's (within 4 ulp, glibc's stated bound) instead of libm's.
+// may be reassociated for vectorization where a sum's own loop is vectorized
+// (sums vectorized across a row's elements, kir::ReduceStrategy::across_row,
+// keep the reference order), and vectorized exp/log/sin/cos/pow are libmvec's
+// (within 4 ulp, glibc's stated bound; its AVX-512 variants too) instead of
+// libm's. exp is 0 below -104 (f32) / -746 (f64), where it rounds to 0 anyway.
+// Float max/min reductions are vectorized as llvm.maximum/minimum, and folded
+// again in order where that gave a zero or a NaN: the bits of the in-order fold.
+//
+// Loops: a kernel's innermost domain loop and a reduction's innermost loop
+// are kept from the full unroller so that the loop vectorizer sees them.
 #pragma once
 
 #include <memory>

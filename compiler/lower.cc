@@ -145,7 +145,7 @@ class Lowering {
     int s = new_slot(root.result()->type, new_buffer(root.result()->type));
     ins.result = s;
     slot_of_[root.result()] = s;
-    out_.origins.push_back(origin(g));
+    ins.origin = origin(g);
     int index = add_instruction(std::move(ins));
     out_.buffers[slot_buffer_[s]].first = index;
     writer_of_buffer_[slot_buffer_[s]] = index;
@@ -211,9 +211,8 @@ class Lowering {
             copy.name = "copy";
             copy.operands = {s};
             copy.result = t;
+            copy.origin = "the value of argument %" + exe_->args[a].name + ", kept before anything updates it";
             exe_->instructions.insert(exe_->instructions.begin(), std::move(copy));
-            out_.origins.insert(out_.origins.begin(), "the value of argument %" + exe_->args[a].name +
-                                                          ", kept before anything updates it");
             shift_instructions();
             out_.buffers[slot_buffer_[t]].first = 0;
             s = t;
@@ -230,7 +229,7 @@ class Lowering {
       copy.name = "copy";
       copy.operands = {s};
       copy.result = exe_->args[a].slot;
-      out_.origins.push_back("the new value of argument %" + exe_->args[a].name + ", copied back");
+      copy.origin = "the new value of argument %" + exe_->args[a].name + ", copied back";
       add_instruction(std::move(copy));
     }
     return {};

@@ -38,10 +38,6 @@ struct LoweredFunction {
   MemoryPlan plan;
   std::vector<PlannedBuffer> buffers;
   std::vector<kir::Kernel> kernels;
-  // Per instruction: the ops it computes by id and location, "%12 add
-  // (model.json:3:5), %13 exp (...)" (ids as `mlc ir` numbers results), or
-  // why a copy exists.
-  std::vector<std::string> origins;
   int num_groups = 0, num_ops = 0;
   double lower_ms = 0, jit_ir_ms = 0, jit_optimize_ms = 0, jit_codegen_ms = 0;  // CPU ms, all threads
   double compile_wall_ms = 0, link_ms = 0;

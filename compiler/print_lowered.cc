@@ -69,7 +69,7 @@ std::string print_lowered(const LoweredFunction& l) {
       case rt::InstrKind::copy: break;
     }
     line += operands(e, ins) + " -> " + slot_name(e, ins.result) + " : " + print_type(e.slots[ins.result].type);
-    if (i < l.origins.size() && !l.origins[i].empty()) line += "  // " + l.origins[i];
+    if (!ins.origin.empty()) line += "  // " + ins.origin;
     s += line + "\n";
     if (ins.kind == rt::InstrKind::kernel && ins.kernel >= 0 && static_cast<size_t>(ins.kernel) < l.kernels.size())
       s += indent(kir::print_kernel(l.kernels[static_cast<size_t>(ins.kernel)]), "      ");

@@ -165,7 +165,7 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
   }
   for (const Instruction& ins : e.instructions) {
     Json j = {{"kind", std::string(instr_kind_name(ins.kind))}, {"name", ins.name}, {"operands", ins.operands},
-              {"result", ins.result}, {"loc", loc_json(ins.loc)}};
+              {"result", ins.result}, {"loc", loc_json(ins.loc)}, {"origin", ins.origin}};
     if (ins.kind == InstrKind::kernel) j["kernel"] = ins.kernel;
     if (ins.kind == InstrKind::gemm) {
       const blas::DotShape& d = ins.gemm.shape;
@@ -603,6 +603,9 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     MLC_TRY(ins.kind, read_kind(i));
     MLC_TRY(ins.name, i.string("name"));
     MLC_TRY(ins.loc, read_loc(i));
+    if (i.json().contains("origin")) {  // optional: for listings and profiles
+      MLC_TRY(ins.origin, i.string("origin"));
+    }
     MLC_TRY(std::vector<Field> operands, i.list("operands", 1 << 16));
     for (const Field& o : operands) {
       MLC_TRY(int64_t s, o.as_integer(0, num_slots - 1));

@@ -91,6 +91,10 @@ struct Instruction {
   std::shared_ptr<const Op> op;  // reference: the op (operands and result unset)
   Loc loc;                       // for messages: where the (first) op came from
   std::string name;              // for messages and listings: "add", "fusion_3", ...
+  // For listings and profiles: the ops it computes by id (as `mlc ir` numbers
+  // results) and location, "%12 add (model.json:3:5), %13 exp (...)", or why
+  // a copy exists; may be empty.
+  std::string origin;
 };
 
 struct ArgSpec {

@@ -1,6 +1,7 @@
 #include "runtime/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -127,8 +128,36 @@ Status Executor::run(std::span<Tensor* const> args) {
     changed |= args[i]->bytes() != bound_[i];
   }
   if (changed) bind(args);
+  if (profile_) return run_profiled();
   for (size_t i = 0; i < e.instructions.size(); ++i) MLC_CHECK_OK(execute(e.instructions[i], i));
   return {};
+}
+
+void Executor::enable_profiling() {
+  profile_ = std::make_unique<ExecutionProfile>();
+  profile_->calls.assign(exe_->instructions.size(), 0);
+  profile_->ns.assign(exe_->instructions.size(), 0);
+}
+
+Status Executor::run_profiled() {
+  using Clock = std::chrono::steady_clock;
+  const std::vector<Instruction>& list = exe_->instructions;
+  ExecutionProfile& p = *profile_;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point t = start;
+  Status status;
+  for (size_t i = 0; i < list.size() && status; ++i) {
+    status = execute(list[i], i);
+    const Clock::time_point next = Clock::now();
+    p.ns[i] += std::chrono::duration_cast<std::chrono::nanoseconds>(next - t).count();
+    ++p.calls[i];
+    t = next;
+  }
+  // Counted even when an instruction failed, so that the instructions' sum
+  // stays within run_ns.
+  p.run_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t - start).count();
+  ++p.runs;
+  return status;
 }
 
 Status Executor::execute(const Instruction& ins, size_t index) {

@@ -21,6 +21,10 @@
 //    with the same code whatever the split, so results do not depend on the
 //    thread count.
 //  - An Executor is not thread-safe (it owns its arena); create one per thread.
+//  - Profiling (enable_profiling) times every instruction of every later run
+//    with steady_clock and adds it to profile(); its counters are allocated by
+//    enable_profiling, so a profiled run allocates nothing either. Off (the
+//    default), run reads one flag and times nothing.
 #pragma once
 
 #include <memory>
@@ -39,6 +43,16 @@ namespace mlc::rt {
 // `threads` only, so that a step's results depend only on the thread count.
 int kernel_threads(const KernelInfo& k, int threads);
 
+// Wall time of an executor's runs, per instruction. Each instruction's
+// interval lies inside its run's, and the intervals of one run do not
+// overlap, so the instructions' times add up to at most run_ns.
+struct ExecutionProfile {
+  int64_t runs = 0;
+  int64_t run_ns = 0;         // summed over runs: start of the first instruction to end of the last
+  std::vector<int64_t> calls;  // per instruction: times it ran
+  std::vector<int64_t> ns;     // per instruction: nanoseconds summed over calls
+};
+
 class Executor {
  public:
   static Expected<Executor> create(std::shared_ptr<const Executable> exe);
@@ -51,6 +65,11 @@ class Executor {
   const Executable& executable() const { return *exe_; }
   const std::shared_ptr<const Executable>& executable_ptr() const { return exe_; }
 
+  // Times every instruction of the runs from now on (and clears what was
+  // timed before). profile() is null until then.
+  void enable_profiling();
+  const ExecutionProfile* profile() const { return profile_.get(); }
+
  private:
   struct ArenaFree {
     void operator()(std::byte* p) const;
@@ -58,6 +77,7 @@ class Executor {
   // Points every slot of argument buffers at the given tensors' data.
   void bind(std::span<Tensor* const> args);
   Status execute(const Instruction& ins, size_t index);
+  Status run_profiled();
 
   std::shared_ptr<const Executable> exe_;
   std::unique_ptr<std::byte[], ArenaFree> arena_;
@@ -70,6 +90,7 @@ class Executor {
   std::vector<std::vector<const Tensor*>> view_ptrs_;
   std::vector<Tensor> results_;
   std::vector<std::byte*> bound_;  // argument data pointers of the last bind
+  std::unique_ptr<ExecutionProfile> profile_;  // null: not profiling
 };
 
 }  // namespace mlc::rt

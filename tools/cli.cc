@@ -18,7 +18,8 @@ std::string Args::get(const std::string& name, const std::string& fallback) cons
 }
 
 bool parse_args(const std::vector<std::string>& argv, const std::vector<std::string>& switches,
-                const std::vector<std::string>& valued, Args& out, std::string& error) {
+                const std::vector<std::string>& valued, Args& out, std::string& error,
+                const std::vector<std::string>& optional_valued) {
   auto contains = [](const std::vector<std::string>& list, const std::string& s) {
     return std::find(list.begin(), list.end(), s) != list.end();
   };
@@ -35,7 +36,9 @@ bool parse_args(const std::vector<std::string>& argv, const std::vector<std::str
       name = name.substr(0, eq);
       inline_value = true;
     }
-    if (contains(switches, name)) {
+    if (contains(optional_valued, name)) {
+      // the value, if any, is inline
+    } else if (contains(switches, name)) {
       if (inline_value) {
         error = "option --" + name + " takes no value";
         return false;

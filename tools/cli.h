@@ -20,10 +20,12 @@ struct Args {
   std::string get(const std::string& name, const std::string& fallback = "") const;
 };
 
-// `switches` take no value; every other option takes one. Unknown options are
-// usage errors (message in `error`).
+// `switches` take no value; `valued` options take one; `optional_valued`
+// options take one only as `--flag=value` (`--flag` alone has the value "").
+// Unknown options are usage errors (message in `error`).
 bool parse_args(const std::vector<std::string>& argv, const std::vector<std::string>& switches,
-                const std::vector<std::string>& valued, Args& out, std::string& error);
+                const std::vector<std::string>& valued, Args& out, std::string& error,
+                const std::vector<std::string>& optional_valued = {});
 
 int cmd_ir(const std::vector<std::string>& argv);
 int cmd_opt(const std::vector<std::string>& argv);

@@ -6,6 +6,11 @@
 // step {"step", "epoch", "loss"} and per evaluation {"epoch", "eval": {...}}.
 // --eval prints the mean loss (and accuracy) over the eval split and appends
 // {"eval": {"loss": L, "accuracy": A}} to the metrics file.
+//
+// --profile times every instruction of the compiled train step and
+// evaluation and prints, at the end on stderr, a table per function sorted by
+// total time (tools/profile.h); --profile=FILE.json also writes the numbers
+// as JSON.
 #include <unistd.h>
 
 #include <cstdio>
@@ -31,7 +36,8 @@ const char* kRunUsage =
     "usage: mlc run MODEL.json|MODEL.mlcx [--eval] [--init F.safetensors] [--data F.safetensors]\n"
     "         [--epochs N | --steps N] [--seed S] [--metrics OUT.jsonl] [--save FINAL.safetensors]\n"
     "         [--checkpoint-dir DIR] [--checkpoint-every STEPS] [--keep-checkpoints K] [--resume]\n"
-    "         [--dump-grads GRADS.safetensors] [--start-step N] [--backend compiled|interp]";
+    "         [--dump-grads GRADS.safetensors] [--start-step N] [--backend compiled|interp]\n"
+    "         [--profile[=PROFILE.json]]";
 
 bool parse_int(const std::string& text, int64_t min, int64_t& out) {
   try {
@@ -54,6 +60,18 @@ Status append_metrics(const std::string& path, const nlohmann::json& line) {
   return {};
 }
 
+// --profile: the tables on stderr and, for --profile=FILE, the JSON in FILE.
+Status report_profiles(const std::vector<FunctionProfile>& profiles, const std::string& json_path) {
+  for (const FunctionProfile& p : profiles) std::fprintf(stderr, "\n%s", profile_table(p).c_str());
+  if (json_path.empty()) return {};
+  std::ofstream out(json_path);
+  if (!out) return make_error(json_path + ": error: cannot open for writing");
+  out << profile_json(profiles).dump(1) << "\n";
+  out.flush();
+  if (!out) return make_error(json_path + ": error: write failed");
+  return {};
+}
+
 int run_eval(const Program& program, const Args& args, uint64_t seed) {
   const ModelConfig& config = program.config();
   auto params = args.has("init") ? rt::load_parameters(config.params, args.get("init"))
@@ -70,7 +88,10 @@ int run_eval(const Program& program, const Args& args, uint64_t seed) {
   if (batch <= 0) batch = std::min<int64_t>(split->num_examples(), 1024);
   Status targets = check_class_targets(program, *split, data_path, "eval");
   if (!targets) return user_error(targets.error().message);
-  auto result = evaluate(program, *split, *params, std::max<int64_t>(batch, 1));
+  auto evaluator = Evaluator::create(program, split->num_examples(), std::max<int64_t>(batch, 1));
+  if (!evaluator) return user_error(evaluator.error().message);
+  if (args.has("profile")) evaluator->enable_profiling();
+  auto result = evaluator->run(*split, *params);
   if (!result) return user_error(result.error().message);
   nlohmann::json eval = {{"loss", result->loss}};
   if (result->accuracy) eval["accuracy"] = *result->accuracy;
@@ -83,6 +104,10 @@ int run_eval(const Program& program, const Args& args, uint64_t seed) {
     Status s = append_metrics(args.get("metrics"), {{"eval", eval}});
     if (!s) return user_error(s.error().message);
   }
+  if (args.has("profile")) {
+    Status s = report_profiles(evaluator->profiles(), args.get("profile"));
+    if (!s) return user_error(s.error().message);
+  }
   return kOk;
 }
 }  // namespace
@@ -93,7 +118,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!parse_args(argv, {"eval", "resume"},
                   {"init", "data", "metrics", "seed", "epochs", "steps", "save", "checkpoint-dir",
                    "checkpoint-every", "keep-checkpoints", "dump-grads", "start-step", "backend"},
-                  args, error))
+                  args, error, {"profile"}))
     return usage_error(error + "\n" + kRunUsage);
   if (args.positional.size() != 1) return usage_error(kRunUsage);
   TrainOptions o;
@@ -122,6 +147,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   std::optional<Backend> backend = parse_backend(args.get("backend", "compiled"));
   if (!backend) return usage_error("--backend must be compiled or interp, got '" + args.get("backend") + "'");
   o.backend = *backend;
+  o.profile = args.has("profile");
+  if (o.profile && o.backend == Backend::interp)
+    return usage_error("--profile times the compiled backend's instructions; drop --backend interp");
 
   // MODEL.json is compiled now; MODEL.mlcx was compiled by `mlc compile`.
   const std::string& file = args.positional[0];
@@ -158,6 +186,11 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (summary->eval_loss) std::printf("; eval loss %.6f", *summary->eval_loss);
   if (summary->eval_accuracy) std::printf(", accuracy %.4f", *summary->eval_accuracy);
   std::printf("\n");
+  if (o.profile) {
+    std::fflush(stdout);
+    Status s = report_profiles(summary->profiles, args.get("profile"));
+    if (!s) return user_error(s.error().message);
+  }
   return kOk;
 }
 

@@ -74,6 +74,19 @@ Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt
   return result;
 }
 
+void Evaluator::enable_profiling() {
+  for (auto* f : {&full_, &tail_})
+    if (*f) (*f)->enable_profiling();
+}
+
+std::vector<FunctionProfile> Evaluator::profiles() const {
+  std::vector<FunctionProfile> out;
+  if (auto p = function_profile(*full_, batch_)) out.push_back(std::move(*p));
+  if (tail_)
+    if (auto p = function_profile(*tail_, examples_ % batch_)) out.push_back(std::move(*p));
+  return out;
+}
+
 Status check_class_targets(const Program& program, const rt::Split& split, const std::string& data_path,
                            const std::string& split_name) {
   const ModelConfig& config = program.config();

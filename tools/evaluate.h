@@ -10,6 +10,7 @@
 #include "runtime/dataset.h"
 #include "runtime/interpreter.h"
 #include "runtime/parameters.h"
+#include "tools/profile.h"
 #include "tools/program.h"
 #include "tools/step_function.h"
 
@@ -30,6 +31,9 @@ class Evaluator {
   static Expected<Evaluator> create(const Program& program, int64_t examples, int64_t batch);
   // `params` are in model-config order.
   Expected<EvalResult> run(const rt::Split& split, const std::vector<rt::NamedTensor>& params);
+  // Times every instruction of the compiled @eval from now on (tools/profile.h).
+  void enable_profiling();
+  std::vector<FunctionProfile> profiles() const;
 
  private:
   const ModelConfig* config_ = nullptr;

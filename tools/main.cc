@@ -25,7 +25,7 @@ const char* kUsage =
     "  opt FILE.mlir [--passes a,b,c]             parse, verify, run passes, print\n"
     "  run MODEL.json|MODEL.mlcx [--eval] [--init F] [--data F] [--epochs N | --steps N]\n"
     "      [--metrics OUT.jsonl] [--save F] [--checkpoint-dir D] [--checkpoint-every N] [--resume]\n"
-    "      [--seed S] [--backend compiled|interp]\n"
+    "      [--seed S] [--backend compiled|interp] [--profile[=PROFILE.json]]\n"
     "                                             train (or with --eval, evaluate) a model\n"
     "  compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F]\n"
     "                                             compile a model ahead of time into an artifact\n"

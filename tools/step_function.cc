@@ -58,6 +58,12 @@ std::shared_ptr<const rt::Executable> StepFunction::executable() const {
   return executor_ ? executor_->executable_ptr() : nullptr;
 }
 
+void StepFunction::enable_profiling() {
+  if (executor_) executor_->enable_profiling();
+}
+
+const rt::ExecutionProfile* StepFunction::profile() const { return executor_ ? executor_->profile() : nullptr; }
+
 Status StepFunction::run(std::span<rt::Tensor* const> args) {
   if (executor_) {
     MLC_CHECK_OK(executor_->run(args));

@@ -60,6 +60,11 @@ class StepFunction {
   const LoweredFunction* lowered() const { return lowered_.get(); }
   // The executable run by the compiled backend; null for interp.
   std::shared_ptr<const rt::Executable> executable() const;
+  // Compiled backend: times every instruction of the runs from now on
+  // (rt::Executor::enable_profiling); profile() is what was timed, null for
+  // interp and before enable_profiling.
+  void enable_profiling();
+  const rt::ExecutionProfile* profile() const;
 
  private:
   Signature signature_;

@@ -28,9 +28,10 @@ struct BatchFunctions {
   std::optional<StepFunction> train_step, optimizer_init, loss_grad;
 };
 
-Expected<BatchFunctions> compile(const Program& program, int64_t batch, bool with_grad) {
+Expected<BatchFunctions> compile(const Program& program, int64_t batch, bool with_grad, bool profile) {
   BatchFunctions p;
   MLC_TRY(StepFunction step, program.function("train_step", batch));
+  if (profile) step.enable_profiling();
   MLC_TRY(StepFunction init, program.function("optimizer_init", batch));
   p.train_step.emplace(std::move(step));
   p.optimizer_init.emplace(std::move(init));
@@ -167,7 +168,7 @@ Expected<TrainSummary> train_stages(const Program& program_source, const TrainOp
   // Programs, parameters, optimizer state.
   stage = "compiling the train step";
   const bool with_grad = !o.dump_grads_path.empty();
-  MLC_TRY(BatchFunctions program, compile(program_source, batch, with_grad));
+  MLC_TRY(BatchFunctions program, compile(program_source, batch, with_grad, o.profile));
   MLC_CHECK_OK(check_class_targets(program_source, train_split, data_path, "train"));
   MLC_CHECK_OK(check_class_targets(program_source, eval_split, data_path, "eval"));
   std::map<int64_t, BatchFunctions> tail_programs;  // last partial batch when !drop_last
@@ -226,6 +227,7 @@ Expected<TrainSummary> train_stages(const Program& program_source, const TrainOp
   const int64_t eval_batch = tc.eval_batch_size > 0 ? tc.eval_batch_size
                                                     : std::min<int64_t>(eval_split.num_examples(), 1024);
   MLC_TRY(Evaluator evaluator, Evaluator::create(program_source, eval_split.num_examples(), eval_batch));
+  if (o.profile) evaluator.enable_profiling();
   auto run_eval = [&](int64_t epoch, double last_loss) -> Status {
     MLC_TRY(EvalResult r, evaluator.run(eval_split, params));
     nlohmann::ordered_json eval = {{"loss", r.loss}};
@@ -251,7 +253,7 @@ Expected<TrainSummary> train_stages(const Program& program_source, const TrainOp
     BatchFunctions* prog = &program;
     if (end - begin != batch) {
       if (!tail_programs.count(end - begin)) {
-        MLC_TRY(BatchFunctions tail, compile(program_source, end - begin, with_grad));
+        MLC_TRY(BatchFunctions tail, compile(program_source, end - begin, with_grad, o.profile));
         tail_programs.emplace(end - begin, std::move(tail));
       }
       prog = &tail_programs.at(end - begin);
@@ -300,6 +302,12 @@ Expected<TrainSummary> train_stages(const Program& program_source, const TrainOp
   if (!step_ms.empty()) {
     std::sort(step_ms.begin(), step_ms.end());
     summary.median_step_ms = step_ms[step_ms.size() / 2];
+  }
+  if (o.profile) {
+    if (auto p = function_profile(*program.train_step, batch)) summary.profiles.push_back(std::move(*p));
+    for (const auto& [size, tail] : tail_programs)
+      if (auto p = function_profile(*tail.train_step, size)) summary.profiles.push_back(std::move(*p));
+    for (FunctionProfile& p : evaluator.profiles()) summary.profiles.push_back(std::move(p));
   }
   return summary;
 }

@@ -10,6 +10,7 @@
 
 #include "frontends/model_file.h"
 #include "runtime/parameters.h"
+#include "tools/profile.h"
 #include "tools/program.h"
 #include "tools/step_function.h"
 
@@ -30,6 +31,7 @@ struct TrainOptions {
   std::string dump_grads_path;  // gradients of the run's first step
   bool progress_bar = false;    // a live bar on stderr (else one line per epoch)
   Backend backend = Backend::compiled;  // of the train step and evaluation
+  bool profile = false;  // time every instruction of the compiled train step and eval (tools/profile.h)
 };
 
 struct TrainSummary {
@@ -37,6 +39,9 @@ struct TrainSummary {
   double final_loss = 0;
   double median_step_ms = 0;
   std::optional<double> eval_loss, eval_accuracy;
+  // With TrainOptions::profile: the train step's (one per batch size run),
+  // then evaluation's.
+  std::vector<FunctionProfile> profiles;
 };
 
 // Trains with the functions of `program` (a model file compiled now, or an

@@ -16,11 +16,14 @@
 //    (glibc documents at most 4 ulp for them; libm's scalar versions are
 //    within 1), so sigmoid, softmax and the other composites over exp/log;
 //  - 2 for f32 sums: accumulated in double as the interpreter does, but
-//    reassociated for vectorization, so the double sums differ by ~n·2^-53
-//    relative before rounding to f32 (at most a rounding boundary apart), and
-//    composites whose means and variances come from such sums.
+//    reassociated for vectorization where a sum's own loop is vectorized, so
+//    the double sums differ by ~n·2^-53 relative before rounding to f32 (at
+//    most a rounding boundary apart), and composites whose means and
+//    variances come from such sums. (Sums vectorized across the elements of a
+//    row, kir::ReduceStrategy::across_row, keep the interpreter's order.)
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -39,7 +42,11 @@ namespace mlc {
 namespace {
 
 using Ints = std::vector<int64_t>;
-enum class Fill { uniform, positive, special, predicate, indices, small_ints };
+// underflow: arguments around where exp's result becomes subnormal and then 0
+// (the emitter gives exp 0 below -104 for f32, -746 for f64). zeros_below and
+// zeros_above: -0, +0 and values below (above) them, so that a max (min) is a
+// zero that both signs attain: the first one wins, as in the interpreter.
+enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow, zeros_below, zeros_above };
 
 using Arg = mlc::testing::OpArg<Fill>;
 using Case = mlc::testing::OpCase<Fill>;
@@ -61,6 +68,7 @@ std::vector<Case> cases() {
       c.push_back({name(t, "vector"), u, {A(t, {4, 33}, u == OpCode::Log ? Fill::positive : Fill::uniform)}, {}, {}, 4});
       c.push_back({name(t, "special"), u, {A(t, {2, 9}, Fill::special)}, {}, {}, 4});
     }
+    c.push_back({name(t, "underflow"), OpCode::Exp, {A(t, {3, 20}, Fill::underflow)}, {}, {}, 4});
     for (OpCode b : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Max, OpCode::Min}) {
       c.push_back({name(t, "same"), b, {A(t, {5, 7}, Fill::special), A(t, {5, 7}, Fill::special)}});
       c.push_back({name(t, "broadcast"), b, {A(t, {2, 1, 19}), A(t, {4, 1})}});
@@ -76,6 +84,8 @@ std::vector<Case> cases() {
     c.push_back({name(t, "empty"), OpCode::ReduceSum, {A(t, {0, 6})}, {{"dims", Ints{0}}}});
     c.push_back({name(t, "special"), OpCode::ReduceMax, {A(t, {4, 9}, Fill::special)}, {{"dims", Ints{-1}}}});
     c.push_back({name(t, "outer"), OpCode::ReduceMin, {A(t, {5, 3}, Fill::special)}, {{"dims", Ints{0}}}});
+    c.push_back({name(t, "zero_ties"), OpCode::ReduceMax, {A(t, {6, 40}, Fill::zeros_below)}, {{"dims", Ints{1}}}});
+    c.push_back({name(t, "zero_ties"), OpCode::ReduceMin, {A(t, {6, 40}, Fill::zeros_above)}, {{"dims", Ints{1}}}});
     c.push_back({name(t, "special"), OpCode::Argmax, {A(t, {4, 9}, Fill::special)}, {{"axis", int64_t{1}}}});
     c.push_back({name(t, "outer"), OpCode::Argmax, {A(t, {6, 3})}, {{"axis", int64_t{0}}}});
     c.push_back({name(t, "shared"), OpCode::Dot, {A(t, {2, 3, 4}), A(t, {4, 5})}});
@@ -155,6 +165,8 @@ std::vector<Case> cases() {
 rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const double special[] = {0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 1e-30};
+  const double underflow_f32[] = {-80, -87.5, -95, -100, -103.5, -103.96, -104, -104.5, -150, -inf};
+  const double underflow_f64[] = {-700, -740, -745, -745.1, -745.2, -746, -746.5, -800, -1e6, -inf};
   std::uniform_real_distribution<double> u(-2, 2), p(0.25, 3);
   std::vector<double> v(static_cast<size_t>(num_elements(a.type.shape)));
   for (size_t i = 0; i < v.size(); ++i) {
@@ -165,6 +177,9 @@ rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
       case Fill::predicate: v[i] = rng() % 2; break;
       case Fill::indices: v[i] = static_cast<double>(rng() % a.bound); break;
       case Fill::small_ints: v[i] = static_cast<double>(static_cast<int64_t>(rng() % 11) - 5); break;
+      case Fill::underflow: v[i] = (a.type.dtype == DType::f32 ? underflow_f32 : underflow_f64)[i % 10]; break;
+      case Fill::zeros_below: v[i] = std::array{-0.0, 0.0, -1.0, -0.5}[rng() % 4]; break;
+      case Fill::zeros_above: v[i] = std::array{-0.0, 0.0, 1.0, 0.5}[rng() % 4]; break;
     }
   }
   if (v.empty()) v.push_back(0);

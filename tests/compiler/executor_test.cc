@@ -1,7 +1,8 @@
 // The compiled train step of each example: the runtime allocates exactly the
-// planned arena, a steady-state step performs no heap allocation (for steps
-// without reference-kernel instructions), results that update arguments land
-// in the caller's tensors, and one step equals the interpreter's.
+// planned arena, a steady-state step performs no heap allocation, profiled or
+// not (for steps without reference-kernel instructions), results that update
+// arguments land in the caller's tensors, and one step equals the
+// interpreter's.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -93,6 +94,9 @@ TEST_P(Examples, CompiledStepMatchesTheInterpreterInPlace) {
   }
 }
 
+// A steady-state step allocates nothing, profiled or not. Profiling times
+// every instruction once per run, and the instructions' intervals lie within
+// the run's (no timed assertion: only how the numbers relate).
 TEST_P(Examples, SteadyStateStepAllocatesNothing) {
   Step s = train_step(GetParam());
   auto lowered = lower_function(*s.fn);
@@ -106,13 +110,37 @@ TEST_P(Examples, SteadyStateStepAllocatesNothing) {
   std::vector<rt::Tensor*> ptrs;
   for (rt::Tensor& t : args) ptrs.push_back(&t);
   ASSERT_TRUE(exe->run(ptrs).ok());
-  g_allocations = 0;
-  g_counting = true;
-  Status st = exe->run(ptrs);
-  g_counting = false;
-  ASSERT_TRUE(st.ok());
-  if (all_compiled) EXPECT_EQ(g_allocations.load(), 0) << GetParam();
-  else GTEST_LOG_(INFO) << GetParam() << ": reference-kernel instructions made " << g_allocations.load() << " allocations";
+  EXPECT_EQ(exe->profile(), nullptr);
+  for (bool profiled : {false, true}) {
+    if (profiled) {
+      exe->enable_profiling();
+      ASSERT_TRUE(exe->run(ptrs).ok());
+    }
+    g_allocations = 0;
+    g_counting = true;
+    Status st = exe->run(ptrs);
+    g_counting = false;
+    ASSERT_TRUE(st.ok());
+    if (all_compiled) {
+      EXPECT_EQ(g_allocations.load(), 0) << GetParam() << (profiled ? ", profiled" : "");
+    } else {
+      GTEST_LOG_(INFO) << GetParam() << ": reference-kernel instructions made " << g_allocations.load() << " allocations";
+    }
+  }
+  const rt::ExecutionProfile* p = exe->profile();
+  ASSERT_NE(p, nullptr);
+  const size_t n = lowered->executable->instructions.size();
+  ASSERT_EQ(p->calls.size(), n);
+  ASSERT_EQ(p->ns.size(), n);
+  EXPECT_EQ(p->runs, 2);
+  int64_t sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(p->calls[i], 2) << "instruction " << i;
+    EXPECT_GE(p->ns[i], 0) << "instruction " << i;
+    sum += p->ns[i];
+  }
+  EXPECT_LE(sum, p->run_ns);
+  EXPECT_GT(p->run_ns, 0);
 }
 
 // Threads split kernels into whole rows, each computed by the same code as on

@@ -1,0 +1,89 @@
+// What the LLVM emitter makes of loop kernels (compiler/llvm_jit.h): which
+// strategy each reduction gets (kir::reduce_strategies), and that the loops
+// meant for the vectorizer are vectorized: exp through libmvec's vector
+// variants, column sums with unit-stride loads instead of gathers. Results
+// are compared with the interpreter by compiled_test.cc; these tests pin the
+// shape of the code, the causes of slow kernels found with `mlc run --profile`.
+#include <gtest/gtest.h>
+
+#include "compiler/llvm_jit.h"
+#include "compiler/lower.h"
+#include "ir/parser.h"
+
+namespace mlc {
+namespace {
+
+// The kernels of function @f of `text`, lowered without native code.
+std::vector<kir::Kernel> kernels_of(const std::string& text) {
+  auto m = parse_module(text, "kernel_codegen_test.mlir");
+  if (!m.ok()) {
+    ADD_FAILURE() << m.error().message;
+    return {};
+  }
+  LowerOptions o;
+  o.compile_kernels = false;
+  auto l = lower_function(*m->find("f"), o);
+  if (!l.ok()) {
+    ADD_FAILURE() << l.error().message;
+    return {};
+  }
+  return l->kernels;
+}
+
+kir::ReduceStrategy root_strategy(const kir::Kernel& k) {
+  return kir::reduce_strategies(k)[static_cast<size_t>(k.root)];
+}
+
+TEST(ReduceStrategies, FollowTheUnitStride) {
+  std::vector<kir::Kernel> ks = kernels_of(R"(module @m {
+  func @f(%x: f32[8,64] {input}) -> (f32[64], f32[8], f32[8,1], i64[64]) {
+    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[64]
+    %1 = reduce_sum(%x) {dims = [1], keepdim = false} : f32[8]
+    %2 = reduce_max(%x) {dims = [1], keepdim = true} : f32[8,1]
+    %3 = argmax(%x) {axis = 0} : i64[64]
+    return %0, %1, %2, %3
+  }
+})");
+  ASSERT_EQ(ks.size(), 4u);
+  EXPECT_EQ(root_strategy(ks[0]), kir::ReduceStrategy::across_row);   // column sum
+  EXPECT_EQ(root_strategy(ks[1]), kir::ReduceStrategy::per_element);  // row sum: its own loop is unit-stride
+  EXPECT_EQ(root_strategy(ks[2]), kir::ReduceStrategy::per_row);      // one element per row
+  EXPECT_EQ(root_strategy(ks[3]), kir::ReduceStrategy::per_element);  // argmax keeps its index
+}
+
+// The optimized LLVM IR of the kernels of `text` (its functions' attributes
+// name the host's features: libmvec's vector variants need AVX2).
+std::string optimized_ir(const std::string& text) {
+  auto ir = kernels_llvm_ir(kernels_of(text));
+  EXPECT_TRUE(ir.ok()) << ir.error().message;
+  return ir.ok() ? *ir : "";
+}
+
+TEST(Vectorization, ExpOverShortRowsCallsTheVectorVariant) {
+  std::string ir = optimized_ir(R"(module @m {
+  func @f(%x: f32[64,32] {input}) -> (f32[64,32]) {
+    %0 = exp(%x) : f32[64,32]
+    return %0
+  }
+})");
+  if (ir.find("+avx2") == std::string::npos) GTEST_SKIP() << "no AVX2: libmvec has no vector exp for this CPU";
+  EXPECT_NE(ir.find("_ZGV"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("call float @llvm.exp.f32"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("call float @expf"), std::string::npos) << ir;
+}
+
+TEST(Vectorization, ColumnSumsLoadUnitStride) {
+  std::string ir = optimized_ir(R"(module @m {
+  func @f(%x: f32[16,32,64] {input}, %y: f32[16,32,64] {input}) -> (f32[64]) {
+    %0 = mul(%x, %y) : f32[16,32,64]
+    %1 = reduce_sum(%0) {dims = [0, 1], keepdim = false} : f32[64]
+    return %1
+  }
+})");
+  if (ir.find("+avx2") == std::string::npos) GTEST_SKIP() << "no AVX2";
+  EXPECT_NE(ir.find("load <"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
+}
+
+}  // namespace
+}  // namespace mlc
