@@ -228,14 +228,33 @@ class KernelEmitter {
     i->addIncoming(lo, pre);
     b_.CreateCondBr(b_.CreateICmpSLT(i, hi), inside, exit);
     b_.SetInsertPoint(inside);
-    scopes_.emplace_back();
-    body(i);
-    for (int id : scopes_.back()) cache_[id] = nullptr;
-    scopes_.pop_back();
+    scoped([&] { body(i); });
     llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     i->addIncoming(next, b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
+  }
+
+  // Runs body with a fresh expression cache scope: what it emits is not
+  // reused after it (its block need not dominate what follows).
+  template <class F>
+  void scoped(F body) {
+    scopes_.emplace_back();
+    body();
+    for (int id : scopes_.back()) cache_[id] = nullptr;
+    scopes_.pop_back();
+  }
+
+  // if (cond) body()
+  template <class F>
+  void when(llvm::Value* cond, F body) {
+    auto* then = llvm::BasicBlock::Create(ctx_, "then", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "join", fn_);
+    b_.CreateCondBr(cond, then, join);
+    b_.SetInsertPoint(then);
+    scoped(body);
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
   }
 
   llvm::AllocaInst* slot(llvm::Type* t) {
@@ -329,7 +348,16 @@ class KernelEmitter {
     return nullptr;
   }
 
-  // Folds e.a over the reduction's loops, in row-major order.
+  // The row-major index of the current element of reduction e's loops.
+  llvm::Value* linear_index(const kir::Expr& e) {
+    llvm::Value* l = b_.getInt64(0);
+    for (size_t j = 0; j < e.extents.size(); ++j)
+      l = b_.CreateAdd(b_.CreateMul(l, b_.getInt64(e.extents[j])), vars_[static_cast<size_t>(e.var0) + j]);
+    return l;
+  }
+
+  // Folds e.a over the reduction's loops, in row-major order, where the mask
+  // e.b (if any) holds.
   llvm::Value* reduce(const kir::Expr& e) {
     const DType in = k_.exprs[e.a].dtype;
     const bool fl = is_float(in);
@@ -349,34 +377,42 @@ class KernelEmitter {
                   : llvm::ConstantInt::get(acc_t, llvm::APInt::getSignedMinValue(bits));
     }
     b_.CreateStore(init, acc);
-    if (best_index) b_.CreateStore(b_.getInt64(0), best_index);
+    // A masked argmax starts with none (-1) and takes its first unmasked
+    // element; an unmasked one can start at its first element, index 0.
+    const bool masked = e.b >= 0;
+    if (best_index) b_.CreateStore(b_.getInt64(masked ? -1 : 0), best_index);
 
+    auto fold = [&] {
+      llvm::Value* x = value(e.a);
+      llvm::Value* a = b_.CreateLoad(acc_t, acc);
+      llvm::Value* r;
+      if (e.op == OpCode::ReduceSum) {
+        if (fl) {
+          r = b_.CreateFAdd(a, b_.CreateFPExt(x, acc_t));
+          llvm::cast<llvm::Instruction>(r)->setHasAllowReassoc(true);
+        } else {
+          r = b_.CreateAdd(a, b_.CreateSExt(x, acc_t));
+        }
+      } else if (e.op == OpCode::Argmax) {
+        llvm::Value* bi = b_.CreateLoad(b_.getInt64Ty(), best_index);
+        llvm::Value* beats = fl ? b_.CreateSelect(b_.CreateFCmpUNO(x, x), b_.CreateFCmpORD(a, a), b_.CreateFCmpOGT(x, a))
+                                : b_.CreateICmpSGT(x, a);
+        if (masked) beats = b_.CreateOr(b_.CreateICmpSLT(bi, b_.getInt64(0)), beats);
+        r = b_.CreateSelect(beats, x, a);
+        b_.CreateStore(b_.CreateSelect(beats, linear_index(e), bi), best_index);
+      } else {
+        bool max = e.op == OpCode::ReduceMax;
+        llvm::Value* better = fl ? (max ? b_.CreateFCmpOGT(x, a) : b_.CreateFCmpOLT(x, a))
+                                 : (max ? b_.CreateICmpSGT(x, a) : b_.CreateICmpSLT(x, a));
+        r = b_.CreateSelect(better, x, a);
+        if (fl) r = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);  // NaN sticks
+      }
+      b_.CreateStore(r, acc);
+    };
     std::function<void(size_t)> nest = [&](size_t j) {
       if (j == e.extents.size()) {
-        llvm::Value* x = value(e.a);
-        llvm::Value* a = b_.CreateLoad(acc_t, acc);
-        llvm::Value* r;
-        if (e.op == OpCode::ReduceSum) {
-          if (fl) {
-            r = b_.CreateFAdd(a, b_.CreateFPExt(x, acc_t));
-            llvm::cast<llvm::Instruction>(r)->setHasAllowReassoc(true);
-          } else {
-            r = b_.CreateAdd(a, b_.CreateSExt(x, acc_t));
-          }
-        } else if (e.op == OpCode::Argmax) {
-          llvm::Value* beats = fl ? b_.CreateSelect(b_.CreateFCmpUNO(x, x), b_.CreateFCmpORD(a, a), b_.CreateFCmpOGT(x, a))
-                                  : b_.CreateICmpSGT(x, a);
-          r = b_.CreateSelect(beats, x, a);
-          llvm::Value* bi = b_.CreateLoad(b_.getInt64Ty(), best_index);
-          b_.CreateStore(b_.CreateSelect(beats, vars_[static_cast<size_t>(e.var0)], bi), best_index);
-        } else {
-          bool max = e.op == OpCode::ReduceMax;
-          llvm::Value* better = fl ? (max ? b_.CreateFCmpOGT(x, a) : b_.CreateFCmpOLT(x, a))
-                                   : (max ? b_.CreateICmpSGT(x, a) : b_.CreateICmpSLT(x, a));
-          r = b_.CreateSelect(better, x, a);
-          if (fl) r = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);  // NaN sticks
-        }
-        b_.CreateStore(r, acc);
+        if (e.b >= 0) when(value(e.b), fold);
+        else fold();
         return;
       }
       loop(b_.getInt64(0), b_.getInt64(e.extents[j]), [&](llvm::Value* i) {
@@ -451,7 +487,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 1";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 2";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {
