@@ -41,7 +41,7 @@ namespace mlc {
 namespace {
 
 using Ints = std::vector<int64_t>;
-enum class Fill { uniform, positive, special, predicate, indices, small_ints };
+enum class Fill { uniform, positive, special, predicate, indices, small_ints, minus_inf };
 
 using Arg = mlc::testing::OpArg<Fill>;
 using Case = mlc::testing::OpCase<Fill>;
@@ -53,7 +53,7 @@ const DType kF32 = DType::f32, kF64 = DType::f64, kI32 = DType::i32, kI64 = DTyp
 
 // Pooling and its gradients (loop kernels on f32 and f64): windows apart,
 // overlapping, padded, non-square, with strides past the kernel (inputs in no
-// window) and rows left over; ties (small integers), NaN and inf.
+// window) and rows left over; ties (small integers), NaN and inf, all -inf.
 // Tolerances: max_pool2d selects, so it is exact. A sum of small integers is
 // exact in any order, and so is one term: max_pool2d_grad on integers, and
 // both gradients where windows do not overlap (each element in one window)
@@ -88,6 +88,8 @@ void add_pool_cases(std::vector<Case>& c) {
         c.push_back({label(what), OpCode::MaxPool2dGrad, {A(t, w.x, f), A(t, y, Fill::small_ints)}, pool});
       }
       c.push_back({label("uniform_dy"), OpCode::MaxPool2dGrad, {A(t, w.x), A(t, y)}, pool, {}, sums});
+      // All -inf: each window selects its first element inside the input, never padding.
+      c.push_back({label("minus_inf"), OpCode::MaxPool2dGrad, {A(t, w.x, Fill::minus_inf), A(t, y, Fill::small_ints)}, pool});
       for (bool include_pad : {true, false}) {
         Attrs avg = pool;
         avg.set("count_include_pad", include_pad);
@@ -210,6 +212,7 @@ rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
       case Fill::predicate: v[i] = rng() % 2; break;
       case Fill::indices: v[i] = static_cast<double>(rng() % a.bound); break;
       case Fill::small_ints: v[i] = static_cast<double>(static_cast<int64_t>(rng() % 11) - 5); break;
+      case Fill::minus_inf: v[i] = -inf; break;
     }
   }
   if (v.empty()) v.push_back(0);
