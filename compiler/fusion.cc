@@ -31,6 +31,13 @@ bool reads_once(const Op& user, const Value* v) {
       user.code == OpCode::Concat || user.code == OpCode::Pad)
     return true;
   if (info.has(kElementwise)) return v->type.shape == user.result()->type.shape;
+  if (user.code == OpCode::MaxPool2d || user.code == OpCode::AvgPool2d) {
+    // Each input element is in at most one window where windows do not overlap.
+    const auto& k = user.attrs.get_ints("kernel");
+    const auto& s = user.attrs.get_ints("stride");
+    return s[0] >= k[0] && s[1] >= k[1];
+  }
+  if (info.has(kWindow)) return false;    // gradients read each element for several windows
   if (info.has(kReduction)) return true;  // each input element folds into one result element
   return false;
 }
@@ -56,8 +63,9 @@ bool is_loop_op(const Op& op) {
     }
     default: break;
   }
-  if (info.has(kWindow) || info.has(kContraction)) return false;
-  return info.has(kElementwise) || info.has(kMovement) || info.has(kReduction) || info.has(kSource);
+  if (info.has(kContraction)) return false;
+  return info.has(kElementwise) || info.has(kMovement) || info.has(kReduction) || info.has(kSource) ||
+         info.has(kWindow);
 }
 
 FusionPlan plan_fusion(const Function& f) {

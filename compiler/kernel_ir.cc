@@ -1,5 +1,6 @@
 #include "compiler/kernel_ir.h"
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -104,6 +105,32 @@ class KernelBuilder {
     return add(e);
   }
   int clamp(int j, int64_t size) { return index_op(ExprKind::imin, index_op(ExprKind::imax, j, iconst(0)), iconst(size - 1)); }
+  int isub(int a, int b) { return index_op(ExprKind::iadd, a, index_op(ExprKind::imul, b, iconst(-1))); }
+  // bool: a && b, where -1 stands for true.
+  int both(int a, int b) {
+    if (a < 0) return b;
+    if (b < 0) return a;
+    return node(ExprKind::select, DType::boolean, a, b, constant(DType::boolean, 0, 0));
+  }
+  // bool: lo <= j < hi.
+  int in_range(int j, int64_t lo, int64_t hi) {
+    return both(index_op(ExprKind::ilt, iconst(lo - 1), j), index_op(ExprKind::ilt, j, iconst(hi)));
+  }
+  int to_dtype(int x, DType t) { return at(x).dtype == t ? x : node(ExprKind::cast, t, x); }
+  // A reduce (not shared: its variables are its own).
+  int push_reduce(Expr e) {
+    k_.exprs.push_back(std::move(e));
+    return static_cast<int>(k_.exprs.size()) - 1;
+  }
+  Expr reduce_expr(OpCode code, DType t, std::vector<int64_t> extents) {
+    Expr e;
+    e.kind = ExprKind::reduce;
+    e.dtype = t;
+    e.op = code;
+    e.var0 = k_.num_vars;
+    e.extents = std::move(extents);
+    return e;
+  }
 
   int linear(const std::vector<int>& idx, const Shape& shape) {
     std::vector<int64_t> st = strides_of(shape);
@@ -152,6 +179,141 @@ class KernelBuilder {
     MLC_TRY(int id, compute(v, idx));
     values_.emplace(std::move(key), id);
     return id;
+  }
+
+  // ---- pooling (ir/ops.def; runtime/kernels/pool.cc is the reference)
+
+  // One spatial dim (0: rows, 1: columns) of a pooling op's windows over
+  // [N, C, H, W]: window o covers input positions o * stride - pad + [0, kernel).
+  struct WindowDim {
+    int64_t kernel, stride, pad, in, out;
+  };
+  static std::array<WindowDim, 2> window_dims(const Op& op, const Shape& x, const Shape& y) {
+    const auto& k = op.attrs.get_ints("kernel");
+    const auto& s = op.attrs.get_ints("stride");
+    const auto& p = op.attrs.get_ints("padding");
+    return {WindowDim{k[0], s[0], p[0], x[2], y[2]}, WindowDim{k[1], s[1], p[1], x[3], y[3]}};
+  }
+
+  // Input position o * stride - pad + k of window o, clamped into the input,
+  // and whether it is inside (-1: always, as in every window without padding).
+  struct Tap {
+    int at, inside;
+  };
+  Tap tap(const WindowDim& w, int o, int k) {
+    int j = index_op(ExprKind::iadd, index_op(ExprKind::imul, o, iconst(w.stride)), index_op(ExprKind::iadd, k, iconst(-w.pad)));
+    if (w.pad == 0) return {j, -1};
+    return {clamp(j, w.in), in_range(j, 0, w.in)};
+  }
+
+  // `code` (dtype t) folded over window (oy, ox) of plane (n, c) of x, in
+  // row-major window order, of f(x at the tap); padding taps are masked out.
+  template <class F>
+  Expected<int> window_reduce(OpCode code, DType t, const Value* x, const std::array<WindowDim, 2>& w,
+                              const std::vector<int>& idx, int oy, int ox, F f) {
+    Expr e = reduce_expr(code, t, {w[0].kernel, w[1].kernel});
+    int ky = new_var(), kx = new_var();
+    Tap ty = tap(w[0], oy, ky), tx = tap(w[1], ox, kx);
+    MLC_TRY(int v, value(x, {idx[0], idx[1], ty.at, tx.at}));
+    e.a = f(v);
+    e.b = both(ty.inside, tx.inside);
+    return push_reduce(std::move(e));
+  }
+
+  // The windows containing input position i along one dim, as candidate a in
+  // [0, count): o = (i + pad) / stride - (count - 1) + a, count =
+  // ceil(kernel / stride), ascending in o. `valid` says whether window o
+  // exists and covers i (-1: always); `at` is o clamped into [0, out).
+  struct Candidate {
+    int at, valid;
+  };
+  static int64_t candidates(const WindowDim& w) { return (w.kernel + w.stride - 1) / w.stride; }
+  Candidate candidate(const WindowDim& w, int i, int a) {
+    const int64_t count = candidates(w);
+    int o = index_op(ExprKind::iadd, index_op(ExprKind::idiv, index_op(ExprKind::iadd, i, iconst(w.pad)), iconst(w.stride)),
+                     index_op(ExprKind::iadd, a, iconst(1 - count)));
+    // Conditions that can fail for some i: o < 0 only with several candidates;
+    // o >= out where the last rows are in no window; i past the window's end
+    // where the stride does not divide the kernel.
+    const bool low = count > 1, high = (w.in - 1 + w.pad) / w.stride >= w.out;
+    int valid = low ? index_op(ExprKind::ilt, iconst(-1), o) : -1;
+    if (high) valid = both(valid, index_op(ExprKind::ilt, o, iconst(w.out)));
+    if (w.kernel % w.stride != 0)
+      valid = both(valid, index_op(ExprKind::ilt, offset_in_window(w, i, o), iconst(w.kernel)));
+    return {low || high ? clamp(o, w.out) : o, valid};
+  }
+  // i's position in window o: i - (o * stride - pad).
+  int offset_in_window(const WindowDim& w, int i, int o) {
+    return isub(index_op(ExprKind::iadd, i, iconst(w.pad)), index_op(ExprKind::imul, o, iconst(w.stride)));
+  }
+
+  // avg_pool2d's divisor factor along one dim for window o: the window's
+  // extent within the padded input (count_include_pad), else within the input.
+  int window_extent(const WindowDim& w, bool include_pad, int o) {
+    int start = index_op(ExprKind::iadd, index_op(ExprKind::imul, o, iconst(w.stride)), iconst(-w.pad));
+    if (include_pad) return index_op(ExprKind::imin, iconst(w.kernel), isub(iconst(w.in + w.pad), start));
+    return isub(index_op(ExprKind::imin, index_op(ExprKind::iadd, start, iconst(w.kernel)), iconst(w.in)),
+                index_op(ExprKind::imax, start, iconst(0)));
+  }
+  int avg_divisor(const std::array<WindowDim, 2>& w, bool include_pad, int oy, int ox) {
+    int n = index_op(ExprKind::imul, window_extent(w[0], include_pad, oy), window_extent(w[1], include_pad, ox));
+    return node(ExprKind::index_value, DType::f64, n);
+  }
+
+  // The pooling ops at index idx = (n, c, y, x) of their result. Sums are in
+  // double and divided there, rounding once, as the reference kernels do.
+  Expected<int> window_op(const Op& op, const std::vector<int>& idx) {
+    const DType t = op.result->type.dtype;
+    const Value* x = op.operands[0];
+    const Shape& out = op.result->type.shape;
+    auto same = [](int e) { return e; };
+    switch (op.code) {
+      case OpCode::MaxPool2d:
+        return window_reduce(OpCode::ReduceMax, t, x, window_dims(op, x->type.shape, out), idx, idx[2], idx[3], same);
+      case OpCode::AvgPool2d: {
+        auto w = window_dims(op, x->type.shape, out);
+        MLC_TRY(int sum, window_reduce(OpCode::ReduceSum, DType::f64, x, w, idx, idx[2], idx[3],
+                                       [&](int e) { return to_dtype(e, DType::f64); }));
+        int div = avg_divisor(w, op.attrs.get_bool("count_include_pad"), idx[2], idx[3]);
+        return to_dtype(node(ExprKind::binary, DType::f64, sum, div, -1, OpCode::Div), t);
+      }
+      case OpCode::MaxPool2dGrad: {
+        // dy of each window whose selected element (the forward's argmax over
+        // the window, recomputed) is this one.
+        const Value* dy = op.operands[1];
+        auto w = window_dims(op, out, dy->type.shape);
+        Expr e = reduce_expr(OpCode::ReduceSum, t, {candidates(w[0]), candidates(w[1])});
+        int ay = new_var(), ax = new_var();
+        Candidate cy = candidate(w[0], idx[2], ay), cx = candidate(w[1], idx[3], ax);
+        MLC_TRY(int chosen, window_reduce(OpCode::Argmax, DType::i64, x, w, idx, cy.at, cx.at, same));
+        int mine = index_op(ExprKind::iadd, index_op(ExprKind::imul, offset_in_window(w[0], idx[2], cy.at), iconst(w[1].kernel)),
+                            offset_in_window(w[1], idx[3], cx.at));
+        Expr selected;
+        selected.kind = ExprKind::cmp;
+        selected.dtype = DType::boolean;
+        selected.dir = scalar::CmpDir::eq;
+        selected.a = chosen;
+        selected.b = mine;
+        MLC_TRY(e.a, value(dy, {idx[0], idx[1], cy.at, cx.at}));
+        e.b = both(both(cy.valid, cx.valid), add(selected));
+        return push_reduce(std::move(e));
+      }
+      case OpCode::AvgPool2dGrad: {
+        // dy / divisor of each window containing this element.
+        const Value* dy = x;
+        auto w = window_dims(op, out, dy->type.shape);
+        Expr e = reduce_expr(OpCode::ReduceSum, DType::f64, {candidates(w[0]), candidates(w[1])});
+        int ay = new_var(), ax = new_var();
+        Candidate cy = candidate(w[0], idx[2], ay), cx = candidate(w[1], idx[3], ax);
+        MLC_TRY(int g, value(dy, {idx[0], idx[1], cy.at, cx.at}));
+        int div = avg_divisor(w, op.attrs.get_bool("count_include_pad"), cy.at, cx.at);
+        e.a = node(ExprKind::binary, DType::f64, to_dtype(g, DType::f64), div, -1, OpCode::Div);
+        e.b = both(cy.valid, cx.valid);
+        return to_dtype(push_reduce(std::move(e)), t);
+      }
+      default:
+        return make_error("mlc internal error: " + std::string(op_name(op.code)) + " is not a window op");
+    }
   }
 
   Expected<int> compute(const Value* v, const std::vector<int>& idx) {
@@ -251,9 +413,7 @@ class KernelBuilder {
             o[d] = j;
             continue;
           }
-          int ok = node(ExprKind::select, DType::boolean, index_op(ExprKind::ilt, iconst(-1), j),
-                        index_op(ExprKind::ilt, j, iconst(in0[d])), constant(DType::boolean, 0, 0));
-          inside = inside < 0 ? ok : node(ExprKind::select, DType::boolean, inside, ok, constant(DType::boolean, 0, 0));
+          inside = both(inside, in_range(j, 0, in0[d]));
           o[d] = in0[d] > 0 ? clamp(j, in0[d]) : iconst(0);
         }
         double pad = at.get_float("value");
@@ -302,11 +462,7 @@ class KernelBuilder {
           for (int64_t d : at.get_ints("dims")) reduced[norm_axis(d, in0.size())] = true;
         }
         bool keepdim = op->code != OpCode::Argmax && at.get_bool("keepdim");
-        Expr e;
-        e.kind = ExprKind::reduce;
-        e.dtype = t;
-        e.op = op->code;
-        e.var0 = k_.num_vars;
+        Expr e = reduce_expr(op->code, t, {});
         std::vector<int> o(in0.size());
         size_t kept = 0;
         for (size_t d = 0; d < in0.size(); ++d) {
@@ -319,9 +475,10 @@ class KernelBuilder {
           }
         }
         MLC_TRY(e.a, value(op->operands[0], o));
-        k_.exprs.push_back(std::move(e));
-        return static_cast<int>(k_.exprs.size()) - 1;
+        return push_reduce(std::move(e));
       }
+      case OpCode::MaxPool2d: case OpCode::AvgPool2d: case OpCode::MaxPool2dGrad: case OpCode::AvgPool2dGrad:
+        return window_op(*op, idx);
       default:
         return make_error("mlc internal error: " + std::string(op_name(op->code)) + " in a loop kernel");
     }
@@ -439,7 +596,7 @@ std::vector<ReduceStrategy> reduce_strategies(const Kernel& k) {
       out[id] = ReduceStrategy::per_row;
       continue;
     }
-    if (e.op == OpCode::Argmax || inner < 2 || inner > 4096) continue;
+    if (e.op == OpCode::Argmax || e.b >= 0 || inner < 2 || inner > 4096) continue;  // masked: folded per element
     // Loads of the operand: unit stride along the row but not along the
     // reduction's innermost loop favour across_row, and the opposite per_element.
     const int64_t reduce_var = e.var0 + static_cast<int64_t>(e.extents.size()) - 1;
@@ -512,7 +669,7 @@ std::string print_kernel(const Kernel& k) {
     if (e.kind == ExprKind::iconst || e.kind == ExprKind::var || e.kind == ExprKind::load) s += " " + std::to_string(e.i);
     if (e.kind == ExprKind::constant) s += " " + float_to_string(e.f);
     for (int x : {e.a, e.b, e.c})
-      if (x >= 0) s += " e" + std::to_string(x);
+      if (x >= 0) s += (e.kind == ExprKind::reduce && x == e.b ? " where e" : " e") + std::to_string(x);
     if (e.kind == ExprKind::reduce) s += " over " + shape_to_string(e.extents);
     s += " : " + std::string(dtype_name(e.dtype)) + "\n";
   }

@@ -14,6 +14,12 @@
 //    rest. A reduce expression folds `a` over its variables
 //    [var0, var0 + extents.size()) in row-major order, in the accumulator the
 //    reference kernels use (double for float sums, i64 for integer sums).
+//    A reduce with a mask `b` (a bool expression over the same variables)
+//    folds only the elements where the mask is true; the others are neither
+//    evaluated nor counted (a sum over none is 0, a max -inf, an argmax -1).
+//    Argmax returns the row-major linear index over all its extents of the
+//    first NaN, else of the first maximal element (an unmasked argmax has at
+//    least one element: the IR rejects an empty one).
 //  - Expressions are stored in topological order (operands first) and shared
 //    where equal (hash-consed), except var and reduce.
 #pragma once
@@ -38,7 +44,7 @@ enum class ExprKind : uint8_t {
   select,                                           // a ? b : c
   cast,                                             // a converted to dtype
   index_value,                                      // an index expression a as dtype (iota)
-  reduce,                                           // op: ReduceSum/Max/Min/Argmax of a
+  reduce,                                           // op: ReduceSum/Max/Min/Argmax of a, where b (mask) if b >= 0
 };
 
 struct Expr {

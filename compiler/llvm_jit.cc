@@ -256,10 +256,7 @@ class KernelEmitter {
     i->addIncoming(lo, pre);
     b_.CreateCondBr(b_.CreateICmpSLT(i, hi), inside, exit);
     b_.SetInsertPoint(inside);
-    scopes_.emplace_back();
-    body(i);
-    for (int id : scopes_.back()) cache_[id] = nullptr;
-    scopes_.pop_back();
+    scoped([&] { body(i); });
     llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     i->addIncoming(next, b_.GetInsertBlock());
     llvm::BranchInst* back = b_.CreateBr(header);
@@ -270,6 +267,28 @@ class KernelEmitter {
       back->setMetadata(llvm::LLVMContext::MD_loop, id);
     }
     b_.SetInsertPoint(exit);
+  }
+
+  // Runs body with a fresh expression cache scope: what it emits is not
+  // reused after it (its block need not dominate what follows).
+  template <class F>
+  void scoped(F body) {
+    scopes_.emplace_back();
+    body();
+    for (int id : scopes_.back()) cache_[id] = nullptr;
+    scopes_.pop_back();
+  }
+
+  // if (cond) body()
+  template <class F>
+  void when(llvm::Value* cond, F body) {
+    auto* then = llvm::BasicBlock::Create(ctx_, "then", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "join", fn_);
+    b_.CreateCondBr(cond, then, join);
+    b_.SetInsertPoint(then);
+    scoped(body);
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
   }
 
   llvm::AllocaInst* slot(llvm::Type* t) {
@@ -363,6 +382,14 @@ class KernelEmitter {
     return nullptr;
   }
 
+  // The row-major index of the current element of reduction e's loops.
+  llvm::Value* linear_index(const kir::Expr& e) {
+    llvm::Value* l = b_.getInt64(0);
+    for (size_t j = 0; j < e.extents.size(); ++j)
+      l = b_.CreateAdd(b_.CreateMul(l, b_.getInt64(e.extents[j])), vars_[static_cast<size_t>(e.var0) + j]);
+    return l;
+  }
+
   // The accumulator type of reduction e and its initial value.
   std::pair<llvm::Type*, llvm::Value*> reduce_init(const kir::Expr& e) {
     const DType in = k_.exprs[e.a].dtype;
@@ -421,7 +448,7 @@ class KernelEmitter {
   // fold in order only where that gave a zero or a NaN.
   llvm::Value* reduce(const kir::Expr& e) {
     const bool max = e.op == OpCode::ReduceMax;
-    if (!is_float(e.dtype) || (!max && e.op != OpCode::ReduceMin)) return reduce_in_order(e);
+    if (!is_float(e.dtype) || (!max && e.op != OpCode::ReduceMin) || e.b >= 0) return reduce_in_order(e);
     auto [acc_t, init] = reduce_init(e);
     llvm::AllocaInst* acc = slot(acc_t);
     b_.CreateStore(init, acc);
@@ -447,28 +474,37 @@ class KernelEmitter {
     return r;
   }
 
-  // Folds e.a over the reduction's loops, in row-major order.
+  // Folds e.a over the reduction's loops, in row-major order, where the mask
+  // e.b (if any) holds.
   llvm::Value* reduce_in_order(const kir::Expr& e) {
     const bool fl = is_float(k_.exprs[e.a].dtype);
     auto [acc_t, init] = reduce_init(e);
     llvm::AllocaInst* acc = slot(acc_t);
     llvm::AllocaInst* best_index = e.op == OpCode::Argmax ? slot(b_.getInt64Ty()) : nullptr;
     b_.CreateStore(init, acc);
-    if (best_index) b_.CreateStore(b_.getInt64(0), best_index);
-    reduce_loops(e, 0, /*vector_innermost=*/true, [&] {
+    // A masked argmax starts with none (-1) and takes its first unmasked
+    // element; an unmasked one can start at its first element, index 0.
+    const bool masked = e.b >= 0;
+    if (best_index) b_.CreateStore(b_.getInt64(masked ? -1 : 0), best_index);
+    auto fold = [&] {
       llvm::Value* x = value(e.a);
       llvm::Value* a = b_.CreateLoad(acc_t, acc);
       llvm::Value* r;
       if (e.op == OpCode::Argmax) {
+        llvm::Value* bi = b_.CreateLoad(b_.getInt64Ty(), best_index);
         llvm::Value* beats = fl ? b_.CreateSelect(b_.CreateFCmpUNO(x, x), b_.CreateFCmpORD(a, a), b_.CreateFCmpOGT(x, a))
                                 : b_.CreateICmpSGT(x, a);
+        if (masked) beats = b_.CreateOr(b_.CreateICmpSLT(bi, b_.getInt64(0)), beats);
         r = b_.CreateSelect(beats, x, a);
-        llvm::Value* bi = b_.CreateLoad(b_.getInt64Ty(), best_index);
-        b_.CreateStore(b_.CreateSelect(beats, vars_[static_cast<size_t>(e.var0)], bi), best_index);
+        b_.CreateStore(b_.CreateSelect(beats, linear_index(e), bi), best_index);
       } else {
         r = reduce_step(e, a, x, /*reassociate=*/true);
       }
       b_.CreateStore(r, acc);
+    };
+    reduce_loops(e, 0, /*vector_innermost=*/!masked, [&] {
+      if (masked) when(value(e.b), fold);
+      else fold();
     });
     if (best_index) return b_.CreateLoad(b_.getInt64Ty(), best_index);
     return reduce_result(e, b_.CreateLoad(acc_t, acc));
@@ -584,7 +620,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 5";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 6";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {

@@ -2,7 +2,8 @@
 // op of the table, for the dtypes it accepts, on random inputs with
 // broadcasting and edge shapes (rank 0, size-1 and empty dims, NaN and inf),
 // lowered (compiler/lower.h) and run by rt::Executor. A coverage test fails if
-// an op of the table has no case.
+// an op of the table has no case. At the end: pooling fused with its
+// neighbours (WindowFusion).
 //
 // Tolerances, in units of the dtype's epsilon times the largest magnitude of
 // the reference result (a normwise bound):
@@ -10,8 +11,9 @@
 //    same order as the reference kernels: movement, compare, select, casts,
 //    integer ops, + - * / sqrt, max/min, tanh and erf (both call libm's scalar
 //    functions), dot (the same OpenBLAS call: these dots are below the size
-//    that goes to oneDNN, runtime/onednn_gemm.h) and every op lowered to its
-//    reference kernel (convolutions, pooling, gather, scatter_add, half types);
+//    that goes to oneDNN, runtime/onednn_gemm.h), max_pool2d and every op
+//    lowered to its reference kernel (convolutions, gather, scatter_add, half
+//    types); pooling's sums: see add_pool_cases;
 //  - 4 where a kernel may call glibc's libmvec for exp, log, sin, cos or pow
 //    (glibc documents at most 4 ulp for them; libm's scalar versions are
 //    within 1), so sigmoid, softmax and the other composites over exp/log;
@@ -46,7 +48,8 @@ using Ints = std::vector<int64_t>;
 // (the emitter gives exp 0 below -104 for f32, -746 for f64). zeros_below and
 // zeros_above: -0, +0 and values below (above) them, so that a max (min) is a
 // zero that both signs attain: the first one wins, as in the interpreter.
-enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow, zeros_below, zeros_above };
+// minus_inf: every element -inf (pooling windows of nothing but -inf).
+enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow, zeros_below, zeros_above, minus_inf };
 
 using Arg = mlc::testing::OpArg<Fill>;
 using Case = mlc::testing::OpCase<Fill>;
@@ -55,6 +58,60 @@ Arg A(DType t, Shape s, Fill f = Fill::uniform) { return {{t, std::move(s)}, f, 
 Arg I(Shape s, int64_t bound) { return {{DType::i64, std::move(s)}, Fill::indices, bound}; }
 
 const DType kF32 = DType::f32, kF64 = DType::f64, kI32 = DType::i32, kI64 = DType::i64, kBool = DType::boolean;
+
+// Pooling and its gradients (loop kernels on f32 and f64): windows apart,
+// overlapping, padded, non-square, with strides past the kernel (inputs in no
+// window) and rows left over; ties (small integers), NaN and inf, all -inf.
+// Tolerances: max_pool2d selects, so it is exact. A sum of small integers is
+// exact in any order, and so is one term: max_pool2d_grad on integers, and
+// both gradients where windows do not overlap (each element in one window)
+// are exact, as is avg_pool2d of integers (an exact sum divided once in
+// double, as the reference does). Sums of several arbitrary terms in double
+// may be reassociated: 2 (see the file comment).
+void add_pool_cases(std::vector<Case>& c) {
+  struct Window {
+    const char* label;
+    Shape x;
+    Ints kernel, stride, padding;
+  };
+  const Window windows[] = {
+      {"2x2", {2, 3, 8, 8}, {2, 2}, {2, 2}, {0, 0}},
+      {"odd_rows", {1, 2, 7, 5}, {2, 2}, {2, 2}, {0, 0}},
+      {"3x3_s1_p1", {1, 2, 5, 6}, {3, 3}, {1, 1}, {1, 1}},
+      {"3x3_s2_p1", {1, 2, 5, 5}, {3, 3}, {2, 2}, {1, 1}},
+      {"3x2_s2x1_p1x0", {2, 2, 7, 5}, {3, 2}, {2, 1}, {1, 0}},
+      {"2x3_s3x2_p1", {1, 2, 8, 7}, {2, 3}, {3, 2}, {1, 1}},
+  };
+  for (DType t : {kF32, kF64})
+    for (const Window& w : windows) {
+      auto out = [&](size_t d) { return (w.x[d + 2] + 2 * w.padding[d] - w.kernel[d]) / w.stride[d] + 1; };
+      const Shape y = {w.x[0], w.x[1], out(0), out(1)};
+      const bool overlap = w.stride[0] < w.kernel[0] || w.stride[1] < w.kernel[1];
+      const double sums = overlap ? 2 : 0;
+      Attrs pool = {{"kernel", w.kernel}, {"stride", w.stride}, {"padding", w.padding}};
+      auto label = [&](const char* what) { return std::string(dtype_name(t)) + "_" + w.label + "_" + what; };
+      for (Fill f : {Fill::uniform, Fill::small_ints, Fill::special}) {
+        const char* what = f == Fill::uniform ? "uniform" : f == Fill::small_ints ? "ties" : "special";
+        c.push_back({label(what), OpCode::MaxPool2d, {A(t, w.x, f)}, pool});
+        c.push_back({label(what), OpCode::MaxPool2dGrad, {A(t, w.x, f), A(t, y, Fill::small_ints)}, pool});
+      }
+      c.push_back({label("uniform_dy"), OpCode::MaxPool2dGrad, {A(t, w.x), A(t, y)}, pool, {}, sums});
+      // All -inf: each window selects its first element inside the input, never padding.
+      c.push_back({label("minus_inf"), OpCode::MaxPool2dGrad, {A(t, w.x, Fill::minus_inf), A(t, y, Fill::small_ints)}, pool});
+      for (bool include_pad : {true, false}) {
+        Attrs avg = pool;
+        avg.set("count_include_pad", include_pad);
+        const char* what = include_pad ? "with_pad" : "without_pad";
+        c.push_back({label(what), OpCode::AvgPool2d, {A(t, w.x)}, avg, {}, 2});
+        c.push_back({label(what) + "_ints", OpCode::AvgPool2d, {A(t, w.x, Fill::small_ints)}, avg});
+        c.push_back({label(what), OpCode::AvgPool2dGrad, {A(t, y)}, avg, TensorType{t, w.x}, sums});
+      }
+    }
+  // Half precision stays on the reference kernels.
+  Attrs pool = {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}};
+  c.push_back({"bf16", OpCode::MaxPool2d, {A(DType::bf16, {1, 2, 5, 5})}, pool});
+  c.push_back({"f16", OpCode::AvgPool2dGrad, {A(DType::f16, {1, 2, 3, 3})}, pool, TensorType{DType::f16, {1, 2, 5, 5}}});
+}
 
 std::vector<Case> cases() {
   std::vector<Case> c;
@@ -152,11 +209,7 @@ std::vector<Case> cases() {
   c.push_back({"", OpCode::Conv2dWeightGrad, {A(kF32, {2, 4, 7, 7}), A(kF32, {2, 6, 4, 5})},
                {{"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}, {"groups", int64_t{2}}},
                TensorType{kF32, {6, 2, 3, 3}}});
-  Attrs pool = {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}};
-  c.push_back({"", OpCode::MaxPool2d, {A(kF32, {1, 2, 5, 5})}, pool});
-  c.push_back({"", OpCode::AvgPool2d, {A(kF32, {1, 2, 5, 5})}, pool});
-  c.push_back({"", OpCode::MaxPool2dGrad, {A(kF32, {1, 2, 5, 5}), A(kF32, {1, 2, 3, 3})}, pool});
-  c.push_back({"", OpCode::AvgPool2dGrad, {A(kF32, {1, 2, 3, 3})}, pool, TensorType{kF32, {1, 2, 5, 5}}});
+  add_pool_cases(c);
   c.push_back({"", OpCode::Gather, {A(kF32, {5, 3}), I({2, 2}, 5)}, {{"axis", int64_t{0}}}});
   c.push_back({"", OpCode::ScatterAdd, {A(kF32, {5, 3}), I({4}, 5), A(kF32, {4, 3})}, {{"axis", int64_t{0}}}});
   return c;
@@ -180,6 +233,7 @@ rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
       case Fill::underflow: v[i] = (a.type.dtype == DType::f32 ? underflow_f32 : underflow_f64)[i % 10]; break;
       case Fill::zeros_below: v[i] = std::array{-0.0, 0.0, -1.0, -0.5}[rng() % 4]; break;
       case Fill::zeros_above: v[i] = std::array{-0.0, 0.0, 1.0, 0.5}[rng() % 4]; break;
+      case Fill::minus_inf: v[i] = -inf; break;
     }
   }
   if (v.empty()) v.push_back(0);
@@ -205,16 +259,9 @@ void expect_close(const rt::Tensor& want, const rt::Tensor& got, double ulps) {
   }
 }
 
-class Compiled : public ::testing::TestWithParam<Case> {};
-
-TEST_P(Compiled, MatchesTheInterpreter) {
-  const Case& c = GetParam();
-  Module m = mlc::testing::one_op_module(c, "compiled_test");
-  const Function& f = *m.functions[0];
-
-  std::mt19937_64 rng(42);
-  std::vector<rt::Tensor> inputs;
-  for (const Arg& a : c.args) inputs.push_back(random_tensor(a, rng));
+// Runs f interpreted and compiled on `inputs` and expects the results within
+// `ulps`; a second compiled run over the same arena gives the same bits.
+void expect_compiled_matches(const Function& f, std::vector<rt::Tensor> inputs, double ulps) {
   std::vector<rt::Tensor*> ptrs;
   for (rt::Tensor& t : inputs) ptrs.push_back(&t);
 
@@ -233,7 +280,7 @@ TEST_P(Compiled, MatchesTheInterpreter) {
   std::vector<rt::Tensor> first;
   for (size_t k = 0; k < f.results.size(); ++k) {
     SCOPED_TRACE("result " + std::to_string(k));
-    expect_close((*want)[k], exe->result(k), c.ulps);
+    expect_close((*want)[k], exe->result(k), ulps);
     first.push_back(exe->result(k));
   }
   // A second run over the same arena gives the same bits.
@@ -242,12 +289,98 @@ TEST_P(Compiled, MatchesTheInterpreter) {
     EXPECT_EQ(std::memcmp(first[k].bytes(), exe->result(k).bytes(), static_cast<size_t>(first[k].num_bytes())), 0);
 }
 
+class Compiled : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Compiled, MatchesTheInterpreter) {
+  const Case& c = GetParam();
+  Module m = mlc::testing::one_op_module(c, "compiled_test");
+  std::mt19937_64 rng(42);
+  std::vector<rt::Tensor> inputs;
+  for (const Arg& a : c.args) inputs.push_back(random_tensor(a, rng));
+  expect_compiled_matches(*m.functions[0], std::move(inputs), c.ulps);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllOps, Compiled, ::testing::ValuesIn(cases()), mlc::testing::case_name<Case>);
 
 TEST(CompiledCoverage, EveryOpHasACase) {
   std::set<OpCode> covered;
   for (const Case& c : cases()) covered.insert(c.code);
   for (const OpInfo& info : all_ops()) EXPECT_TRUE(covered.count(info.code)) << "no compiled-vs-interpreter case for " << info.name;
+}
+
+// ---- pooling in loop kernels (compiler/fusion.h): the bias add and ReLU in
+// front of max_pool2d join its kernel, an expensive producer joins only where
+// windows do not overlap (it is then evaluated once per element), and the
+// ReLU gradient takes max_pool2d_grad into its kernel. On small integers the
+// fused arithmetic (add, max, compare, select, the max's selection, sums of a
+// few integers) is exact in any order: tolerance 0.
+
+Attrs pool_attrs(int64_t kernel, int64_t stride, int64_t padding) {
+  return {{"kernel", Ints{kernel, kernel}}, {"stride", Ints{stride, stride}}, {"padding", Ints{padding, padding}}};
+}
+
+// Instructions of f's executable: {kernels, all others}.
+std::pair<int, int> lowered_counts(const Function& f) {
+  LowerOptions o;
+  o.compile_kernels = false;
+  auto l = lower_function(f, o);
+  EXPECT_TRUE(l.ok()) << l.error().message;
+  std::pair<int, int> c{0, 0};
+  if (!l.ok()) return c;
+  for (const rt::Instruction& ins : l->executable->instructions)
+    ++(ins.kind == rt::InstrKind::kernel ? c.first : c.second);
+  return c;
+}
+
+void expect_compiled_matches_on_integers(const Function& f) {
+  std::mt19937_64 rng(7);
+  std::vector<rt::Tensor> inputs;
+  for (const Value* a : f.args) inputs.push_back(random_tensor(A(a->type.dtype, a->type.shape, Fill::small_ints), rng));
+  expect_compiled_matches(f, std::move(inputs), 0);
+}
+
+// max_pool2d(producer(x + broadcast(b))) over f32[2,4,8,8].
+Module pooled(OpCode producer, const Attrs& pool) {
+  Module m;
+  m.name = "compiled_test";
+  Function& f = m.add_function("f");
+  Value* x = f.add_arg("x", {kF32, {2, 4, 8, 8}}, ArgKind::input);
+  Value* b = f.add_arg("b", {kF32, {4}}, ArgKind::input);
+  Builder bld(f);
+  Value* biased = bld.add(x, bld.create(OpCode::Broadcast, {b}, {{"dims", Ints{1}}}, TensorType{kF32, {2, 4, 8, 8}}));
+  f.results = {bld.create(OpCode::MaxPool2d, {bld.unary(producer, biased)}, pool)};
+  return m;
+}
+
+TEST(WindowFusion, BiasAndReluJoinMaxPool) {
+  for (const Attrs& pool : {pool_attrs(2, 2, 0), pool_attrs(3, 1, 1), pool_attrs(3, 2, 1)}) {
+    Module m = pooled(OpCode::Relu, pool);
+    EXPECT_EQ(lowered_counts(*m.functions[0]), std::make_pair(1, 0));
+    expect_compiled_matches_on_integers(*m.functions[0]);
+  }
+}
+
+TEST(WindowFusion, AnExpensiveProducerJoinsOnlyWindowsApart) {
+  Module apart = pooled(OpCode::Exp, pool_attrs(2, 2, 0));
+  EXPECT_EQ(lowered_counts(*apart.functions[0]).first, 1);
+  Module overlapping = pooled(OpCode::Exp, pool_attrs(3, 1, 1));
+  EXPECT_EQ(lowered_counts(*overlapping.functions[0]).first, 2);
+}
+
+// relu's gradient through max_pool2d: select(r > 0, max_pool2d_grad(r, dy), 0).
+TEST(WindowFusion, ReluGradTakesMaxPoolGrad) {
+  for (const Attrs& pool : {pool_attrs(2, 2, 0), pool_attrs(3, 2, 1)}) {
+    Module m;
+    m.name = "compiled_test";
+    Function& f = m.add_function("f");
+    Value* r = f.add_arg("r", {kF32, {2, 3, 8, 8}}, ArgKind::input);
+    Value* dy = f.add_arg("dy", {kF32, {2, 3, 4, 4}}, ArgKind::input);  // (8 + 2p - k) / s + 1 = 4 for both
+    Builder b(f);
+    Value* g = b.create(OpCode::MaxPool2dGrad, {r, dy}, pool);
+    f.results = {b.select(b.compare(r, b.scalar(0.0, kF32), "gt"), g, b.scalar(0.0, kF32))};
+    EXPECT_EQ(lowered_counts(f), std::make_pair(1, 0));
+    expect_compiled_matches_on_integers(f);
+  }
 }
 
 }  // namespace
