@@ -10,8 +10,9 @@
 // expensive op joins only where it is evaluated once per element.
 //
 // Loop ops: elementwise ops whose result cannot fail (not integer division,
-// not float-to-integer casts), movement ops other than gather, reductions
-// (reduce_*, argmax), iota and splat constants, all on f32, f64, i32, i64 and
+// not float-to-integer casts), movement ops other than gather (unfold
+// included), reductions (reduce_*, argmax, fold), iota and splat constants,
+// all on f32, f64, i32, i64 and
 // bool. Everything else (dot, convolutions, pooling, gather, scatter_add,
 // half-precision dtypes, dense constants) is its own group of one op.
 // Splat constants and iota are computed inside every loop kernel that reads

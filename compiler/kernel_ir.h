@@ -14,6 +14,8 @@
 //    rest. A reduce expression folds `a` over its variables
 //    [var0, var0 + extents.size()) in row-major order, in the accumulator the
 //    reference kernels use (double for float sums, i64 for integer sums).
+//  - fold (ir/ops.def) is an unrolled chain of f64 adds over its window taps
+//    in row-major order, starting from 0: exactly the reference kernel's sum.
 //  - Expressions are stored in topological order (operands first) and shared
 //    where equal (hash-consed), except var and reduce.
 #pragma once

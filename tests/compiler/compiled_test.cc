@@ -137,6 +137,16 @@ std::vector<Case> cases() {
   c.push_back({"", OpCode::Conv2dWeightGrad, {A(kF32, {2, 4, 7, 7}), A(kF32, {2, 6, 4, 5})},
                {{"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}, {"groups", int64_t{2}}},
                TensorType{kF32, {6, 2, 3, 3}}});
+  c.push_back({"f64_1x1", OpCode::Conv2d, {A(kF64, {1, 3, 4, 5}), A(kF64, {2, 3, 1, 1})}});
+  const Attrs window = {{"kernel", Ints{3, 2}}, {"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}};
+  Attrs fold_window = window;
+  fold_window.set("output_size", Ints{6, 5});
+  for (DType t : {kF32, kF64}) {
+    c.push_back({name(t, "special"), OpCode::Unfold, {A(t, {2, 3, 6, 5}, Fill::special)}, window});
+    c.push_back({name(t, "special"), OpCode::Fold, {A(t, {2, 18, 15}, Fill::special)}, fold_window});
+  }
+  c.push_back({"bf16", OpCode::Unfold, {A(DType::bf16, {1, 2, 4, 4})}, {{"kernel", Ints{2, 2}}}});
+  c.push_back({"bf16", OpCode::Fold, {A(DType::bf16, {1, 8, 9})}, {{"kernel", Ints{2, 2}}, {"output_size", Ints{4, 4}}}});
   Attrs pool = {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}};
   c.push_back({"", OpCode::MaxPool2d, {A(kF32, {1, 2, 5, 5})}, pool});
   c.push_back({"", OpCode::AvgPool2d, {A(kF32, {1, 2, 5, 5})}, pool});
