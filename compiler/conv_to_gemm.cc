@@ -1,0 +1,129 @@
+#include "compiler/conv_to_gemm.h"
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "ir/builder.h"
+
+namespace mlc {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+bool rewritable(const Op& op) {
+  if (op.code != OpCode::Conv2d && op.code != OpCode::Conv2dInputGrad && op.code != OpCode::Conv2dWeightGrad)
+    return false;
+  const DType t = op.result->type.dtype;
+  if (t != DType::f32 && t != DType::f64) return false;
+  if (op.result->type.num_elements() == 0) return false;
+  for (const Value* v : op.operands)
+    if (v->type.num_elements() == 0) return false;
+  return true;
+}
+
+// Geometry of one convolution: x [n, c, h, w], w [o, c/g, kh, kw], y [n, o, oh, ow].
+struct Conv {
+  Shape x, w, y;
+  int64_t groups;
+  int64_t k() const { return w[1] * w[2] * w[3]; }  // K = C/g*KH*KW
+  int64_t nl() const { return y[0] * y[2] * y[3]; }  // N*L
+  // A per-group matrix as the dots take it: [g, rows, cols], or [rows, cols] for one group.
+  Shape grouped(int64_t rows_per_group, int64_t cols) const {
+    return groups == 1 ? Shape{rows_per_group, cols} : Shape{groups, rows_per_group, cols};
+  }
+};
+
+class Rewriter {
+ public:
+  explicit Rewriter(Function& f) : f_(f) {}
+
+  bool run() {
+    bool changed = false;
+    for (size_t i = 0; i < f_.ops.size(); ++i) {
+      Op* op = f_.ops[i].get();
+      if (!rewritable(*op)) continue;
+      Builder b(f_, i);
+      b.set_loc(op->loc);
+      b.set_scope(op->meta.scope);
+      Value* replacement = rewrite(b, *op);
+      f_.replace_all_uses(op->result, replacement);
+      i = b.position();  // the original op, now after its replacement
+      f_.ops.erase(f_.ops.begin() + static_cast<std::ptrdiff_t>(i));
+      --i;
+      changed = true;
+    }
+    if (changed) f_.erase_dead_values();
+    return changed;
+  }
+
+ private:
+  Value* rewrite(Builder& b, const Op& op) {
+    Conv c;
+    c.groups = op.attrs.get_int("groups");
+    switch (op.code) {
+      case OpCode::Conv2d: {
+        c = {op.operands[0]->type.shape, op.operands[1]->type.shape, op.result->type.shape, c.groups};
+        Value* w = b.reshape(op.operands[1], c.grouped(c.w[0] / c.groups, c.k()));
+        Value* y = b.create(OpCode::Dot, {w, columns(b, op, c, op.operands[0])});
+        y = b.reshape(y, {c.y[1], c.y[0], c.y[2], c.y[3]});
+        return b.transpose(y, {1, 0, 2, 3});
+      }
+      case OpCode::Conv2dWeightGrad: {
+        c = {op.operands[0]->type.shape, op.result->type.shape, op.operands[1]->type.shape, c.groups};
+        Value* dw = b.create(OpCode::Dot, {arranged_dy(b, c, op.operands[1]), columns(b, op, c, op.operands[0])},
+                             {{"transpose_b", true}});
+        return b.reshape(dw, c.w);
+      }
+      case OpCode::Conv2dInputGrad: {
+        c = {op.result->type.shape, op.operands[1]->type.shape, op.operands[0]->type.shape, c.groups};
+        Value* w = b.reshape(op.operands[1], c.grouped(c.w[0] / c.groups, c.k()));
+        Value* dcols = b.create(OpCode::Dot, {w, arranged_dy(b, c, op.operands[0])}, {{"transpose_a", true}});
+        dcols = b.reshape(dcols, {c.x[1] * c.w[2] * c.w[3], c.y[0], c.y[2] * c.y[3]});
+        Attrs attrs = window(op, c);
+        attrs.set("output_size", Ints{c.x[2], c.x[3]});
+        return b.create(OpCode::Fold, {b.transpose(dcols, {1, 0, 2})}, attrs);
+      }
+      default: break;
+    }
+    return nullptr;  // unreachable: rewritable() admits only the three ops above
+  }
+
+  static Attrs window(const Op& op, const Conv& c) {
+    return Attrs{{"kernel", Ints{c.w[2], c.w[3]}},
+                 {"stride", op.attrs.get_ints("stride")},
+                 {"padding", op.attrs.get_ints("padding")},
+                 {"dilation", op.attrs.get_ints("dilation")}};
+  }
+
+  // unfold(x) [N, C*KH*KW, L] arranged [g, K, N*L] (rank 2 for one group), once per x and window.
+  Value* columns(Builder& b, const Op& op, const Conv& c, Value* x) {
+    Attrs attrs = window(op, c);
+    auto key = std::make_tuple(x, attrs.get_ints("kernel"), attrs.get_ints("stride"), attrs.get_ints("padding"),
+                               attrs.get_ints("dilation"), c.groups);
+    auto it = columns_.find(key);
+    if (it != columns_.end()) return it->second;
+    Value* cols = b.transpose(b.create(OpCode::Unfold, {x}, attrs), {1, 0, 2});
+    return columns_[key] = b.reshape(cols, c.grouped(c.k(), c.nl()));
+  }
+
+  // dy [N, O, OH, OW] arranged [g, O/g, N*L] (rank 2 for one group), once per dy and groups.
+  Value* arranged_dy(Builder& b, const Conv& c, Value* dy) {
+    auto key = std::make_pair(dy, c.groups);
+    auto it = dys_.find(key);
+    if (it != dys_.end()) return it->second;
+    Value* rows = b.transpose(b.reshape(dy, {c.y[0], c.y[1], c.y[2] * c.y[3]}), {1, 0, 2});
+    return dys_[key] = b.reshape(rows, c.grouped(c.y[1] / c.groups, c.nl()));
+  }
+
+  Function& f_;
+  std::map<std::tuple<Value*, Ints, Ints, Ints, Ints, int64_t>, Value*> columns_;
+  std::map<std::pair<Value*, int64_t>, Value*> dys_;
+};
+
+}  // namespace
+
+bool convolutions_to_gemm(Function& f) { return Rewriter(f).run(); }
+
+}  // namespace mlc
