@@ -1,7 +1,6 @@
 #include "compiler/conv_to_gemm.h"
 
 #include <map>
-#include <string>
 #include <tuple>
 
 #include "ir/builder.h"
@@ -59,35 +58,38 @@ class Rewriter {
   }
 
  private:
-  Value* rewrite(Builder& b, const Op& op) {
-    Conv c;
-    c.groups = op.attrs.get_int("groups");
+  // x, w and y (or their gradients) of a convolution op, by their roles.
+  static Conv geometry(const Op& op) {
+    const int64_t g = op.attrs.get_int("groups");
+    auto shape = [&](size_t i) { return op.operands[i]->type.shape; };
+    const Shape& r = op.result->type.shape;
     switch (op.code) {
-      case OpCode::Conv2d: {
-        c = {op.operands[0]->type.shape, op.operands[1]->type.shape, op.result->type.shape, c.groups};
-        Value* w = b.reshape(op.operands[1], c.grouped(c.w[0] / c.groups, c.k()));
-        Value* y = b.create(OpCode::Dot, {w, columns(b, op, c, op.operands[0])});
-        y = b.reshape(y, {c.y[1], c.y[0], c.y[2], c.y[3]});
-        return b.transpose(y, {1, 0, 2, 3});
-      }
-      case OpCode::Conv2dWeightGrad: {
-        c = {op.operands[0]->type.shape, op.result->type.shape, op.operands[1]->type.shape, c.groups};
-        Value* dw = b.create(OpCode::Dot, {arranged_dy(b, c, op.operands[1]), columns(b, op, c, op.operands[0])},
-                             {{"transpose_b", true}});
-        return b.reshape(dw, c.w);
-      }
-      case OpCode::Conv2dInputGrad: {
-        c = {op.result->type.shape, op.operands[1]->type.shape, op.operands[0]->type.shape, c.groups};
-        Value* w = b.reshape(op.operands[1], c.grouped(c.w[0] / c.groups, c.k()));
-        Value* dcols = b.create(OpCode::Dot, {w, arranged_dy(b, c, op.operands[0])}, {{"transpose_a", true}});
-        dcols = b.reshape(dcols, {c.x[1] * c.w[2] * c.w[3], c.y[0], c.y[2] * c.y[3]});
-        Attrs attrs = window(op, c);
-        attrs.set("output_size", Ints{c.x[2], c.x[3]});
-        return b.create(OpCode::Fold, {b.transpose(dcols, {1, 0, 2})}, attrs);
-      }
-      default: break;
+      case OpCode::Conv2dInputGrad: return {r, shape(1), shape(0), g};   // (dy, w) -> dx
+      case OpCode::Conv2dWeightGrad: return {shape(0), r, shape(1), g};  // (x, dy) -> dw
+      default: return {shape(0), shape(1), r, g};                        // (x, w) -> y
     }
-    return nullptr;  // unreachable: rewritable() admits only the three ops above
+  }
+
+  Value* rewrite(Builder& b, const Op& op) {
+    const Conv c = geometry(op);
+    Value* in0 = op.operands[0];
+    Value* in1 = op.operands[1];
+    if (op.code == OpCode::Conv2d) {
+      Value* w = b.reshape(in1, c.grouped(c.w[0] / c.groups, c.k()));
+      Value* y = b.create(OpCode::Dot, {w, columns(b, op, c, in0)});
+      return b.transpose(b.reshape(y, {c.y[1], c.y[0], c.y[2], c.y[3]}), {1, 0, 2, 3});
+    }
+    if (op.code == OpCode::Conv2dWeightGrad) {
+      Value* dw = b.create(OpCode::Dot, {arranged_dy(b, c, in1), columns(b, op, c, in0)}, {{"transpose_b", true}});
+      return b.reshape(dw, c.w);
+    }
+    // conv2d_input_grad
+    Value* w = b.reshape(in1, c.grouped(c.w[0] / c.groups, c.k()));
+    Value* dcols = b.create(OpCode::Dot, {w, arranged_dy(b, c, in0)}, {{"transpose_a", true}});
+    dcols = b.reshape(dcols, {c.x[1] * c.w[2] * c.w[3], c.y[0], c.y[2] * c.y[3]});
+    Attrs attrs = window(op, c);
+    attrs.set("output_size", Ints{c.x[2], c.x[3]});
+    return b.create(OpCode::Fold, {b.transpose(dcols, {1, 0, 2})}, attrs);
   }
 
   static Attrs window(const Op& op, const Conv& c) {
