@@ -89,6 +89,10 @@ class KernelBuilder {
         default: break;
       }
     }
+    if (kind == ExprKind::iadd) {
+      if (int s = merge_digits(a, b); s >= 0) return s;
+      if (int s = merge_digits(b, a); s >= 0) return s;
+    }
     if (kind == ExprKind::iadd && is_iconst(b, 0)) return a;
     if (kind == ExprKind::iadd && is_iconst(a, 0)) return b;
     if (kind == ExprKind::imul && (is_iconst(a, 0) || is_iconst(b, 0))) return iconst(0);
@@ -102,12 +106,34 @@ class KernelBuilder {
     if (kind == ExprKind::ilt) e.dtype = DType::boolean;
     return add(e);
   }
+  // Is `e` the index op `kind` of some x and a constant? Sets x and the constant.
+  bool match_const(int e, ExprKind kind, int& x, int64_t& c) const {
+    if (at(e).kind != kind || at(at(e).b).kind != ExprKind::iconst) return false;
+    x = at(e).a;
+    c = at(at(e).b).i;
+    return true;
+  }
+  // Undoes a reshape's split of a linear index s into digits, so that loads
+  // through reshapes index linearly again: with truncating division,
+  //   s % C + (s / C) * C == s   and   s % C + (s / C % D) * C == s % (C * D).
+  // Returns the merged index, or -1 if `low` + `high` is not of that form.
+  int merge_digits(int low, int high) {
+    int s, q, t, inner;
+    int64_t c, c2, d;
+    if (!match_const(low, ExprKind::irem, s, c) || !match_const(high, ExprKind::imul, q, c2) || c2 != c) return -1;
+    if (match_const(q, ExprKind::idiv, t, c2) && c2 == c && t == s) return s;
+    if (match_const(q, ExprKind::irem, inner, d) && match_const(inner, ExprKind::idiv, t, c2) && c2 == c && t == s)
+      return index_op(ExprKind::irem, s, iconst(c * d));
+    return -1;
+  }
+
   int clamp(int j, int64_t size) { return index_op(ExprKind::imin, index_op(ExprKind::imax, j, iconst(0)), iconst(size - 1)); }
 
+  // Summed from the innermost dim out, so that merge_digits sees each digit next to the one below.
   int linear(const std::vector<int>& idx, const Shape& shape) {
     std::vector<int64_t> st = strides_of(shape);
     int l = iconst(0);
-    for (size_t d = 0; d < shape.size(); ++d)
+    for (size_t d = shape.size(); d-- > 0;)
       if (shape[d] != 1) l = index_op(ExprKind::iadd, l, index_op(ExprKind::imul, idx[d], iconst(st[d])));
     return l;
   }

@@ -5,7 +5,7 @@
 // tests/compiler/reordered_sum.h, unfold and fold bit for bit. And the shape of
 // the lowering: no reference instruction, one gemm per convolution, the
 // columns of x shared by conv2d and its weight gradient, the output transpose
-// fused into the consumer's kernel.
+// fused into the consumer's kernel, dy arranged by a plain transpose.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -165,11 +165,16 @@ std::unique_ptr<Function> layer() {
   return owned;
 }
 
-TEST(ConvGemmLowering, OneGemmPerConvolutionAndNoReferenceKernel) {
+// The layer lowered without native code.
+Expected<LoweredFunction> lower_layer() {
   std::unique_ptr<Function> f = layer();
   LowerOptions o;
   o.compile_kernels = false;
-  auto lowered = lower_function(*f, o);
+  return lower_function(*f, o);
+}
+
+TEST(ConvGemmLowering, OneGemmPerConvolutionAndNoReferenceKernel) {
+  auto lowered = lower_layer();
   ASSERT_TRUE(lowered.ok()) << lowered.error().message;
   int gemm = 0, reference = 0, unfold = 0, kernels = 0;
   for (const rt::Instruction& ins : lowered->executable->instructions) {
@@ -184,6 +189,30 @@ TEST(ConvGemmLowering, OneGemmPerConvolutionAndNoReferenceKernel) {
   // Kernels: x's columns; conv2d's output transposed inside the bias + relu
   // kernel; dy arranged once for both gradients; the fold.
   EXPECT_EQ(kernels, 4) << print_lowered(*lowered);
+}
+
+// dy arranged [O, N*L] is a transpose through two reshapes; its loads index
+// dy linearly, with no division left over from splitting and re-joining the
+// reshaped dims (kir's merge_digits).
+TEST(ConvGemmLowering, ArrangingDyIsAPlainTranspose) {
+  auto lowered = lower_layer();
+  ASSERT_TRUE(lowered.ok()) << lowered.error().message;
+  int checked = 0;
+  for (const kir::Kernel& k : lowered->kernels) {
+    if (k.params.size() != 2 || k.origin.find("transpose") == std::string::npos ||
+        k.origin.find("unfold") != std::string::npos || k.origin.find("fold") != std::string::npos)
+      continue;
+    ++checked;
+    std::vector<int> work = {k.root};  // what the stored value depends on (dead expressions are never emitted)
+    while (!work.empty()) {
+      const kir::Expr& e = k.exprs[static_cast<size_t>(work.back())];
+      work.pop_back();
+      EXPECT_TRUE(e.kind != kir::ExprKind::idiv && e.kind != kir::ExprKind::irem) << kir::print_kernel(k);
+      for (int x : {e.a, e.b, e.c})
+        if (x >= 0) work.push_back(x);
+    }
+  }
+  EXPECT_EQ(checked, 1);
 }
 
 TEST(ConvGemmLowering, LayerMatchesTheInterpreter) {
