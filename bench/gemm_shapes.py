@@ -7,14 +7,15 @@ Reads `build/bin/mlc ir MODEL --after canonicalize` (the last pipeline stage,
 what the compiled step executes; the stage after `optimizer` still holds dots
 that dead-code elimination removes, e.g. the gradient of the first layer's
 input) and maps every op of @train_step that reaches BLAS to the row-major sgemm
-calls the runtime makes for it, as runtime/blas.cc and runtime/kernels/
-dot_conv.cc, conv_grad.cc do:
+calls the runtime makes for it, as runtime/blas.cc does and as lowering
+rewrites f32 convolutions (compiler/conv_to_gemm.h: one dot over the batch,
+N*L = N*OH*OW columns):
 
   dot (A [..., M, K], B [..., K, N], transposes ta, tb; output [..., M, N]):
     B rank 2 and not ta: one call (batch*M) x N x K; else `batch` calls M x N x K
-  conv2d:            per image and group  NN  O/g x OH*OW x (C/g*KH*KW)
-  conv2d_input_grad: per image and group  TN  (C/g*KH*KW) x OH*OW x O/g
-  conv2d_weight_grad: per image and group NT  O/g x (C/g*KH*KW) x OH*OW
+  conv2d:             per group  NN  O/g x N*L x (C/g*KH*KW)
+  conv2d_input_grad:  per group  TN  (C/g*KH*KW) x N*L x O/g
+  conv2d_weight_grad: per group  NT  O/g x (C/g*KH*KW) x N*L
 
 One line per distinct call: `model ta tb M N K calls_per_step labels`, labels
 being scope:fwd|bwd of the ops it comes from (the first ops that reach BLAS in
@@ -88,8 +89,8 @@ def calls(op, ins, out, attrs):
         x, dy = ins
         w, y = out, dy
     n, c, o = x[0], x[1], w[0]
-    kdim, plane, og = (c // groups) * w[2] * w[3], y[2] * y[3], o // groups
-    cnt = n * groups
+    kdim, plane, og = (c // groups) * w[2] * w[3], n * y[2] * y[3], o // groups
+    cnt = groups
     if op == "conv2d":
         return [(False, False, og, plane, kdim, cnt)]
     if op == "conv2d_input_grad":

@@ -450,6 +450,13 @@ Window pool_window(const Op& op) {
   const auto& p = op.attrs.get_ints("padding");
   return {k[0], k[1], s[0], s[1], p[0], p[1]};
 }
+Window unfold_window(const Op& op) {
+  Window w = pool_window(op);
+  const auto& d = op.attrs.get_ints("dilation");
+  w.dh = d[0];
+  w.dw = d[1];
+  return w;
+}
 
 class FunctionEmitter {
  public:
@@ -517,6 +524,8 @@ class FunctionEmitter {
   std::string avg_divisor(Region& r, const Op& op, const Window& w, const Shape& x);
   TV avg_pool2d(const Op& op, const TV& x);
   TV avg_pool2d_grad(const Op& op, const TV& dy);
+  TV unfold(const Op& op, const TV& x);
+  TV fold(const Op& op, const TV& cols);
   TV gather(const Op& op, const TV& table, const TV& idx);
   TV scatter_add(const Op& op, const TV& operand, const TV& idx, const TV& upd);
   TV constant(const Op& op);
@@ -974,6 +983,48 @@ TV FunctionEmitter::avg_pool2d_grad(const Op& op, const TV& dy) {
   return convert(acc, dt);
 }
 
+// ---- unfold / fold
+
+TV FunctionEmitter::unfold(const Op& op, const TV& x) {
+  // cols[n, c, kh, kw, oy, ox] = xpad[n, c, oy*sh + kh*dh, ox*sw + kw*dw], then [N, C*KH*KW, OH*OW].
+  const TensorType& rt = op.result()->type;
+  const Window win = unfold_window(op);
+  const Shape& xs = x.type.shape;
+  const int64_t oh = (xs[2] + 2 * win.ph - win.dh * (win.kh - 1) - 1) / win.sh + 1;
+  const int64_t ow = rt.shape[2] / oh;
+  TV xp = pad(x, {0, 0, win.ph, win.pw}, {0, 0, win.ph, win.pw}, literal(0.0, rt.dtype));
+  std::vector<std::string> xmap = {dim(0), dim(1), affine_sum({{4, win.sh}, {2, win.dh}}),
+                                   affine_sum({{5, win.sw}, {3, win.dw}})};
+  TV cols = generic1(6, std::vector<bool>(6, false), {{xp, xmap}},
+                     {empty({rt.dtype, {xs[0], xs[1], win.kh, win.kw, oh, ow}}), identity_map(6)},
+                     [](Region&, const std::vector<std::string>& a) { return std::vector<std::string>{a[0]}; });
+  return reshape(cols, rt.shape);
+}
+
+TV FunctionEmitter::fold(const Op& op, const TV& cols) {
+  // y[n, c, h, w] = sum over (kh, kw) of cols[n, c, kh, kw, oy, ox] where h = oy*sh - ph + kh*dh
+  // (and likewise w), in f64 in row-major (kh, kw) order.
+  const TensorType& rt = op.result()->type;
+  const Window win = unfold_window(op);
+  const Shape& ys = rt.shape;
+  const int64_t oh = (ys[2] + 2 * win.ph - win.dh * (win.kh - 1) - 1) / win.sh + 1;
+  const int64_t ow = cols.type.shape[2] / oh;
+  TV acc = fill(literal(0.0, DType::f64), {DType::f64, ys});
+  if (cols.type.num_elements() > 0) {
+    TV c6 = reshape(cols, {ys[0], ys[1], win.kh, win.kw, oh, ow});
+    std::vector<bool> red = {false, false, false, false, true, true};
+    acc = generic1(6, red, {{window_dummy(win.kh, win.kw), {dim(4), dim(5)}}}, {acc, identity_map(4)},
+                   [&](Region& r, const std::vector<std::string>& a) -> std::vector<std::string> {
+                     auto [oy, vy] = window_origin(r, r.index(2), win.ph, r.index(4), win.dh, win.sh, oh);
+                     auto [ox, vx] = window_origin(r, r.index(3), win.pw, r.index(5), win.dw, win.sw, ow);
+                     std::string v = r.extract(c6, {r.index(0), r.index(1), r.index(4), r.index(5), oy, ox});
+                     std::string sum = r.op("arith.addf " + a[1] + ", " + r.cast(v, rt.dtype, DType::f64) + " : f64");
+                     return {r.select(r.all({vy, vx}), sum, a[1], "f64")};
+                   });
+  }
+  return convert(acc, rt.dtype);
+}
+
 // ---- indexing
 
 TV FunctionEmitter::gather(const Op& op, const TV& table, const TV& idx) {
@@ -1120,6 +1171,10 @@ Expected<TV> FunctionEmitter::emit_op(const Op& op, const std::vector<TV>& in) {
       return max_pool2d_grad(op, in[0], in[1]);
     case OpCode::AvgPool2dGrad:
       return avg_pool2d_grad(op, in[0]);
+    case OpCode::Unfold:
+      return unfold(op, in[0]);
+    case OpCode::Fold:
+      return fold(op, in[0]);
     case OpCode::Gather:
       return gather(op, in[0], in[1]);
     case OpCode::ScatterAdd:

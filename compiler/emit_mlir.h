@@ -16,7 +16,7 @@
 //    BLAS picks in mlc) and i64 -> bf16/f16 casts above 2^53 (rounded once
 //    here, through f64 in mlc). Elementwise bodies instantiate ir/scalar_math.h;
 //    bf16/f16 arithmetic is done in f32 and rounded once per result;
-//    float sums (reduce_sum, pooling sums and gradients) accumulate in f64;
+//    float sums (reduce_sum, pooling sums and gradients, fold) accumulate in f64;
 //    contractions accumulate in f32 (f64 for f64); integer add/sub/mul wrap;
 //    x / -1 is -x; max/min/reductions propagate NaN and keep the first
 //    operand at ties, exactly as mlc does (not arith.maximumf).
@@ -33,8 +33,8 @@
 //                      forms), else linalg.generic
 //      conv2d          linalg.conv_2d_nchw_fchw (groups: conv_2d_ngchw_gfchw)
 //                      after tensor.pad
-//      conv2d_weight_grad, avg_pool2d   linalg.generic over the padded input
-//      conv2d_input_grad, max_pool2d(_grad), avg_pool2d_grad, gather:
+//      conv2d_weight_grad, avg_pool2d, unfold   linalg.generic over the padded input
+//      conv2d_input_grad, max_pool2d(_grad), avg_pool2d_grad, fold, gather:
 //                      linalg.generic whose body reads with tensor.extract
 //      scatter_add     linalg.generic over (operand, index) positions adding
 //                      the updates whose index matches, in row-major order

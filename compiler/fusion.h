@@ -10,13 +10,14 @@
 // expensive op joins only where it is evaluated once per element.
 //
 // Loop ops: elementwise ops whose result cannot fail (not integer division,
-// not float-to-integer casts), movement ops other than gather, reductions
-// (reduce_*, argmax), window ops (max/avg pooling and their gradients), iota
-// and splat constants, all on f32, f64, i32, i64 and bool. Everything else
-// (dot, convolutions, gather, scatter_add, half-precision dtypes, dense
-// constants) is its own group of one op. Pooling evaluates its operand once
-// per element only where windows do not overlap (stride >= kernel); the
-// gradients of pooling evaluate their operands several times per element.
+// not float-to-integer casts), movement ops other than gather (unfold
+// included), reductions (reduce_*, argmax, fold), window ops (max/avg pooling
+// and their gradients), iota and splat constants, all on f32, f64, i32, i64
+// and bool. Everything else (dot, convolutions, gather, scatter_add,
+// half-precision dtypes, dense constants) is its own group of one op. Pooling
+// evaluates its operand once per element only where windows do not overlap
+// (stride >= kernel); the gradients of pooling evaluate their operands several
+// times per element.
 // Splat constants and iota are computed inside every loop kernel that reads
 // them (they may be in several groups) and get a group of their own only
 // where another kind of group reads them. A reshape that is not fused into a

@@ -91,6 +91,10 @@ class KernelBuilder {
         default: break;
       }
     }
+    if (kind == ExprKind::iadd) {
+      if (int s = merge_digits(a, b); s >= 0) return s;
+      if (int s = merge_digits(b, a); s >= 0) return s;
+    }
     if (kind == ExprKind::iadd && is_iconst(b, 0)) return a;
     if (kind == ExprKind::iadd && is_iconst(a, 0)) return b;
     if (kind == ExprKind::imul && (is_iconst(a, 0) || is_iconst(b, 0))) return iconst(0);
@@ -104,6 +108,27 @@ class KernelBuilder {
     if (kind == ExprKind::ilt) e.dtype = DType::boolean;
     return add(e);
   }
+  // Is `e` the index op `kind` of some x and a constant? Sets x and the constant.
+  bool match_const(int e, ExprKind kind, int& x, int64_t& c) const {
+    if (at(e).kind != kind || at(at(e).b).kind != ExprKind::iconst) return false;
+    x = at(e).a;
+    c = at(at(e).b).i;
+    return true;
+  }
+  // Undoes a reshape's split of a linear index s into digits, so that loads
+  // through reshapes index linearly again: with truncating division,
+  //   s % C + (s / C) * C == s   and   s % C + (s / C % D) * C == s % (C * D).
+  // Returns the merged index, or -1 if `low` + `high` is not of that form.
+  int merge_digits(int low, int high) {
+    int s, q, t, inner;
+    int64_t c, c2, d;
+    if (!match_const(low, ExprKind::irem, s, c) || !match_const(high, ExprKind::imul, q, c2) || c2 != c) return -1;
+    if (match_const(q, ExprKind::idiv, t, c2) && c2 == c && t == s) return s;
+    if (match_const(q, ExprKind::irem, inner, d) && match_const(inner, ExprKind::idiv, t, c2) && c2 == c && t == s)
+      return index_op(ExprKind::irem, s, iconst(c * d));
+    return -1;
+  }
+
   int clamp(int j, int64_t size) { return index_op(ExprKind::imin, index_op(ExprKind::imax, j, iconst(0)), iconst(size - 1)); }
   int isub(int a, int b) { return index_op(ExprKind::iadd, a, index_op(ExprKind::imul, b, iconst(-1))); }
   // bool: a && b, where -1 stands for true.
@@ -132,10 +157,11 @@ class KernelBuilder {
     return e;
   }
 
+  // Summed from the innermost dim out, so that merge_digits sees each digit next to the one below.
   int linear(const std::vector<int>& idx, const Shape& shape) {
     std::vector<int64_t> st = strides_of(shape);
     int l = iconst(0);
-    for (size_t d = 0; d < shape.size(); ++d)
+    for (size_t d = shape.size(); d-- > 0;)
       if (shape[d] != 1) l = index_op(ExprKind::iadd, l, index_op(ExprKind::imul, idx[d], iconst(st[d])));
     return l;
   }
@@ -263,9 +289,9 @@ class KernelBuilder {
   // The pooling ops at index idx = (n, c, y, x) of their result. Sums are in
   // double and divided there, rounding once, as the reference kernels do.
   Expected<int> window_op(const Op& op, const std::vector<int>& idx) {
-    const DType t = op.result->type.dtype;
+    const DType t = op.result()->type.dtype;
     const Value* x = op.operands[0];
-    const Shape& out = op.result->type.shape;
+    const Shape& out = op.result()->type.shape;
     auto same = [](int e) { return e; };
     switch (op.code) {
       case OpCode::MaxPool2d:
@@ -444,6 +470,8 @@ class KernelBuilder {
         }
         return result;
       }
+      case OpCode::Unfold: return unfold(*op, idx);
+      case OpCode::Fold: return fold(*op, idx);
       case OpCode::Iota: {
         int d = static_cast<int>(norm_axis(at.get_int("dim"), v->type.shape.size()));
         return node(ExprKind::index_value, t, idx[d]);
@@ -482,6 +510,80 @@ class KernelBuilder {
       default:
         return make_error("mlc internal error: " + std::string(op_name(op->code)) + " in a loop kernel");
     }
+  }
+
+  // ---- unfold / fold (ir/ops.def): geometry of one spatial dim of the window.
+  struct ConvWindowDim {
+    int64_t size, kernel, stride, pad, dilation, blocks;  // blocks: OH (or OW)
+  };
+  static ConvWindowDim conv_window_dim(const Op& op, const Shape& image, size_t d) {
+    size_t a = d - 2;
+    ConvWindowDim w{image[d], op.attrs.get_ints("kernel")[a], op.attrs.get_ints("stride")[a],
+                op.attrs.get_ints("padding")[a], op.attrs.get_ints("dilation")[a], 0};
+    w.blocks = (w.size + 2 * w.pad - w.dilation * (w.kernel - 1) - 1) / w.stride + 1;
+    return w;
+  }
+  // unfold: element [n, (c*KH + i)*KW + j, oy*OW + ox] is x[n, c, oy*sh - ph + i*dh,
+  // ox*sw - pw + j*dw], 0 in the padding (a clamped load and a select). A dim
+  // without padding needs no check: the window fits by construction.
+  Expected<int> unfold(const Op& op, const std::vector<int>& idx) {
+    const Value* x = op.operands[0];
+    const Shape& xs = x->type.shape;
+    const ConvWindowDim wy = conv_window_dim(op, xs, 2), wx = conv_window_dim(op, xs, 3);
+    const int r = idx[1], l = idx[2];
+    const int c = index_op(ExprKind::idiv, r, iconst(wy.kernel * wx.kernel));
+    const int i = index_op(ExprKind::irem, index_op(ExprKind::idiv, r, iconst(wx.kernel)), iconst(wy.kernel));
+    const int j = index_op(ExprKind::irem, r, iconst(wx.kernel));
+    const int oy = index_op(ExprKind::idiv, l, iconst(wx.blocks)), ox = index_op(ExprKind::irem, l, iconst(wx.blocks));
+    int inside = -1;
+    auto tap = [&](int o, int k, const ConvWindowDim& w) {
+      int at = index_op(ExprKind::iadd, index_op(ExprKind::imul, o, iconst(w.stride)),
+                        index_op(ExprKind::iadd, index_op(ExprKind::imul, k, iconst(w.dilation)), iconst(-w.pad)));
+      if (w.pad == 0) return at;
+      inside = both(inside, in_range(at, 0, w.size));
+      return clamp(at, w.size);
+    };
+    std::vector<int> o = {idx[0], c, tap(oy, i, wy), tap(ox, j, wx)};
+    MLC_TRY(int xv, value(x, o));
+    if (inside < 0) return xv;
+    return node(ExprKind::select, x->type.dtype, inside, xv, constant(x->type.dtype, 0, 0));
+  }
+
+  // fold: y[n, c, h, w] = the sum over (i, j) in row-major order of cols[n, (c*KH + i)*KW + j,
+  // oy*OW + ox] for the blocks with oy*sh - ph + i*dh = h (and likewise w), unrolled, in f64
+  // from 0 and rounded once: the reference kernel's order, so the result is bit-exact.
+  Expected<int> fold(const Op& op, const std::vector<int>& idx) {
+    const Value* cols = op.operands[0];
+    const DType t = op.result()->type.dtype;
+    const Shape& ys = op.result()->type.shape;
+    const ConvWindowDim wy = conv_window_dim(op, ys, 2), wx = conv_window_dim(op, ys, 3);
+    // The block o whose tap k lands on position p: (p + pad - k*dil) / stride, when whole and in range.
+    auto origin = [&](int p, int64_t k, const ConvWindowDim& w, int& valid) {
+      int shifted = index_op(ExprKind::iadd, p, iconst(w.pad - k * w.dilation));
+      int o = index_op(ExprKind::idiv, shifted, iconst(w.stride));
+      valid = both(index_op(ExprKind::ilt, iconst(-1), shifted), index_op(ExprKind::ilt, o, iconst(w.blocks)));
+      if (w.stride != 1)
+        valid = both(valid, index_op(ExprKind::ilt, index_op(ExprKind::irem, shifted, iconst(w.stride)), iconst(1)));
+      return clamp(o, w.blocks);
+    };
+    const int zero = constant(DType::f64, 0, 0);
+    const int base = index_op(ExprKind::imul, idx[1], iconst(wy.kernel * wx.kernel));
+    int sum = zero;
+    for (int64_t i = 0; i < wy.kernel; ++i) {
+      int valid_y;
+      int oy = origin(idx[2], i, wy, valid_y);
+      for (int64_t j = 0; j < wx.kernel; ++j) {
+        int valid_x;
+        int ox = origin(idx[3], j, wx, valid_x);
+        int r = index_op(ExprKind::iadd, base, iconst(i * wx.kernel + j));
+        int l = index_op(ExprKind::iadd, index_op(ExprKind::imul, oy, iconst(wx.blocks)), ox);
+        MLC_TRY(int v, value(cols, {idx[0], r, l}));
+        if (t != DType::f64) v = node(ExprKind::cast, DType::f64, v);
+        int term = node(ExprKind::select, DType::f64, both(valid_y, valid_x), v, zero);
+        sum = node(ExprKind::binary, DType::f64, sum, term, -1, OpCode::Add);
+      }
+    }
+    return t == DType::f64 ? sum : node(ExprKind::cast, t, sum);
   }
 
   Kernel k_;

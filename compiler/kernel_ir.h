@@ -20,8 +20,14 @@
 //    Argmax returns the row-major linear index over all its extents of the
 //    first NaN, else of the first maximal element (an unmasked argmax has at
 //    least one element: the IR rejects an empty one).
+//  - fold (ir/ops.def) is an unrolled chain of f64 adds over its window taps
+//    in row-major order, starting from 0: exactly the reference kernel's sum.
 //  - Expressions are stored in topological order (operands first) and shared
-//    where equal (hash-consed), except var and reduce.
+//    where equal (hash-consed), except var and reduce. Index expressions are
+//    simplified as they are built (constants folded; a reshape's split of a
+//    linear index into digits and their re-joining cancel), which can leave
+//    expressions nothing reads; code generation emits only what `root`
+//    depends on.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "compiler/conv_to_gemm.h"
 #include "compiler/llvm_jit.h"
 #include "ir/decompose.h"
 #include "ir/diagnostics.h"
@@ -39,6 +40,7 @@ class Lowering {
     Function& f = *owned;
     for (auto& op : f.ops) MLC_CHECK_OK(complete_and_check(*op));
     decompose_composites(f);
+    convolutions_to_gemm(f);
     out_.num_ops = static_cast<int>(f.ops.size());
     // Op ids as the printer numbers results (%0, %1, ... in program order).
     for (const auto& op : f.ops)

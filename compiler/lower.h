@@ -1,7 +1,8 @@
 // Lowering: a function to an executable (runtime/executable.h).
 //
 // Pipeline: fill attribute defaults and re-check every op (an invalid op is an
-// Error located at it), decompose composites, fuse (compiler/fusion.h), build
+// Error located at it), decompose composites, rewrite convolutions as unfold,
+// fold and dots (compiler/conv_to_gemm.h), fuse (compiler/fusion.h), build
 // each loop group's kernel (compiler/kernel_ir.h), decide which results are
 // written in place into the arguments they update, plan memory
 // (compiler/memory_plan.h), then compile the kernels (compiler/llvm_jit.h; objects

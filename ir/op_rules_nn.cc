@@ -1,4 +1,5 @@
-// Rules of the contractions and window ops: dot, conv2d, max/avg pooling.
+// Rules of the contractions and window ops: dot, conv2d, max/avg pooling,
+// unfold/fold.
 #include "ir/graph.h"
 #include "ir/op_rules.h"
 
@@ -51,6 +52,23 @@ const std::vector<AttrSpec>& attrs_pool() {
       {"kernel", AttrKind::Ints, std::nullopt},
       {"stride", AttrKind::Ints, std::nullopt},
       {"padding", AttrKind::Ints, AttrValue{std::vector<int64_t>{0, 0}}}};
+  return specs;
+}
+const std::vector<AttrSpec>& attrs_unfold() {
+  static const std::vector<AttrSpec> specs = {
+      {"kernel", AttrKind::Ints, std::nullopt},
+      {"stride", AttrKind::Ints, AttrValue{std::vector<int64_t>{1, 1}}},
+      {"padding", AttrKind::Ints, AttrValue{std::vector<int64_t>{0, 0}}},
+      {"dilation", AttrKind::Ints, AttrValue{std::vector<int64_t>{1, 1}}}};
+  return specs;
+}
+// unfold's window and the size of the image it is folded back into.
+const std::vector<AttrSpec>& attrs_fold() {
+  static const std::vector<AttrSpec> specs = [] {
+    std::vector<AttrSpec> s = {{"output_size", AttrKind::Ints, std::nullopt}};
+    s.insert(s.end(), attrs_unfold().begin(), attrs_unfold().end());
+    return s;
+  }();
   return specs;
 }
 const std::vector<AttrSpec>& attrs_avg_pool() {
@@ -143,6 +161,53 @@ Expected<TensorType> infer_pool2d(const InferContext& ctx) {
                                 shape_to_string({x.shape[2], x.shape[3]}) + " with padding " +
                                 ints_str(p));
   return TensorType{x.dtype, {x.shape[0], x.shape[1], oh, ow}};
+}
+
+namespace {
+// The blocks [OH, OW] of unfold/fold's window over an input of spatial size
+// [h, w], after checking the window attributes.
+Expected<std::pair<int64_t, int64_t>> unfold_blocks(const InferContext& ctx, int64_t h, int64_t w) {
+  for (auto [name, min] : {std::pair{"kernel", 1}, {"stride", 1}, {"padding", 0}, {"dilation", 1}})
+    MLC_CHECK_OK(check_pair(ctx, name, min));
+  const auto& k = ctx.attrs.get_ints("kernel");
+  const auto& p = ctx.attrs.get_ints("padding");
+  const auto& d = ctx.attrs.get_ints("dilation");
+  auto blocks = [&](size_t i, int64_t size) { return window_out(size, k[i], ctx.attrs.get_ints("stride")[i], p[i], d[i]); };
+  int64_t oh = blocks(0, h), ow = blocks(1, w);
+  if (oh < 1 || ow < 1)
+    return infer_error(ctx, "kernel " + ints_str(k) + " (dilation " + ints_str(d) + ") does not fit input " +
+                                shape_to_string({h, w}) + " with padding " + ints_str(p));
+  return std::make_pair(oh, ow);
+}
+}  // namespace
+
+Expected<TensorType> infer_unfold(const InferContext& ctx) {
+  MLC_CHECK_OK(require_float(ctx, 0));
+  const TensorType& x = ctx.operand(0);
+  if (x.rank() != 4) return infer_error(ctx, "input must be [N,C,H,W], got " + x.str());
+  MLC_TRY(auto blocks, unfold_blocks(ctx, x.shape[2], x.shape[3]));
+  const auto& k = ctx.attrs.get_ints("kernel");
+  return TensorType{x.dtype, {x.shape[0], x.shape[1] * k[0] * k[1], blocks.first * blocks.second}};
+}
+
+Expected<TensorType> infer_fold(const InferContext& ctx) {
+  MLC_CHECK_OK(require_float(ctx, 0));
+  const TensorType& cols = ctx.operand(0);
+  if (cols.rank() != 3) return infer_error(ctx, "input must be [N, C*KH*KW, L], got " + cols.str());
+  MLC_CHECK_OK(check_pair(ctx, "output_size", 1));
+  const auto& size = ctx.attrs.get_ints("output_size");
+  MLC_TRY(auto blocks, unfold_blocks(ctx, size[0], size[1]));
+  const auto& k = ctx.attrs.get_ints("kernel");
+  if (cols.shape[1] % (k[0] * k[1]) != 0)
+    return infer_error(ctx, "input dim 1 (" + std::to_string(cols.shape[1]) +
+                                ") must be a multiple of the kernel size " + ints_str(k) + " = " +
+                                std::to_string(k[0] * k[1]) + ", got " + cols.str());
+  if (cols.shape[2] != blocks.first * blocks.second)
+    return infer_error(ctx, "input dim 2 (" + std::to_string(cols.shape[2]) + ") must be the " +
+                                std::to_string(blocks.first * blocks.second) + " blocks (" +
+                                std::to_string(blocks.first) + " x " + std::to_string(blocks.second) +
+                                ") of output_size " + ints_str(size) + ", got " + cols.str());
+  return TensorType{cols.dtype, {cols.shape[0], cols.shape[1] / (k[0] * k[1]), size[0], size[1]}};
 }
 
 Cost cost_dot(const Op& op) {

@@ -275,6 +275,17 @@ void avg_pool2d_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& d
                    window_attrs(op, {"kernel", "stride", "padding", "count_include_pad"}),
                    operand(op, 0)->type);
 }
+void unfold_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // fold is unfold's transpose: each input element gets the sum of the columns that copied it.
+  const Shape& x = operand(op, 0)->type.shape;
+  Attrs attrs = window_attrs(op, {"kernel", "stride", "padding", "dilation"});
+  attrs.set("output_size", std::vector<int64_t>{x[2], x[3]});
+  dx[0] = b.create(OpCode::Fold, {dy}, attrs);
+}
+void fold_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // unfold is fold's transpose: each column entry reads the output element it was added to.
+  dx[0] = b.create(OpCode::Unfold, {dy}, window_attrs(op, {"kernel", "stride", "padding", "dilation"}));
+}
 
 // ---- indexing
 void gather_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
@@ -315,6 +326,7 @@ constexpr VjpRule ReduceSum = rule(reduce_sum_rule), ReduceMax = rule(reduce_ext
                   ReduceMin = rule(reduce_extremum_rule), Argmax = kZero;
 constexpr VjpRule Dot = rule(dot_rule), Conv2d = rule(conv2d_rule),
                   MaxPool2d = rule(max_pool2d_rule), AvgPool2d = rule(avg_pool2d_rule);
+constexpr VjpRule Unfold = rule(unfold_rule), Fold = rule(fold_rule);
 constexpr VjpRule Gather = rule(gather_rule), ScatterAdd = rule(scatter_add_rule);
 constexpr VjpRule Iota = kZero, Constant = kZero;
 // Gradient ops are not differentiated again (no second-order autodiff yet).

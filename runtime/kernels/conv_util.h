@@ -1,5 +1,5 @@
 // Internal helpers shared by the contraction kernels (dot_conv.cc,
-// conv_grad.cc): float dispatch through f32 for half types, conv geometry and
+// conv_grad.cc, unfold.cc): float dispatch through f32 for half types, conv geometry and
 // im2col / col2im.
 #pragma once
 
@@ -83,21 +83,23 @@ void im2col(const ConvDims& d, int64_t channels, const T* x, T* col) {
       }
 }
 
-// The transpose of im2col: input[c][...] += col[...] (input must start zeroed).
-template <class T>
-void col2im(const ConvDims& d, int64_t channels, const T* col, T* x) {
+// The transpose of im2col: input[c][...] += col[...] (input must start zeroed),
+// accumulated in Acc; each input element receives its terms in row-major (i, j)
+// order.
+template <class T, class Acc>
+void col2im(const ConvDims& d, int64_t channels, const T* col, Acc* x) {
   const int64_t plane = d.oh * d.ow;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t i = 0; i < d.kh; ++i)
       for (int64_t j = 0; j < d.kw; ++j) {
         const T* row = col + ((c * d.kh + i) * d.kw + j) * plane;
-        T* img = x + c * d.h * d.w;
+        Acc* img = x + c * d.h * d.w;
         for (int64_t y = 0; y < d.oh; ++y) {
           int64_t iy = y * d.sh - d.ph + i * d.dh;
           if (iy < 0 || iy >= d.h) continue;
           for (int64_t xo = 0; xo < d.ow; ++xo) {
             int64_t ix = xo * d.sw - d.pw + j * d.dw;
-            if (ix >= 0 && ix < d.w) img[iy * d.w + ix] += row[y * d.ow + xo];
+            if (ix >= 0 && ix < d.w) img[iy * d.w + ix] += convert<Acc>(row[y * d.ow + xo]);
           }
         }
       }

@@ -11,9 +11,13 @@
 //    same order as the reference kernels: movement, compare, select, casts,
 //    integer ops, + - * / sqrt, max/min, tanh and erf (both call libm's scalar
 //    functions), dot (the same OpenBLAS call: these dots are below the size
-//    that goes to oneDNN, runtime/onednn_gemm.h), max_pool2d and every op
-//    lowered to its reference kernel (convolutions, gather, scatter_add, half
+//    that goes to oneDNN, runtime/onednn_gemm.h), max_pool2d, unfold, fold
+//    (its f64 sum in the reference kernel's order, compiler/kernel_ir.h) and
+//    every op lowered to its reference kernel (gather, scatter_add, half
 //    types); pooling's sums: see add_pool_cases;
+//  - for conv2d and its gradients, run as unfold + one GEMM
+//    (compiler/conv_to_gemm.h) that orders each element's sum its own way,
+//    the reordered-sum bound of tests/compiler/reordered_sum.h, per element;
 //  - 4 where a kernel may call glibc's libmvec for exp, log, sin, cos or pow
 //    (glibc documents at most 4 ulp for them; libm's scalar versions are
 //    within 1), so sigmoid, softmax and the other composites over exp/log;
@@ -38,6 +42,7 @@
 #include "runtime/executor.h"
 #include "runtime/interpreter.h"
 #include "tests/compiler/op_case_util.h"
+#include "tests/compiler/reordered_sum.h"
 #include "tests/runtime/kernel_test_util.h"
 
 namespace mlc {
@@ -209,6 +214,16 @@ std::vector<Case> cases() {
   c.push_back({"", OpCode::Conv2dWeightGrad, {A(kF32, {2, 4, 7, 7}), A(kF32, {2, 6, 4, 5})},
                {{"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}, {"groups", int64_t{2}}},
                TensorType{kF32, {6, 2, 3, 3}}});
+  c.push_back({"f64_1x1", OpCode::Conv2d, {A(kF64, {1, 3, 4, 5}), A(kF64, {2, 3, 1, 1})}});
+  const Attrs window = {{"kernel", Ints{3, 2}}, {"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}};
+  Attrs fold_window = window;
+  fold_window.set("output_size", Ints{6, 5});
+  for (DType t : {kF32, kF64}) {
+    c.push_back({name(t, "special"), OpCode::Unfold, {A(t, {2, 3, 6, 5}, Fill::special)}, window});
+    c.push_back({name(t, "special"), OpCode::Fold, {A(t, {2, 18, 15}, Fill::special)}, fold_window});
+  }
+  c.push_back({"bf16", OpCode::Unfold, {A(DType::bf16, {1, 2, 4, 4})}, {{"kernel", Ints{2, 2}}}});
+  c.push_back({"bf16", OpCode::Fold, {A(DType::bf16, {1, 8, 9})}, {{"kernel", Ints{2, 2}}, {"output_size", Ints{4, 4}}}});
   add_pool_cases(c);
   c.push_back({"", OpCode::Gather, {A(kF32, {5, 3}), I({2, 2}, 5)}, {{"axis", int64_t{0}}}});
   c.push_back({"", OpCode::ScatterAdd, {A(kF32, {5, 3}), I({4}, 5), A(kF32, {4, 3})}, {{"axis", int64_t{0}}}});
@@ -280,7 +295,10 @@ void expect_compiled_matches(const Function& f, std::vector<rt::Tensor> inputs, 
   std::vector<rt::Tensor> first;
   for (size_t k = 0; k < f.results.size(); ++k) {
     SCOPED_TRACE("result " + std::to_string(k));
-    expect_close((*want)[k], exe->result(k), ulps);
+    if (mlc::testing::conv_terms(*f.ops.back()) > 0)
+      mlc::testing::expect_conv_within_bound(*interp, *f.ops.back(), inputs, (*want)[k], exe->result(k));
+    else
+      expect_close((*want)[k], exe->result(k), ulps);
     first.push_back(exe->result(k));
   }
   // A second run over the same arena gives the same bits.

@@ -147,6 +147,16 @@ std::vector<Case> cases() {
   }
   add("f32_exclude_pad", OpCode::AvgPool2d, {A(kF32, {1, 2, 5, 5})}, pool_exclude);
   add("f32_exclude_pad", OpCode::AvgPool2dGrad, {A(kF32, {1, 2, 3, 3})}, pool_exclude, TensorType{kF32, {1, 2, 5, 5}}, 1);
+  const Attrs window = {{"kernel", Ints{3, 2}}, {"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}};
+  Attrs fold_window = window;
+  fold_window.set("output_size", Ints{6, 5});
+  for (DType t : {kF32, kF64, kBF16}) {
+    add(dname(t), OpCode::Unfold, {A(t, {2, 3, 6, 5}, Fill::special)}, window);
+    add(dname(t), OpCode::Fold, {A(t, {2, 18, 15})}, fold_window);
+  }
+  add("f32_unit_stride", OpCode::Unfold, {A(kF32, {1, 2, 4, 4})}, {{"kernel", Ints{3, 3}}, {"padding", Ints{1, 1}}});
+  add("f32_unit_stride", OpCode::Fold, {A(kF32, {1, 18, 16})},
+      {{"output_size", Ints{4, 4}}, {"kernel", Ints{3, 3}}, {"padding", Ints{1, 1}}});
   add("f32", OpCode::Gather, {A(kF32, {5, 3}), I(kI64, {2, 2}, 5)}, {{"axis", int64_t{0}}});
   add("i64_axis1_i32_indices", OpCode::Gather, {A(kI64, {2, 4, 3}, Fill::small_ints), I(kI32, {3}, 4)}, {{"axis", int64_t{-2}}});
   add("bf16_scalar_index", OpCode::Gather, {A(kBF16, {4, 3}), I(kI64, {}, 3)}, {{"axis", int64_t{1}}});

@@ -74,8 +74,9 @@ TEST_P(Examples, CompiledStepMatchesTheInterpreterInPlace) {
   std::vector<rt::Tensor*> ptrs;
   for (rt::Tensor& t : got_args) ptrs.push_back(&t);
   ASSERT_TRUE(exe->run(ptrs).ok());
-  // f32 training math: libmvec exp/log and reassociated double sums (see
-  // compiled_test.cc) differ from the interpreter by a few f32 ulps per op;
+  // f32 training math: libmvec exp/log, reassociated double sums and
+  // convolutions' GEMM sums in another order (see compiled_test.cc) differ
+  // from the interpreter by a few f32 ulps per op;
   // through one step of these models that stays below 1e-5 relative.
   for (size_t k = 0; k < s.fn->results.size(); ++k) {
     int a = s.fn->updated_arg(k);

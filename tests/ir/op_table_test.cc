@@ -127,6 +127,16 @@ TEST(OpTable, InferenceDiagnostics) {
   ASSERT_FALSE(add.ok());
   EXPECT_EQ(add.error().message,
             "m.json:14:9: error: add: operand shapes [8,3,8,8] and [4] do not broadcast");
+  auto unfold = b.try_create(OpCode::Unfold, {x}, {{"kernel", std::vector<int64_t>{3, 9}}});
+  ASSERT_FALSE(unfold.ok());
+  EXPECT_EQ(unfold.error().message,
+            "m.json:14:9: error: unfold: kernel [3, 9] (dilation [1, 1]) does not fit input [8,8] with padding [0, 0]");
+  auto fold = b.try_create(OpCode::Fold, {f.add_arg("cols", {DType::f32, {8, 27, 35}}, ArgKind::input)},
+                           {{"output_size", std::vector<int64_t>{8, 8}}, {"kernel", std::vector<int64_t>{3, 3}}});
+  ASSERT_FALSE(fold.ok());
+  EXPECT_EQ(fold.error().message,
+            "m.json:14:9: error: fold: input dim 2 (35) must be the 36 blocks (6 x 6) of output_size [8, 8], got "
+            "f32[8,27,35]");
   auto arity = b.try_create(OpCode::Add, {x});
   ASSERT_FALSE(arity.ok());
   EXPECT_EQ(arity.error().message, "m.json:14:9: error: add: expected 2 operands, got 1");

@@ -163,6 +163,10 @@ Module make_all_ops() {
     f.results.push_back(b.create(OpCode::MaxPool2dGrad, {img, p}, pool));
     Value* a = b.create(OpCode::AvgPool2d, {img}, pool);
     f.results.push_back(b.create(OpCode::AvgPool2dGrad, {a}, pool, img->type));
+    Attrs window = {{"kernel", std::vector<int64_t>{3, 2}}, {"dilation", std::vector<int64_t>{1, 2}}};
+    Value* cols = b.create(OpCode::Unfold, {img}, window);
+    window.set("output_size", std::vector<int64_t>{6, 6});
+    f.results.push_back(b.create(OpCode::Fold, {cols}, window));
   }
   Value* rows = b.create(OpCode::Gather, {x, idx}, {{"axis", int64_t{1}}});
   f.results.push_back(b.create(OpCode::ScatterAdd, {x, idx, rows}, {{"axis", int64_t{1}}}));

@@ -87,6 +87,11 @@ std::vector<Case> cases() {
   c.push_back({"exclude_pad", OpCode::AvgPool2d, {x({1, 2, 5, 5})},
                {{"kernel", Ints{3, 2}}, {"stride", Ints{1, 2}}, {"padding", Ints{1, 1}},
                 {"count_include_pad", false}}});
+  c.push_back({"", OpCode::Unfold, {x({2, 2, 5, 4})},
+               {{"kernel", Ints{3, 2}}, {"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}}});
+  c.push_back({"", OpCode::Fold, {x({2, 12, 12})},
+               {{"output_size", Ints{5, 4}}, {"kernel", Ints{3, 2}}, {"stride", Ints{2, 1}},
+                {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}}});
   c.push_back({"", OpCode::Gather, {x({5, 3}), idx({2, 2}, 5)}, {{"axis", int64_t{0}}}});
   c.push_back({"", OpCode::ScatterAdd, {x({5, 3}), idx({4}, 3), x({4, 3})}, {{"axis", int64_t{0}}}});
   c.push_back({"", OpCode::Softmax, {x({2, 4})}, {{"axis", int64_t{1}}}});

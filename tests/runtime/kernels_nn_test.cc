@@ -1,5 +1,5 @@
-// Reference kernels: dot, conv2d, pooling, gather and scatter_add, against
-// hand-computed values.
+// Reference kernels: dot, conv2d, unfold/fold, pooling, gather and
+// scatter_add, against hand-computed values.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -122,6 +122,65 @@ TEST(Conv2d, GroupsChannelsAndBatch) {
   Tensor xb = make_tensor(DType::f32, {2, 2, 1, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
   Tensor wm = make_tensor(DType::f32, {1, 2, 1, 1}, {1, 10});
   expect_values(eval(OpCode::Conv2d, {&xb, &wm}), {DType::f32, {2, 1, 1, 2}}, {31, 42, 75, 86});
+}
+
+// ---- unfold / fold (PyTorch's F.unfold / F.fold)
+
+TEST(Unfold, PaddingAndStrideOnEveryFloatDtype) {
+  // x = [[1,2,3],[4,5,6]], 2x2 windows, stride [1,2], padding [1,1]: 3 x 2 blocks;
+  // row (i, j) holds x[oy - 1 + i][2*ox - 1 + j] over the blocks, 0 in the padding.
+  for (DType dt : kFloatTypes) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    Tensor x = make_tensor(dt, {1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+    expect_values(eval(OpCode::Unfold, {&x}, {{"kernel", Ints{2, 2}}, {"stride", Ints{1, 2}}, {"padding", Ints{1, 1}}}),
+                  {dt, {1, 4, 6}},
+                  {0, 0, 0, 2, 0, 5, 0, 0, 1, 3, 4, 6, 0, 2, 0, 5, 0, 0, 1, 3, 4, 6, 0, 0});
+  }
+}
+
+TEST(Unfold, DilationChannelsAndBatch) {
+  std::vector<double> v(9);
+  for (int i = 0; i < 9; ++i) v[i] = i + 1;
+  Tensor x = make_tensor(DType::f32, {1, 1, 3, 3}, v);
+  expect_values(eval(OpCode::Unfold, {&x}, {{"kernel", Ints{2, 2}}, {"dilation", Ints{2, 2}}}), {DType::f32, {1, 4, 1}},
+                {1, 3, 7, 9});
+  // 1x1 windows: rows are the channels, columns the pixels.
+  Tensor xb = make_tensor(DType::f64, {2, 2, 1, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  expect_values(eval(OpCode::Unfold, {&xb}, {{"kernel", Ints{1, 1}}}), {DType::f64, {2, 2, 2}},
+                {1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST(Fold, OverlapsAddUp) {
+  // fold(ones) counts the windows covering each pixel.
+  Tensor ones = make_tensor(DType::f32, {1, 4, 4}, std::vector<double>(16, 1));
+  expect_values(eval(OpCode::Fold, {&ones}, {{"output_size", Ints{3, 3}}, {"kernel", Ints{2, 2}}}),
+                {DType::f32, {1, 1, 3, 3}}, {1, 2, 1, 2, 4, 2, 1, 2, 1});
+}
+
+TEST(Fold, IsUnfoldsTransposeOnEveryFloatDtype) {
+  // The geometry of Unfold.PaddingAndStrideOnEveryFloatDtype: each pixel sums the
+  // two column entries that unfold copies it to (cols[r][l] = 6r + l + 1).
+  for (DType dt : kFloatTypes) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    std::vector<double> v(24);
+    for (int i = 0; i < 24; ++i) v[i] = i + 1;
+    Tensor cols = make_tensor(dt, {1, 4, 6}, v);
+    expect_values(eval(OpCode::Fold, {&cols},
+                       {{"output_size", Ints{2, 3}}, {"kernel", Ints{2, 2}}, {"stride", Ints{1, 2}}, {"padding", Ints{1, 1}}}),
+                  {dt, {1, 1, 2, 3}}, {28, 18, 30, 32, 22, 34});
+  }
+}
+
+TEST(Fold, BadGeometryIsALocatedError) {
+  Tensor cols = make_tensor(DType::f32, {1, 5, 4}, std::vector<double>(20, 1));
+  EXPECT_EQ(eval_error(OpCode::Fold, {&cols}, {{"output_size", Ints{3, 3}}, {"kernel", Ints{2, 2}}}),
+            "error: fold: input dim 1 (5) must be a multiple of the kernel size [2, 2] = 4, got f32[1,5,4]");
+  Tensor blocks = make_tensor(DType::f32, {1, 4, 5}, std::vector<double>(20, 1));
+  EXPECT_EQ(eval_error(OpCode::Fold, {&blocks}, {{"output_size", Ints{3, 3}}, {"kernel", Ints{2, 2}}}),
+            "error: fold: input dim 2 (5) must be the 4 blocks (2 x 2) of output_size [3, 3], got f32[1,4,5]");
+  Tensor x = make_tensor(DType::f32, {1, 1, 2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(eval_error(OpCode::Unfold, {&x}, {{"kernel", Ints{3, 3}}}),
+            "error: unfold: kernel [3, 3] (dilation [1, 1]) does not fit input [2,2] with padding [0, 0]");
 }
 
 // ---- pooling
