@@ -243,9 +243,15 @@ class KernelEmitter {
   // for (i = lo; i < hi; ++i) body(i). `vector_loop`: a loop meant for the
   // loop vectorizer, which the full unroller (it runs first, and turns a
   // short loop into straight-line code that only the SLP vectorizer sees, which
-  // vectorizes no libmvec calls and fewer shapes) leaves alone.
+  // vectorizes no libmvec calls and fewer shapes) leaves alone. A loop of
+  // fewer than kMinVectorTrip iterations (a 2x2 pooling window) fills no
+  // vector: it is left to the unroller.
+  static constexpr int64_t kMinVectorTrip = 8;
   template <class F>
   void loop(llvm::Value* lo, llvm::Value* hi, F body, bool vector_loop = false) {
+    auto* lo_c = llvm::dyn_cast<llvm::ConstantInt>(lo);
+    auto* hi_c = llvm::dyn_cast<llvm::ConstantInt>(hi);
+    if (lo_c && hi_c && hi_c->getSExtValue() - lo_c->getSExtValue() < kMinVectorTrip) vector_loop = false;
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, "loop", fn_);
     auto* inside = llvm::BasicBlock::Create(ctx_, "body", fn_);
@@ -620,7 +626,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 6";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 7";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {
