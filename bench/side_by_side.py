@@ -99,6 +99,11 @@ def torch_run(oracle, name, threads, env, max_wait):
     m = cfg["models"][name]
     arch = [tp.get("architecture") for tp in cfg.get("threadpools", [])
             if tp.get("internal_api") == "openblas"]
+    if not arch:
+        # timing.py limits OpenBLAS's own thread pool with threadpoolctl and
+        # silently skips that without it: "1 thread" would then run PyTorch's
+        # GEMMs on every core.
+        sys.exit("PyTorch's OpenBLAS thread pool is not limited: install python3-threadpoolctl")
     return {"median_ms": m["step_time_ms"]["median"], "wall_s": wall,
             "others_busy_cores": others,
             "others_busy_cores_during_steps": m.get("others_busy_cores_during"),
