@@ -1,9 +1,7 @@
 #include "compiler/conv_to_gemm.h"
 
-#include <map>
-#include <tuple>
-
 #include "ir/builder.h"
+#include "passes/cse.h"
 
 namespace mlc {
 
@@ -53,7 +51,9 @@ class Rewriter {
       --i;
       changed = true;
     }
-    if (changed) f_.erase_dead_values();
+    // The columns of one x and the arrangement of one dy, built once per op
+    // that reads them, become one each.
+    if (changed && !eliminate_common_subexpressions(f_)) f_.erase_dead_values();
     return changed;
   }
 
@@ -99,29 +99,19 @@ class Rewriter {
                  {"dilation", op.attrs.get_ints("dilation")}};
   }
 
-  // unfold(x) [N, C*KH*KW, L] arranged [g, K, N*L] (rank 2 for one group), once per x and window.
-  Value* columns(Builder& b, const Op& op, const Conv& c, Value* x) {
-    Attrs attrs = window(op, c);
-    auto key = std::make_tuple(x, attrs.get_ints("kernel"), attrs.get_ints("stride"), attrs.get_ints("padding"),
-                               attrs.get_ints("dilation"), c.groups);
-    auto it = columns_.find(key);
-    if (it != columns_.end()) return it->second;
-    Value* cols = b.transpose(b.create(OpCode::Unfold, {x}, attrs), {1, 0, 2});
-    return columns_[key] = b.reshape(cols, c.grouped(c.k(), c.nl()));
+  // unfold(x) [N, C*KH*KW, L] arranged [g, K, N*L] (rank 2 for one group).
+  static Value* columns(Builder& b, const Op& op, const Conv& c, Value* x) {
+    Value* cols = b.transpose(b.create(OpCode::Unfold, {x}, window(op, c)), {1, 0, 2});
+    return b.reshape(cols, c.grouped(c.k(), c.nl()));
   }
 
-  // dy [N, O, OH, OW] arranged [g, O/g, N*L] (rank 2 for one group), once per dy and groups.
-  Value* arranged_dy(Builder& b, const Conv& c, Value* dy) {
-    auto key = std::make_pair(dy, c.groups);
-    auto it = dys_.find(key);
-    if (it != dys_.end()) return it->second;
+  // dy [N, O, OH, OW] arranged [g, O/g, N*L] (rank 2 for one group).
+  static Value* arranged_dy(Builder& b, const Conv& c, Value* dy) {
     Value* rows = b.transpose(b.reshape(dy, {c.y[0], c.y[1], c.y[2] * c.y[3]}), {1, 0, 2});
-    return dys_[key] = b.reshape(rows, c.grouped(c.y[1] / c.groups, c.nl()));
+    return b.reshape(rows, c.grouped(c.y[1] / c.groups, c.nl()));
   }
 
   Function& f_;
-  std::map<std::tuple<Value*, Ints, Ints, Ints, Ints, int64_t>, Value*> columns_;
-  std::map<std::pair<Value*, int64_t>, Value*> dys_;
 };
 
 }  // namespace

@@ -16,8 +16,9 @@
 // With one group the g dim is dropped (plain rank-2 dots). Each dot lowers to
 // one gemm instruction, so the GEMM library choice stays with `dot`.
 //
-// The arranged columns of x and the arranged dy are made once per value and
-// window and shared by every op that reads them: conv2d and
+// The arranged columns of x and the arranged dy are built for each op that
+// reads them, then merged by common-subexpression elimination
+// (passes/cse.h), so one of each is shared by every such op: conv2d and
 // conv2d_weight_grad of the same x (forward and backward of a train step)
 // share one unfold kernel, keeping the columns alive in the arena in between;
 // the two gradients of one dy share its arrangement.
