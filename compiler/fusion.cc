@@ -54,6 +54,7 @@ bool is_loop_op(const Op& op) {
     case OpCode::Div: return is_float(op.result()->type.dtype);
     case OpCode::Cast: return !(is_float(op.operands[0]->type.dtype) && !is_float(op.result()->type.dtype) &&
                                 op.result()->type.dtype != DType::boolean);
+    case OpCode::ShardSlice:  // which chunk depends on the device
     case OpCode::Gather:  // data-dependent index: may fail
     case OpCode::ScatterAdd:
       return false;

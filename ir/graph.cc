@@ -76,7 +76,7 @@ std::unique_ptr<Function> Function::clone() const {
   auto f = std::make_unique<Function>(name);
   std::unordered_map<const Value*, Value*> map;
   for (size_t i = 0; i < args.size(); ++i)
-    map[args[i]] = f->add_arg(args[i]->name, args[i]->type, arg_kinds[i]);
+    (map[args[i]] = f->add_arg(args[i]->name, args[i]->type, arg_kinds[i]))->placements = args[i]->placements;
   for (const auto& op : ops) {
     std::vector<Value*> operands;
     for (Value* v : op->operands) operands.push_back(map.at(v));
@@ -86,7 +86,10 @@ std::unique_ptr<Function> Function::clone() const {
                             std::move(types), op->loc);
     copy->meta = op->meta;
     copy->body = op->body;
-    for (size_t k = 0; k < op->results.size(); ++k) map[op->results[k]] = copy->results[k];
+    for (size_t k = 0; k < op->results.size(); ++k) {
+      map[op->results[k]] = copy->results[k];
+      copy->results[k]->placements = op->results[k]->placements;
+    }
   }
   for (Value* v : results) f->results.push_back(map.at(v));
   f->result_updates = result_updates;
@@ -113,6 +116,7 @@ std::string check_scope(std::string_view scope) {
 const std::vector<ModuleAttrSpec>& module_attr_specs() {
   static const std::vector<ModuleAttrSpec> specs = {
       {"target", AttrKind::String, {"cpu", "cuda"}},
+      {"mesh", AttrKind::String, {}},
   };
   return specs;
 }
@@ -125,6 +129,10 @@ std::string check_module_attr(const NamedAttr& a) {
     if (!attr_has_kind(a.value, spec.kind))
       return "module attribute '" + a.name + "' must be " + std::string(attr_kind_name(spec.kind)) +
              ", got " + attr_value_to_string(a.value);
+    if (a.name == "mesh") {
+      auto mesh = Mesh::parse(std::get<std::string>(a.value));
+      return mesh ? "" : "module attribute 'mesh': " + mesh.error().message;
+    }
     if (spec.choices.empty()) return "";
     std::string choices;
     for (std::string_view c : spec.choices) {
@@ -141,6 +149,21 @@ Function* Module::find(std::string_view func_name) const {
   for (const auto& f : functions)
     if (f->name == func_name) return f.get();
   return nullptr;
+}
+
+Mesh Module::mesh() const {
+  const AttrValue* v = attrs.find("mesh");
+  if (!v || !std::holds_alternative<std::string>(*v)) return {};
+  auto mesh = Mesh::parse(std::get<std::string>(*v));
+  return mesh ? *mesh : Mesh{};
+}
+
+void Module::set_mesh(const Mesh& mesh) {
+  if (mesh.empty()) {
+    std::erase_if(attrs.list(), [](const NamedAttr& a) { return a.name == "mesh"; });
+    return;
+  }
+  attrs.set("mesh", mesh.str());
 }
 
 Function& Module::add_function(std::string func_name) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ir/attributes.h"
+#include "ir/mesh.h"
 #include "ir/op_code.h"
 #include "ir/types.h"
 
@@ -41,6 +42,10 @@ struct Value {
   std::string name;        // arguments only: their (PyTorch state_dict) name
   Op* producer = nullptr;  // nullptr for function arguments
   int result_index = 0;    // which of producer's results this is
+  // A sharded program's values: one placement per axis of the module's mesh
+  // (ir/mesh.h); the type is then the local (per-device) type. Empty in an
+  // unsharded program.
+  Placements placements;
 };
 
 // What a function argument is, printed after its type: `{input}` (data),
@@ -144,6 +149,8 @@ class Function {
 // Module attributes, printed `module @m attributes {target = "cpu"} {`. Each
 // name has one kind and meaning (kModuleAttrs); the verifier rejects others.
 //   target: "cpu" or "cuda", the device the module is compiled for.
+//   mesh:   "dp=2,tp=2", the device mesh of a sharded (SPMD) module: its
+//           values carry placements over these axes (ir/mesh.h).
 struct ModuleAttrSpec {
   std::string_view name;
   AttrKind kind;
@@ -161,6 +168,10 @@ class Module {
 
   Function* find(std::string_view func_name) const;
   Function& add_function(std::string func_name);
+  // The `mesh` attribute, parsed; the empty mesh when there is none (the
+  // verifier guarantees it parses).
+  Mesh mesh() const;
+  void set_mesh(const Mesh& mesh);
 };
 
 }  // namespace mlc

@@ -32,6 +32,11 @@ const std::vector<AttrSpec>& attrs_constant();
 const std::vector<AttrSpec>& attrs_gelu();
 const std::vector<AttrSpec>& attrs_eps();
 const std::vector<AttrSpec>& attrs_reduction();
+const std::vector<AttrSpec>& attrs_all_reduce();
+const std::vector<AttrSpec>& attrs_comm_dim();
+const std::vector<AttrSpec>& attrs_all_to_all();
+const std::vector<AttrSpec>& attrs_comm_root();
+const std::vector<AttrSpec>& attrs_comm_peer();
 
 // Inference.
 Expected<TensorType> infer_unary(const InferContext&);
@@ -71,6 +76,13 @@ Expected<TensorType> infer_rms_norm(const InferContext&);
 Expected<TensorType> infer_cross_entropy(const InferContext&);
 Expected<TensorType> infer_mse(const InferContext&);
 Expected<TensorType> infer_fusion(const InferContext&);
+Expected<TensorType> infer_all_reduce(const InferContext&);
+Expected<TensorType> infer_all_gather(const InferContext&);
+Expected<TensorType> infer_reduce_scatter(const InferContext&);
+Expected<TensorType> infer_all_to_all(const InferContext&);
+Expected<TensorType> infer_comm_identity(const InferContext&);
+Expected<TensorType> infer_recv(const InferContext&);
+Expected<TensorType> infer_shard_slice(const InferContext&);
 
 // Costs.
 Cost cost_elementwise(const Op&);
@@ -82,6 +94,7 @@ Cost cost_pool2d(const Op&);
 Cost cost_conv2d_grad(const Op&);
 Cost cost_pool2d_grad(const Op&);
 Cost cost_composite(const Op&);  // sum over the op's decomposition
+Cost cost_collective(const Op&);  // bytes of the local operand and result; no FLOPs
 
 // Decompositions.
 Value* decompose_relu(Builder&, const Op&);
@@ -98,6 +111,8 @@ std::vector<Value*> decompose_fusion(Builder&, const Op&);
 
 // Shared helpers for rule files.
 Error infer_error(const InferContext& ctx, const std::string& message);  // "<op>: message"
+// The declared result type, or the error that the op needs one.
+Expected<TensorType> require_declared(const InferContext& ctx);
 // Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalize_axis(int64_t axis, int64_t rank);
 

@@ -7,13 +7,13 @@
 
 namespace mlc::rules {
 
-namespace {
-std::string ints_str(const std::vector<int64_t>& v) { return attr_value_to_string(AttrValue{v}); }
-
 Expected<TensorType> require_declared(const InferContext& ctx) {
   if (!ctx.declared) return infer_error(ctx, "the result type must be given");
   return *ctx.declared;
 }
+
+namespace {
+std::string ints_str(const std::vector<int64_t>& v) { return attr_value_to_string(AttrValue{v}); }
 
 Status check_rank_list(const InferContext& ctx, const char* attr, size_t rank) {
   const auto& v = ctx.attrs.get_ints(attr);

@@ -86,10 +86,12 @@ inline constexpr uint32_t kContraction = 1u << 3;  // sums of products: dot, con
 inline constexpr uint32_t kWindow = 1u << 4;       // sliding windows (pooling and its gradients)
 inline constexpr uint32_t kSource = 1u << 5;       // no operands: constant, iota
 // An effect beyond the result (RNG state, communication): never merged by CSE
-// or removed by DCE. No op of today's table has one; rng and the collectives will.
+// or removed by DCE: the collectives (every device must take part in each one
+// the plan inserted), later rng.
 inline constexpr uint32_t kEffectful = 1u << 6;
 inline constexpr uint32_t kCommutative = 1u << 7;  // binary, f(a, b) == f(b, a)
 inline constexpr uint32_t kFused = 1u << 8;        // computes its body (Op::body): a fused kernel
+inline constexpr uint32_t kCollective = 1u << 9;   // communicates over a mesh axis (attribute mesh_axis)
 
 struct OpInfo {
   OpCode code;

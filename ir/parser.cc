@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/collectives.h"
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
 #include "ir/source_file.h"
@@ -27,7 +28,7 @@ namespace {
 
 enum class Tok {
   End, Ident, ValueName, SymbolName, Int, Float, String,
-  LParen, RParen, LBrace, RBrace, LBracket, RBracket, Comma, Colon, Equal, Arrow,
+  LParen, RParen, LBrace, RBrace, LBracket, RBracket, Comma, Colon, Equal, Arrow, Less, Greater,
 };
 
 struct Token {
@@ -39,6 +40,8 @@ struct Token {
 bool is_ident_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
+std::string show_placements(const Placements& p) { return p.empty() ? "none" : placements_str(p); }
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
 bool is_name_char(char c) { return is_ident_char(c) || c == '.'; }
@@ -92,10 +95,10 @@ class Lexer {
       pos_ += out.text.size();
       return true;
     }
-    static const std::string_view kPunct = "(){}[],:=";
-    static const Tok kPunctTok[] = {Tok::LParen,   Tok::RParen,   Tok::LBrace,
-                                    Tok::RBrace,   Tok::LBracket, Tok::RBracket,
-                                    Tok::Comma,    Tok::Colon,    Tok::Equal};
+    static const std::string_view kPunct = "(){}[],:=<>";
+    static const Tok kPunctTok[] = {Tok::LParen, Tok::RParen,   Tok::LBrace, Tok::RBrace,
+                                    Tok::LBracket, Tok::RBracket, Tok::Comma,  Tok::Colon,
+                                    Tok::Equal,  Tok::Less,     Tok::Greater};
     size_t p = kPunct.find(c);
     if (p != std::string_view::npos) {
       out = Token{kPunctTok[p], text_.substr(pos_, 1), pos_};
@@ -322,6 +325,50 @@ class Parser {
     return TensorType{*dtype, std::move(shape)};
   }
 
+  // `<S(0),R,P>` after a type: one placement per mesh axis (checked against
+  // the module's mesh by the verifier). Empty when the type has none.
+  Expected<Placements> parse_placements() {
+    Placements p;
+    if (!at(Tok::Less)) return p;
+    MLC_CHECK_OK(advance());
+    for (;;) {
+      if (at_keyword("R") || at_keyword("P")) {
+        p.push_back(tok_.text == "R" ? Placement::R() : Placement::P());
+        MLC_CHECK_OK(advance());
+      } else if (at_keyword("S")) {
+        MLC_CHECK_OK(advance());
+        MLC_CHECK_OK(expect(Tok::LParen, "'('", "after 'S'"));
+        MLC_TRY(int64_t d, parse_int("a dim"));
+        if (d < 0) return error_at(tok_.offset, "sharded dim " + std::to_string(d) + " is negative");
+        MLC_CHECK_OK(expect(Tok::RParen, "')'", "after the sharded dim"));
+        p.push_back(Placement::S(d));
+      } else {
+        return unexpected("a placement 'R', 'S(dim)' or 'P'");
+      }
+      if (at(Tok::Greater)) break;
+      MLC_CHECK_OK(expect(Tok::Comma, "',' or '>'", "in placements"));
+    }
+    MLC_CHECK_OK(advance());
+    return p;
+  }
+
+  // The verifier's placement rules, located at `offset`: placements fit the
+  // module's mesh and are on every value of a function or on none; a fusion
+  // body's values have none.
+  Status check_placed(size_t offset, const Value* v, const std::string& what) {
+    bool has = !v->placements.empty();
+    if (has && (in_body_ || mesh_.empty()))
+      return error_at(offset, what + " has placements " + placements_str(v->placements) +
+                                  (in_body_ ? " inside a fusion body" : " but the module has no mesh"));
+    if (in_body_) return {};
+    if (!sharded_) sharded_ = has;
+    if (*sharded_ != has)
+      return error_at(offset, what + (has ? " has" : " has no") + " placements, unlike the function's first value");
+    if (std::string problem = has ? check_placements(v->placements, v->type.rank(), mesh_) : ""; !problem.empty())
+      return error_at(offset, what + ": " + problem);
+    return {};
+  }
+
   // ---- attributes
   Expected<AttrValue> parse_attr_value() {
     if (at(Tok::Int)) {
@@ -457,6 +504,7 @@ class Parser {
     MLC_CHECK_OK(advance());
     MLC_CHECK_OK(expect(Tok::Colon, "':'", "after argument name"));
     MLC_TRY(TensorType type, parse_type());
+    MLC_TRY(Placements placements, parse_placements());
     MLC_CHECK_OK(expect(Tok::LBrace, "'{'", "before argument kind"));
     std::optional<ArgKind> kind;
     for (ArgKind k : kAllArgKinds)
@@ -464,7 +512,10 @@ class Parser {
     if (!kind) return unexpected("'input', 'param', 'frozen' or 'state'");
     MLC_CHECK_OK(advance());
     MLC_CHECK_OK(expect(Tok::RBrace, "'}'", "after argument kind"));
-    return define(scope, name, f.add_arg(std::string(name.text), std::move(type), *kind));
+    Value* arg = f.add_arg(std::string(name.text), std::move(type), *kind);
+    arg->placements = std::move(placements);
+    MLC_CHECK_OK(check_placed(name.offset, arg, "argument '%" + std::string(name.text) + "'"));
+    return define(scope, name, arg);
   }
 
   // `{updates = %name}` after a result type: the index of argument %name, a
@@ -512,10 +563,16 @@ class Parser {
       if (!result_types.empty()) MLC_CHECK_OK(expect(Tok::Comma, "',' or ')'", "in result types"));
       MLC_TRY(TensorType t, parse_type());
       result_types.push_back(std::move(t));
+      MLC_TRY(Placements placements, parse_placements());
+      result_placements_.push_back(std::move(placements));
       int updates = -1;
       if (at(Tok::LBrace)) {
         MLC_TRY(updates, parse_result_updates(f, result_types.back()));
       }
+      if (updates >= 0 && f.args[updates]->placements != result_placements_.back())
+        return error_at(tok_.offset, "result #" + std::to_string(result_types.size() - 1) + " has placements " +
+                                         show_placements(result_placements_.back()) + " but updates '%" +
+                                         f.args[updates]->name + "' placed " + show_placements(f.args[updates]->placements));
       if (updates >= 0) {
         f.result_updates.resize(result_types.size(), -1);
         f.result_updates.back() = updates;
@@ -554,15 +611,20 @@ class Parser {
     MLC_CHECK_OK(expect(Tok::Colon, "':'", "before result type"));
     // One result: `: type`; several: `: (type, type, ...)`, one per name.
     std::vector<TensorType> declared;
+    std::vector<Placements> placements;
     if (results.size() == 1) {
       MLC_TRY(TensorType t, parse_type());
       declared.push_back(std::move(t));
+      MLC_TRY(Placements p, parse_placements());
+      placements.push_back(std::move(p));
     } else {
       MLC_CHECK_OK(expect(Tok::LParen, "'('", "before the types of " + std::to_string(results.size()) + " results"));
       while (!at(Tok::RParen)) {
         if (!declared.empty()) MLC_CHECK_OK(expect(Tok::Comma, "',' or ')'", "in result types"));
         MLC_TRY(TensorType t, parse_type());
         declared.push_back(std::move(t));
+        MLC_TRY(Placements p, parse_placements());
+        placements.push_back(std::move(p));
       }
       if (declared.size() != results.size())
         return error_at(tok_.offset, std::to_string(results.size()) + " results named, but " +
@@ -595,7 +657,13 @@ class Parser {
                          std::move(declared), std::move(loc));
     op->meta = std::move(meta);
     op->body = std::move(body);
-    for (size_t k = 0; k < results.size(); ++k) MLC_CHECK_OK(define(scope, results[k], op->results[k]));
+    for (size_t k = 0; k < results.size(); ++k) {
+      op->results[k]->placements = std::move(placements[k]);
+      MLC_CHECK_OK(check_placed(results[k].offset, op->results[k], "'%" + std::string(results[k].text) + "'"));
+      MLC_CHECK_OK(define(scope, results[k], op->results[k]));
+    }
+    if (uses_mesh_axis(*code))
+      if (std::string problem = check_collective(*op, mesh_); !problem.empty()) return error_at(name.offset, problem);
     return {};
   }
 
@@ -616,7 +684,14 @@ class Parser {
       MLC_CHECK_OK(advance());
       MLC_CHECK_OK(expect(Tok::Colon, "':'", "after argument name"));
       MLC_TRY(TensorType type, parse_type());
-      MLC_CHECK_OK(define(scope, name, body->add_arg(std::string(name.text), std::move(type), ArgKind::input)));
+      MLC_TRY(Placements placements, parse_placements());
+      Value* arg = body->add_arg(std::string(name.text), std::move(type), ArgKind::input);
+      arg->placements = std::move(placements);
+      in_body_ = true;
+      Status placed = check_placed(name.offset, arg, "body argument '%" + std::string(name.text) + "'");
+      in_body_ = false;
+      MLC_CHECK_OK(placed);
+      MLC_CHECK_OK(define(scope, name, arg));
     }
     MLC_CHECK_OK(advance());
     MLC_CHECK_OK(expect(Tok::LBrace, "'{'", "before the body"));
@@ -667,6 +742,12 @@ class Parser {
                                              std::to_string(i) + " of " +
                                              (in_body_ ? std::string("the fusion op") : "'@" + f.name + "'") +
                                              " is declared " + types[i].str());
+    for (size_t i = 0; !in_body_ && i < result_placements_.size() && i < f.results.size(); ++i)
+      if (f.results[i]->placements != result_placements_[i])
+        return error_at(names[i].offset, "return value '%" + std::string(names[i].text) + "' has placements " +
+                                             show_placements(f.results[i]->placements) + ", but result #" +
+                                             std::to_string(i) + " of '@" + f.name + "' is declared " +
+                                             show_placements(result_placements_[i]));
     return expect(Tok::RBrace, "'}'", "after return");
   }
 
@@ -680,6 +761,8 @@ class Parser {
     Function& f = m.add_function(std::string(name.text));
     Scope scope;
     std::vector<TensorType> result_types;
+    result_placements_.clear();
+    sharded_.reset();
     MLC_CHECK_OK(parse_signature(f, scope, result_types));
     MLC_CHECK_OK(expect(Tok::LBrace, "'{'", "before function body"));
     return parse_ops(f, scope, result_types);
@@ -699,6 +782,7 @@ class Parser {
       for (const NamedAttr& a : m.attrs.list())
         if (std::string problem = check_module_attr(a); !problem.empty())
           return error_at(start, problem);
+      mesh_ = m.mesh();
     }
     MLC_CHECK_OK(expect(Tok::LBrace, "'{'", "after module name"));
     std::unordered_set<std::string_view> names;
@@ -714,6 +798,9 @@ class Parser {
   std::string_view text_;
   const std::string& file_;
   bool in_body_ = false;  // parsing a fusion body
+  std::vector<Placements> result_placements_;  // of the function being parsed, one per result
+  Mesh mesh_;                                   // the module's
+  std::optional<bool> sharded_;                 // whether the function's values have placements
   Lexer lexer_;
   Token tok_;
 };

@@ -37,6 +37,9 @@ class ValueNames {
   std::unordered_map<const Value*, std::string> names_;
 };
 
+// A value's type and, in a sharded program, its placements: `f32[16,64]<S(0),R>`.
+std::string value_type(const Value* v) { return print_type(v->type) + placements_str(v->placements); }
+
 std::string print_attrs(const Attrs& attrs) {
   if (attrs.empty()) return "";
   std::string s = " {";
@@ -54,7 +57,7 @@ std::string print_op(const Op& op, const ValueNames& names) {
   std::string s, types;
   for (size_t k = 0; k < op.results.size(); ++k) {
     s += (k ? ", " : "") + names(op.results[k]);
-    types += (k ? ", " : "") + print_type(op.results[k]->type);
+    types += (k ? ", " : "") + value_type(op.results[k]);
   }
   if (op.results.empty()) s = types = "<no result>";
   if (op.results.size() > 1) types = "(" + types + ")";
@@ -72,12 +75,12 @@ std::string print_signature(const Function& f) {
   for (size_t i = 0; i < f.args.size(); ++i) {
     const Value* a = f.args[i];
     ArgKind kind = i < f.arg_kinds.size() ? f.arg_kinds[i] : ArgKind::input;
-    s += (i ? ", %" : "%") + a->name + ": " + print_type(a->type) + " {" +
+    s += (i ? ", %" : "%") + a->name + ": " + value_type(a) + " {" +
          std::string(arg_kind_name(kind)) + "}";
   }
   s += ") -> (";
   for (size_t i = 0; i < f.results.size(); ++i) {
-    s += (i ? ", " : "") + (f.results[i] ? print_type(f.results[i]->type) : std::string("?"));
+    s += (i ? ", " : "") + (f.results[i] ? value_type(f.results[i]) : std::string("?"));
     int a = f.updated_arg(i);
     if (a >= 0 && a < static_cast<int>(f.args.size())) s += " {updates = %" + f.args[a]->name + "}";
   }
@@ -95,7 +98,7 @@ void print_ops_at(const Function& f, const std::string& indent, std::string& out
       const Function& body = *op->body;
       out += " body(";
       for (size_t i = 0; i < body.args.size(); ++i)
-        out += (i ? ", %" : "%") + body.args[i]->name + ": " + print_type(body.args[i]->type);
+        out += (i ? ", %" : "%") + body.args[i]->name + ": " + value_type(body.args[i]);
       out += ") {\n";
       print_ops_at(body, indent + "  ", out);
       out += indent + "}";

@@ -33,6 +33,9 @@
 //        %1 = add(%in0, %0) : f32[2,3]
 //        return %1
 //      }
+//  - In a sharded module (`attributes {mesh = "dp=2"}`) every value's type is
+//    followed by its placements, one per mesh axis (ir/mesh.h):
+//    `%x: f32[16,64]<S(0)> {input}`, `%3 = dot(%x, %w) : f32[16,10]<S(0)>`.
 // The printer never fails: on malformed IR (operands that are not values of the
 // function) it prints `%<undefined>`, which the parser then rejects.
 #pragma once

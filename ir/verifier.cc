@@ -1,9 +1,11 @@
 // IR verifier; see ir/verifier.h for the checked invariants and message format.
 #include "ir/verifier.h"
 
+#include <optional>
 #include <string>
 #include <unordered_set>
 
+#include "ir/collectives.h"
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
 
@@ -33,7 +35,7 @@ std::string strip_op_prefix(std::string message, std::string_view name) {
 
 class FunctionVerifier {
  public:
-  explicit FunctionVerifier(const Function& f) : f_(f) {}
+  FunctionVerifier(const Function& f, const Mesh& mesh) : f_(f), mesh_(mesh) {}
 
   Status run() {
     MLC_CHECK_OK(check_args());
@@ -46,6 +48,17 @@ class FunctionVerifier {
       if (!defined_.count(f_.results[i]))
         return function_error(f_, "result #" + std::to_string(i) + " is not a value of the function");
     return check_result_updates();
+  }
+
+  // Placements: none anywhere, or on every value, valid for the mesh.
+  std::string check_value_placements(const Value* v) {
+    if (!v) return "";
+    bool has = !v->placements.empty();
+    if (has && mesh_.empty()) return "has placements " + placements_str(v->placements) + " but the module has no mesh";
+    if (!sharded_) sharded_ = has;
+    if (*sharded_ != has)
+      return std::string(has ? "has" : "has no") + " placements, unlike the function's first value";
+    return has ? check_placements(v->placements, v->type.rank(), mesh_) : "";
   }
 
   Status check_result_updates() {
@@ -70,6 +83,9 @@ class FunctionVerifier {
                                       arg->name + "' of type " + arg->type.str());
       if (!updated.insert(a).second)
         return function_error(f_, what + " updates '%" + arg->name + "', which an earlier result updates");
+      if (arg->placements != f_.results[k]->placements)
+        return function_error(f_, what + " has placements " + placements_str(f_.results[k]->placements) +
+                                      " but updates '%" + arg->name + "' placed " + placements_str(arg->placements));
     }
     return {};
   }
@@ -97,6 +113,8 @@ class FunctionVerifier {
                                       " that is negative or has more than 2^40 elements");
       if (!defined_.insert(a).second)
         return function_error(f_, what + " repeats an earlier argument");
+      if (std::string problem = check_value_placements(a); !problem.empty())
+        return function_error(f_, what + " '%" + a->name + "' " + problem);
       if (f_.arg_kinds[i] == ArgKind::step) {
         if (a->type != TensorType{DType::i64, {}})
           return function_error(f_, what + " '%" + a->name + "' is the step counter {step}, so it "
@@ -183,8 +201,13 @@ class FunctionVerifier {
     for (const Value* v : op->operands) types.push_back(&v->type);
     auto inferred = infer_result_types(op->code, types, op->attrs, result_types(*op));
     if (!inferred) return op_error(index, *op, strip_op_prefix(inferred.error().message, op_name(op->code)));
-    for (const Value* r : op->results)
+    for (const Value* r : op->results) {
       if (!defined_.insert(r).second) return op_error(index, *op, "result value is defined twice");
+      if (std::string problem = check_value_placements(r); !problem.empty())
+        return op_error(index, *op, "result " + problem);
+    }
+    if (uses_mesh_axis(op->code))
+      if (std::string problem = check_collective(*op, mesh_); !problem.empty()) return op_error(index, *op, problem);
     if (op->code == OpCode::Fusion) {
       if (!op->body) return op_error(index, *op, "has no body");
       Status body = verify_fusion_body(*op->body, types, result_types(*op));
@@ -196,13 +219,15 @@ class FunctionVerifier {
   }
 
   const Function& f_;
+  const Mesh& mesh_;
+  std::optional<bool> sharded_;  // whether the values have placements (from the first one)
   std::unordered_set<const Value*> defined_;      // args and results of ops so far
   std::unordered_set<const Value*> all_results_;  // results of every op
 };
 
 }  // namespace
 
-Status verify_function(const Function& f) { return FunctionVerifier(f).run(); }
+Status verify_function(const Function& f, const Mesh& mesh) { return FunctionVerifier(f, mesh).run(); }
 
 Status verify_fusion_body(const Function& body, std::span<const TensorType* const> operand_types,
                           std::span<const TensorType> result_types) {
@@ -256,7 +281,7 @@ Status verify_module(const Module& m) {
       return function_error(*f, "invalid function name (must match [A-Za-z0-9_.-]+)");
     if (!names.insert(f->name).second)
       return error_at(Loc{}, "verifier: duplicate function name '@" + f->name + "'");
-    MLC_CHECK_OK(verify_function(*f));
+    MLC_CHECK_OK(verify_function(*f, m.mesh()));
   }
   return {};
 }

@@ -28,7 +28,12 @@
 
 namespace mlc {
 
-Status verify_function(const Function& f);
+//
+// With a mesh (the module's), values carry placements on every value of a
+// function or on none, each valid for the mesh (ir/mesh.h), a result that
+// updates an argument is placed like it, and every collective fits the mesh
+// (ir/collectives.h: its axis exists and its sizes change by the axis size).
+Status verify_function(const Function& f, const Mesh& mesh = {});
 Status verify_module(const Module& m);
 
 // A fusion op's body (Op::body) for operands of `operand_types` and, unless

@@ -58,8 +58,10 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
     auto found = adjoint.find(op->result());
     if (found == adjoint.end() || !active.count(op->result())) continue;
     const VjpRule& rule = vjp_rule(op->code);
-    if (rule.kind != VjpRule::Kind::rule)
+    bool max_all_reduce = op->code == OpCode::AllReduce && op->attrs.get_string("reduce") != "sum";
+    if (rule.kind != VjpRule::Kind::rule || max_all_reduce)
       return error_at(op->loc, "autodiff: no gradient rule for " + std::string(op_name(op->code)) +
+                                   (max_all_reduce ? " with reduce = \"" + op->attrs.get_string("reduce") + "\"" : "") +
                                    ", and the loss depends on its operands through it");
     b.set_loc(op->loc);
     b.set_scope(op->meta.scope);

@@ -298,6 +298,29 @@ void scatter_add_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& 
   dx[2] = b.create(OpCode::Gather, {dy, operand(op, 1)}, {{"axis", op.attrs.get_int("axis")}});
 }
 
+// Collectives, in the convention of Megatron-LM's conjugate pairs: the loss
+// is replicated and counted once, and the gradient of a replicated value is
+// replicated. So all_reduce (P -> R) passes dy through; a gather's gradient is
+// this device's chunk of dy; a reduce_scatter's and a shard_slice's gather the
+// chunks of dy; an all_to_all's is the all_to_all back.
+Attrs comm_dim_attrs(const Op& op, int64_t dim) {
+  return {{"mesh_axis", op.attrs.get_string("mesh_axis")}, {"dim", dim}};
+}
+void all_reduce_rule(Builder&, const Op&, Value* dy, std::vector<Value*>& dx) { dx[0] = dy; }
+void all_gather_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.create(OpCode::ShardSlice, {dy}, comm_dim_attrs(op, op.attrs.get_int("dim")), operand(op, 0)->type);
+}
+void gather_chunks_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.create(OpCode::AllGather, {dy}, comm_dim_attrs(op, op.attrs.get_int("dim")), operand(op, 0)->type);
+}
+void all_to_all_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  dx[0] = b.create(OpCode::AllToAll, {dy},
+                   {{"mesh_axis", op.attrs.get_string("mesh_axis")},
+                    {"split_dim", op.attrs.get_int("concat_dim")},
+                    {"concat_dim", op.attrs.get_int("split_dim")}},
+                   operand(op, 0)->type);
+}
+
 constexpr VjpRule rule(VjpFn fn) { return {Kind::rule, fn}; }
 constexpr VjpRule kZero{Kind::zero, nullptr};
 constexpr VjpRule kNone{Kind::none, nullptr};
@@ -332,6 +355,12 @@ constexpr VjpRule Iota = kZero, Constant = kZero;
 // Gradient ops are not differentiated again (no second-order autodiff yet).
 constexpr VjpRule Conv2dInputGrad = kNone, Conv2dWeightGrad = kNone, MaxPool2dGrad = kNone,
                   AvgPool2dGrad = kNone;
+// all_reduce with reduce = "max" has no rule (vjp checks the attribute);
+// broadcast, send and recv have none yet.
+constexpr VjpRule AllReduce = rule(all_reduce_rule), AllGather = rule(all_gather_rule),
+                  ReduceScatter = rule(gather_chunks_rule), AllToAll = rule(all_to_all_rule),
+                  ShardSlice = rule(gather_chunks_rule), CollectiveBroadcast = kNone, Send = kNone,
+                  Recv = kNone;
 constexpr VjpRule Relu = rule(relu_rule), Silu = kDecompose, Gelu = kDecompose,
                   Softmax = kDecompose, LogSoftmax = kDecompose, LayerNorm = kDecompose,
                   RmsNorm = kDecompose, CrossEntropy = kDecompose, Mse = kDecompose;

@@ -40,16 +40,16 @@ TEST(OpTable, TraitsClassifyEveryOp) {
   for (const OpInfo& info : all_ops()) {
     SCOPED_TRACE(std::string(info.name));
     int families = 0;
-    for (uint32_t family : {kElementwise, kReduction, kMovement, kContraction, kSource, kFused})
+    for (uint32_t family : {kElementwise, kReduction, kMovement, kContraction, kSource, kFused, kCollective})
       families += info.has(family);
     if (info.has(kWindow) && !info.has(kReduction)) ++families;  // the pooling gradients
     EXPECT_EQ(families, 1);
-    EXPECT_EQ(info.has(kSource), info.arity == 0);
+    EXPECT_EQ(info.has(kSource), info.arity == 0 && !info.has(kCollective));  // recv has no operands
     if (info.has(kCommutative)) {
       EXPECT_EQ(info.arity, 2);
       EXPECT_TRUE(info.has(kElementwise));
     }
-    EXPECT_FALSE(info.has(kEffectful));  // none yet: rng and collectives will be
+    EXPECT_EQ(info.has(kEffectful), info.has(kCollective));  // rng will be too
   }
   for (OpCode code : {OpCode::Add, OpCode::Mul, OpCode::Max, OpCode::Min})
     EXPECT_TRUE(op_info(code).has(kCommutative)) << op_name(code);

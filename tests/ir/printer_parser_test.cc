@@ -187,6 +187,25 @@ Module make_all_ops() {
                            TensorType{DType::i32, {2}});
   f.results.push_back(b.create(OpCode::CrossEntropy, {x, labels}));
   m.add_function("empty");
+  // The collectives, over the module's mesh.
+  m.set_mesh(*Mesh::parse("dp=2"));
+  Function& c = m.add_function("collectives");
+  Value* y = c.add_arg("y", {DType::f32, {4, 6}}, ArgKind::input);
+  Builder cb(c);
+  auto on_dp = [](std::initializer_list<NamedAttr> more) {
+    Attrs a{{"mesh_axis", std::string("dp")}};
+    for (const NamedAttr& n : more) a.set(n.name, n.value);
+    return a;
+  };
+  c.results.push_back(cb.create(OpCode::AllReduce, {y}, on_dp({{"reduce", std::string("max")}})));
+  c.results.push_back(cb.create(OpCode::AllGather, {y}, on_dp({{"dim", int64_t{1}}}), TensorType{DType::f32, {4, 12}}));
+  c.results.push_back(cb.create(OpCode::ReduceScatter, {y}, on_dp({{"dim", int64_t{0}}}), TensorType{DType::f32, {2, 6}}));
+  c.results.push_back(cb.create(OpCode::AllToAll, {y}, on_dp({{"split_dim", int64_t{1}}, {"concat_dim", int64_t{0}}}),
+                                TensorType{DType::f32, {8, 3}}));
+  c.results.push_back(cb.create(OpCode::CollectiveBroadcast, {y}, on_dp({{"root", int64_t{1}}})));
+  c.results.push_back(cb.create(OpCode::Send, {y}, on_dp({{"peer", int64_t{1}}})));
+  c.results.push_back(cb.create(OpCode::Recv, {}, on_dp({{"peer", int64_t{0}}}), TensorType{DType::f32, {4, 6}}));
+  c.results.push_back(cb.create(OpCode::ShardSlice, {y}, on_dp({{"dim", int64_t{0}}}), TensorType{DType::f32, {2, 6}}));
   return m;
 }
 

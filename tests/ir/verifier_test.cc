@@ -254,7 +254,11 @@ TEST(Verifier, ModuleAttributes) {
   t.m.attrs.set("target", std::string("gpu"));
   EXPECT_EQ(t.error(), "error: verifier: module attribute 'target' must be one of \"cpu\", \"cuda\", got \"gpu\"");
   t.m.attrs = Attrs{{"mesh", int64_t{2}}};
-  EXPECT_EQ(t.error(), "error: verifier: unknown module attribute 'mesh' (known: target)");
+  EXPECT_EQ(t.error(), "error: verifier: module attribute 'mesh' must be string, got 2");
+  t.m.attrs = Attrs{{"mesh", std::string("dp=2,tp")}};
+  EXPECT_EQ(t.error(), "error: verifier: module attribute 'mesh': mesh 'dp=2,tp': expected 'name=size', found 'tp'");
+  t.m.attrs = Attrs{{"pipeline", int64_t{2}}};
+  EXPECT_EQ(t.error(), "error: verifier: unknown module attribute 'pipeline' (known: target, mesh)");
 }
 
 }  // namespace

@@ -1,2 +1,2 @@
-module @m attributes {mesh = "dp=2"} {
+module @m attributes {stages = 2} {
 }
