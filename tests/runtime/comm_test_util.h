@@ -176,4 +176,23 @@ inline Status check_sums_under_random_delays(World& w, int calls, uint32_t run) 
   return Status{};
 }
 
+// Every rank sends 50 messages of varying sizes to the next rank of all(),
+// then receives the previous rank's: in order, and without deadlock (sends
+// are eager).
+inline Status check_send_recv_ring(World& w) {
+  Group& g = w.all();
+  const int n = g.size(), next = (g.rank() + 1) % n, prev = (g.rank() + n - 1) % n;
+  for (int i = 0; i < 50; ++i) {
+    std::vector<int32_t> msg(static_cast<size_t>(i % 5 + 1), g.rank() * 1000 + i);
+    MLC_CHECK_OK(g.send(msg.data(), static_cast<int64_t>(msg.size() * 4), next, "send"));
+  }
+  for (int i = 0; i < 50; ++i) {
+    std::vector<int32_t> msg(static_cast<size_t>(i % 5 + 1));
+    MLC_CHECK_OK(g.recv(msg.data(), static_cast<int64_t>(msg.size() * 4), prev, "recv"));
+    for (int32_t v : msg)
+      if (v != prev * 1000 + i) return make_error("out of order: " + std::to_string(v));
+  }
+  return Status{};
+}
+
 }  // namespace mlc::rt::comm_test
