@@ -14,6 +14,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "runtime/comm/comm_internal.h"
@@ -352,21 +353,22 @@ void MpiGroup::scatter_and_reduce(const void* in, std::byte* out, const std::vec
                                   Clock::time_point deadline) {
   const int n = size(), mine = counts[static_cast<size_t>(rank_)], esize = dtype_size(dtype);
   const MPI_Datatype type = element_type(esize);
-  gathered_.resize(static_cast<size_t>(n) * static_cast<size_t>(mine * esize));
+  const size_t chunk_bytes = static_cast<size_t>(mine) * static_cast<size_t>(esize);
+  gathered_.resize(static_cast<size_t>(n) * chunk_bytes);
   std::vector<int> recv_counts(static_cast<size_t>(n), mine), recv_displs(static_cast<size_t>(n));
-  for (int k = 0; k < n; ++k) recv_displs[static_cast<size_t>(k)] = k * mine;
+  for (int k = 0; k < n; ++k) recv_displs[static_cast<size_t>(k)] = k * mine;  // < n * mine: checked by callers
   MPI_Request request;
   const int rc = MPI_Ialltoallv(in, counts.data(), displs.data(), type, gathered_.data(), recv_counts.data(),
                                 recv_displs.data(), type, comm_, &request);
   finish(rc, request, tag, deadline);
   std::vector<const std::byte*> parts;
-  for (int k = 0; k < n; ++k) parts.push_back(gathered_.data() + static_cast<size_t>(k) * static_cast<size_t>(mine * esize));
+  for (int k = 0; k < n; ++k) parts.push_back(gathered_.data() + static_cast<size_t>(k) * chunk_bytes);
   comm::reduce_in_rank_order(parts, out, mine, dtype, op);
 }
 
 Status MpiGroup::all_reduce(void* data, int64_t count, DType dtype, ReduceOp op, std::string_view tag) {
   if (auto s = comm::check_reduction(dtype, count); !s) return bad(tag, s);
-  if (auto s = check_int(count); !s) return bad(tag, s);
+  if (auto s = check_int(count + size()); !s) return bad(tag, s);  // n chunks of at most count/n + 1
   const auto deadline = begin(tag);
   const int n = size(), esize = dtype_size(dtype);
   // Rank r reduces elements [count*r/n, count*(r+1)/n).
@@ -375,7 +377,7 @@ Status MpiGroup::all_reduce(void* data, int64_t count, DType dtype, ReduceOp op,
     displs[static_cast<size_t>(r)] = static_cast<int>(count * r / n);
     counts[static_cast<size_t>(r)] = static_cast<int>(count * (r + 1) / n - count * r / n);
   }
-  reduced_.resize(static_cast<size_t>(counts[static_cast<size_t>(rank_)] * esize));
+  reduced_.resize(static_cast<size_t>(counts[static_cast<size_t>(rank_)]) * static_cast<size_t>(esize));
   scatter_and_reduce(data, reduced_.data(), counts, displs, dtype, op, tag, deadline);
   MPI_Request request;
   const MPI_Datatype type = element_type(esize);
