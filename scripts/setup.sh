@@ -12,6 +12,7 @@ if [[ "${1:-}" != "--no-apt" ]]; then
             ocl-icd-opencl-dev  # its CMake config requires OpenCL (a Recommends that --no-install-recommends skips)
             llvm-19-dev libzstd-dev  # kernel code generation (LLVM 19: IRBuilder, O3, ORC LLJIT)
             mlir-19-tools  # mlir-opt-19, mlir-cpu-runner-19: the tests of `mlc ir --emit mlir`
+            libopenmpi-dev openmpi-bin  # the MPI communicator (runtime/comm/mpi.h) and mpirun for its tests
             llvm-19-tools  # FileCheck-19: the FileCheck pass tests (tests/passes/filecheck/)
             clang libclang-rt-14-dev llvm-14)  # llvm-14: llvm-symbolizer for sanitizer traces
   missing=()

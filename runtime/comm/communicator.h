@@ -71,13 +71,22 @@ class Group {
   virtual Status barrier(std::string_view tag) = 0;
 };
 
-// A mesh as communicators see it: axis names and sizes, row-major.
+// A mesh as communicators see it: axis names and sizes, row-major. No axes
+// is the mesh of one rank.
 struct MeshShape {
   std::vector<std::string> axes;
   std::vector<int> sizes;
   int num_ranks() const;
   // This rank's index along each axis.
   std::vector<int> coords(int world_rank) const;
+  // The world ranks of the group of axis `axis` through `world_rank`, in
+  // group-rank order (the ranks that differ from it only along that axis).
+  std::vector<int> axis_group_ranks(int world_rank, size_t axis) const;
+  // As the CLI spells it: "dp=2,tp=2" ("(one rank)" for no axes).
+  std::string to_string() const;
+  // An Error unless axes and sizes have the same length, every size is >= 1,
+  // names are non-empty and distinct, and num_ranks() fits in an int.
+  Status check() const;
 };
 
 class World {
@@ -97,6 +106,7 @@ class World {
 };
 
 struct CommOptions {
+  // How long one collective (or recv) may wait for its peers; > 0.
   std::chrono::milliseconds timeout{std::chrono::seconds(300)};
 };
 
