@@ -6,7 +6,9 @@
 #include <cstring>
 #include <new>
 
+#include "ir/collectives.h"
 #include "ir/diagnostics.h"
+#include "runtime/collective_run.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/thread_pool.h"
 
@@ -203,7 +205,9 @@ Status Executor::execute(const Instruction& ins, size_t index) {
       return {};
     }
     case InstrKind::reference: {
-      Status st = reference_kernel(ins.op->code)(*ins.op, view_ptrs_[index], views_[index].back());
+      Status st = world_ && uses_mesh_axis(ins.op->code)
+                      ? run_collective(*ins.op, *world_, view_ptrs_[index], views_[index].back())
+                      : reference_kernel(ins.op->code)(*ins.op, view_ptrs_[index], views_[index].back());
       if (!st) return error_at(ins.loc, st.error().message);
       return {};
     }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "ir/expected.h"
+#include "runtime/comm/communicator.h"
 #include "runtime/executable.h"
 #include "runtime/onednn_gemm.h"
 #include "runtime/tensor.h"
@@ -58,6 +59,9 @@ class Executor {
   static Expected<Executor> create(std::shared_ptr<const Executable> exe);
 
   Status run(std::span<Tensor* const> args);
+  // This device's communicator, for a sharded program's collectives (run as
+  // reference instructions through runtime/collective_run.h). Not owned.
+  void set_world(World* world) { world_ = world; }
 
   const Tensor& result(size_t k) const { return results_[k]; }
   size_t num_results() const { return results_.size(); }
@@ -91,6 +95,7 @@ class Executor {
   std::vector<Tensor> results_;
   std::vector<std::byte*> bound_;  // argument data pointers of the last bind
   std::unique_ptr<ExecutionProfile> profile_;  // null: not profiling
+  World* world_ = nullptr;
 };
 
 }  // namespace mlc::rt

@@ -3,9 +3,11 @@
 #include <cassert>
 #include <unordered_map>
 
+#include "ir/collectives.h"
 #include "ir/decompose.h"
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
+#include "runtime/collective_run.h"
 #include "runtime/kernels/kernels.h"
 
 namespace mlc::rt {
@@ -64,13 +66,13 @@ void Interpreter::plan() {
   }
 }
 
-Expected<std::vector<Tensor>> Interpreter::run(const std::vector<Tensor>& args) const {
+Expected<std::vector<Tensor>> Interpreter::run(const std::vector<Tensor>& args, World* world) const {
   std::vector<const Tensor*> ptrs;
   for (const Tensor& t : args) ptrs.push_back(&t);
-  return run(ptrs);
+  return run(ptrs, world);
 }
 
-Expected<std::vector<Tensor>> Interpreter::run(std::span<const Tensor* const> args) const {
+Expected<std::vector<Tensor>> Interpreter::run(std::span<const Tensor* const> args, World* world) const {
   const Function& f = *f_;
   if (args.size() != f.args.size())
     return make_error("function '" + f.name + "' expects " + std::to_string(f.args.size()) +
@@ -92,7 +94,8 @@ Expected<std::vector<Tensor>> Interpreter::run(std::span<const Tensor* const> ar
     for (int s : step.operands) operands.push_back(ptr[s]);
     Tensor& out = owned[step.result];
     out = Tensor::uninitialized(step.op->result()->type);
-    Status st = reference_kernel(step.op->code)(*step.op, operands, out);
+    Status st = world && uses_mesh_axis(step.op->code) ? run_collective(*step.op, *world, operands, out)
+                                                        : reference_kernel(step.op->code)(*step.op, operands, out);
     if (!st) return error_at(step.op->loc, st.error().message);
     ptr[step.result] = &out;
     for (int s : step.release) {

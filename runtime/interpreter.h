@@ -25,6 +25,7 @@
 
 #include "ir/expected.h"
 #include "ir/graph.h"
+#include "runtime/comm/communicator.h"
 #include "runtime/tensor.h"
 
 namespace mlc::rt {
@@ -33,8 +34,10 @@ class Interpreter {
  public:
   static Expected<Interpreter> create(const Function& f);
 
-  Expected<std::vector<Tensor>> run(std::span<const Tensor* const> args) const;
-  Expected<std::vector<Tensor>> run(const std::vector<Tensor>& args) const;
+  // `world`: this device's communicator in a sharded program, which runs its
+  // collectives and shard_slice (runtime/collective_run.h); without one they fail.
+  Expected<std::vector<Tensor>> run(std::span<const Tensor* const> args, World* world = nullptr) const;
+  Expected<std::vector<Tensor>> run(const std::vector<Tensor>& args, World* world = nullptr) const;
 
   // The function being run: the clone, with composites decomposed.
   const Function& function() const { return *f_; }
