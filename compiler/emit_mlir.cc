@@ -521,6 +521,7 @@ class FunctionEmitter {
   TV conv2d_weight_grad(const Op& op, const TV& x, const TV& dy);
   std::pair<TV, TV> max_pool_select(const Op& op, const TV& x, const Shape& out);
   TV max_pool2d_grad(const Op& op, const TV& x, const TV& dy);
+  TV route_to_chosen(const Op& op, const TV& where, const TV& dy);
   std::string avg_divisor(Region& r, const Op& op, const Window& w, const Shape& x);
   TV avg_pool2d(const Op& op, const TV& x);
   TV avg_pool2d_grad(const Op& op, const TV& dy);
@@ -902,14 +903,19 @@ std::pair<TV, TV> FunctionEmitter::max_pool_select(const Op& op, const TV& x, co
 }
 
 TV FunctionEmitter::max_pool2d_grad(const Op& op, const TV& x, const TV& dy) {
-  // dx[n, c, h, w] = sum of dy over the windows whose choice is (h, w), in f64.
+  if (dy.type.num_elements() == 0) return route_to_chosen(op, dy, dy);
+  return route_to_chosen(op, max_pool_select(op, x, dy.type.shape).second, dy);
+}
+
+TV FunctionEmitter::route_to_chosen(const Op& op, const TV& where, const TV& dy) {
+  // dx[n, c, h, w] = sum of dy over the windows containing (h, w) whose choice
+  // `where` (i64, flat in the plane) is (h, w), in f64.
   const TensorType& rt = op.result()->type;
   const Window win = pool_window(op);
   const DType dt = rt.dtype;
   const Shape& ds = dy.type.shape;
   TV acc = fill(literal(0.0, DType::f64), {DType::f64, rt.shape});
   if (dy.type.num_elements() > 0) {
-    TV where = max_pool_select(op, x, ds).second;
     const int64_t w = rt.shape[3];
     std::vector<bool> red = {false, false, false, false, true, true};
     acc = generic1(6, red, {{window_dummy(win.kh, win.kw), {dim(4), dim(5)}}}, {acc, identity_map(4)},
@@ -1167,8 +1173,12 @@ Expected<TV> FunctionEmitter::emit_op(const Op& op, const std::vector<TV>& in) {
       return convert(max_pool_select(op, in[0], rt.shape).first, rt.dtype);
     case OpCode::AvgPool2d:
       return avg_pool2d(op, in[0]);
+    case OpCode::MaxPool2dIndices:
+      return max_pool_select(op, in[0], rt.shape).second;
     case OpCode::MaxPool2dGrad:
       return max_pool2d_grad(op, in[0], in[1]);
+    case OpCode::MaxPool2dScatter:
+      return route_to_chosen(op, in[1], in[0]);
     case OpCode::AvgPool2dGrad:
       return avg_pool2d_grad(op, in[0]);
     case OpCode::Unfold:

@@ -34,7 +34,8 @@
 //      conv2d          linalg.conv_2d_nchw_fchw (groups: conv_2d_ngchw_gfchw)
 //                      after tensor.pad
 //      conv2d_weight_grad, avg_pool2d, unfold   linalg.generic over the padded input
-//      conv2d_input_grad, max_pool2d(_grad), avg_pool2d_grad, fold, gather:
+//      conv2d_input_grad, max_pool2d(_grad, _indices, _scatter), avg_pool2d_grad,
+//                      fold, gather:
 //                      linalg.generic whose body reads with tensor.extract
 //      scatter_add     linalg.generic over (operand, index) positions adding
 //                      the updates whose index matches, in row-major order

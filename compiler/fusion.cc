@@ -31,7 +31,7 @@ bool reads_once(const Op& user, const Value* v) {
       user.code == OpCode::Concat || user.code == OpCode::Pad)
     return true;
   if (info.has(kElementwise)) return v->type.shape == user.result()->type.shape;
-  if (user.code == OpCode::MaxPool2d || user.code == OpCode::AvgPool2d) {
+  if (user.code == OpCode::MaxPool2d || user.code == OpCode::MaxPool2dIndices || user.code == OpCode::AvgPool2d) {
     // Each input element is in at most one window where windows do not overlap.
     const auto& k = user.attrs.get_ints("kernel");
     const auto& s = user.attrs.get_ints("stride");

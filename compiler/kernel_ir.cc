@@ -273,6 +273,51 @@ class KernelBuilder {
     return isub(index_op(ExprKind::iadd, i, iconst(w.pad)), index_op(ExprKind::imul, o, iconst(w.stride)));
   }
 
+  // bool: a == b (i64 values).
+  int cmp_eq(int a, int b) {
+    Expr e;
+    e.kind = ExprKind::cmp;
+    e.dtype = DType::boolean;
+    e.dir = scalar::CmpDir::eq;
+    e.a = a;
+    e.b = b;
+    return add(e);
+  }
+  // An index expression as an i64 value.
+  int index_as_value(int i) { return node(ExprKind::index_value, DType::i64, i); }
+  // i64 value arithmetic (ir/scalar_math.h): a value `a` and an index expression `b`.
+  int ivalue(OpCode code, int a, int b) { return node(ExprKind::binary, DType::i64, a, index_as_value(b), -1, code); }
+  // Window o's first input position along one dim (may be padding): o * stride - pad.
+  int window_start(const WindowDim& w, int o) {
+    return index_op(ExprKind::iadd, index_op(ExprKind::imul, o, iconst(w.stride)), iconst(-w.pad));
+  }
+
+  // The pooling gradients at input element idx: the sum, over the windows
+  // containing it (candidates, ascending), of dy where selected(cy, cx) (a bool
+  // expression) holds, in the accumulator of reduce_sum, rounded once. With
+  // one candidate per dim that sum has one term: 0 + dy selected, else 0, with
+  // no loop.
+  template <class Selected>
+  Expected<int> route_to_chosen(DType t, const Value* dy, const std::array<WindowDim, 2>& w,
+                                const std::vector<int>& idx, Selected selected) {
+    Expr e = reduce_expr(OpCode::ReduceSum, t, {candidates(w[0]), candidates(w[1])});
+    const bool single = candidates(w[0]) == 1 && candidates(w[1]) == 1;
+    int ay = single ? iconst(0) : new_var(), ax = single ? iconst(0) : new_var();
+    Candidate cy = candidate(w[0], idx[2], ay), cx = candidate(w[1], idx[3], ax);
+    MLC_TRY(int hit, selected(cy, cx));
+    MLC_TRY(int g, value(dy, {idx[0], idx[1], cy.at, cx.at}));
+    hit = both(both(cy.valid, cx.valid), hit);
+    if (!single) {
+      e.a = g;
+      e.b = hit;
+      return push_reduce(std::move(e));
+    }
+    const DType acc = is_float(t) ? DType::f64 : DType::i64;
+    int zero = constant(acc, 0, 0);
+    int term = node(ExprKind::binary, acc, zero, to_dtype(g, acc), -1, OpCode::Add);
+    return to_dtype(node(ExprKind::select, acc, hit, term, zero), t);
+  }
+
   // avg_pool2d's divisor factor along one dim for window o: the window's
   // extent within the padded input (count_include_pad), else within the input.
   int window_extent(const WindowDim& w, bool include_pad, int o) {
@@ -303,26 +348,38 @@ class KernelBuilder {
         int div = avg_divisor(w, op.attrs.get_bool("count_include_pad"), idx[2], idx[3]);
         return to_dtype(node(ExprKind::binary, DType::f64, sum, div, -1, OpCode::Div), t);
       }
+      case OpCode::MaxPool2dIndices: {
+        // The window's argmax (row-major over its taps) as a flat index in the plane.
+        const auto w = window_dims(op, x->type.shape, out);
+        MLC_TRY(int tap, window_reduce(OpCode::Argmax, DType::i64, x, w, idx, idx[2], idx[3], same));
+        // tap = row * KW + col  ->  (start_y + row) * W + start_x + col.
+        int row = ivalue(OpCode::Div, tap, iconst(w[1].kernel));
+        int col = node(ExprKind::binary, DType::i64, tap, ivalue(OpCode::Mul, row, iconst(w[1].kernel)), -1, OpCode::Sub);
+        int origin = index_op(ExprKind::iadd, index_op(ExprKind::imul, window_start(w[0], idx[2]), iconst(w[1].in)),
+                              window_start(w[1], idx[3]));
+        int flat = node(ExprKind::binary, DType::i64, ivalue(OpCode::Mul, row, iconst(w[1].in)), col, -1, OpCode::Add);
+        return ivalue(OpCode::Add, flat, origin);
+      }
       case OpCode::MaxPool2dGrad: {
         // dy of each window whose selected element (the forward's argmax over
         // the window, recomputed) is this one.
         const Value* dy = op.operands[1];
         auto w = window_dims(op, out, dy->type.shape);
-        Expr e = reduce_expr(OpCode::ReduceSum, t, {candidates(w[0]), candidates(w[1])});
-        int ay = new_var(), ax = new_var();
-        Candidate cy = candidate(w[0], idx[2], ay), cx = candidate(w[1], idx[3], ax);
-        MLC_TRY(int chosen, window_reduce(OpCode::Argmax, DType::i64, x, w, idx, cy.at, cx.at, same));
-        int mine = index_op(ExprKind::iadd, index_op(ExprKind::imul, offset_in_window(w[0], idx[2], cy.at), iconst(w[1].kernel)),
-                            offset_in_window(w[1], idx[3], cx.at));
-        Expr selected;
-        selected.kind = ExprKind::cmp;
-        selected.dtype = DType::boolean;
-        selected.dir = scalar::CmpDir::eq;
-        selected.a = chosen;
-        selected.b = mine;
-        MLC_TRY(e.a, value(dy, {idx[0], idx[1], cy.at, cx.at}));
-        e.b = both(both(cy.valid, cx.valid), add(selected));
-        return push_reduce(std::move(e));
+        return route_to_chosen(t, dy, w, idx, [&](Candidate cy, Candidate cx) -> Expected<int> {
+          MLC_TRY(int chosen, window_reduce(OpCode::Argmax, DType::i64, x, w, idx, cy.at, cx.at, same));
+          int mine = index_op(ExprKind::iadd, index_op(ExprKind::imul, offset_in_window(w[0], idx[2], cy.at), iconst(w[1].kernel)),
+                              offset_in_window(w[1], idx[3], cx.at));
+          return cmp_eq(chosen, mine);
+        });
+      }
+      case OpCode::MaxPool2dScatter: {
+        // dy of each window whose saved index is this element.
+        const Value* dy = x;
+        auto w = window_dims(op, out, dy->type.shape);
+        return route_to_chosen(t, dy, w, idx, [&](Candidate cy, Candidate cx) -> Expected<int> {
+          MLC_TRY(int chosen, value(op.operands[1], {idx[0], idx[1], cy.at, cx.at}));
+          return cmp_eq(chosen, index_as_value(linear({idx[2], idx[3]}, {w[0].in, w[1].in})));
+        });
       }
       case OpCode::AvgPool2dGrad: {
         // dy / divisor of each window containing this element.
@@ -506,6 +563,7 @@ class KernelBuilder {
         return push_reduce(std::move(e));
       }
       case OpCode::MaxPool2d: case OpCode::AvgPool2d: case OpCode::MaxPool2dGrad: case OpCode::AvgPool2dGrad:
+      case OpCode::MaxPool2dIndices: case OpCode::MaxPool2dScatter:
         return window_op(*op, idx);
       default:
         return make_error("mlc internal error: " + std::string(op_name(op->code)) + " in a loop kernel");

@@ -62,6 +62,8 @@ Expected<TensorType> infer_pool2d(const InferContext&);
 Expected<TensorType> infer_conv2d_input_grad(const InferContext&);
 Expected<TensorType> infer_conv2d_weight_grad(const InferContext&);
 Expected<TensorType> infer_max_pool2d_grad(const InferContext&);
+Expected<TensorType> infer_max_pool2d_indices(const InferContext&);
+Expected<TensorType> infer_max_pool2d_scatter(const InferContext&);
 Expected<TensorType> infer_avg_pool2d_grad(const InferContext&);
 Expected<TensorType> infer_unfold(const InferContext&);
 Expected<TensorType> infer_fold(const InferContext&);

@@ -277,6 +277,22 @@ Expected<TensorType> infer_max_pool2d_grad(const InferContext& ctx) {
   return ctx.operand(0);
 }
 
+Expected<TensorType> infer_max_pool2d_indices(const InferContext& ctx) {
+  MLC_TRY(TensorType y, infer_pool2d(ctx));
+  y.dtype = DType::i64;
+  return y;
+}
+
+Expected<TensorType> infer_max_pool2d_scatter(const InferContext& ctx) {
+  MLC_TRY(TensorType x, declared(ctx));
+  const TensorType& dy = ctx.operand(0);
+  const TensorType& indices = ctx.operand(1);
+  if (indices.dtype != DType::i64 || indices.shape != dy.shape)
+    return infer_error(ctx, "indices must be i64 shaped like dy " + dy.str() + ", got " + indices.str());
+  MLC_CHECK_OK(check_forward(ctx, infer_pool2d, {&x}, dy));
+  return x;
+}
+
 Expected<TensorType> infer_avg_pool2d_grad(const InferContext& ctx) {
   MLC_TRY(TensorType x, declared(ctx));
   MLC_CHECK_OK(check_forward(ctx, infer_pool2d, {&x}, ctx.operand(0)));

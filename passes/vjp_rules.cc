@@ -266,9 +266,12 @@ void conv2d_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   dx[0] = b.create(OpCode::Conv2dInputGrad, {dy, operand(op, 1)}, attrs, operand(op, 0)->type);
   dx[1] = b.create(OpCode::Conv2dWeightGrad, {operand(op, 0), dy}, attrs, operand(op, 1)->type);
 }
+// The forward's choices are saved as indices (cheaper than choosing again for
+// every input element) and dy is routed to them.
 void max_pool2d_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
-  dx[0] = b.create(OpCode::MaxPool2dGrad, {operand(op, 0), dy},
-                   window_attrs(op, {"kernel", "stride", "padding"}));
+  Attrs attrs = window_attrs(op, {"kernel", "stride", "padding"});
+  Value* indices = b.create(OpCode::MaxPool2dIndices, {operand(op, 0)}, attrs);
+  dx[0] = b.create(OpCode::MaxPool2dScatter, {dy, indices}, attrs, operand(op, 0)->type);
 }
 void avg_pool2d_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   dx[0] = b.create(OpCode::AvgPool2dGrad, {dy},
@@ -348,13 +351,14 @@ constexpr VjpRule Fusion = kNone;
 constexpr VjpRule ReduceSum = rule(reduce_sum_rule), ReduceMax = rule(reduce_extremum_rule),
                   ReduceMin = rule(reduce_extremum_rule), Argmax = kZero;
 constexpr VjpRule Dot = rule(dot_rule), Conv2d = rule(conv2d_rule),
-                  MaxPool2d = rule(max_pool2d_rule), AvgPool2d = rule(avg_pool2d_rule);
+                  MaxPool2d = rule(max_pool2d_rule), AvgPool2d = rule(avg_pool2d_rule),
+                  MaxPool2dIndices = kZero;
 constexpr VjpRule Unfold = rule(unfold_rule), Fold = rule(fold_rule);
 constexpr VjpRule Gather = rule(gather_rule), ScatterAdd = rule(scatter_add_rule);
 constexpr VjpRule Iota = kZero, Constant = kZero;
 // Gradient ops are not differentiated again (no second-order autodiff yet).
 constexpr VjpRule Conv2dInputGrad = kNone, Conv2dWeightGrad = kNone, MaxPool2dGrad = kNone,
-                  AvgPool2dGrad = kNone;
+                  MaxPool2dScatter = kNone, AvgPool2dGrad = kNone;
 // all_reduce with reduce = "max" has no rule (vjp checks the attribute);
 // broadcast, send and recv have none yet.
 constexpr VjpRule AllReduce = rule(all_reduce_rule), AllGather = rule(all_gather_rule),

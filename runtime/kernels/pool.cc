@@ -2,7 +2,9 @@
 //
 // max_pool2d: padding is -inf (never selected unless a whole window is
 // padding); a NaN in the window wins (the first one); otherwise the first
-// maximal element in row-major window order.
+// maximal element in row-major window order. max_pool2d_indices gives that
+// choice as an index in the plane; max_pool2d_grad and max_pool2d_scatter route
+// dy to it (recomputed, or as given).
 // avg_pool2d: zero padding; every dtype sums in double and rounds once. The
 // divisor is, as in PyTorch (ceil_mode off): with count_include_pad, the
 // window's area clipped to the padded input (= KH*KW); without it, the number
@@ -80,15 +82,41 @@ void max_pool(const PoolDims& d, const T* x, T* y) {
   });
 }
 
+// max_pool2d's choice (select_max) of every window, as max_pool2d_indices.
 template <class T>
-void max_pool_grad(const PoolDims& d, const T* x, const T* dy, T* dx) {
+void max_pool_indices(const PoolDims& d, const T* x, int64_t* indices) {
+  for_each_window(d, [&](int64_t p, int64_t oy, int64_t ox, int64_t y0, int64_t y1, int64_t x0,
+                         int64_t x1) {
+    indices[(p * d.oh + oy) * d.ow + ox] = select_max(d, x + p * d.h * d.w, y0, y1, x0, x1);
+  });
+}
+
+// dx = dy of each window added in f64 at the plane index chosen(p, oy, ox, y0, y1, x0, x1)
+// returns, where that lies in the window's clipped rows [y0, y1) and columns [x0, x1).
+template <class T, class Chosen>
+void route_to_chosen(const PoolDims& d, const T* dy, T* dx, Chosen chosen) {
   std::vector<double> acc(d.planes * d.h * d.w, 0.0);
   for_each_window(d, [&](int64_t p, int64_t oy, int64_t ox, int64_t y0, int64_t y1, int64_t x0,
                          int64_t x1) {
-    int64_t at = select_max(d, x + p * d.h * d.w, y0, y1, x0, x1);
-    if (at >= 0) acc[p * d.h * d.w + at] += static_cast<double>(load(dy[(p * d.oh + oy) * d.ow + ox]));
+    int64_t at = chosen(p, oy, ox, y0, y1, x0, x1);
+    if (at < 0 || at / d.w < y0 || at / d.w >= y1 || at % d.w < x0 || at % d.w >= x1) return;
+    acc[p * d.h * d.w + at] += static_cast<double>(load(dy[(p * d.oh + oy) * d.ow + ox]));
   });
   for (size_t i = 0; i < acc.size(); ++i) dx[i] = convert<T>(acc[i]);
+}
+
+template <class T>
+void max_pool_grad(const PoolDims& d, const T* x, const T* dy, T* dx) {
+  route_to_chosen(d, dy, dx, [&](int64_t p, int64_t, int64_t, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+    return select_max(d, x + p * d.h * d.w, y0, y1, x0, x1);
+  });
+}
+
+template <class T>
+void max_pool_scatter(const PoolDims& d, const int64_t* indices, const T* dy, T* dx) {
+  route_to_chosen(d, dy, dx, [&](int64_t p, int64_t oy, int64_t ox, int64_t, int64_t, int64_t, int64_t) {
+    return indices[(p * d.oh + oy) * d.ow + ox];
+  });
 }
 
 // avg_pool2d's divisor for output (oy, ox) with clipped window [y0,y1) x [x0,x1).
@@ -148,6 +176,22 @@ Status kernel_MaxPool2dGrad(const Op& op, std::span<const Tensor* const> in, Ten
   return float_only(op, out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     max_pool_grad<T>(d, in[0]->data<T>(), in[1]->data<T>(), out.data<T>());
+  });
+}
+
+Status kernel_MaxPool2dScatter(const Op& op, std::span<const Tensor* const> in, Tensor& out) {
+  PoolDims d = pool_dims(op, out, *in[0]);
+  return float_only(op, out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool_scatter<T>(d, in[1]->data<int64_t>(), in[0]->data<T>(), out.data<T>());
+  });
+}
+
+Status kernel_MaxPool2dIndices(const Op& op, std::span<const Tensor* const> in, Tensor& out) {
+  PoolDims d = pool_dims(op, *in[0], out);
+  return float_only(op, in[0]->dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool_indices<T>(d, in[0]->data<T>(), out.data<int64_t>());
   });
 }
 

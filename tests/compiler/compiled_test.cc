@@ -100,10 +100,16 @@ void add_pool_cases(std::vector<Case>& c) {
         const char* what = f == Fill::uniform ? "uniform" : f == Fill::small_ints ? "ties" : "special";
         c.push_back({label(what), OpCode::MaxPool2d, {A(t, w.x, f)}, pool});
         c.push_back({label(what), OpCode::MaxPool2dGrad, {A(t, w.x, f), A(t, y, Fill::small_ints)}, pool});
+        c.push_back({label(what), OpCode::MaxPool2dIndices, {A(t, w.x, f)}, pool});
       }
+      // Random indices: mostly outside their windows (dropped); the forward's own
+      // choices are routed in WindowFusion.ScatterRoutesTheForwardsChoices.
+      c.push_back({label("random_indices"), OpCode::MaxPool2dScatter, {A(t, y, Fill::small_ints), I(y, w.x[2] * w.x[3])},
+                   pool, TensorType{t, w.x}});
       c.push_back({label("uniform_dy"), OpCode::MaxPool2dGrad, {A(t, w.x), A(t, y)}, pool, {}, sums});
       // All -inf: each window selects its first element inside the input, never padding.
       c.push_back({label("minus_inf"), OpCode::MaxPool2dGrad, {A(t, w.x, Fill::minus_inf), A(t, y, Fill::small_ints)}, pool});
+      c.push_back({label("minus_inf"), OpCode::MaxPool2dIndices, {A(t, w.x, Fill::minus_inf)}, pool});
       for (bool include_pad : {true, false}) {
         Attrs avg = pool;
         avg.set("count_include_pad", include_pad);
@@ -116,6 +122,9 @@ void add_pool_cases(std::vector<Case>& c) {
   // Half precision stays on the reference kernels.
   Attrs pool = {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}};
   c.push_back({"bf16", OpCode::MaxPool2d, {A(DType::bf16, {1, 2, 5, 5})}, pool});
+  c.push_back({"bf16", OpCode::MaxPool2dIndices, {A(DType::bf16, {1, 2, 5, 5})}, pool});
+  c.push_back({"bf16", OpCode::MaxPool2dScatter, {A(DType::bf16, {1, 2, 3, 3}), I({1, 2, 3, 3}, 25)}, pool,
+               TensorType{DType::bf16, {1, 2, 5, 5}}});
   c.push_back({"f16", OpCode::AvgPool2dGrad, {A(DType::f16, {1, 2, 3, 3})}, pool, TensorType{DType::f16, {1, 2, 5, 5}}});
 }
 
@@ -402,6 +411,46 @@ TEST(WindowFusion, ReluGradTakesMaxPoolGrad) {
     f.results = {b.select(b.compare(r, b.scalar(0.0, kF32), "gt"), g, b.scalar(0.0, kF32))};
     EXPECT_EQ(lowered_counts(f), std::make_pair(1, 0));
     expect_compiled_matches_on_integers(f);
+  }
+}
+
+// What autodiff emits for max_pool2d: the forward's choices as indices and dy
+// routed to them, which the ReLU gradient takes into its kernel (one kernel
+// for the indices, one for the rest). On ties (small integers), all -inf
+// windows and NaN it routes exactly as max_pool2d_grad, on either backend.
+TEST(WindowFusion, ScatterRoutesTheForwardsChoices) {
+  for (const Attrs& pool : {pool_attrs(2, 2, 0), pool_attrs(3, 2, 1), pool_attrs(3, 1, 1)}) {
+    const int64_t out = pool.get_ints("stride")[0] == 1 ? 8 : 4;
+    auto routed = [&](Builder& b, Value* r, Value* dy) {
+      return b.create(OpCode::MaxPool2dScatter, {dy, b.create(OpCode::MaxPool2dIndices, {r}, pool)}, pool, r->type);
+    };
+    Module m;
+    m.name = "compiled_test";
+    Function& relu_grad = m.add_function("relu_grad");
+    Value* r = relu_grad.add_arg("r", {kF32, {2, 3, 8, 8}}, ArgKind::input);
+    Value* dy = relu_grad.add_arg("dy", {kF32, {2, 3, out, out}}, ArgKind::input);
+    Builder b(relu_grad);
+    relu_grad.results = {b.select(b.compare(r, b.scalar(0.0, kF32), "gt"), routed(b, r, dy), b.scalar(0.0, kF32))};
+    EXPECT_EQ(lowered_counts(relu_grad), std::make_pair(2, 0));
+    expect_compiled_matches_on_integers(relu_grad);
+
+    Function& both = m.add_function("both");
+    r = both.add_arg("r", {kF32, {2, 3, 8, 8}}, ArgKind::input);
+    dy = both.add_arg("dy", {kF32, {2, 3, out, out}}, ArgKind::input);
+    Builder bb(both);
+    both.results = {routed(bb, r, dy), bb.create(OpCode::MaxPool2dGrad, {r, dy}, pool)};
+    std::mt19937_64 rng(11);
+    for (Fill fill : {Fill::small_ints, Fill::minus_inf, Fill::special}) {
+      SCOPED_TRACE("fill " + std::to_string(static_cast<int>(fill)));
+      std::vector<rt::Tensor> inputs = {random_tensor(A(kF32, r->type.shape, fill), rng),
+                                        random_tensor(A(kF32, dy->type.shape, Fill::small_ints), rng)};
+      auto interp = rt::Interpreter::create(both);
+      ASSERT_TRUE(interp.ok()) << interp.error().message;
+      auto got = interp->run(inputs);
+      ASSERT_TRUE(got.ok()) << got.error().message;
+      EXPECT_EQ(std::memcmp((*got)[0].bytes(), (*got)[1].bytes(), static_cast<size_t>((*got)[0].num_bytes())), 0);
+      expect_compiled_matches(both, std::move(inputs), 0);
+    }
   }
 }
 

@@ -105,6 +105,7 @@ std::vector<Case> cases() {
     add(n, OpCode::Dot, {A(t, {3, 4}), A(t, {4, 5})}, {}, {}, 4);
     add(n, OpCode::Conv2d, {A(t, {2, 4, 7, 7}), A(t, {6, 2, 3, 3})}, conv, {}, 4);
     add(n, OpCode::MaxPool2d, {A(t, {1, 2, 5, 5}, Fill::special)}, pool);
+    add(n, OpCode::MaxPool2dIndices, {A(t, {1, 2, 5, 5}, Fill::special)}, pool);
     add(n, OpCode::AvgPool2d, {A(t, {1, 2, 5, 5})}, pool);
     add(n, OpCode::ScatterAdd, {A(t, {5, 3}), I(kI64, {4}, 5), A(t, {4, 3})}, {{"axis", int64_t{0}}});
     add(n, OpCode::Softmax, {A(t, {3, 6})}, {{"axis", int64_t{-1}}});
@@ -132,6 +133,8 @@ std::vector<Case> cases() {
     add(dname(t), OpCode::Conv2dInputGrad, {A(t, {2, 6, 4, 5}), A(t, {6, 2, 3, 3})}, conv, TensorType{t, {2, 4, 7, 7}}, 4);
     add(dname(t), OpCode::Conv2dWeightGrad, {A(t, {2, 4, 7, 7}), A(t, {2, 6, 4, 5})}, conv, TensorType{t, {6, 2, 3, 3}}, 4);
     add(dname(t), OpCode::MaxPool2dGrad, {A(t, {1, 2, 5, 5}, Fill::special), A(t, {1, 2, 3, 3})}, pool, {}, 1);
+    add(dname(t), OpCode::MaxPool2dScatter, {A(t, {1, 2, 3, 3}), I(kI64, {1, 2, 3, 3}, 25)}, pool,
+        TensorType{t, {1, 2, 5, 5}}, 1);
     add(dname(t), OpCode::AvgPool2dGrad, {A(t, {1, 2, 3, 3})}, pool, TensorType{t, {1, 2, 5, 5}}, 1);
   }
   add("f32_unit_stride", OpCode::Conv2dInputGrad, {A(kF32, {1, 3, 5, 5}), A(kF32, {3, 2, 3, 3})},
@@ -141,6 +144,13 @@ std::vector<Case> cases() {
   add("f32_all_minus_inf", OpCode::MaxPool2dGrad, {A(kF32, {1, 1, 4, 4}, Fill::minus_inf), A(kF32, {1, 1, 2, 2})},
       {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}}, {}, 1);
   add("f32_nan_first", OpCode::MaxPool2dGrad, {A(kF32, {1, 2, 5, 5}, Fill::pairs), A(kF32, {1, 2, 3, 3})}, pool, {}, 1);
+  add("f32_ties", OpCode::MaxPool2dIndices, {A(kF32, {1, 1, 4, 4}, Fill::small_ints)},
+      {{"kernel", Ints{2, 2}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}});
+  add("f32_all_minus_inf", OpCode::MaxPool2dIndices, {A(kF32, {1, 1, 4, 4}, Fill::minus_inf)},
+      {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}});
+  add("f32_nan_first", OpCode::MaxPool2dIndices, {A(kF32, {1, 2, 5, 5}, Fill::pairs)}, pool);
+  add("f32_overlapping", OpCode::MaxPool2dScatter, {A(kF32, {1, 2, 5, 5}), I(kI64, {1, 2, 5, 5}, 25)},
+      {{"kernel", Ints{3, 3}}, {"stride", Ints{1, 1}}, {"padding", Ints{1, 1}}}, TensorType{kF32, {1, 2, 5, 5}}, 1);
   for (DType t : {kF32, kBF16}) {
     add(dname(t) + "_nan_and_zeros", OpCode::Argmax, {A(t, {5, 6}, Fill::pairs)}, {{"axis", int64_t{1}}});
     add(dname(t) + "_nan_and_zeros", OpCode::ReduceMax, {A(t, {5, 6}, Fill::pairs)}, {{"dims", Ints{1}}});

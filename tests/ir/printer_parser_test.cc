@@ -161,6 +161,8 @@ Module make_all_ops() {
     Attrs pool = {{"kernel", std::vector<int64_t>{2, 2}}, {"stride", std::vector<int64_t>{2, 2}}};
     Value* p = b.create(OpCode::MaxPool2d, {img}, pool);
     f.results.push_back(b.create(OpCode::MaxPool2dGrad, {img, p}, pool));
+    Value* chosen = b.create(OpCode::MaxPool2dIndices, {img}, pool);
+    f.results.push_back(b.create(OpCode::MaxPool2dScatter, {p, chosen}, pool, img->type));
     Value* a = b.create(OpCode::AvgPool2d, {img}, pool);
     f.results.push_back(b.create(OpCode::AvgPool2dGrad, {a}, pool, img->type));
     Attrs window = {{"kernel", std::vector<int64_t>{3, 2}}, {"dilation", std::vector<int64_t>{1, 2}}};

@@ -78,10 +78,10 @@ TEST(Autodiff, ZeroByDefinitionOpsGiveAZeroGradient) {
 }
 
 TEST(Autodiff, TheTableSaysWhichOpsHaveZeroGradient) {
-  for (OpCode code : {OpCode::Compare, OpCode::Argmax, OpCode::Iota, OpCode::Constant})
+  for (OpCode code : {OpCode::Compare, OpCode::Argmax, OpCode::MaxPool2dIndices, OpCode::Iota, OpCode::Constant})
     EXPECT_EQ(vjp_rule(code).kind, VjpRule::Kind::zero) << op_name(code);
   for (OpCode code : {OpCode::Conv2dInputGrad, OpCode::Conv2dWeightGrad, OpCode::MaxPool2dGrad,
-                      OpCode::AvgPool2dGrad})
+                      OpCode::MaxPool2dScatter, OpCode::AvgPool2dGrad})
     EXPECT_EQ(vjp_rule(code).kind, VjpRule::Kind::none) << op_name(code);
 }
 

@@ -83,6 +83,8 @@ std::vector<Case> cases() {
                 {"groups", int64_t{2}}}});
   c.push_back({"", OpCode::MaxPool2d, {x({1, 2, 5, 5})},
                {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}}});
+  c.push_back({"apart", OpCode::MaxPool2d, {x({2, 3, 6, 4})},
+               {{"kernel", Ints{2, 2}}, {"stride", Ints{2, 2}}, {"padding", Ints{0, 0}}}});
   c.push_back({"include_pad", OpCode::AvgPool2d, {x({1, 2, 5, 5})},
                {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}}});
   c.push_back({"exclude_pad", OpCode::AvgPool2d, {x({1, 2, 5, 5})},
