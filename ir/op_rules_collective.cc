@@ -84,7 +84,6 @@ Expected<TensorType> infer_all_gather(const InferContext& ctx) {
   MLC_CHECK_OK(check_mesh_axis(ctx));
   MLC_TRY(TensorType out, require_declared(ctx));
   const TensorType& in = ctx.operand(0);
-  MLC_CHECK_OK(check_numeric(ctx, in));
   MLC_TRY(int64_t d, checked_dim(ctx, "dim", in.rank()));
   MLC_CHECK_OK(check_multiple(ctx, in, out, d, "gathered result"));
   return out;
@@ -113,7 +112,6 @@ Expected<TensorType> infer_all_to_all(const InferContext& ctx) {
   MLC_CHECK_OK(check_mesh_axis(ctx));
   MLC_TRY(TensorType out, require_declared(ctx));
   const TensorType& in = ctx.operand(0);
-  MLC_CHECK_OK(check_numeric(ctx, in));
   MLC_TRY(int64_t split, checked_dim(ctx, "split_dim", in.rank()));
   MLC_TRY(int64_t concat, checked_dim(ctx, "concat_dim", in.rank()));
   if (out.dtype != in.dtype || out.rank() != in.rank())

@@ -10,6 +10,7 @@
 #include "passes/decompose.h"
 #include "passes/fold_constants.h"
 #include "passes/pass.h"
+#include "passes/sharding.h"
 #include "passes/simplify.h"
 
 namespace mlc {
@@ -26,6 +27,7 @@ const std::vector<std::pair<std::string, Factory>>& registry() {
       {"cse", [] { return std::make_unique<CsePass>(); }},
       {"dce", [] { return std::make_unique<DcePass>(); }},
       {"canonicalize", [] { return std::make_unique<CanonicalizePass>(); }},
+      {"sharding", [] { return std::make_unique<ShardingPass>(); }},
   };
   return passes;
 }
