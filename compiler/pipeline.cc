@@ -23,7 +23,8 @@ bool verify_each_pass_by_default() {
 }
 
 const std::vector<std::string>& pipeline_passes() {
-  static const std::vector<std::string> passes = {"autodiff", "optimizer", "decompose", "canonicalize"};
+  static const std::vector<std::string> passes = {"autodiff", "optimizer", "decompose", "canonicalize",
+                                                     "sharding"};
   return passes;
 }
 
@@ -61,6 +62,14 @@ Status run_pipeline(Module& module, const PipelineOptions& options, const std::s
     if (*it == "optimizer") {
       if (!options.optimizer) continue;
       pass = std::make_unique<OptimizerPass>(*options.optimizer);
+    } else if (*it == "sharding") {
+      if (options.mesh.empty()) continue;
+      module.set_mesh(options.mesh);
+      auto sharding = std::make_unique<ShardingPass>();
+      MLC_CHECK_OK(sharding->set_option("zero", std::to_string(options.zero)));
+      MLC_CHECK_OK(run_pipeline_pass(*sharding, module, options));
+      if (options.ledger) *options.ledger = sharding->ledger();
+      continue;
     } else {
       pass = create_pass(*it);
     }

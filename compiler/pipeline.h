@@ -6,6 +6,8 @@
 //   optimizer     @loss_grad -> + @train_step, @optimizer_init (needs an optimizer)
 //   decompose     composites -> primitives
 //   canonicalize  simplify, fold constants, CSE, DCE to a fixed point
+//   sharding      with a mesh only: @train_step, @eval, @loss_grad -> SPMD
+//                 programs with collectives (passes/sharding.h)
 //
 // Contract: with `verify_each`, the verifier runs after every pass, and a pass
 // that leaves invalid IR is an internal error naming the pass and what the
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +25,7 @@
 #include "ir/graph.h"
 #include "ir/model_config.h"
 #include "passes/pass.h"
+#include "passes/sharding.h"
 
 namespace mlc {
 
@@ -35,6 +39,10 @@ struct PassTiming {
 
 struct PipelineOptions {
   std::optional<OptimizerConfig> optimizer;  // without it, the optimizer pass is skipped
+  Mesh mesh;     // without one, the sharding pass is skipped; with one, the module gets it
+  int zero = 0;  // ZeRO stage of the sharding pass's data-parallel plan
+  // When set, receives the sharding pass's collective ledger, by function.
+  std::map<std::string, std::vector<LedgerEntry>>* ledger = nullptr;
   bool verify_each = verify_each_pass_by_default();
   // Called after each pass that ran, with its name and the module after it.
   std::function<void(const std::string& pass, const Module&)> after_each;

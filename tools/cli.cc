@@ -60,6 +60,30 @@ bool parse_args(const std::vector<std::string>& argv, const std::vector<std::str
   return true;
 }
 
+bool parse_parallel(const Args& args, ParallelOptions& out, std::string& error) {
+  if (args.has("mesh")) {
+    auto mesh = Mesh::parse(args.get("mesh"));
+    if (!mesh) {
+      error = "--mesh: " + mesh.error().message;
+      return false;
+    }
+    out.mesh = *mesh;
+  }
+  if (args.has("zero")) {
+    const std::string z = args.get("zero");
+    if (z.size() != 1 || z[0] < '0' || z[0] > '3') {
+      error = "--zero takes 0, 1, 2 or 3, got '" + z + "'";
+      return false;
+    }
+    if (out.mesh.empty()) {
+      error = "--zero shards over the data axes of a mesh: give --mesh too (e.g. --mesh dp=2 --zero 1)";
+      return false;
+    }
+    out.zero = z[0] - '0';
+  }
+  return true;
+}
+
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "mlc: %s\n", message.c_str());
   return kUsageError;

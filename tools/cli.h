@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/program.h"
+
 namespace mlc::cli {
 
 inline constexpr int kOk = 0;
@@ -32,6 +34,10 @@ int cmd_opt(const std::vector<std::string>& argv);
 int cmd_run(const std::vector<std::string>& argv);
 int cmd_plan(const std::vector<std::string>& argv);
 int cmd_compile(const std::vector<std::string>& argv);
+
+// `--mesh dp=2,tp=2` and `--zero 0|1|2|3` (tools/program.h ParallelOptions):
+// false with a usage message in `error` when malformed, or --zero without --mesh.
+bool parse_parallel(const Args& args, ParallelOptions& out, std::string& error);
 
 // Prints "mlc: <message>" for usage errors and returns kUsageError.
 int usage_error(const std::string& message);

@@ -5,15 +5,18 @@
 namespace mlc {
 
 namespace {
-bool after_pipeline(const std::string& name) {
-  return name == "train_step" || name == "optimizer_init" || name == "loss_grad";
+// Functions taken from the module after the pipeline; with a mesh also @eval,
+// which the sharding stage partitions.
+bool after_pipeline(const std::string& name, bool sharded) {
+  return name == "train_step" || name == "optimizer_init" || name == "loss_grad" || (sharded && name == "eval");
 }
 }  // namespace
 
-Program Program::from_model(const ModelFile& model, Backend backend) {
+Program Program::from_model(const ModelFile& model, Backend backend, ParallelOptions parallel) {
   Program p;
   p.model_ = &model;
   p.backend_ = backend;
+  p.parallel_ = std::move(parallel);
   p.path_ = model.config().path;
   return p;
 }
@@ -29,7 +32,7 @@ const ModelConfig& Program::config() const { return model_ ? model_->config() : 
 
 Expected<const Function*> Program::ir(const std::string& name, int64_t batch) const {
   if (!model_) return make_error(path_ + ": error: an artifact holds no IR");
-  const bool pipeline = after_pipeline(name);
+  const bool pipeline = after_pipeline(name, !parallel_.mesh.empty());
   auto& slot = modules_[{pipeline, batch}];
   if (!slot) {
     MLC_TRY(Module m, model_->build(batch));
@@ -38,6 +41,9 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
         return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
       PipelineOptions options;
       options.optimizer = config().train.optimizer;
+      options.mesh = parallel_.mesh;
+      options.zero = parallel_.zero;
+      options.ledger = &ledgers_[batch];
       MLC_CHECK_OK(run_pipeline(m, options));
     }
     slot = std::make_shared<Module>(std::move(m));
@@ -45,6 +51,12 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
   const Function* f = slot->find(name);
   if (!f) return make_error(path_ + ": error: the model has no @" + name + " function");
   return f;
+}
+
+Expected<const std::map<std::string, std::vector<LedgerEntry>>*> Program::ledger(int64_t batch) const {
+  auto f = ir("train_step", batch);
+  if (!f) return f.error();
+  return &ledgers_[batch];
 }
 
 Expected<StepFunction> Program::function(const std::string& name, int64_t batch) const {

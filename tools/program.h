@@ -14,14 +14,24 @@
 #include <string>
 
 #include "frontends/model_file.h"
+#include "passes/sharding.h"
 #include "runtime/artifact.h"
 #include "tools/step_function.h"
 
 namespace mlc {
 
+// How a model file's functions are partitioned: a device mesh and the ZeRO
+// stage of its data-parallel plan (passes/sharding.h). No mesh: one device.
+struct ParallelOptions {
+  Mesh mesh;
+  int zero = 0;
+};
+
 class Program {
  public:
-  static Program from_model(const ModelFile& model, Backend backend);
+  // With a mesh, "train_step", "eval" and "loss_grad" are each device's SPMD
+  // program (local shapes, placements on the arguments).
+  static Program from_model(const ModelFile& model, Backend backend, ParallelOptions parallel = {});
   static Program from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path);
 
   const ModelConfig& config() const;
@@ -34,10 +44,15 @@ class Program {
   // Model files only: the IR of function `name` for `batch`, as function()
   // compiles it (what `mlc compile` lowers).
   Expected<const Function*> ir(const std::string& name, int64_t batch) const;
+  const ParallelOptions& parallel() const { return parallel_; }
+  // Model files with a mesh: the sharding pass's collective ledger for `batch`, by function.
+  Expected<const std::map<std::string, std::vector<LedgerEntry>>*> ledger(int64_t batch) const;
 
  private:
   const ModelFile* model_ = nullptr;
   Backend backend_ = Backend::compiled;
+  ParallelOptions parallel_;
+  mutable std::map<int64_t, std::map<std::string, std::vector<LedgerEntry>>> ledgers_;
   std::shared_ptr<const rt::Artifact> artifact_;
   std::string path_;
   // Built modules by (pipeline?, batch).
