@@ -274,7 +274,7 @@ class Sharder {
     for (size_t a = 0; a < axes; ++a) {
       struct Scored {
         double us;
-        int preferred, sharded;
+        int preferred, moves, sharded;
         size_t index;
       };
       std::optional<Scored> best, second;
@@ -284,8 +284,11 @@ class Sharder {
         for (size_t i = 0; i < s.operands.size(); ++i) t.operands[i][a] = s.operands[i];
         for (size_t r = 0; r < s.results.size(); ++r) t.results[r][a] = s.results[r];
         if (!fits(op, t) || keeps_parameter_sharded(op, s, a)) continue;
-        Scored sc{0, 0, 0, k};
-        for (size_t i = 0; i < op.operands.size(); ++i) sc.us += axis_move_us(op.operands[i], a, s.operands[i]);
+        Scored sc{0, 0, 0, 0, k};
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+          sc.us += axis_move_us(op.operands[i], a, s.operands[i]);
+          sc.moves += placed_.at(op.operands[i])[a] != s.operands[i];
+        }
         if (sc.us == kImpossible) continue;
         for (size_t r = 0; r < op.results.size(); ++r) {
           auto p = preferred_.find(op.results[r]);
@@ -302,6 +305,7 @@ class Sharder {
         auto better = [](const Scored& x, const Scored& y) {
           if (x.us != y.us) return x.us < y.us;
           if (x.preferred != y.preferred) return x.preferred > y.preferred;
+          if (x.moves != y.moves) return x.moves < y.moves;  // even a free slice
           return x.sharded > y.sharded;
         };
         if (!best || better(sc, *best)) {

@@ -1,4 +1,5 @@
-// mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings] [--emit mlir]:
+// mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings] [--emit mlir]
+//        [--mesh dp=2,tp=2 [--zero N]]:
 // builds the model's IR and prints it on stdout, after the pipeline up to
 // PASS, after fusion (--after fusion: the whole pipeline, then each loop
 // kernel as a fusion op with its body, compiler/outline_fusions.h), after
@@ -9,7 +10,10 @@
 // `mlc opt` reads). --timings prints the time of each pass that ran on
 // stderr. --emit mlir prints the module as upstream MLIR instead
 // (compiler/emit_mlir.h), after the whole pipeline unless --after PASS says
-// otherwise. Diagnostics go to stderr.
+// otherwise. With --mesh the pipeline ends with the sharding stage
+// (passes/sharding.h): @train_step, @eval and @loss_grad become each device's
+// program, with placements and collectives (`--after sharding` stops there).
+// Diagnostics go to stderr.
 #include <cstdio>
 #include <vector>
 
@@ -26,9 +30,13 @@ namespace mlc::cli {
 int cmd_ir(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_args(argv, {"timings"}, {"after", "batch", "emit"}, args, error)) return usage_error(error);
+  if (!parse_args(argv, {"timings"}, {"after", "batch", "emit", "mesh", "zero"}, args, error)) return usage_error(error);
   if (args.positional.size() != 1)
-    return usage_error("usage: mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings] [--emit mlir]");
+    return usage_error(
+        "usage: mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings] [--emit mlir]\n"
+        "         [--mesh dp=2,tp=2 [--zero 0|1|2|3]]");
+  ParallelOptions parallel;
+  if (!parse_parallel(args, parallel, error)) return usage_error(error);
   const bool mlir = args.has("emit");
   if (mlir && args.get("emit") != "mlir")
     return usage_error("--emit takes 'mlir', got '" + args.get("emit") + "'");
@@ -57,9 +65,13 @@ int cmd_ir(const std::vector<std::string>& argv) {
   if (lower && mlir) return usage_error("--after lower prints executables, not a module: drop --emit mlir");
   if (all) std::printf("// ---- after frontend\n%s", print_module(*module).c_str());
   std::vector<PassTiming> timings;
+  // A mesh is applied by the last stage of the pipeline: without --after, stop there.
+  if (!parallel.mesh.empty() && !args.has("after")) args.options.push_back({"after", "sharding"});
   if (args.has("after") || mlir) {
     PipelineOptions options;
     if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
+    options.mesh = parallel.mesh;
+    options.zero = parallel.zero;
     if (all)
       options.after_each = [](const std::string& pass, const Module& m) {
         std::printf("// ---- after %s\n%s", pass.c_str(), print_module(m).c_str());
