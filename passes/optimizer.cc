@@ -239,11 +239,15 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   Value* neg_lr = k.to_f32(b.unary(OpCode::Neg, lr));
   if (config.clip_grad_norm > 0) clip_gradients(k, slots, config.clip_grad_norm);
   for (Slot& slot : slots) {
+    // The update's ops are the optimizer's, for this parameter (what `mlc
+    // plan`'s collective ledger names them by).
+    b.set_scope("optimizer." + slot.param->name);
     if (t == "sgd") update_sgd(k, config, slot, neg_lr);
     else if (t == "adam" || t == "adamw") update_adam(k, config, slot, lr, t == "adamw");
     else if (t == "rmsprop") update_rmsprop(k, config, slot, neg_lr);
     else update_adagrad(k, config, slot, lr);
   }
+  b.set_scope("");
   std::vector<Value*> results = {f.results[0]};
   for (Slot& slot : slots) results.push_back(slot.param);
   for (Slot& slot : slots)

@@ -1,5 +1,6 @@
-// mlc plan MODEL.json [--format text|json]: the accounting of one training step
-// on one device: parameter count and bytes of parameters, gradients, optimizer
+// mlc plan MODEL.json [--format text|json] [--mesh dp=2,... [--zero N]]: the
+// accounting of one training step on one device (with a mesh: on each device,
+// plus placements, communication and the collective ledger, tools/plan_parallel.h): parameter count and bytes of parameters, gradients, optimizer
 // state and activations kept for backward, and FLOPs per step, exact from the
 // op table's costs next to the 6·params·tokens approximation.
 //
@@ -14,6 +15,7 @@
 // and state are written into them in place.
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +25,7 @@
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
 #include "tools/cli.h"
+#include "tools/plan_parallel.h"
 
 namespace mlc::cli {
 
@@ -84,23 +87,17 @@ Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
   return p;
 }
 
-std::string human_bytes(int64_t b) {
-  char buf[32];
-  if (b < 1024) std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
-  else if (b >= (1 << 20)) std::snprintf(buf, sizeof buf, "%.2f MiB", b / 1048576.0);
-  else std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
-  return buf;
-}
-
 }  // namespace
 
 int cmd_plan(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_args(argv, {}, {"format"}, args, error)) return usage_error(error);
+  if (!parse_args(argv, {}, {"format", "mesh", "zero"}, args, error)) return usage_error(error);
   std::string format = args.get("format", "text");
   if (args.positional.size() != 1 || (format != "text" && format != "json"))
-    return usage_error("usage: mlc plan MODEL.json [--format text|json]");
+    return usage_error("usage: mlc plan MODEL.json [--format text|json] [--mesh dp=2,tp=2 [--zero 0|1|2|3]]");
+  ParallelOptions parallel;
+  if (!parse_parallel(args, parallel, error)) return usage_error(error);
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
@@ -111,6 +108,10 @@ int cmd_plan(const std::vector<std::string>& argv) {
   if (!module) return user_error(module.error().message);
   PipelineOptions options;
   options.optimizer = config.train.optimizer;
+  options.mesh = parallel.mesh;
+  options.zero = parallel.zero;
+  std::map<std::string, std::vector<LedgerEntry>> ledger;
+  options.ledger = &ledger;
   Status s = run_pipeline(*module, options);
   if (!s) return user_error(s.error().message);
   Plan p = make_plan(config, *module, batch);
@@ -130,10 +131,13 @@ int cmd_plan(const std::vector<std::string>& argv) {
     peak.push_back({{"bytes", b.bytes}, {"first", b.first}, {"last", b.last}});
   }
   const double approx = 6.0 * static_cast<double>(p.trainable) * static_cast<double>(p.tokens);
+  std::optional<ParallelReport> par;
+  if (!parallel.mesh.empty())
+    par = parallel_report(*module->find("train_step"), ledger["train_step"], parallel.mesh, parallel.zero);
 
   if (format == "json") {
     nlohmann::ordered_json j = {
-        {"model", config.name}, {"batch", batch}, {"devices", 1},
+        {"model", config.name}, {"batch", batch}, {"devices", parallel.mesh.num_devices()},
         {"parameters", p.params}, {"trainable_parameters", p.trainable},
         {"bytes", {{"parameters", p.param_bytes}, {"gradients", p.grad_bytes},
                    {"optimizer_state", p.state_bytes}, {"activations_for_backward", p.activation_bytes}}},
@@ -145,6 +149,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
                       {"arena_bytes", mp.arena_bytes}, {"liveness_lower_bound", mp.lower_bound},
                       {"fragmentation", mp.fragmentation()}, {"peak_instruction", mp.peak_instruction},
                       {"live_at_peak", peak}}}};
+    if (par) j["parallel"] = par->json;
     std::printf("%s\n", j.dump(1).c_str());
     return kOk;
   }
@@ -181,6 +186,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
     std::printf(" %s", human_bytes(lowered->buffers[mp.live_at_peak[i]].bytes).c_str());
   if (mp.live_at_peak.size() > 8) std::printf(" ... (%zu buffers)", mp.live_at_peak.size());
   std::printf("\n");
+  if (par) std::fputs(par->text.c_str(), stdout);
   return kOk;
 }
 

@@ -1,0 +1,82 @@
+// `mlc ir --mesh` and `mlc plan --mesh`: the sharded program and its
+// accounting from the command line, and their usage errors.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tools/run_mlc.h"
+
+namespace {
+
+using mlc::testing::RunResult;
+
+RunResult mlc(const std::string& args) { return mlc::testing::run_mlc(args); }
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(ParallelCli, IrWithAMeshPrintsEachDevicesProgram) {
+  RunResult r = mlc("ir examples/digits_mlp.json --mesh dp=2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("module @digits_mlp attributes {mesh = \"dp=2\"}"), std::string::npos);
+  EXPECT_NE(r.out.find("func @train_step(%x: f32[16,1,8,8]<S(0)> {input}"), std::string::npos) << r.out;
+  // @train_step: one all_reduce per gradient (4) and of the loss; @loss_grad the
+  // same; @eval the loss sum and the correct count.
+  EXPECT_EQ(count(r.out, "= all_reduce("), 12);
+  RunResult again = mlc("ir examples/digits_mlp.json --mesh dp=2 --after sharding");
+  EXPECT_EQ(again.out, r.out);
+}
+
+TEST(ParallelCli, PlanReportsPlacementsMemoryCommunicationAndTheLedger) {
+  RunResult r = mlc("plan examples/digits_mlp.json --mesh dp=2 --zero 1 --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["devices"], 2);
+  const auto& p = j["parallel"];
+  EXPECT_EQ(p["mesh"], "dp=2");
+  EXPECT_EQ(p["zero"], 1);
+  // ZeRO-1: the momentum buffers are sharded, the parameters replicated.
+  int sharded_state = 0;
+  for (const auto& a : p["placements"])
+    if (a["kind"] == "state") sharded_state += a["placements"] == "<S(0)>";
+    else if (a["kind"] == "param") EXPECT_EQ(a["placements"], "<R>");
+  EXPECT_EQ(sharded_state, 4);
+  EXPECT_EQ(p["per_device_bytes"]["optimizer_state"], (128 * 64 + 128 + 10 * 128 + 10) * 4 / 2);
+  // 4 reduce_scatters and 4 all_gathers of 9610 floats moving half each, and the loss.
+  EXPECT_EQ(p["ledger"].size(), 9u);
+  EXPECT_EQ(p["communication_per_step"]["dp"]["collectives"], 9);
+  const auto& first = p["ledger"][0];
+  EXPECT_EQ(first["collective"], "reduce_scatter");
+  EXPECT_EQ(first["from"], "<P>");
+  EXPECT_EQ(first["to"], "<S(0)>");
+  EXPECT_EQ(first["bytes"], 128 * 64 * 4 / 2);
+  EXPECT_EQ(first["consumer"], "add (optimizer.fc1.weight)");
+  EXPECT_TRUE(first.contains("alternative"));
+
+  RunResult text = mlc("plan examples/digits_mlp.json --mesh dp=2 --zero 1");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("mesh dp=2 (2 devices), ZeRO 1; data axes: dp"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("collective ledger of @train_step (9 entries)"), std::string::npos);
+}
+
+TEST(ParallelCli, UsageAndShapeErrors) {
+  RunResult zero = mlc("plan examples/digits_mlp.json --zero 1");
+  EXPECT_EQ(zero.status, 2);
+  EXPECT_EQ(zero.err, "mlc: --zero shards over the data axes of a mesh: give --mesh too (e.g. --mesh dp=2 --zero 1)\n");
+  RunResult mesh = mlc("ir examples/digits_mlp.json --mesh dp=2,dp=2");
+  EXPECT_EQ(mesh.status, 2);
+  EXPECT_EQ(mesh.err, "mlc: --mesh: mesh 'dp=2,dp=2': axis 'dp' appears twice\n");
+  RunResult z = mlc("ir examples/digits_mlp.json --mesh dp=2 --zero 4");
+  EXPECT_EQ(z.status, 2);
+  EXPECT_EQ(z.err, "mlc: --zero takes 0, 1, 2 or 3, got '4'\n");
+  RunResult divide = mlc("plan examples/digits_mlp.json --mesh dp=3");
+  EXPECT_EQ(divide.status, 1);
+  EXPECT_EQ(divide.err,
+            "error: sharding: argument 'x' (f32[32,1,8,8]) cannot be placed <S(0)> on mesh dp=3: dim 0 of "
+            "[32,1,8,8] (32) does not divide by 3 (sharded over dp=3)\n");
+}
+
+}  // namespace
