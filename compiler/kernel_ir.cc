@@ -688,12 +688,21 @@ int64_t Kernel::rows() const {
 
 int64_t Kernel::row_cost() const {
   int64_t per_element = 1;
-  for (const Expr& e : exprs)
+  std::vector<bool> nested(exprs.size(), false), loaded(params.size(), false);
+  for (size_t id = exprs.size(); id-- > 0;) {
+    const Expr& e = exprs[id];
+    for (int x : {e.a, e.b, e.c})
+      if (x >= 0 && (nested[id] || e.kind == ExprKind::reduce)) nested[static_cast<size_t>(x)] = true;
     if (e.kind == ExprKind::reduce) {
       int64_t trips = 1;
       for (int64_t x : e.extents) trips *= x;
       per_element += trips;
+    } else if (e.kind == ExprKind::load && !nested[id]) {
+      // A further tap of an input already read (an unrolled window: fold).
+      if (loaded[static_cast<size_t>(e.i)]) ++per_element;
+      loaded[static_cast<size_t>(e.i)] = true;
     }
+  }
   return (domain.empty() ? 1 : domain.back()) * per_element;
 }
 
@@ -727,6 +736,13 @@ std::optional<int64_t> coefficient(const Kernel& k, int id, int64_t var) {
   }
 }
 
+}  // namespace
+
+namespace {
+// interleaved for float sums of at least kLongChain terms per element over
+// rows of at most kInterleavedRow elements (reduce_strategies).
+constexpr int64_t kLongChain = 1024;
+constexpr int64_t kInterleavedRow = 64;
 }  // namespace
 
 std::vector<ReduceStrategy> reduce_strategies(const Kernel& k) {
@@ -774,6 +790,12 @@ std::vector<ReduceStrategy> reduce_strategies(const Kernel& k) {
       votes += along_row && !along_reduce ? 1 : along_reduce && !along_row ? -1 : 0;
     }
     if (votes > 0) out[id] = ReduceStrategy::across_row;
+    if (votes > 0 || e.op != OpCode::ReduceSum || !is_float(e.dtype) || e.extents.size() < 2) continue;
+    // A long float sum per element is one chain of dependent adds, bound by
+    // their latency: over a short row, the elements' chains interleave.
+    int64_t trips = 1;
+    for (int64_t x : e.extents) trips *= x;
+    if (trips >= kLongChain && inner <= kInterleavedRow) out[id] = ReduceStrategy::interleaved;
   }
   return out;
 }

@@ -84,7 +84,9 @@ struct Kernel {
   // Rows of the parallel outer loop: the domain without its last dim.
   int64_t rows() const;
   // Scalar evaluations per row, for choosing how many threads run a kernel:
-  // the row's elements times (1 + the trip count of every reduction).
+  // the row's elements times (1 + the trip count of every reduction + every
+  // load outside reductions of an input that another such load also reads,
+  // the taps of an unrolled window).
   int64_t row_cost() const;
 };
 
@@ -98,6 +100,11 @@ enum class ReduceStrategy : uint8_t {
   across_row,   // the reduction's loops outside, the row's elements inside, one
                 // accumulator per element: for operands whose loads are unit-stride
                 // along the row but strided along the reduction (column sums)
+  interleaved,  // the reduction's loops but its innermost outside, then the row's
+                // elements, then the innermost loop, one accumulator per element:
+                // for long float sums over short rows whose loads are unit-stride
+                // along the reduction (a bias gradient's sum over the batch), so
+                // that the elements' chains of dependent adds overlap
 };
 
 // Per expression: the strategy of each top-level reduction (per_element for

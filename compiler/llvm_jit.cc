@@ -188,8 +188,9 @@ class KernelEmitter {
       std::vector<std::pair<int, llvm::AllocaInst*>> across;
       for (size_t id = 0; id < strategy.size(); ++id) {
         if (strategy[id] == kir::ReduceStrategy::per_row) value(static_cast<int>(id));
-        if (strategy[id] == kir::ReduceStrategy::across_row)
-          across.emplace_back(static_cast<int>(id), reduce_across_row(k_.exprs[id], inner));
+        if (strategy[id] == kir::ReduceStrategy::across_row || strategy[id] == kir::ReduceStrategy::interleaved)
+          across.emplace_back(static_cast<int>(id),
+                              reduce_across_row(k_.exprs[id], inner, strategy[id] == kir::ReduceStrategy::interleaved));
       }
       loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) {
         vars_[rank - 1] = i;
@@ -436,13 +437,17 @@ class KernelEmitter {
   // Calls body() inside e's loops (innermost last), its variables set.
   // `vector_innermost`: the innermost is a vector_loop (see loop()).
   void reduce_loops(const kir::Expr& e, size_t j, bool vector_innermost, const std::function<void()>& body) {
-    if (j == e.extents.size()) {
+    reduce_loops(e, j, e.extents.size(), vector_innermost, body);
+  }
+  // Only e's loops [j, end).
+  void reduce_loops(const kir::Expr& e, size_t j, size_t end, bool vector_innermost, const std::function<void()>& body) {
+    if (j == end) {
       body();
       return;
     }
     loop(b_.getInt64(0), b_.getInt64(e.extents[j]), [&](llvm::Value* i) {
       vars_[static_cast<size_t>(e.var0) + j] = i;
-      reduce_loops(e, j + 1, vector_innermost, body);
+      reduce_loops(e, j + 1, end, vector_innermost, body);
     }, vector_innermost && j + 1 == e.extents.size());
   }
 
@@ -519,19 +524,23 @@ class KernelEmitter {
   // Reduction e for every element of the current row (innermost domain
   // variable 0..inner-1) at once: its loops outside, the row inside, one
   // accumulator per element, each folded in row-major order as reduce() does.
-  // Returns the accumulators.
-  llvm::AllocaInst* reduce_across_row(const kir::Expr& e, int64_t inner) {
+  // `interleaved`: e's innermost loop runs inside the row's, per element
+  // (kir::ReduceStrategy::interleaved). Returns the accumulators.
+  llvm::AllocaInst* reduce_across_row(const kir::Expr& e, int64_t inner, bool interleaved) {
     const size_t row_var = k_.domain.size() - 1;
+    const size_t outside = e.extents.size() - (interleaved ? 1 : 0);
     auto [acc_t, init] = reduce_init(e);
     llvm::AllocaInst* acc = slot(llvm::ArrayType::get(acc_t, static_cast<uint64_t>(inner)));
     auto element = [&](llvm::Value* i) { return b_.CreateInBoundsGEP(acc_t, acc, i); };
     loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) { b_.CreateStore(init, element(i)); }, true);
-    reduce_loops(e, 0, /*vector_innermost=*/false, [&] {
+    reduce_loops(e, 0, outside, /*vector_innermost=*/false, [&] {
       loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) {
         vars_[row_var] = i;
-        llvm::Value* a = b_.CreateLoad(acc_t, element(i));
-        b_.CreateStore(reduce_step(e, a, value(e.a), /*reassociate=*/false), element(i));
-      }, /*vector_loop=*/true);
+        reduce_loops(e, outside, e.extents.size(), /*vector_innermost=*/false, [&] {
+          llvm::Value* a = b_.CreateLoad(acc_t, element(i));
+          b_.CreateStore(reduce_step(e, a, value(e.a), /*reassociate=*/false), element(i));
+        });
+      }, /*vector_loop=*/!interleaved);
     });
     return acc;
   }
@@ -626,7 +635,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 7";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 9";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {

@@ -25,10 +25,12 @@ std::string_view instr_kind_name(InstrKind k) {
 }
 
 // Threads for a kernel: whole rows each, and at least kMinThreadCost scalar
-// evaluations per thread, so that waking a worker (about a microsecond) stays
-// small against the work it is given.
+// evaluations per thread (about 5 us of the scalar gathers of unfold, fold and
+// pooling, 1 us of a vectorized elementwise kernel), so that handing a share
+// to a worker (about a microsecond; workers spin between a step's kernels)
+// stays small against the work it is given.
 int kernel_threads(const KernelInfo& k, int threads) {
-  constexpr int64_t kMinThreadCost = 16384;
+  constexpr int64_t kMinThreadCost = 8192;
   int64_t by_cost = k.rows * k.row_cost / kMinThreadCost;
   int64_t parts = std::min<int64_t>({threads, k.rows, by_cost});
   return parts < 1 ? 1 : static_cast<int>(parts);

@@ -51,6 +51,39 @@ TEST(ReduceStrategies, FollowTheUnitStride) {
   EXPECT_EQ(root_strategy(ks[3]), kir::ReduceStrategy::per_element);  // argmax keeps its index
 }
 
+TEST(ReduceStrategies, LongSumsOverShortRowsInterleave) {
+  std::vector<kir::Kernel> ks = kernels_of(R"(module @m {
+  func @f(%x: f32[32,16,8,8] {input}, %y: f32[32,32,4,4] {input}) -> (f32[16], f32[32], f32[16]) {
+    %0 = reduce_sum(%x) {dims = [0, 2, 3], keepdim = false} : f32[16]
+    %1 = reduce_sum(%y) {dims = [0, 2, 3], keepdim = false} : f32[32]
+    %2 = reduce_max(%x) {dims = [0, 2, 3], keepdim = false} : f32[16]
+    return %0, %1, %2
+  }
+})");
+  ASSERT_EQ(ks.size(), 3u);
+  // A bias gradient: 2048 dependent adds per channel, 16 channels.
+  EXPECT_EQ(root_strategy(ks[0]), kir::ReduceStrategy::interleaved);
+  // 512 terms: their chains already overlap enough (measured no faster).
+  EXPECT_EQ(root_strategy(ks[1]), kir::ReduceStrategy::per_element);
+  // max folds vectorized, in any order (llvm_jit.cc).
+  EXPECT_EQ(root_strategy(ks[2]), kir::ReduceStrategy::per_element);
+}
+
+TEST(RowCost, CountsTheTapsOfAnUnrolledWindow) {
+  std::vector<kir::Kernel> ks = kernels_of(R"(module @m {
+  func @f(%x: f32[8,8] {input}) -> (f32[8,8], f32[8,7]) {
+    %0 = exp(%x) : f32[8,8]
+    %1 = slice(%x) {start = [0, 1], limit = [8, 8], stride = [1, 1]} : f32[8,7]
+    %2 = slice(%x) {start = [0, 0], limit = [8, 7], stride = [1, 1]} : f32[8,7]
+    %3 = add(%1, %2) : f32[8,7]
+    return %0, %3
+  }
+})");
+  ASSERT_EQ(ks.size(), 2u);
+  EXPECT_EQ(ks[0].row_cost(), 8);       // one load per element
+  EXPECT_EQ(ks[1].row_cost(), 7 * 2);  // two taps of %x per element
+}
+
 // The optimized LLVM IR of the kernels of `text` (its functions' attributes
 // name the host's features: libmvec's vector variants need AVX2).
 std::string optimized_ir(const std::string& text) {
