@@ -12,11 +12,7 @@ namespace {
 using mlc::testing::RunResult;
 using mlc::testing::run_mlc;
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using mlc::testing::count;
 
 TEST(EmitMlir, WholePipelineByDefault) {
   RunResult r = run_mlc("ir examples/digits_mlp.json --emit mlir");

@@ -12,11 +12,7 @@ using mlc::testing::RunResult;
 
 RunResult mlc(const std::string& args) { return mlc::testing::run_mlc(args); }
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using mlc::testing::count;
 
 TEST(ParallelCli, IrWithAMeshPrintsEachDevicesProgram) {
   RunResult r = mlc("ir examples/digits_mlp.json --mesh dp=2");
@@ -25,7 +21,7 @@ TEST(ParallelCli, IrWithAMeshPrintsEachDevicesProgram) {
   EXPECT_NE(r.out.find("func @train_step(%x: f32[16,1,8,8]<S(0)> {input}"), std::string::npos) << r.out;
   // @train_step: one all_reduce per gradient (4) and of the loss; @loss_grad the
   // same; @eval the loss sum and the correct count.
-  EXPECT_EQ(count(r.out, "= all_reduce("), 12);
+  EXPECT_EQ(count(r.out, "= all_reduce("), 12u);
   RunResult again = mlc("ir examples/digits_mlp.json --mesh dp=2 --after sharding");
   EXPECT_EQ(again.out, r.out);
 }
