@@ -8,15 +8,16 @@
 // all_reduce adds: each loss and gradient differs from the single device's
 // by f32 rounding, a few ulps (DESIGN.md §5: ~1e-7 per-step loss difference
 // in f32, as measured with PyTorch for DP 2x32 vs 1x64). Through SGD with
-// momentum these differences carry into the parameters and later steps; over
-// the 20 steps run here they stay below 1e-6 relative (measured: see the
-// report of each test, `max_relative_loss_difference`), so losses are
-// checked at 1e-5 relative, ten times the measured worst, and well below
-// what a wrong batch (a different example, a mean over half the batch: > 1e-3)
-// would give.
+// momentum these differences carry into the parameters and later steps. The
+// worst relative loss difference over the runs here (recorded by each test
+// as `max_relative_loss_difference`) was 1.1e-7 to 1.15e-7, one ulp of the
+// f32 loss, for dp=2 and dp=4 and every ZeRO stage; losses and evaluation
+// losses are checked at 2e-6 relative (16 ulps), far below what a wrong
+// batch (a different example, a mean over half the batch: > 1e-3) gives.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,7 +36,7 @@ using testing::RunResult;
 using testing::run_mlc;
 using testing::slurp;
 
-constexpr double kLossRtol = 1e-5;
+constexpr double kLossRtol = 2e-6;
 
 struct Metrics {
   std::vector<double> losses;
@@ -92,6 +93,12 @@ double expect_same_training(const Metrics& mesh, const Metrics& one) {
   return worst;
 }
 
+std::string scientific(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2e", v);
+  return text;
+}
+
 struct MeshCase {
   const char* model;
   const char* mesh;
@@ -106,7 +113,7 @@ TEST_P(MeshRun, LossesAndEvaluationEqualOneDevice) {
   const Metrics mesh = run_metrics(model + " --mesh " + c.mesh + " --zero " + std::to_string(c.zero), "mesh");
   ASSERT_EQ(mesh.losses.size(), 20u);
   ASSERT_EQ(mesh.evals.size(), 1u);  // after the last step
-  RecordProperty("max_relative_loss_difference", std::to_string(expect_same_training(mesh, single_device(model))));
+  RecordProperty("max_relative_loss_difference", scientific(expect_same_training(mesh, single_device(model))));
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, MeshRun,
@@ -152,7 +159,7 @@ TEST(MeshRun, ShuffledEpochWithPartialBatch) {
   const std::string args = model + " --epochs 1";
   const Metrics mesh = run_metrics(args + " --mesh dp=2 --zero 1", "shuffled_mesh");
   ASSERT_EQ(mesh.losses.size(), 23u);
-  RecordProperty("max_relative_loss_difference", std::to_string(expect_same_training(mesh, single_device(args))));
+  RecordProperty("max_relative_loss_difference", scientific(expect_same_training(mesh, single_device(args))));
 }
 
 // --save and checkpoints hold the whole parameters, gathered from the ranks
@@ -204,7 +211,8 @@ TEST(MeshRun, Errors) {
   // A failure on rank 0 (it alone writes --save) ends the run with its rank named.
   r = run_mlc("run examples/digits_mlp.json --steps 2 --mesh dp=2 --save /nonexistent/dir/p.safetensors");
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err.rfind("rank 0: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("\nrank 0: /nonexistent/dir/p.safetensors: error: cannot create"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace
