@@ -7,6 +7,11 @@
 // --eval prints the mean loss (and accuracy) over the eval split and appends
 // {"eval": {"loss": L, "accuracy": A}} to the metrics file.
 //
+// --mesh dp=2 [--zero 0|1|2|3] trains on the ranks of a device mesh, as
+// threads of this process (tools/mesh_train.h): train.batch_size is the
+// global batch, each data-parallel rank takes its DistributedSampler share;
+// rank 0 logs and writes metrics, checkpoints and --save (whole tensors).
+//
 // --profile times every instruction of the compiled train step and
 // evaluation and prints, at the end on stderr, a table per function sorted by
 // total time (tools/profile.h); --profile=FILE.json also writes the numbers
@@ -37,7 +42,10 @@ const char* kRunUsage =
     "         [--epochs N | --steps N] [--seed S] [--metrics OUT.jsonl] [--save FINAL.safetensors]\n"
     "         [--checkpoint-dir DIR] [--checkpoint-every STEPS] [--keep-checkpoints K] [--resume]\n"
     "         [--dump-grads GRADS.safetensors] [--start-step N] [--backend compiled|interp]\n"
-    "         [--profile[=PROFILE.json]]";
+    "         [--profile[=PROFILE.json]] [--mesh AXIS=N[,AXIS=N...] [--zero 0|1|2|3]]\n"
+    "  --mesh dp=2   train on the 2 ranks of a device mesh (threads of this process); the\n"
+    "                model file's batch_size is the global batch, split over the data axes\n"
+    "  --zero N      ZeRO stage over the data axes: 1 shards optimizer state, 3 also parameters";
 
 bool parse_int(const std::string& text, int64_t min, int64_t& out) {
   try {
@@ -117,7 +125,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   std::string error;
   if (!parse_args(argv, {"eval", "resume"},
                   {"init", "data", "metrics", "seed", "epochs", "steps", "save", "checkpoint-dir",
-                   "checkpoint-every", "keep-checkpoints", "dump-grads", "start-step", "backend"},
+                   "checkpoint-every", "keep-checkpoints", "dump-grads", "start-step", "backend", "mesh", "zero"},
                   args, error, {"profile"}))
     return usage_error(error + "\n" + kRunUsage);
   if (args.positional.size() != 1) return usage_error(kRunUsage);
@@ -150,6 +158,10 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.profile = args.has("profile");
   if (o.profile && o.backend == Backend::interp)
     return usage_error("--profile times the compiled backend's instructions; drop --backend interp");
+  if (!parse_parallel(args, o.parallel, error)) return usage_error(error + "\n" + kRunUsage);
+  const bool on_mesh = !o.parallel.mesh.empty();
+  if (on_mesh && args.has("eval"))
+    return usage_error("--eval runs on one device; drop --mesh (training on a mesh evaluates on its ranks)");
 
   // MODEL.json is compiled now; MODEL.mlcx was compiled by `mlc compile`.
   const std::string& file = args.positional[0];
@@ -158,6 +170,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (is_artifact_path(file)) {
     if (args.has("backend"))
       return usage_error("--backend applies to model files; an artifact runs the code it was compiled to");
+    if (on_mesh)
+      return usage_error("--mesh needs MODEL.json: an artifact is compiled for one device");
     auto artifact = rt::read_artifact(file);
     if (!artifact) return user_error(artifact.error().message);
     Status linked = rt::link_artifact(*artifact);
@@ -179,7 +193,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.resume = args.has("resume");
   o.dump_grads_path = args.get("dump-grads");
   o.progress_bar = isatty(STDERR_FILENO);
-  auto summary = train(*program, o);
+  auto summary = on_mesh ? train(*model, o) : train(*program, o);
   if (!summary) return user_error(summary.error().message);
   std::printf("trained %lld steps: final loss %.6f, median step %.3f ms", static_cast<long long>(summary->steps_run),
               summary->final_loss, summary->median_step_ms);

@@ -1,6 +1,9 @@
 #include "tools/evaluate.h"
 
 #include <algorithm>
+#include <numeric>
+
+#include "runtime/sampler.h"
 
 namespace mlc {
 
@@ -34,18 +37,76 @@ double scalar_value(const rt::Tensor& t) {
 }  // namespace
 
 Expected<Evaluator> Evaluator::create(const Program& program, int64_t examples, int64_t batch) {
+  FunctionCache functions(program);
+  Rank rank;
+  rank.functions = &functions;
+  MLC_TRY(Evaluator e, create(rank, program.config(), examples, batch));
+  e.rank_.functions = nullptr;  // everything is compiled
+  return e;
+}
+
+Expected<Evaluator> Evaluator::create(const Rank& rank, const ModelConfig& config, int64_t examples, int64_t batch) {
   if (examples == 0) return make_error("error: the evaluation split has no examples");
   Evaluator e;
-  e.config_ = &program.config();
+  e.config_ = &config;
+  e.rank_ = rank;
   e.examples_ = examples;
-  e.batch_ = std::min(batch, examples);
-  MLC_TRY(StepFunction full, program.function("eval", e.batch_));
-  e.full_.emplace(std::move(full));
-  if (examples % e.batch_) {
-    MLC_TRY(StepFunction tail, program.function("eval", examples % e.batch_));
-    e.tail_.emplace(std::move(tail));
+  const int64_t w = rank.data_ranks, per_rank = examples / w;
+  e.batch_ = std::max<int64_t>(1, std::min(batch, examples) / w);
+  if (per_rank > 0) {
+    e.batch_ = std::min(e.batch_, per_rank);
+    MLC_TRY(StepFunction full, rank.function("eval", e.batch_ * w));
+    e.full_.emplace(std::move(full));
+    if (per_rank % e.batch_) {
+      MLC_TRY(StepFunction tail, rank.function("eval", per_rank % e.batch_ * w));
+      e.tail_.emplace(std::move(tail));
+    }
+  }
+  if (examples % w) {
+    if (!rank.unsharded) return make_error("mlc internal error: uneven evaluation without unsharded functions");
+    MLC_TRY(StepFunction one, rank.unsharded->get("eval", 1));
+    e.remainder_.emplace(std::move(one));
   }
   return e;
+}
+
+Status Evaluator::add(StepFunction& f, std::vector<rt::Tensor>& inputs, const std::vector<rt::NamedTensor>& params,
+                      double& loss_sum, int64_t& correct, int64_t& positions) const {
+  MLC_CHECK_OK(f.run(arguments(inputs, params)));
+  loss_sum += scalar_value(f.result(0));
+  if (f.num_results() > 1) correct += static_cast<int64_t>(scalar_value(f.result(1)));
+  // Positions: every element of the targets (class indices, or regression targets).
+  for (size_t i = 0; i < config_->inputs.size(); ++i)
+    if (config_->inputs[i].name == config_->loss_targets) positions += inputs[i].num_elements();
+  return {};
+}
+
+Status Evaluator::add_remainder(const rt::Split& split, const std::vector<rt::NamedTensor>& params,
+                                double& loss_sum, int64_t& correct, int64_t& positions) {
+  const int64_t w = rank_.data_ranks, mine = examples_ / w * w + rank_.data_rank;
+  // The whole parameters, as the sharded @eval's arguments place them (a
+  // collective: every rank gathers, whether or not it has an example).
+  std::vector<rt::NamedTensor> whole;
+  const Signature* placed = full_ ? &full_->signature() : nullptr;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const size_t arg = config_->inputs.size() + i;
+    Placements p = placed && arg < placed->args.size() ? placed->args[arg].placements : Placements{};
+    MLC_TRY(rt::Tensor t, rank_.gather(params[i].tensor, p, params[i].name));
+    whole.push_back({params[i].name, std::move(t)});
+  }
+  std::vector<double> sums = {0, 0, 0};  // loss, correct, positions
+  if (mine < examples_) {
+    std::vector<rt::Tensor> inputs = split.gather({mine});
+    int64_t c = 0, pos = 0;
+    MLC_CHECK_OK(add(*remainder_, inputs, whole, sums[0], c, pos));
+    sums[1] = static_cast<double>(c);
+    sums[2] = static_cast<double>(pos);
+  }
+  MLC_CHECK_OK(rank_.sum_over_data_ranks(sums, "evaluation of the examples beyond the even split"));
+  loss_sum += sums[0];
+  correct += static_cast<int64_t>(sums[1]);
+  positions += static_cast<int64_t>(sums[2]);
+  return {};
 }
 
 Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt::NamedTensor>& params) {
@@ -53,37 +114,47 @@ Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt
   if (n != examples_)
     return make_error("error: the evaluator was compiled for " + std::to_string(examples_) +
                       " examples, the split has " + std::to_string(n));
+  const int64_t w = rank_.data_ranks;
+  std::vector<int64_t> all(static_cast<size_t>(n));
+  std::iota(all.begin(), all.end(), 0);
+  // DistributedSampler(drop_last=True)'s share: the even split.
+  const std::vector<int64_t> even = rt::distributed_indices(all, w, rank_.data_rank, true);
   EvalResult result;
   double loss_sum = 0;
-  const ModelConfig& config = *config_;
-  for (int64_t begin = 0; begin < n; begin += batch_) {
-    int64_t end = std::min(n, begin + batch_);
-    std::vector<rt::Tensor> inputs = split.rows(begin, end);
-    StepFunction& run = end - begin == batch_ ? *full_ : *tail_;
-    MLC_CHECK_OK(run.run(arguments(inputs, params)));
-    loss_sum += scalar_value(run.result(0));
-    if (run.num_results() > 1) result.correct += static_cast<int64_t>(scalar_value(run.result(1)));
-    // Positions: every element of the targets (class indices, or regression targets).
-    for (size_t i = 0; i < config.inputs.size(); ++i)
-      if (config.inputs[i].name == config.loss_targets) result.positions += inputs[i].num_elements();
+  int64_t local_positions = 0;
+  for (size_t begin = 0; begin < even.size(); begin += static_cast<size_t>(batch_)) {
+    const size_t end = std::min(even.size(), begin + static_cast<size_t>(batch_));
+    std::vector<rt::Tensor> inputs =
+        split.gather(std::vector<int64_t>(even.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          even.begin() + static_cast<std::ptrdiff_t>(end)));
+    StepFunction& f = end - begin == static_cast<size_t>(batch_) ? *full_ : *tail_;
+    // The sharded @eval's sums and counts are already totals over the data ranks.
+    MLC_CHECK_OK(add(f, inputs, params, loss_sum, result.correct, local_positions));
   }
+  // Every data rank evaluates as many positions as this one.
+  result.positions = local_positions * w;
+  if (n % w) MLC_CHECK_OK(add_remainder(split, params, loss_sum, result.correct, result.positions));
   result.examples = n;
   result.loss = loss_sum / static_cast<double>(result.positions);
-  if (config.classifier)
+  if (config_->classifier)
     result.accuracy = static_cast<double>(result.correct) / static_cast<double>(result.positions);
   return result;
 }
 
 void Evaluator::enable_profiling() {
-  for (auto* f : {&full_, &tail_})
+  for (auto* f : {&full_, &tail_, &remainder_})
     if (*f) (*f)->enable_profiling();
 }
 
 std::vector<FunctionProfile> Evaluator::profiles() const {
   std::vector<FunctionProfile> out;
-  if (auto p = function_profile(*full_, batch_)) out.push_back(std::move(*p));
+  const int64_t w = rank_.data_ranks;
+  if (full_)
+    if (auto p = function_profile(*full_, batch_ * w)) out.push_back(std::move(*p));
   if (tail_)
-    if (auto p = function_profile(*tail_, examples_ % batch_)) out.push_back(std::move(*p));
+    if (auto p = function_profile(*tail_, examples_ / w % batch_ * w)) out.push_back(std::move(*p));
+  if (remainder_)
+    if (auto p = function_profile(*remainder_, 1)) out.push_back(std::move(*p));
   return out;
 }
 

@@ -1,5 +1,15 @@
 // Evaluation of a model over a data split with given parameters: mean loss over
 // every position and, for classifiers, accuracy computed from counts.
+//
+// On a mesh (tools/rank.h) the split is spread over the data ranks as
+// DistributedSampler(shuffle=False) spreads it, and the totals stay exact:
+// data rank r of W evaluates positions r, r + W, ... below W * floor(n / W)
+// with the sharded @eval, whose sums and counts the sharding pass all-reduces
+// over the ranks; the n % W examples left (DistributedSampler's last round,
+// which it pads with repeats) are evaluated once each, example W * floor(n /
+// W) + r by data rank r with the unsharded @eval on the whole parameters
+// (gathered), and their sums added over the data ranks. No padding is
+// counted.
 #pragma once
 
 #include <optional>
@@ -12,6 +22,7 @@
 #include "runtime/parameters.h"
 #include "tools/profile.h"
 #include "tools/program.h"
+#include "tools/rank.h"
 #include "tools/step_function.h"
 
 namespace mlc {
@@ -25,20 +36,32 @@ struct EvalResult {
 };
 
 // @eval compiled once for a split of `examples` examples in batches of `batch`
-// (the last batch may be smaller), run as often as needed (after every epoch).
+// (the last batch may be smaller; on a mesh `batch` is the global batch, each
+// data rank taking batch / W), run as often as needed (after every epoch).
+// Every rank of a mesh creates and runs its own, in step (collectives).
 class Evaluator {
  public:
   static Expected<Evaluator> create(const Program& program, int64_t examples, int64_t batch);
-  // `params` are in model-config order.
+  static Expected<Evaluator> create(const Rank& rank, const ModelConfig& config, int64_t examples, int64_t batch);
+  // `params` are in model-config order: this rank's local parts of them, as
+  // the sharded @eval's arguments are placed.
   Expected<EvalResult> run(const rt::Split& split, const std::vector<rt::NamedTensor>& params);
   // Times every instruction of the compiled @eval from now on (tools/profile.h).
   void enable_profiling();
   std::vector<FunctionProfile> profiles() const;
 
  private:
+  // Loss sum, correct count and positions of `inputs` through `f`.
+  Status add(StepFunction& f, std::vector<rt::Tensor>& inputs, const std::vector<rt::NamedTensor>& params,
+             double& loss_sum, int64_t& correct, int64_t& positions) const;
+  // The n % W examples beyond the even split (see the header).
+  Status add_remainder(const rt::Split& split, const std::vector<rt::NamedTensor>& params, double& loss_sum,
+                       int64_t& correct, int64_t& positions);
+
   const ModelConfig* config_ = nullptr;
-  int64_t examples_ = 0, batch_ = 0;
-  std::optional<StepFunction> full_, tail_;
+  Rank rank_;
+  int64_t examples_ = 0, batch_ = 0;  // batch_: local
+  std::optional<StepFunction> full_, tail_, remainder_;
 };
 
 // For classifiers: every target of `split` must be a class index in [0, C),

@@ -11,7 +11,8 @@ std::optional<Backend> parse_backend(std::string_view name) {
 Signature Signature::of(const Function& f) {
   Signature s;
   s.name = f.name;
-  for (size_t i = 0; i < f.args.size(); ++i) s.args.push_back({f.args[i]->name, f.args[i]->type, f.arg_kinds[i]});
+  for (size_t i = 0; i < f.args.size(); ++i)
+    s.args.push_back({f.args[i]->name, f.args[i]->type, f.arg_kinds[i], f.args[i]->placements});
   for (size_t k = 0; k < f.results.size(); ++k) s.results.push_back({f.results[k]->type, f.updated_arg(k)});
   return s;
 }
@@ -19,7 +20,7 @@ Signature Signature::of(const Function& f) {
 Signature Signature::of(const rt::Executable& e) {
   Signature s;
   s.name = e.function;
-  for (const rt::ArgSpec& a : e.args) s.args.push_back({a.name, e.slots[a.slot].type, a.kind});
+  for (const rt::ArgSpec& a : e.args) s.args.push_back({a.name, e.slots[a.slot].type, a.kind, {}});
   for (const rt::ResultSpec& r : e.results) s.results.push_back({e.slots[r.slot].type, r.updates});
   return s;
 }
@@ -29,7 +30,7 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend) 
   if (backend == Backend::interp) {
     MLC_TRY(rt::Interpreter interp, rt::Interpreter::create(f));
     s.signature_ = Signature::of(interp.function());
-    s.interp_.emplace(std::move(interp));
+    s.interp_ = std::make_shared<const rt::Interpreter>(std::move(interp));
   } else {
     // Compiled kernels are cached across runs (compiler/kernel_cache.h).
     static const std::optional<KernelCache> cache = KernelCache::from_environment();
@@ -37,6 +38,7 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend) 
     options.cache = cache ? &*cache : nullptr;
     MLC_TRY(LoweredFunction lowered, lower_function(f, options));
     s.signature_ = Signature::of(f);
+    s.exe_ = lowered.executable;
     MLC_TRY(rt::Executor exe, rt::Executor::create(lowered.executable));
     s.executor_.emplace(std::move(exe));
     s.lowered_ = std::make_shared<LoweredFunction>(std::move(lowered));
@@ -48,14 +50,39 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend) 
 Expected<StepFunction> StepFunction::create(std::shared_ptr<const rt::Executable> exe) {
   StepFunction s;
   s.signature_ = Signature::of(*exe);
+  s.exe_ = exe;
   MLC_TRY(rt::Executor x, rt::Executor::create(std::move(exe)));
   s.executor_.emplace(std::move(x));
   s.result_ptrs_.assign(s.signature_.results.size(), nullptr);
   return s;
 }
 
+StepFunction StepFunction::code() const {
+  StepFunction s;
+  s.signature_ = signature_;
+  s.interp_ = interp_;
+  s.lowered_ = lowered_;
+  s.exe_ = exe_;
+  s.result_ptrs_.assign(signature_.results.size(), nullptr);
+  return s;
+}
+
+Expected<StepFunction> StepFunction::replica() const {
+  StepFunction s = code();
+  if (exe_) {
+    MLC_TRY(rt::Executor x, rt::Executor::create(exe_));
+    s.executor_.emplace(std::move(x));
+  }
+  return s;
+}
+
+void StepFunction::set_world(rt::World* world) {
+  world_ = world;
+  if (executor_) executor_->set_world(world);
+}
+
 std::shared_ptr<const rt::Executable> StepFunction::executable() const {
-  return executor_ ? executor_->executable_ptr() : nullptr;
+  return exe_;
 }
 
 void StepFunction::enable_profiling() {
@@ -70,8 +97,9 @@ Status StepFunction::run(std::span<rt::Tensor* const> args) {
     for (size_t k = 0; k < result_ptrs_.size(); ++k) result_ptrs_[k] = &executor_->result(k);
     return {};
   }
+  if (!interp_) return make_error("mlc internal error: @" + signature_.name + " run from its code alone (StepFunction::code)");
   std::vector<const rt::Tensor*> in(args.begin(), args.end());
-  MLC_TRY(interp_results_, interp_->run(in));
+  MLC_TRY(interp_results_, interp_->run(in, world_));
   for (size_t k = 0; k < result_ptrs_.size(); ++k) {
     int a = signature_.results[k].updates;
     if (a >= 0) {

@@ -7,6 +7,10 @@
 // in that argument's tensor afterwards (written in place by the compiled
 // backend; replaced by the interpreter); result(k) is every result's value,
 // valid until the next run.
+//
+// A sharded function (one device's SPMD program, ir/mesh.h) runs its
+// collectives on the World given by set_world; replica() gives each rank of a
+// mesh its own StepFunction over the same compiled code.
 #pragma once
 
 #include <memory>
@@ -30,8 +34,9 @@ std::optional<Backend> parse_backend(std::string_view name);
 struct Signature {
   struct Arg {
     std::string name;
-    TensorType type;
+    TensorType type;  // local (per-device) type in a sharded function
     ArgKind kind = ArgKind::input;
+    Placements placements;  // one per mesh axis; empty when unsharded (and for executables)
   };
   struct Result {
     TensorType type;
@@ -51,6 +56,17 @@ class StepFunction {
   // An executable compiled before (an artifact's), kernels linked.
   static Expected<StepFunction> create(std::shared_ptr<const rt::Executable> exe);
 
+  // Another StepFunction running the same code (the executable, or the
+  // interpreter's function, shared read-only) with its own buffers, results,
+  // world and profile: one per rank when ranks are threads.
+  Expected<StepFunction> replica() const;
+  // The code alone, to make replicas of: no buffers (the compiled backend's
+  // arena is not allocated), and run() is an error.
+  StepFunction code() const;
+  // This device's communicator for a sharded function's collectives (not
+  // owned; null: none, and collectives fail).
+  void set_world(rt::World* world);
+
   const Signature& signature() const { return signature_; }
   Status run(std::span<rt::Tensor* const> args);
   const rt::Tensor& result(size_t k) const;
@@ -68,8 +84,10 @@ class StepFunction {
 
  private:
   Signature signature_;
-  std::optional<rt::Interpreter> interp_;
+  std::shared_ptr<const rt::Interpreter> interp_;
+  rt::World* world_ = nullptr;
   std::optional<rt::Executor> executor_;
+  std::shared_ptr<const rt::Executable> exe_;  // the compiled backend's code
   std::shared_ptr<LoweredFunction> lowered_;
   std::vector<rt::Tensor> interp_results_;
   std::vector<const rt::Tensor*> result_ptrs_;

@@ -15,6 +15,7 @@
 #include "runtime/safetensors.h"
 #include "runtime/sampler.h"
 #include "tools/evaluate.h"
+#include "tools/mesh_train.h"
 
 namespace mlc {
 
@@ -25,18 +26,16 @@ using Clock = std::chrono::steady_clock;
 // The functions of one batch size. loss_grad is made only when asked for
 // (--dump-grads).
 struct BatchFunctions {
-  std::optional<StepFunction> train_step, optimizer_init, loss_grad;
+  std::optional<StepFunction> train_step, loss_grad;
 };
 
-Expected<BatchFunctions> compile(const Program& program, int64_t batch, bool with_grad, bool profile) {
+Expected<BatchFunctions> compile(const Rank& rank, int64_t batch, bool with_grad, bool profile) {
   BatchFunctions p;
-  MLC_TRY(StepFunction step, program.function("train_step", batch));
+  MLC_TRY(StepFunction step, rank.function("train_step", batch));
   if (profile) step.enable_profiling();
-  MLC_TRY(StepFunction init, program.function("optimizer_init", batch));
   p.train_step.emplace(std::move(step));
-  p.optimizer_init.emplace(std::move(init));
   if (with_grad) {
-    MLC_TRY(StepFunction grad, program.function("loss_grad", batch));
+    MLC_TRY(StepFunction grad, rank.function("loss_grad", batch));
     p.loss_grad.emplace(std::move(grad));
   }
   return p;
@@ -139,72 +138,142 @@ class Progress {
 
 }  // namespace
 
-// train() without the out-of-memory guard; `stage` says what it is doing.
-Expected<TrainSummary> train_stages(const Program& program_source, const TrainOptions& o, std::string& stage) {
-  const ModelConfig& config = program_source.config();
+namespace {
+// prepare_training without the out-of-memory guard; `stage` says what it is doing.
+Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions& o, int64_t data_ranks,
+                                    const std::string& mesh, std::string& stage) {
+  const Program& program = functions.program();
+  const ModelConfig& config = program.config();
   const TrainConfig& tc = config.train;
   if (tc.optimizer.type.empty())
     return make_error(config.path + ": error: the model file has no \"train\": {\"optimizer\": ...}");
-  const uint64_t seed = o.seed.value_or(tc.seed);
+  TrainSetup s;
+  s.config = &config;
+  s.seed = o.seed.value_or(tc.seed);
 
-  // Data.
   stage = "reading the data";
   std::string data_path = o.data_path.empty() ? config.data.file : o.data_path;
   if (data_path.empty())
     return make_error(config.path + ": error: no data file: give \"data\": {\"file\": ...} or --data");
   MLC_TRY(rt::SafetensorsFile data, rt::read_safetensors(data_path));
-  MLC_TRY(rt::Split train_split, rt::Split::load(data, config.data.train, config.inputs, "train"));
-  MLC_TRY(rt::Split eval_split, rt::Split::load(data, config.data.eval, config.inputs, "eval"));
-  const int64_t n = train_split.num_examples(), batch = tc.batch_size;
-  const int64_t steps_per_epoch = tc.drop_last ? n / batch : (n + batch - 1) / batch;
-  if (steps_per_epoch == 0)
+  MLC_TRY(s.train_split, rt::Split::load(data, config.data.train, config.inputs, "train"));
+  MLC_TRY(s.eval_split, rt::Split::load(data, config.data.eval, config.inputs, "eval"));
+  const int64_t n = s.train_split.num_examples(), batch = s.batch = tc.batch_size;
+  const std::string w = std::to_string(data_ranks);
+  if (batch % data_ranks)
+    return make_error(config.path + ": error: train.batch_size is the global batch, split over the " + w +
+                      " data-parallel ranks of mesh " + mesh + ": it must divide by " + w + ", got " +
+                      std::to_string(batch));
+  // A last partial batch must split evenly: it has n % batch examples, and
+  // n % batch % W == n % W. Else DistributedSampler would pad it with repeats,
+  // which one device does not train on.
+  if (!tc.drop_last && n % data_ranks)
+    return make_error(data_path + ": error: the training split has " + std::to_string(n) +
+                      " examples, which do not divide by the " + w + " data-parallel ranks of mesh " + mesh +
+                      ": the last partial batch of every epoch (" + std::to_string(n % batch) +
+                      " examples) cannot split evenly; set \"drop_last\": true in \"train\", or use a training "
+                      "split whose size divides by " + w);
+  s.steps_per_epoch = tc.drop_last ? n / batch : (n + batch - 1) / batch;
+  if (s.steps_per_epoch == 0)
     return make_error(config.path + ": error: the training split has " + std::to_string(n) +
                       " examples, fewer than one batch of " + std::to_string(batch));
-  int64_t total_steps = o.steps ? *o.steps
-                        : o.epochs ? *o.epochs * steps_per_epoch
-                        : tc.steps ? tc.steps : tc.epochs * steps_per_epoch;
-  const int64_t epochs = (total_steps + steps_per_epoch - 1) / steps_per_epoch;
+  s.total_steps = o.steps ? *o.steps
+                  : o.epochs ? *o.epochs * s.steps_per_epoch
+                  : tc.steps ? tc.steps : tc.epochs * s.steps_per_epoch;
+  s.epochs = (s.total_steps + s.steps_per_epoch - 1) / s.steps_per_epoch;
+  s.eval_batch = tc.eval_batch_size > 0 ? tc.eval_batch_size : std::min<int64_t>(s.eval_split.num_examples(), 1024);
+  MLC_CHECK_OK(check_class_targets(program, s.train_split, data_path, "train"));
+  MLC_CHECK_OK(check_class_targets(program, s.eval_split, data_path, "eval"));
 
-  // Programs, parameters, optimizer state.
+  // Parameters and optimizer state (optimizer_init is never sharded).
   stage = "compiling the train step";
-  const bool with_grad = !o.dump_grads_path.empty();
-  MLC_TRY(BatchFunctions program, compile(program_source, batch, with_grad, o.profile));
-  MLC_CHECK_OK(check_class_targets(program_source, train_split, data_path, "train"));
-  MLC_CHECK_OK(check_class_targets(program_source, eval_split, data_path, "eval"));
-  std::map<int64_t, BatchFunctions> tail_programs;  // last partial batch when !drop_last
+  MLC_TRY(StepFunction init, functions.get("optimizer_init", batch));
+  MLC_TRY(Signature step, functions.signature("train_step", batch));
   stage = "creating the parameters and optimizer state";
-  MLC_CHECK_OK(program.optimizer_init->run({}));
+  MLC_CHECK_OK(init.run({}));
   std::vector<const rt::Tensor*> init_state;
-  for (size_t k = 0; k < program.optimizer_init->num_results(); ++k)
-    init_state.push_back(&program.optimizer_init->result(k));
-  const Signature& step_fn = program.train_step->signature();  // state args in order
-  std::vector<rt::NamedTensor> state = state_layout(step_fn, std::move(init_state));
-  std::vector<rt::NamedTensor> params;
+  for (size_t k = 0; k < init.num_results(); ++k) init_state.push_back(&init.result(k));
+  s.state = state_layout(step, std::move(init_state));
   if (!o.init_path.empty()) {
-    MLC_TRY(params, rt::load_parameters(config.params, o.init_path, &state));
+    MLC_TRY(s.params, rt::load_parameters(config.params, o.init_path, &s.state));
   } else {
-    params = rt::init_parameters(config.params, seed);
+    s.params = rt::init_parameters(config.params, s.seed);
   }
-
-  int64_t start = o.start_step;
+  s.start = o.start_step;
   if (o.resume) {
     if (o.checkpoint_dir.empty()) return make_error("error: --resume needs --checkpoint-dir");
-    MLC_TRY(auto ckpt, newest_checkpoint(o.checkpoint_dir, config, params, state));
+    MLC_TRY(auto ckpt, newest_checkpoint(o.checkpoint_dir, config, s.params, s.state));
     if (ckpt) {
-      if (ckpt->batch_size != batch || ckpt->steps_per_epoch != steps_per_epoch ||
-          ckpt->shuffle != tc.shuffle || ckpt->seed != seed)
+      if (ckpt->batch_size != batch || ckpt->steps_per_epoch != s.steps_per_epoch || ckpt->shuffle != tc.shuffle ||
+          ckpt->seed != s.seed)
         return make_error(o.checkpoint_dir + ": error: the checkpoint was written with other data "
                           "settings (batch, shuffle or seed) than this run");
-      start = ckpt->step;
-      params = std::move(ckpt->params);
-      state = std::move(ckpt->state);
-      std::fprintf(stderr, "resuming from step %lld\n", static_cast<long long>(start));
+      s.start = ckpt->step;
+      s.params = std::move(ckpt->params);
+      s.state = std::move(ckpt->state);
+      std::fprintf(stderr, "resuming from step %lld\n", static_cast<long long>(s.start));
     }
   }
-  if (!o.checkpoint_dir.empty()) std::filesystem::create_directories(o.checkpoint_dir);
+  return s;
+}
+}  // namespace
+
+Expected<TrainSetup> prepare_training(FunctionCache& functions, const TrainOptions& o, int64_t data_ranks,
+                                      const std::string& mesh) {
+  std::string stage = "starting";
+  try {
+    return prepare_stages(functions, o, data_ranks, mesh, stage);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  return make_error(functions.program().path() + ": error: out of memory while " + stage);
+}
+
+namespace {
+
+// The local parts of `global` as @train_step's arguments of the same names are placed.
+struct LocalTensors {
+  std::vector<rt::NamedTensor> tensors;
+  std::vector<Placements> placements;
+
+  LocalTensors(const std::vector<rt::NamedTensor>& global, const Signature& f, const Rank& rank) {
+    for (const rt::NamedTensor& g : global) {
+      Placements p;
+      for (const Signature::Arg& a : f.args)
+        if (a.name == g.name) p = a.placements;
+      tensors.push_back({g.name, rank.local_part(g.tensor, p)});
+      placements.push_back(std::move(p));
+    }
+  }
+  // The whole tensors, gathered (a collective: every rank calls it).
+  Expected<std::vector<rt::NamedTensor>> whole(const Rank& rank) const {
+    std::vector<rt::NamedTensor> out;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      MLC_TRY(rt::Tensor t, rank.gather(tensors[i].tensor, placements[i], tensors[i].name));
+      out.push_back({tensors[i].name, std::move(t)});
+    }
+    return out;
+  }
+};
+
+// train_rank without the out-of-memory guard; `stage` says what it is doing.
+Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOptions& o, const Rank& rank,
+                                         std::string& stage) {
+  const ModelConfig& config = *setup.config;
+  const TrainConfig& tc = config.train;
+  const int64_t n = setup.train_split.num_examples(), batch = setup.batch, total_steps = setup.total_steps;
+  const int64_t steps_per_epoch = setup.steps_per_epoch, start = setup.start;
+  const bool leader = rank.leader(), with_grad = !o.dump_grads_path.empty();
+
+  stage = "compiling the train step";
+  MLC_TRY(BatchFunctions program, compile(rank, batch, with_grad, o.profile && leader));
+  std::map<int64_t, BatchFunctions> tail_programs;  // last partial batch when !drop_last
+  const Signature& step_fn = program.train_step->signature();
+  LocalTensors params(setup.params, step_fn, rank), state(setup.state, step_fn, rank);
+  if (leader && !o.checkpoint_dir.empty()) std::filesystem::create_directories(o.checkpoint_dir);
 
   std::ofstream metrics;
-  if (!o.metrics_path.empty()) {
+  if (leader && !o.metrics_path.empty()) {
     metrics.open(o.metrics_path, o.resume && start > 0 ? std::ios::app : std::ios::trunc);
     if (!metrics) return make_error(o.metrics_path + ": error: cannot open for writing");
   }
@@ -212,51 +281,53 @@ Expected<TrainSummary> train_stages(const Program& program_source, const TrainOp
     if (metrics.is_open()) metrics << line.dump() << "\n";
   };
   auto checkpoint = [&](int64_t steps_done) -> Status {
-    rt::TrainState s{steps_done, seed, batch, steps_per_epoch, tc.shuffle, params, state};
+    MLC_TRY(std::vector<rt::NamedTensor> p, params.whole(rank));
+    MLC_TRY(std::vector<rt::NamedTensor> st, state.whole(rank));
+    if (!leader) return {};
+    rt::TrainState s{steps_done, setup.seed, batch, steps_per_epoch, tc.shuffle, std::move(p), std::move(st)};
     MLC_CHECK_OK(rt::write_checkpoint(rt::checkpoint_path(o.checkpoint_dir, steps_done), config.name, s));
     rt::prune_checkpoints(o.checkpoint_dir, o.keep_checkpoints);
     return {};
   };
 
-  ArgumentBinder binder(config, params, state);
-  Progress progress(o.progress_bar, total_steps);
+  ArgumentBinder binder(config, params.tensors, state.tensors);
+  Progress progress(leader && o.progress_bar, total_steps);
   TrainSummary summary;
   std::vector<double> step_ms;
-  std::vector<int64_t> order;
+  std::vector<int64_t> mine;  // this rank's share of the epoch's order
   int64_t order_epoch = -1;
-  const int64_t eval_batch = tc.eval_batch_size > 0 ? tc.eval_batch_size
-                                                    : std::min<int64_t>(eval_split.num_examples(), 1024);
-  MLC_TRY(Evaluator evaluator, Evaluator::create(program_source, eval_split.num_examples(), eval_batch));
-  if (o.profile) evaluator.enable_profiling();
+  MLC_TRY(Evaluator evaluator, Evaluator::create(rank, config, setup.eval_split.num_examples(), setup.eval_batch));
+  if (o.profile && leader) evaluator.enable_profiling();
   auto run_eval = [&](int64_t epoch, double last_loss) -> Status {
-    MLC_TRY(EvalResult r, evaluator.run(eval_split, params));
+    MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params.tensors));
     nlohmann::ordered_json eval = {{"loss", r.loss}};
     if (r.accuracy) eval["accuracy"] = *r.accuracy;
     write_metric({{"epoch", epoch}, {"eval", eval}});
     if (metrics.is_open()) metrics.flush();
-    progress.epoch(epoch, epochs, last_loss, r);
+    if (leader) progress.epoch(epoch, setup.epochs, last_loss, r);
     summary.eval_loss = r.loss;
     summary.eval_accuracy = r.accuracy;
     return {};
   };
 
   stage = "training";
+  const int64_t local_batch = batch / rank.data_ranks;
   for (int64_t s = start; s < total_steps; ++s) {
     const int64_t epoch = s / steps_per_epoch, i = s % steps_per_epoch;
     if (epoch != order_epoch) {
-      order = rt::epoch_order(n, tc.shuffle, seed, epoch);
+      mine = rt::distributed_indices(rt::epoch_order(n, tc.shuffle, setup.seed, epoch), rank.data_ranks,
+                                     rank.data_rank, tc.drop_last);
       order_epoch = epoch;
     }
-    int64_t begin = i * batch, end = std::min(n, begin + batch);
-    std::vector<rt::Tensor> inputs =
-        train_split.gather(std::vector<int64_t>(order.begin() + begin, order.begin() + end));
+    const int64_t begin = i * local_batch, end = std::min<int64_t>(static_cast<int64_t>(mine.size()), begin + local_batch);
+    std::vector<rt::Tensor> inputs = setup.train_split.gather(std::vector<int64_t>(mine.begin() + begin, mine.begin() + end));
     BatchFunctions* prog = &program;
-    if (end - begin != batch) {
-      if (!tail_programs.count(end - begin)) {
-        MLC_TRY(BatchFunctions tail, compile(program_source, end - begin, with_grad, o.profile));
-        tail_programs.emplace(end - begin, std::move(tail));
+    if (const int64_t global = (end - begin) * rank.data_ranks; global != batch) {
+      if (!tail_programs.count(global)) {
+        MLC_TRY(BatchFunctions tail, compile(rank, global, with_grad, o.profile && leader));
+        tail_programs.emplace(global, std::move(tail));
       }
-      prog = &tail_programs.at(end - begin);
+      prog = &tail_programs.at(global);
     }
     rt::Tensor step_tensor(DType::i64, {});
     step_tensor.data<int64_t>()[0] = s + 1;
@@ -295,15 +366,16 @@ Expected<TrainSummary> train_stages(const Program& program_source, const TrainOp
     if (!metrics) return make_error(o.metrics_path + ": error: write failed");
   }
   if (!o.save_path.empty()) {
+    MLC_TRY(std::vector<rt::NamedTensor> whole, params.whole(rank));
     std::vector<std::pair<std::string, const rt::Tensor*>> named;
-    for (const rt::NamedTensor& p : params) named.emplace_back(p.name, &p.tensor);
-    MLC_CHECK_OK(rt::write_safetensors(o.save_path, named, {{"model", config.name}}));
+    for (const rt::NamedTensor& p : whole) named.emplace_back(p.name, &p.tensor);
+    if (leader) MLC_CHECK_OK(rt::write_safetensors(o.save_path, named, {{"model", config.name}}));
   }
   if (!step_ms.empty()) {
     std::sort(step_ms.begin(), step_ms.end());
     summary.median_step_ms = step_ms[step_ms.size() / 2];
   }
-  if (o.profile) {
+  if (o.profile && leader) {
     if (auto p = function_profile(*program.train_step, batch)) summary.profiles.push_back(std::move(*p));
     for (const auto& [size, tail] : tail_programs)
       if (auto p = function_profile(*tail.train_step, size)) summary.profiles.push_back(std::move(*p));
@@ -312,17 +384,33 @@ Expected<TrainSummary> train_stages(const Program& program_source, const TrainOp
   return summary;
 }
 
-Expected<TrainSummary> train(const Program& program, const TrainOptions& o) {
+}  // namespace
+
+Expected<TrainSummary> train_rank(const TrainSetup& setup, const TrainOptions& o, const Rank& rank) {
   std::string stage = "starting";
+  std::optional<Expected<TrainSummary>> result;
   try {
-    return train_stages(program, o, stage);
+    result.emplace(train_rank_stages(setup, o, rank, stage));
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
-  return make_error(program.path() + ": error: out of memory while " + stage);
+  if (!result) return make_error(rank.prefix() + rank.functions->program().path() + ": error: out of memory while " + stage);
+  // Errors of collectives already name this rank.
+  if (!*result && result->error().message.rfind(rank.prefix(), 0) != 0)
+    return make_error(rank.prefix() + result->error().message);
+  return std::move(*result);
+}
+
+Expected<TrainSummary> train(const Program& program, const TrainOptions& o) {
+  FunctionCache functions(program);
+  MLC_TRY(TrainSetup setup, prepare_training(functions, o, 1, ""));
+  Rank rank;
+  rank.functions = &functions;
+  return train_rank(setup, o, rank);
 }
 
 Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
+  if (!o.parallel.mesh.empty()) return train_on_mesh(model, o);
   return train(Program::from_model(model, o.backend), o);
 }
 

@@ -2,6 +2,14 @@
 // model file, frontend -> autodiff -> optimizer -> decompose -> canonicalize ->
 // lowering, or loaded from an artifact) over the data, with evaluation after
 // every epoch, metrics as JSON lines, checkpoints and resume.
+//
+// On a device mesh (TrainOptions::parallel, tools/mesh_train.h) every rank
+// runs the same loop, train_rank, on its sharded functions: its local parts
+// of the parameters and optimizer state, its DistributedSampler share of
+// every epoch's order in batches of batch / W (W data ranks), the step
+// counter replicated. train.batch_size is the global batch, so the ranks
+// together take exactly one device's batches. Rank 0 logs, writes metrics,
+// checkpoints and --save, of the whole state gathered from the ranks.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +18,10 @@
 
 #include "frontends/model_file.h"
 #include "runtime/parameters.h"
+#include "runtime/dataset.h"
 #include "tools/profile.h"
 #include "tools/program.h"
+#include "tools/rank.h"
 #include "tools/step_function.h"
 
 namespace mlc {
@@ -32,6 +42,7 @@ struct TrainOptions {
   bool progress_bar = false;    // a live bar on stderr (else one line per epoch)
   Backend backend = Backend::compiled;  // of the train step and evaluation
   bool profile = false;  // time every instruction of the compiled train step and eval (tools/profile.h)
+  ParallelOptions parallel;  // a mesh (and ZeRO stage): train on its ranks (model files only)
 };
 
 struct TrainSummary {
@@ -45,9 +56,38 @@ struct TrainSummary {
 };
 
 // Trains with the functions of `program` (a model file compiled now, or an
-// artifact); options.backend is the program's (Program::from_model).
+// artifact) on one device; options.backend is the program's
+// (Program::from_model) and options.parallel is ignored.
 Expected<TrainSummary> train(const Program& program, const TrainOptions& options);
-// The model file compiled now, on options.backend.
+// The model file compiled now, on options.backend, on options.parallel's mesh
+// when it has one (train_on_mesh).
 Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& options);
+
+// ---- The pieces of a run, shared by one device and the ranks of a mesh.
+
+// What every rank starts from: the data, the step counts and the global
+// initial state (seeded or --init parameters, optimizer_init's state, or the
+// newest checkpoint's with --resume).
+struct TrainSetup {
+  const ModelConfig* config = nullptr;
+  uint64_t seed = 0;
+  rt::Split train_split, eval_split;
+  int64_t batch = 0;  // global
+  int64_t steps_per_epoch = 0, total_steps = 0, epochs = 0, start = 0, eval_batch = 0;
+  std::vector<rt::NamedTensor> params;  // model-config order, global shapes
+  std::vector<rt::NamedTensor> state;   // @train_step's state arguments in order, global shapes
+};
+
+// Reads the data and creates the initial state. `data_ranks` > 1 (a mesh's,
+// named `mesh` in errors) must divide train.batch_size, and the training set
+// unless train.drop_last (the last partial batch must split evenly).
+Expected<TrainSetup> prepare_training(FunctionCache& functions, const TrainOptions& options, int64_t data_ranks,
+                                      const std::string& mesh);
+
+// The training loop of one rank (a single device is rank 0 of 1). Every rank
+// of a mesh calls it with the same setup and options; the summary is the
+// leader's (others return theirs, without metrics). Errors start with
+// rank.prefix().
+Expected<TrainSummary> train_rank(const TrainSetup& setup, const TrainOptions& options, const Rank& rank);
 
 }  // namespace mlc

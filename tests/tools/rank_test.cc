@@ -1,0 +1,80 @@
+// Rank (tools/rank.h): local parts and their gathering on local ranks, data
+// ranks from the inputs' placements, and a failing rank ending its peers'
+// collectives with its name instead of a hang.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "runtime/comm/local.h"
+#include "tools/mesh_train.h"
+#include "tools/rank.h"
+
+namespace mlc {
+namespace {
+
+rt::Tensor iota_tensor(Shape shape) {
+  rt::Tensor t(DType::f32, std::move(shape));
+  std::iota(t.data<float>(), t.data<float>() + t.num_elements(), 0.0f);
+  return t;
+}
+
+// Every rank's local part is its chunk (first axis outer), and gathering the
+// parts gives every rank the whole tensor back.
+TEST(Rank, LocalPartsGatherToTheWhole) {
+  const Mesh mesh = *Mesh::parse("dp=2,fsdp=2");
+  const rt::Tensor global = iota_tensor({4, 8});  // rows 0..3 of columns 0..7
+  const std::vector<Placements> cases = {{Placement::S(0), Placement::S(1)},
+                                         {Placement::S(1), Placement::S(1)},
+                                         {Placement::S(0), Placement::S(0)},
+                                         {Placement::R(), Placement::S(0)},
+                                         {Placement::R(), Placement::R()}};
+  for (const Placements& p : cases) {
+    std::vector<rt::Tensor> parts(4);
+    std::vector<Status> st = rt::run_local_ranks(mesh_shape(mesh), {}, [&](rt::World& w) -> Status {
+      Rank rank;
+      rank.world = &w;
+      rank.mesh = mesh;
+      rank.coords = w.mesh().coords(w.rank());
+      parts[w.rank()] = rank.local_part(global, p);
+      MLC_TRY(rt::Tensor whole, rank.gather(parts[w.rank()], p, "t"));
+      if (whole.shape() != global.shape() ||
+          !std::equal(whole.data<float>(), whole.data<float>() + whole.num_elements(), global.data<float>()))
+        return make_error("gathered tensor differs on rank " + std::to_string(w.rank()));
+      return {};
+    });
+    for (const Status& s : st) EXPECT_TRUE(s.ok()) << placements_str(p) << ": " << s.error().message;
+    if (p[0] == Placement::S(0) && p[1] == Placement::S(1)) {
+      // Rank 3 = (dp 1, fsdp 1): rows 2..3, columns 4..7.
+      ASSERT_EQ(parts[3].shape(), (Shape{2, 4}));
+      EXPECT_EQ(parts[3].data<float>()[0], 20.0f);
+      EXPECT_EQ(parts[3].data<float>()[7], 31.0f);
+    }
+    if (p[0] == Placement::S(0) && p[1] == Placement::S(0)) {
+      // Chunks nest: dp picks the half, fsdp the quarter inside it (one row each).
+      EXPECT_EQ(parts[1].data<float>()[0], 8.0f);
+      EXPECT_EQ(parts[2].data<float>()[0], 16.0f);
+    }
+  }
+}
+
+// A rank that fails before a collective ends its peer's gather with an error
+// naming it (run_local_ranks aborts the world), instead of a hang.
+TEST(Rank, AFailingRankEndsItsPeers) {
+  const Mesh mesh = *Mesh::parse("dp=2");
+  const Placements p = {Placement::S(0)};
+  std::vector<Status> st = rt::run_local_ranks(mesh_shape(mesh), {}, [&](rt::World& w) -> Status {
+    if (w.rank() == 1) return make_error("rank 1: cannot read the data");
+    Rank rank;
+    rank.world = &w;
+    rank.mesh = mesh;
+    rank.coords = {0};
+    MLC_TRY(rt::Tensor whole, rank.gather(iota_tensor({2, 2}), p, "fc.weight"));
+    return {};
+  });
+  ASSERT_FALSE(st[0].ok());
+  EXPECT_NE(st[0].error().message.find("rank 1 failed: rank 1: cannot read the data"), std::string::npos)
+      << st[0].error().message;
+}
+
+}  // namespace
+}  // namespace mlc
