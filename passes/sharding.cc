@@ -123,7 +123,10 @@ class Sharder {
     for (size_t k = 0; k < g_.results.size(); ++k) {
       int a = g_.updated_arg(k);
       auto it = plan_.args.find(a >= 0 ? g_.args[a]->name : "");
-      if (a >= 0 && it != plan_.args.end()) preferred_.emplace(g_.results[k], it->second);
+      if (a >= 0 && it != plan_.args.end()) {
+        preferred_.emplace(g_.results[k], it->second);
+        required_.emplace(g_.results[k], it->second);
+      }
     }
     for (auto it = g_.ops.rbegin(); it != g_.ops.rend(); ++it) {
       const Op& op = **it;
@@ -274,7 +277,7 @@ class Sharder {
     for (size_t a = 0; a < axes; ++a) {
       struct Scored {
         double us;
-        int preferred, moves, sharded;
+        int preferred, moves;
         size_t index;
       };
       std::optional<Scored> best, second;
@@ -284,7 +287,7 @@ class Sharder {
         for (size_t i = 0; i < s.operands.size(); ++i) t.operands[i][a] = s.operands[i];
         for (size_t r = 0; r < s.results.size(); ++r) t.results[r][a] = s.results[r];
         if (!fits(op, t) || keeps_parameter_sharded(op, s, a)) continue;
-        Scored sc{0, 0, 0, 0, k};
+        Scored sc{0, 0, 0, k};
         for (size_t i = 0; i < op.operands.size(); ++i) {
           sc.us += axis_move_us(op.operands[i], a, s.operands[i]);
           sc.moves += placed_.at(op.operands[i])[a] != s.operands[i];
@@ -293,20 +296,21 @@ class Sharder {
         for (size_t r = 0; r < op.results.size(); ++r) {
           auto p = preferred_.find(op.results[r]);
           sc.preferred += p != preferred_.end() && p->second[a] == s.results[r];
-          sc.sharded += s.results[r].is_sharded();
-          // Look ahead: a result placed otherwise than its consumers prefer
-          // will be moved there.
-          if (p != preferred_.end() && p->second[a] != s.results[r]) {
+          // Look ahead: a result the calling convention needs elsewhere (an
+          // update of an argument placed otherwise) will be moved there.
+          // Only there: charging every op of an update chain for the same
+          // final move would make each branch of the chain gather on its own.
+          auto q = required_.find(op.results[r]);
+          if (q != required_.end() && q->second[a] != s.results[r]) {
             Placements to = t.results[r];
-            to[a] = p->second[a];
+            to[a] = q->second[a];
             sc.us += move_us(op.results[r], t.results[r], to);
           }
         }
         auto better = [](const Scored& x, const Scored& y) {
           if (x.us != y.us) return x.us < y.us;
           if (x.preferred != y.preferred) return x.preferred > y.preferred;
-          if (x.moves != y.moves) return x.moves < y.moves;  // even a free slice
-          return x.sharded > y.sharded;
+          return x.moves < y.moves;  // even a free slice: sources stay replicated
         };
         if (!best || better(sc, *best)) {
           second = best;
@@ -416,6 +420,7 @@ class Sharder {
   std::unordered_map<const Value*, Placements> placed_;  // its placements
   std::unordered_map<const Value*, std::unordered_map<std::string, Value*>> moved_;  // made moves
   std::unordered_map<const Value*, Placements> preferred_;
+  std::unordered_map<const Value*, Placements> required_;  // results that update an argument
   std::unordered_map<const Value*, int> uses_;
   std::unordered_set<const Value*> is_parameter_;
   std::vector<LedgerEntry> ledger_;
