@@ -8,9 +8,12 @@
 // {"eval": {"loss": L, "accuracy": A}} to the metrics file.
 //
 // --mesh dp=2 [--zero 0|1|2|3] trains on the ranks of a device mesh, as
-// threads of this process (tools/mesh_train.h): train.batch_size is the
+// threads of this process, or one rank per process when started by mpirun or
+// srun (rt::launched_by_mpi; tools/mesh_train.h): train.batch_size is the
 // global batch, each data-parallel rank takes its DistributedSampler share;
-// rank 0 logs and writes metrics, checkpoints and --save (whole tensors).
+// rank 0 logs, prints the summary and writes metrics, checkpoints and --save
+// (whole tensors); other ranks print only their errors. --comm-timeout S
+// bounds how long a collective waits for its peers (default 300 s).
 //
 // --profile times every instruction of the compiled train step and
 // evaluation and prints, at the end on stderr, a table per function sorted by
@@ -25,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/artifact.h"
+#include "runtime/comm/mpi.h"
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
 #include "tools/evaluate.h"
@@ -42,10 +46,12 @@ const char* kRunUsage =
     "         [--epochs N | --steps N] [--seed S] [--metrics OUT.jsonl] [--save FINAL.safetensors]\n"
     "         [--checkpoint-dir DIR] [--checkpoint-every STEPS] [--keep-checkpoints K] [--resume]\n"
     "         [--dump-grads GRADS.safetensors] [--start-step N] [--backend compiled|interp]\n"
-    "         [--profile[=PROFILE.json]] [--mesh AXIS=N[,AXIS=N...] [--zero 0|1|2|3]]\n"
-    "  --mesh dp=2   train on the 2 ranks of a device mesh (threads of this process); the\n"
-    "                model file's batch_size is the global batch, split over the data axes\n"
-    "  --zero N      ZeRO stage over the data axes: 1 shards optimizer state, 3 also parameters";
+    "         [--profile[=PROFILE.json]] [--mesh AXIS=N[,AXIS=N...] [--zero 0|1|2|3] [--comm-timeout S]]\n"
+    "  --mesh dp=2   train on the 2 ranks of a device mesh (threads of this process, or one\n"
+    "                process per rank under `mpirun -np 2`); the model file's batch_size is\n"
+    "                the global batch, split over the data axes\n"
+    "  --zero N      ZeRO stage over the data axes: 1 shards optimizer state, 3 also parameters\n"
+    "  --comm-timeout S  seconds a collective waits for the other ranks before failing (300)";
 
 bool parse_int(const std::string& text, int64_t min, int64_t& out) {
   try {
@@ -125,7 +131,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   std::string error;
   if (!parse_args(argv, {"eval", "resume"},
                   {"init", "data", "metrics", "seed", "epochs", "steps", "save", "checkpoint-dir",
-                   "checkpoint-every", "keep-checkpoints", "dump-grads", "start-step", "backend", "mesh", "zero"},
+                   "checkpoint-every", "keep-checkpoints", "dump-grads", "start-step", "backend", "mesh", "zero", "comm-timeout"},
                   args, error, {"profile"}))
     return usage_error(error + "\n" + kRunUsage);
   if (args.positional.size() != 1) return usage_error(kRunUsage);
@@ -142,6 +148,8 @@ int cmd_run(const std::vector<std::string>& argv) {
       {"checkpoint-every", 1, [&](int64_t v) { o.checkpoint_every = v; }},
       {"start-step", 0, [&](int64_t v) { o.start_step = v; }},
       {"keep-checkpoints", 1, [&](int64_t v) { o.keep_checkpoints = static_cast<int>(std::min<int64_t>(v, 1 << 20)); }},
+      // Capped at 2^24 s (194 days) so that deadlines fit the clock.
+      {"comm-timeout", 1, [&](int64_t v) { o.comm.timeout = std::chrono::seconds(std::min<int64_t>(v, 1 << 24)); }},
   };
   for (const IntOption& opt : ints) {
     if (!args.has(opt.name)) continue;
@@ -160,6 +168,13 @@ int cmd_run(const std::vector<std::string>& argv) {
     return usage_error("--profile times the compiled backend's instructions; drop --backend interp");
   if (!parse_parallel(args, o.parallel, error)) return usage_error(error + "\n" + kRunUsage);
   const bool on_mesh = !o.parallel.mesh.empty();
+  if (args.has("comm-timeout") && !on_mesh) return usage_error("--comm-timeout applies to a --mesh run");
+  // Under mpirun every process runs this command: one rank each, on a mesh of
+  // as many ranks (tools/mesh_train.h).
+  o.mpi = on_mesh && rt::launched_by_mpi();
+  if (const int n = rt::launched_processes(); !on_mesh && n > 1)
+    return usage_error("mpirun started " + std::to_string(n) + " processes: give --mesh with " + std::to_string(n) +
+                       " devices (e.g. --mesh dp=" + std::to_string(n) + ")");
   if (on_mesh && args.has("eval"))
     return usage_error("--eval runs on one device; drop --mesh (training on a mesh evaluates on its ranks)");
 
@@ -194,7 +209,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.dump_grads_path = args.get("dump-grads");
   o.progress_bar = isatty(STDERR_FILENO);
   auto summary = on_mesh ? train(*model, o) : train(*program, o);
-  if (!summary) return user_error(summary.error().message);
+  // Under mpirun: an empty error is one that rank 0 reports.
+  if (!summary) return summary.error().message.empty() ? kUserError : user_error(summary.error().message);
+  if (summary->rank != 0) return kOk;
   std::printf("trained %lld steps: final loss %.6f, median step %.3f ms", static_cast<long long>(summary->steps_run),
               summary->final_loss, summary->median_step_ms);
   if (summary->eval_loss) std::printf("; eval loss %.6f", *summary->eval_loss);

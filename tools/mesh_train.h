@@ -1,8 +1,10 @@
 // Training on a device mesh (`mlc run MODEL.json --mesh dp=2 [--zero N]`):
 // the ranks of the mesh as threads of this process, on the local
-// communicator (runtime/comm/local.h), each running train_rank
-// (tools/train.h) on the model's sharded functions (Program::from_model with
-// TrainOptions::parallel).
+// communicator (runtime/comm/local.h), or, with TrainOptions::mpi (`mpirun
+// -np 2 mlc run ...`), this process as one rank on the MPI communicator
+// (runtime/comm/mpi.h); each rank runs train_rank (tools/train.h) on the
+// model's sharded functions (Program::from_model with TrainOptions::parallel).
+// Both communicators sum in rank order, so the two give bit-identical losses.
 //
 // What is shared and what is per rank:
 //  - Once, before the ranks start: the data, the global initial state and
@@ -12,12 +14,19 @@
 //    data, its collectives; --save and checkpoints gather the sharded
 //    tensors with an all_gather per sharding axis (Rank::gather) and rank 0
 //    writes them as one device's files, so they load on any mesh or none.
-//    The per-rank loop thus needs nothing of the other ranks' memory, so the
-//    same loop can run one rank per process under mpirun (rt::mpi_world) once
-//    every process prepares the same setup.
-//  - A rank that fails ends the run: run_local_ranks aborts the world, every
-//    rank's pending or later collective fails naming the failed rank, and the
-//    error returned is the first failing rank's ("rank R: ...").
+//    The per-rank loop thus needs nothing of the other ranks' memory.
+//  - Under mpirun every process does the "once" part itself, the same way
+//    (same files, same seed: the same global initial state), after creating
+//    its world (rt::mpi_world: an Error unless the launcher started as many
+//    processes as the mesh has ranks). Only rank 0 prints notes, the
+//    progress and the summary; ranks agree that every one prepared before
+//    training (if all failed, rank 0 returns the error and the others an
+//    Error with an empty message, which the caller does not print).
+//  - A rank that fails ends the run. Threads: run_local_ranks aborts the
+//    world, every rank's pending or later collective fails naming the failed
+//    rank, and the error returned is the first failing rank's ("rank R:
+//    ..."). mpirun: the failing process aborts the job (World::abort prints
+//    "rank R failed: ..." and MPI_Abort ends every process).
 //
 // Not on a mesh (errors): artifacts (compiled for one device), --dump-grads.
 // MLC_THREADS > 1 is reduced to 1: each rank is one thread, and the kernel
@@ -30,7 +39,9 @@
 namespace mlc {
 
 // Trains `model` on options.parallel.mesh (not empty), the compiled step
-// functions on options.backend. The summary is rank 0's.
+// functions on options.backend, with options.comm's timeout. The summary is
+// rank 0's; under mpirun (options.mpi) it is this process's rank's
+// (TrainSummary::rank).
 Expected<TrainSummary> train_on_mesh(const ModelFile& model, const TrainOptions& options);
 
 // The communicators' view of `mesh`: its axes and sizes.

@@ -1,7 +1,7 @@
 // What one rank of a training run sees: a single device (no world), or one
 // rank of a device mesh whose ranks run the sharded functions of a Program
 // (tools/program.h) as SPMD programs, here as threads of one process
-// (tools/mesh_train.h) and, later, one per process under mpirun: nothing here
+// (tools/mesh_train.h) or one per process under mpirun: nothing here
 // assumes the ranks share memory except FunctionCache, which is per process.
 //
 // Contracts:

@@ -91,12 +91,12 @@ std::vector<rt::NamedTensor> state_layout(const Signature& step_fn, std::vector<
 // Loads the newest checkpoint of `dir` that verifies; warns about the others.
 Expected<std::optional<rt::TrainState>> newest_checkpoint(const std::string& dir, const ModelConfig& config,
                                                           const std::vector<rt::NamedTensor>& params,
-                                                          const std::vector<rt::NamedTensor>& state) {
+                                                          const std::vector<rt::NamedTensor>& state, bool notes) {
   std::vector<std::string> files = rt::list_checkpoints(dir);
   for (const std::string& file : files) {
     auto s = rt::read_checkpoint(file, config.name, params, state);
     if (s) return std::optional<rt::TrainState>(std::move(s).value());
-    std::fprintf(stderr, "warning: skipping checkpoint: %s\n", s.error().message.c_str());
+    if (notes) std::fprintf(stderr, "warning: skipping checkpoint: %s\n", s.error().message.c_str());
   }
   if (!files.empty()) return make_error(dir + ": error: no checkpoint in this directory verifies");
   return std::optional<rt::TrainState>();
@@ -141,7 +141,7 @@ class Progress {
 namespace {
 // prepare_training without the out-of-memory guard; `stage` says what it is doing.
 Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions& o, int64_t data_ranks,
-                                    const std::string& mesh, std::string& stage) {
+                                    const std::string& mesh, bool notes, std::string& stage) {
   const Program& program = functions.program();
   const ModelConfig& config = program.config();
   const TrainConfig& tc = config.train;
@@ -202,7 +202,7 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   s.start = o.start_step;
   if (o.resume) {
     if (o.checkpoint_dir.empty()) return make_error("error: --resume needs --checkpoint-dir");
-    MLC_TRY(auto ckpt, newest_checkpoint(o.checkpoint_dir, config, s.params, s.state));
+    MLC_TRY(auto ckpt, newest_checkpoint(o.checkpoint_dir, config, s.params, s.state, notes));
     if (ckpt) {
       if (ckpt->batch_size != batch || ckpt->steps_per_epoch != s.steps_per_epoch || ckpt->shuffle != tc.shuffle ||
           ckpt->seed != s.seed)
@@ -211,7 +211,7 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
       s.start = ckpt->step;
       s.params = std::move(ckpt->params);
       s.state = std::move(ckpt->state);
-      std::fprintf(stderr, "resuming from step %lld\n", static_cast<long long>(s.start));
+      if (notes) std::fprintf(stderr, "resuming from step %lld\n", static_cast<long long>(s.start));
     }
   }
   return s;
@@ -219,10 +219,10 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
 }  // namespace
 
 Expected<TrainSetup> prepare_training(FunctionCache& functions, const TrainOptions& o, int64_t data_ranks,
-                                      const std::string& mesh) {
+                                      const std::string& mesh, bool notes) {
   std::string stage = "starting";
   try {
-    return prepare_stages(functions, o, data_ranks, mesh, stage);
+    return prepare_stages(functions, o, data_ranks, mesh, notes, stage);
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
@@ -293,6 +293,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   ArgumentBinder binder(config, params.tensors, state.tensors);
   Progress progress(leader && o.progress_bar, total_steps);
   TrainSummary summary;
+  summary.rank = rank.index();
   std::vector<double> step_ms;
   std::vector<int64_t> mine;  // this rank's share of the epoch's order
   int64_t order_epoch = -1;

@@ -43,6 +43,11 @@ struct TrainOptions {
   Backend backend = Backend::compiled;  // of the train step and evaluation
   bool profile = false;  // time every instruction of the compiled train step and eval (tools/profile.h)
   ParallelOptions parallel;  // a mesh (and ZeRO stage): train on its ranks (model files only)
+  // On a mesh: the collectives' timeout, and whether this process is one rank
+  // under mpirun (runtime/comm/mpi.h) rather than running every rank as a
+  // thread (runtime/comm/local.h). tools/mesh_train.h.
+  rt::CommOptions comm;
+  bool mpi = false;
 };
 
 struct TrainSummary {
@@ -53,6 +58,9 @@ struct TrainSummary {
   // With TrainOptions::profile: the train step's (one per batch size run),
   // then evaluation's.
   std::vector<FunctionProfile> profiles;
+  // The rank that returned it: under mpirun every process returns its own
+  // rank's, and only rank 0's is reported.
+  int rank = 0;
 };
 
 // Trains with the functions of `program` (a model file compiled now, or an
@@ -80,9 +88,11 @@ struct TrainSetup {
 
 // Reads the data and creates the initial state. `data_ranks` > 1 (a mesh's,
 // named `mesh` in errors) must divide train.batch_size, and the training set
-// unless train.drop_last (the last partial batch must split evenly).
+// unless train.drop_last (the last partial batch must split evenly). With
+// `notes` false it prints nothing (--resume's notes and warnings), for the
+// processes of ranks other than 0 under mpirun, which all prepare the same.
 Expected<TrainSetup> prepare_training(FunctionCache& functions, const TrainOptions& options, int64_t data_ranks,
-                                      const std::string& mesh);
+                                      const std::string& mesh, bool notes = true);
 
 // The training loop of one rank (a single device is rank 0 of 1). Every rank
 // of a mesh calls it with the same setup and options; the summary is the

@@ -485,6 +485,17 @@ bool launched_by_mpi() {
   return std::getenv("SLURM_STEP_NUM_TASKS") && std::getenv("SLURM_PROCID");
 }
 
+int launched_processes() {
+  if (!launched_by_mpi()) return 0;
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char* v = std::getenv(name)) {
+      char* end = nullptr;
+      const long n = std::strtol(v, &end, 10);
+      if (end != v && *end == '\0' && n > 0 && n <= (1L << 30)) return static_cast<int>(n);
+    }
+  return 0;
+}
+
 Expected<std::unique_ptr<World>> mpi_world(const MeshShape& mesh, const CommOptions& options) {
   MLC_CHECK_OK(mesh.check());
   if (options.timeout.count() <= 0) return make_error("communicator timeout must be positive");

@@ -48,6 +48,11 @@ namespace mlc::rt {
 // SLURM_STEP_NUM_TASKS with SLURM_PROCID), so the tools choose mpi_world.
 bool launched_by_mpi();
 
+// The number of processes the launcher started, from the same environment
+// (OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_STEP_NUM_TASKS), without
+// initializing MPI; 0 when not launched so or the count is not given.
+int launched_processes();
+
 // This process's world: initializes MPI if needed, checks that the launcher
 // started mesh.num_ranks() processes ("mpirun started 3 processes but mesh
 // dp=2,tp=2 has 4 ranks"), and splits one communicator per mesh axis.
