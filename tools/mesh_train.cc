@@ -1,7 +1,11 @@
 #include "tools/mesh_train.h"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string_view>
 
+#include "runtime/artifact.h"
 #include "runtime/comm/local.h"
 #include "runtime/comm/mpi.h"
 #include "runtime/thread_pool.h"
@@ -34,6 +38,68 @@ Status agree_prepared(rt::World& world, const Status& mine) {
   return mine;  // abort ends the job; not reached under mpirun
 }
 
+// FNV-1a over bytes.
+uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// What every rank of one run must have in common, each part hashed.
+struct StartupFacts {
+  static constexpr const char* kNames[] = {
+      "a different model file", "a different mesh or ZeRO stage",
+      "different data settings (data or init file, seed, epochs, steps, resume)", "a different mlc version"};
+  uint64_t hash[4] = {};
+};
+
+StartupFacts startup_facts(const ModelFile& model, const TrainOptions& o) {
+  const ModelConfig& c = model.config();
+  StartupFacts f;
+  f.hash[0] = fnv1a(file_bytes(c.path));
+  f.hash[1] = fnv1a(o.parallel.mesh.str() + "/zero=" + std::to_string(o.parallel.zero));
+  const std::string data = o.data_path.empty() ? c.data.file : o.data_path;
+  std::string settings = data + "|" + std::to_string(file_bytes(data).size()) + "|" + o.init_path + "|" +
+                         std::to_string(o.seed.value_or(c.train.seed)) + "|" +
+                         std::to_string(o.epochs.value_or(-1)) + "|" + std::to_string(o.steps.value_or(-1)) +
+                         "|" + std::to_string(o.start_step) + "|" + (o.resume ? "resume" : "");
+  f.hash[2] = fnv1a(settings);
+  f.hash[3] = fnv1a(rt::mlc_version());
+  return f;
+}
+
+// Start-up agreement under mpirun: every rank hashes the model file, the mesh
+// and ZeRO stage, the data settings (data and init files, seed, epochs or
+// steps, resume) and the mlc version, and the ranks compare them before any
+// work. A mismatch stops every rank; rank 0 reports which ranks differ in what:
+//   "error: the ranks of this run disagree: rank 1 has a different model file from rank 0"
+Status agree_on_startup(rt::World& world, const ModelFile& model, const TrainOptions& o) {
+  StartupFacts mine = startup_facts(model, o);
+  std::vector<StartupFacts> all(static_cast<size_t>(world.size()));
+  MLC_CHECK_OK(world.all().all_gather(&mine, all.data(), sizeof(StartupFacts), "mlc run: start-up agreement"));
+  std::string differences;
+  for (size_t part = 0; part < 4; ++part) {
+    std::string ranks;
+    int count = 0;
+    for (int r = 1; r < world.size(); ++r)
+      if (all[r].hash[part] != all[0].hash[part]) {
+        ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+        ++count;
+      }
+    if (count)
+      differences += std::string(differences.empty() ? "" : "; ") + (count == 1 ? "rank " : "ranks ") + ranks +
+                     (count == 1 ? " has " : " have ") + StartupFacts::kNames[part] + " from rank 0";
+  }
+  if (differences.empty()) return {};
+  return make_error(world.rank() == 0 ? "error: the ranks of this run disagree: " + differences : "");
+}
+
 }  // namespace
 
 Expected<TrainSummary> train_on_mesh(const ModelFile& model, const TrainOptions& o) {
@@ -46,6 +112,7 @@ Expected<TrainSummary> train_on_mesh(const ModelFile& model, const TrainOptions&
   std::unique_ptr<rt::World> mpi;
   if (o.mpi) {
     MLC_TRY(mpi, rt::mpi_world(mesh_shape(mesh), o.comm));
+    MLC_CHECK_OK(agree_on_startup(*mpi, model, o));
   }
   const bool leader = !mpi || mpi->rank() == 0;
   if (rt::num_threads() > 1) {
