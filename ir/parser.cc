@@ -755,6 +755,7 @@ class Parser {
     MLC_CHECK_OK(advance());  // 'func'
     if (!at(Tok::SymbolName)) return unexpected("a function name '@...'");
     Token name = tok_;
+    if (name.text.empty()) return error_at(name.offset, "expected a function name after '@'");
     if (!names.insert(name.text).second)
       return error_at(name.offset, "redefinition of function '@" + std::string(name.text) + "'");
     MLC_CHECK_OK(advance());

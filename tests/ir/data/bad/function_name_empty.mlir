@@ -1,0 +1,5 @@
+module @m {
+  func @ () -> () {
+    return
+  }
+}
