@@ -40,7 +40,12 @@ int cmd_compile(const std::vector<std::string>& argv) {
   for (size_t i = 0; i < argv.size(); ++i) args_in.push_back(argv[i] == "-o" ? "--output" : argv[i]);
   Args args;
   std::string error;
-  if (!parse_args(args_in, {}, {"output", "target", "data"}, args, error)) return usage_error(error + "\n" + kCompileUsage);
+  if (!parse_args(args_in, {}, {"output", "target", "data", "mesh", "zero"}, args, error))
+    return usage_error(error + "\n" + kCompileUsage);
+  if (args.has("mesh") || args.has("zero"))
+    return usage_error("mlc compile writes one device's program; artifacts of a sharded program are not supported "
+                       "yet: train on a mesh from the model file (mlc run MODEL.json --mesh " +
+                       (args.has("mesh") ? args.get("mesh") : std::string("dp=2")) + ")");
   if (args.positional.size() != 1) return usage_error(kCompileUsage);
   const std::string target = args.get("target", "cpu");
   if (target != "cpu")
