@@ -80,32 +80,28 @@ Expected<TensorType> infer_all_reduce(const InferContext& ctx) {
   return ctx.operand(0);
 }
 
+namespace {
+// all_gather, reduce_scatter, shard_slice: the declared result is the operand
+// with dim `dim` multiplied (`grows`) or divided by the axis size.
+Expected<TensorType> infer_resized_dim(const InferContext& ctx, bool numeric, bool grows, const char* relation) {
+  MLC_CHECK_OK(check_mesh_axis(ctx));
+  MLC_TRY(TensorType out, require_declared(ctx));
+  const TensorType& in = ctx.operand(0);
+  if (numeric) MLC_CHECK_OK(check_numeric(ctx, in));
+  MLC_TRY(int64_t d, checked_dim(ctx, "dim", in.rank()));
+  MLC_CHECK_OK(grows ? check_multiple(ctx, in, out, d, relation) : check_multiple(ctx, out, in, d, relation));
+  return out;
+}
+}  // namespace
+
 Expected<TensorType> infer_all_gather(const InferContext& ctx) {
-  MLC_CHECK_OK(check_mesh_axis(ctx));
-  MLC_TRY(TensorType out, require_declared(ctx));
-  const TensorType& in = ctx.operand(0);
-  MLC_TRY(int64_t d, checked_dim(ctx, "dim", in.rank()));
-  MLC_CHECK_OK(check_multiple(ctx, in, out, d, "gathered result"));
-  return out;
+  return infer_resized_dim(ctx, false, true, "gathered result");
 }
-
 Expected<TensorType> infer_reduce_scatter(const InferContext& ctx) {
-  MLC_CHECK_OK(check_mesh_axis(ctx));
-  MLC_TRY(TensorType out, require_declared(ctx));
-  const TensorType& in = ctx.operand(0);
-  MLC_CHECK_OK(check_numeric(ctx, in));
-  MLC_TRY(int64_t d, checked_dim(ctx, "dim", in.rank()));
-  MLC_CHECK_OK(check_multiple(ctx, out, in, d, "scattered operand"));
-  return out;
+  return infer_resized_dim(ctx, true, false, "scattered operand");
 }
-
 Expected<TensorType> infer_shard_slice(const InferContext& ctx) {
-  MLC_CHECK_OK(check_mesh_axis(ctx));
-  MLC_TRY(TensorType out, require_declared(ctx));
-  const TensorType& in = ctx.operand(0);
-  MLC_TRY(int64_t d, checked_dim(ctx, "dim", in.rank()));
-  MLC_CHECK_OK(check_multiple(ctx, out, in, d, "sliced operand"));
-  return out;
+  return infer_resized_dim(ctx, false, false, "sliced operand");
 }
 
 Expected<TensorType> infer_all_to_all(const InferContext& ctx) {

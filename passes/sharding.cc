@@ -122,8 +122,9 @@ class Sharder {
   void prefer() {
     for (size_t k = 0; k < g_.results.size(); ++k) {
       int a = g_.updated_arg(k);
-      auto it = plan_.args.find(a >= 0 ? g_.args[a]->name : "");
-      if (a >= 0 && it != plan_.args.end()) {
+      if (a < 0) continue;
+      auto it = plan_.args.find(g_.args[a]->name);
+      if (it != plan_.args.end()) {
         preferred_.emplace(g_.results[k], it->second);
         required_.emplace(g_.results[k], it->second);
       }
@@ -199,7 +200,7 @@ class Sharder {
                         const std::string& alternative, double alternative_us, const Loc& loc) {
     Placements from = placed_.at(v);
     if (from == to) return local_.at(v);
-    bool fsdp_gather = plan_.zero == 3 && !v->producer;  // parameters are re-gathered at each use
+    bool fsdp_gather = plan_.zero == 3 && is_parameter_.count(v);  // parameters are re-gathered at each use
     std::string key = placements_str(to);
     if (!fsdp_gather)
       if (auto it = moved_[v].find(key); it != moved_[v].end()) return it->second;
@@ -370,7 +371,7 @@ class Sharder {
     if (plan_.zero != 3 || op_info(op.code).has(kElementwise)) return false;
     for (size_t i = 0; i < op.operands.size(); ++i) {
       const Value* v = op.operands[i];
-      if (!v->producer && is_parameter_.count(v) && !s.operands[i].is_replicated() && placed_.at(v)[a].is_sharded())
+      if (is_parameter_.count(v) && !s.operands[i].is_replicated() && placed_.at(v)[a].is_sharded())
         return true;
     }
     return false;
@@ -392,7 +393,7 @@ class Sharder {
     return move_us(v, placed_.at(v), target);
   }
 
-  // A partial sum read twice, or returned, is summed once where it is made:
+  // A partial sum read twice (a return counts as a read) is summed once where it is made:
   // to its preferred placement where it has one, else replicated.
   Status resolve_partial(const Value* v) {
     Placements p = placed_.at(v);
@@ -435,10 +436,6 @@ Expected<ShardedFunction> shard_function(const Function& global, const ShardingP
                         "; shard after decompose, before fusion, and only once");
   return Sharder(global, plan).run();
 }
-
-}  // namespace mlc
-
-namespace mlc {
 
 Expected<bool> ShardingPass::run(Module& module) {
   ledger_.clear();

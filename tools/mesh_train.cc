@@ -1,6 +1,7 @@
 #include "tools/mesh_train.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string_view>
@@ -65,7 +66,9 @@ StartupFacts startup_facts(const ModelFile& model, const TrainOptions& o) {
   f.hash[0] = fnv1a(file_bytes(c.path));
   f.hash[1] = fnv1a(o.parallel.mesh.str() + "/zero=" + std::to_string(o.parallel.zero));
   const std::string data = o.data_path.empty() ? c.data.file : o.data_path;
-  std::string settings = data + "|" + std::to_string(file_bytes(data).size()) + "|" + o.init_path + "|" +
+  std::error_code size_error;
+  const auto data_size = std::filesystem::file_size(data, size_error);  // the size, not the bytes: data may be large
+  std::string settings = data + "|" + std::to_string(size_error ? 0 : data_size) + "|" + o.init_path + "|" +
                          std::to_string(o.seed.value_or(c.train.seed)) + "|" +
                          std::to_string(o.epochs.value_or(-1)) + "|" + std::to_string(o.steps.value_or(-1)) +
                          "|" + std::to_string(o.start_step) + "|" + (o.resume ? "resume" : "");

@@ -121,6 +121,9 @@ int check_signatures(const Op& op, std::mt19937& rng) {
   if (!want.ok()) return 0;
   int ran = 0;
   std::vector<ShardingSignature> sigs = sharding_signatures(op);
+  // The first signature is all-replicated: every op accepts it.
+  EXPECT_EQ(sigs.front().operands, std::vector<Placement>(op.operands.size()));
+  EXPECT_EQ(sigs.front().results, std::vector<Placement>(op.results.size()));
   for (size_t k = 1; k < sigs.size(); ++k) {
     const ShardingSignature& s = sigs[k];
     SCOPED_TRACE("signature #" + std::to_string(k) + " result " + s.results[0].str());
@@ -180,12 +183,13 @@ TEST(ShardingRules, EverySignatureReassemblesTheOpsResult) {
       seen.insert(op->code);
     }
   }
+  // The examples' train steps reach 30+ op kinds; ops and signatures they do
+  // not use are not exercised here.
   EXPECT_GT(signatures, 500);
-  // The ops the examples do not reach, on shapes of their own.
   EXPECT_GE(seen.size(), 30u);
 }
 
-TEST(ShardingRules, EveryOpHasARuleAndAllReplicatedComesFirst) {
+TEST(ShardingRules, EveryOpHasARuleKind) {
   for (const OpInfo& info : all_ops()) {
     SCOPED_TRACE(std::string(info.name));
     ShardingRuleKind kind = sharding_rule_kind(info.code);
