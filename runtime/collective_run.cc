@@ -4,38 +4,17 @@
 #include <vector>
 
 #include "ir/op_table.h"
+#include "runtime/tensor_chunks.h"
 
 namespace mlc::rt {
 
 namespace {
 
-// A tensor of `shape` seen as [outer, mid, inner] around dim `d`: `mid`
-// elements along d, `inner` bytes per element step along d.
-struct Around {
-  int64_t outer = 1, mid = 1, inner = 1;
-};
-
-Around around(const Shape& shape, int64_t d, int64_t elem_bytes) {
-  Around a;
-  for (int64_t i = 0; i < d; ++i) a.outer *= shape[i];
-  a.mid = shape[d];
-  a.inner = elem_bytes;
-  for (size_t i = static_cast<size_t>(d) + 1; i < shape.size(); ++i) a.inner *= shape[i];
-  return a;
-}
-
-// Copies chunk c (of n along the mid dim) of `full` into the contiguous `chunk`,
-// or back when `to_full`.
-void copy_chunk(const Around& full, int64_t n, int64_t c, std::byte* full_data, std::byte* chunk, bool to_full) {
-  int64_t m = full.mid / n, row = m * full.inner;
-  for (int64_t o = 0; o < full.outer; ++o) {
-    std::byte* f = full_data + (o * full.mid + c * m) * full.inner;
-    std::byte* k = chunk + o * row;
-    if (to_full)
-      std::memcpy(f, k, static_cast<size_t>(row));
-    else
-      std::memcpy(k, f, static_cast<size_t>(row));
-  }
+// Is every dim before d of size 1, so that chunks along d are contiguous?
+bool leading(const Shape& shape, int64_t d) {
+  for (int64_t i = 0; i < d; ++i)
+    if (shape[i] != 1) return false;
+  return true;
 }
 
 std::byte* scratch(int64_t bytes) {
@@ -80,23 +59,20 @@ Status run_collective(const Op& op, World& world, std::span<const Tensor* const>
     case OpCode::AllGather: {
       int64_t d = op.attrs.get_int("dim");
       const Tensor& x = *operands[0];
-      if (around(x.shape(), d, e).outer == 1)  // chunks are contiguous already
+      if (leading(x.shape(), d))  // chunks are contiguous already
         return g->all_gather(x.bytes(), result.bytes(), x.num_bytes(), tag);
       std::byte* gathered = scratch(result.num_bytes());
       MLC_CHECK_OK(g->all_gather(x.bytes(), gathered, x.num_bytes(), tag));
-      Around full = around(result.shape(), d, e);
-      for (int64_t r = 0; r < n; ++r) copy_chunk(full, n, r, result.bytes(), gathered + r * x.num_bytes(), true);
+      for (int64_t r = 0; r < n; ++r) insert_chunk(result.shape(), e, d, n, r, gathered + r * x.num_bytes(), result.bytes());
       return {};
     }
     case OpCode::ReduceScatter: {
       int64_t d = op.attrs.get_int("dim");
       const Tensor& x = *operands[0];
-      Around full = around(x.shape(), d, e);
       const std::byte* chunks = x.bytes();
-      if (full.outer != 1) {
+      if (!leading(x.shape(), d)) {
         std::byte* packed = scratch(x.num_bytes());
-        for (int64_t r = 0; r < n; ++r)
-          copy_chunk(full, n, r, const_cast<std::byte*>(x.bytes()), packed + r * result.num_bytes(), false);
+        for (int64_t r = 0; r < n; ++r) extract_chunk(x.shape(), e, d, n, r, x.bytes(), packed + r * result.num_bytes());
         chunks = packed;
       }
       return g->reduce_scatter(chunks, result.bytes(), result.num_elements(), result.dtype(), ReduceOp::sum, tag);
@@ -111,12 +87,9 @@ Status run_collective(const Op& op, World& world, std::span<const Tensor* const>
       int64_t chunk_bytes = x.num_bytes() / n;
       std::byte* send = scratch(2 * x.num_bytes());
       std::byte* recv = send + x.num_bytes();
-      Around in = around(x.shape(), split, e);
-      for (int64_t r = 0; r < n; ++r)
-        copy_chunk(in, n, r, const_cast<std::byte*>(x.bytes()), send + r * chunk_bytes, false);
+      for (int64_t r = 0; r < n; ++r) extract_chunk(x.shape(), e, split, n, r, x.bytes(), send + r * chunk_bytes);
       MLC_CHECK_OK(g->all_to_all(send, recv, chunk_bytes, tag));
-      Around out = around(result.shape(), concat, e);
-      for (int64_t r = 0; r < n; ++r) copy_chunk(out, n, r, result.bytes(), recv + r * chunk_bytes, true);
+      for (int64_t r = 0; r < n; ++r) insert_chunk(result.shape(), e, concat, n, r, recv + r * chunk_bytes, result.bytes());
       return {};
     }
     case OpCode::CollectiveBroadcast:
@@ -130,7 +103,7 @@ Status run_collective(const Op& op, World& world, std::span<const Tensor* const>
     case OpCode::ShardSlice: {
       int64_t d = op.attrs.get_int("dim");
       const Tensor& x = *operands[0];
-      copy_chunk(around(x.shape(), d, e), n, g->rank(), const_cast<std::byte*>(x.bytes()), result.bytes(), false);
+      extract_chunk(x.shape(), e, d, n, g->rank(), x.bytes(), result.bytes());
       return {};
     }
     default:

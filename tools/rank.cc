@@ -1,8 +1,7 @@
 #include "tools/rank.h"
 
-#include <cstring>
-
 #include "passes/sharding.h"
+#include "runtime/tensor_chunks.h"
 
 namespace mlc {
 
@@ -70,37 +69,10 @@ Expected<StepFunction> Rank::function(const std::string& name, int64_t batch) co
 
 std::string Rank::prefix() const { return world ? "rank " + std::to_string(world->rank()) + ": " : ""; }
 
-namespace {
-// Sizes of a tensor of `shape` around dim d, in bytes for the inner part.
-struct Around {
-  int64_t outer = 1, mid = 1, inner = 1;
-};
-Around around(const Shape& shape, int64_t d, int64_t element_bytes) {
-  Around a;
-  a.inner = element_bytes;
-  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
-    if (i < d) a.outer *= shape[i];
-    if (i == d) a.mid = shape[i];
-    if (i > d) a.inner *= shape[i];
-  }
-  return a;
-}
-}  // namespace
-
 rt::Tensor Rank::local_part(const rt::Tensor& global, const Placements& placements) const {
   rt::Tensor t = global;
   for (size_t a = 0; a < placements.size(); ++a) {
-    if (!placements[a].is_sharded()) continue;
-    const int64_t d = placements[a].dim, n = mesh.axes[a].size;
-    const Around s = around(t.shape(), d, dtype_size(t.dtype()));
-    Shape shape = t.shape();
-    shape[d] /= n;
-    rt::Tensor part(TensorType{t.dtype(), shape});
-    const int64_t m = shape[d];
-    for (int64_t o = 0; o < s.outer; ++o)
-      std::memcpy(part.bytes() + o * m * s.inner, t.bytes() + (o * s.mid + coords[a] * m) * s.inner,
-                  static_cast<size_t>(m * s.inner));
-    t = std::move(part);
+    if (placements[a].is_sharded()) t = rt::chunk_of(t, placements[a].dim, mesh.axes[a].size, coords[a]);
   }
   return t;
 }
@@ -116,14 +88,11 @@ Expected<rt::Tensor> Rank::gather(const rt::Tensor& local, const Placements& pla
     const int64_t n = group.size(), d = placements[a].dim, part_bytes = t.num_bytes();
     std::vector<std::byte> parts(static_cast<size_t>(n * part_bytes));
     MLC_CHECK_OK(group.all_gather(t.bytes(), parts.data(), part_bytes, "gather of " + name));
-    const Around s = around(t.shape(), d, dtype_size(t.dtype()));
     Shape shape = t.shape();
     shape[d] *= n;
     rt::Tensor whole(TensorType{t.dtype(), shape});
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t o = 0; o < s.outer; ++o)
-        std::memcpy(whole.bytes() + (o * s.mid * n + i * s.mid) * s.inner,
-                    parts.data() + i * part_bytes + o * s.mid * s.inner, static_cast<size_t>(s.mid * s.inner));
+      rt::insert_chunk(shape, dtype_size(t.dtype()), d, n, i, parts.data() + i * part_bytes, whole.bytes());
     t = std::move(whole);
   }
   return t;

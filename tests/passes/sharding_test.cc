@@ -24,6 +24,7 @@
 #include "runtime/comm/local.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/tensor_chunks.h"
 
 namespace mlc {
 namespace {
@@ -41,27 +42,12 @@ Module example_pipeline(const std::string& name) {
   return m;
 }
 
-// Chunk `index` of `n` along dim d.
-rt::Tensor chunk(const rt::Tensor& t, int64_t d, int64_t n, int64_t index) {
-  Shape shape = t.shape();
-  const int64_t e = dtype_size(t.dtype());
-  int64_t outer = 1, inner = e;
-  for (int64_t i = 0; i < d; ++i) outer *= shape[i];
-  for (size_t i = static_cast<size_t>(d) + 1; i < shape.size(); ++i) inner *= shape[i];
-  const int64_t mid = shape[d], m = mid / n;
-  shape[d] = m;
-  rt::Tensor out(TensorType{t.dtype(), shape});
-  for (int64_t o = 0; o < outer; ++o)
-    std::memcpy(out.bytes() + o * m * inner, t.bytes() + (o * mid + index * m) * inner, static_cast<size_t>(m * inner));
-  return out;
-}
-
 // This device's part of a replicated or sharded global tensor: chunks nest in
 // mesh-axis order.
 rt::Tensor local_part(const rt::Tensor& global, const Placements& p, const Mesh& mesh, const std::vector<int>& coords) {
   rt::Tensor t = global;
   for (size_t a = 0; a < p.size(); ++a)
-    if (p[a].is_sharded()) t = chunk(t, p[a].dim, mesh.axes[a].size, coords[a]);
+    if (p[a].is_sharded()) t = rt::chunk_of(t, p[a].dim, mesh.axes[a].size, coords[a]);
   return t;
 }
 
