@@ -67,6 +67,7 @@ Status run_pipeline(Module& module, const PipelineOptions& options, const std::s
       module.set_mesh(options.mesh);
       auto sharding = std::make_unique<ShardingPass>();
       MLC_CHECK_OK(sharding->set_option("zero", std::to_string(options.zero)));
+      sharding->set_tensor_parallel(options.tensor_parallel);
       MLC_CHECK_OK(run_pipeline_pass(*sharding, module, options));
       if (options.ledger) *options.ledger = sharding->ledger();
       continue;

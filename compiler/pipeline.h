@@ -41,6 +41,7 @@ struct PipelineOptions {
   std::optional<OptimizerConfig> optimizer;  // without it, the optimizer pass is skipped
   Mesh mesh;     // without one, the sharding pass is skipped; with one, the module gets it
   int zero = 0;  // ZeRO stage of the sharding pass's data-parallel plan
+  TensorParallelPlan tensor_parallel;  // the sharding pass's plan for the mesh's "tp" axis
   // When set, receives the sharding pass's collective ledger, by function.
   std::map<std::string, std::vector<LedgerEntry>>* ledger = nullptr;
   bool verify_each = verify_each_pass_by_default();

@@ -5,6 +5,7 @@
 #include "frontends/emit_util.h"
 #include "frontends/json_doc.h"
 #include "frontends/model_settings.h"
+#include "frontends/parallel_section.h"
 #include "frontends/module_tree.h"
 #include "ir/diagnostics.h"
 #include "ir/source_file.h"
@@ -79,7 +80,7 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
     return doc.error(doc.root(), "a model file must be a JSON object, found " +
                                      json_kind(*doc.root().json));
   Fields top(doc, doc.root(), "the model file");
-  MLC_CHECK_OK(top.allow({"name", "inputs", "model", "loss", "data", "train"}));
+  MLC_CHECK_OK(top.allow({"name", "inputs", "model", "loss", "data", "train", "parallel"}));
   ModelFile mf;
   ModelConfig& c = mf.config_;
   c.path = path;
@@ -109,6 +110,9 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
     MLC_TRY(c.train, parse_train(doc, *train));
   }
   collect_params(*tree, "", true, c.params);
+  if (auto parallel = top.get("parallel")) {
+    MLC_TRY(c.parallel, parse_parallel(doc, *parallel, c.params));
+  }
   mf.model_ = std::move(tree);
   // Trial build: shape errors between layers are load errors too.
   MLC_TRY(Module trial, mf.build(c.trial_batch()));

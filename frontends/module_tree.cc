@@ -206,7 +206,7 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
   switch (m.kind) {
     case ModuleNode::Kind::layer:
       for (const ParamDecl& p : m.layer->params())
-        out.push_back({prefix + p.name, TensorType{DType::f32, p.shape}, p.init, trainable, m.loc});
+        out.push_back({prefix + p.name, TensorType{DType::f32, p.shape}, p.init, trainable, m.loc, m.layer->type()});
       break;
     case ModuleNode::Kind::container:
       for (const auto& [name, c] : m.children) collect_params(*c, prefix + name + ".", trainable, out);

@@ -68,6 +68,7 @@ std::string Placement::str() const {
     case Kind::replicated: return "R";
     case Kind::sharded: return "S(" + std::to_string(dim) + ")";
     case Kind::partial: return "P";
+    case Kind::partial_max: return "P(max)";
   }
   return "?";
 }

@@ -50,18 +50,27 @@ struct Mesh {
   static Expected<Mesh> parse(std::string_view text);
 };
 
+// R: every device holds the whole value. S(d): device i of the axis holds
+// chunk i of dim d. P: the value is the sum of the devices' values (a partial
+// sum, PyTorch DTensor's Partial()). P(max): the value is their elementwise
+// maximum (Partial("max"): a max over a sharded dim, as in vocabulary-parallel
+// softmax).
 struct Placement {
-  enum class Kind : uint8_t { replicated, sharded, partial };
+  enum class Kind : uint8_t { replicated, sharded, partial, partial_max };
   Kind kind = Kind::replicated;
   int64_t dim = 0;  // sharded only
 
   static Placement R() { return {}; }
   static Placement S(int64_t d) { return {Kind::sharded, d}; }
   static Placement P() { return {Kind::partial, 0}; }
+  static Placement Pmax() { return {Kind::partial_max, 0}; }
   bool is_replicated() const { return kind == Kind::replicated; }
   bool is_sharded() const { return kind == Kind::sharded; }
-  bool is_partial() const { return kind == Kind::partial; }
-  std::string str() const;  // "R", "S(0)", "P"
+  // A pending reduction of either kind.
+  bool is_partial() const { return kind == Kind::partial || kind == Kind::partial_max; }
+  // The pending reduction's all_reduce `reduce` attribute: "sum" or "max".
+  std::string_view reduction() const { return kind == Kind::partial_max ? "max" : "sum"; }
+  std::string str() const;  // "R", "S(0)", "P", "P(max)"
   friend bool operator==(const Placement&, const Placement&) = default;
 };
 

@@ -28,6 +28,7 @@ struct ParamInfo {
   ParamInit init;
   bool trainable = true;
   Loc loc;  // the layer that declares it
+  std::string layer_type;  // the declaring layer's "type" ("Linear", "Embedding", ...)
 };
 
 // One model input read from the data file: `tensor[slices]`.
@@ -95,6 +96,27 @@ struct TrainConfig {
   OptimizerConfig optimizer;
 };
 
+// The model file's "parallel" section (docs/model-format.md): a default mesh
+// and ZeRO stage, and the tensor-parallel plan resolved to parameters.
+struct TensorParallelParam {
+  std::string name;   // a parameter
+  int64_t dim = -1;   // the dim sharded over the "tp" axis; -1: replicated
+  // Rowwise: the layer's contraction (or embedding lookup) gives partial sums
+  // that the layer reduces itself, so its output is whole (or, with sequence
+  // parallelism, sharded on the sequence dim).
+  bool rowwise = false;
+  Loc loc;  // the plan entry that matched it
+};
+struct ParallelConfig {
+  std::string mesh;  // "" when not given
+  Loc mesh_loc;
+  int zero = 0;
+  std::vector<TensorParallelParam> tensor_parallel;  // sharded or rowwise parameters only
+  bool sequence_parallel = false;
+  Loc loc;
+  bool empty() const { return mesh.empty() && zero == 0 && tensor_parallel.empty() && !sequence_parallel; }
+};
+
 struct InputInfo {
   std::string name;
   DType dtype;
@@ -114,6 +136,7 @@ struct ModelConfig {
   bool classifier = false;  // cross-entropy: evaluation reports accuracy
   DataConfig data;
   TrainConfig train;
+  ParallelConfig parallel;
 
   // The batch a model is built at when nothing asks for another (the load-time
   // trial build, `mlc ir`, `mlc plan`): train.batch_size, or 1 without "train".

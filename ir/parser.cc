@@ -332,9 +332,20 @@ class Parser {
     if (!at(Tok::Less)) return p;
     MLC_CHECK_OK(advance());
     for (;;) {
-      if (at_keyword("R") || at_keyword("P")) {
-        p.push_back(tok_.text == "R" ? Placement::R() : Placement::P());
+      if (at_keyword("R")) {
+        p.push_back(Placement::R());
         MLC_CHECK_OK(advance());
+      } else if (at_keyword("P")) {
+        MLC_CHECK_OK(advance());
+        if (at(Tok::LParen)) {
+          MLC_CHECK_OK(advance());
+          if (!at_keyword("max")) return unexpected("'max' (a partial maximum, 'P(max)')");
+          MLC_CHECK_OK(advance());
+          MLC_CHECK_OK(expect(Tok::RParen, "')'", "after 'P(max'"));
+          p.push_back(Placement::Pmax());
+        } else {
+          p.push_back(Placement::P());
+        }
       } else if (at_keyword("S")) {
         MLC_CHECK_OK(advance());
         MLC_CHECK_OK(expect(Tok::LParen, "'('", "after 'S'"));
@@ -343,7 +354,7 @@ class Parser {
         MLC_CHECK_OK(expect(Tok::RParen, "')'", "after the sharded dim"));
         p.push_back(Placement::S(d));
       } else {
-        return unexpected("a placement 'R', 'S(dim)' or 'P'");
+        return unexpected("a placement 'R', 'S(dim)', 'P' or 'P(max)'");
       }
       if (at(Tok::Greater)) break;
       MLC_CHECK_OK(expect(Tok::Comma, "',' or '>'", "in placements"));

@@ -1,11 +1,13 @@
 #include "passes/sharding.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ir/builder.h"
+#include "ir/diagnostics.h"
 #include "ir/op_table.h"
 #include "passes/sharding_rules.h"
 
@@ -78,7 +80,10 @@ struct Step {
 std::optional<Step> step_between(Placement from, Placement to) {
   if (from == to) return std::nullopt;
   if (to.is_partial()) return std::nullopt;
-  if (from.is_partial()) return Step{to.is_sharded() ? OpCode::ReduceScatter : OpCode::AllReduce, to};
+  if (from.is_partial()) {
+    if (to.is_sharded() && from.kind == Placement::Kind::partial_max) return std::nullopt;  // no max-scatter
+    return Step{to.is_sharded() ? OpCode::ReduceScatter : OpCode::AllReduce, to};
+  }
   if (from.is_sharded()) return Step{to.is_sharded() ? OpCode::AllToAll : OpCode::AllGather, to};
   return Step{OpCode::ShardSlice, to};
 }
@@ -152,6 +157,7 @@ class Sharder {
     local_[v] = local;
     placed_[v] = std::move(p);
     if (g_.arg_kinds[i] == ArgKind::param || g_.arg_kinds[i] == ArgKind::frozen) is_parameter_.insert(v);
+    if (auto pin = plan_.pinned.find(v->name); pin != plan_.pinned.end()) pinned_[v] = pin->second;
     return {};
   }
 
@@ -164,28 +170,59 @@ class Sharder {
   // for everything but R -> S (so an inner axis is undone before an outer
   // one), then R -> S forward. Empty optional: impossible (to P, or undoing an
   // outer axis's chunks of a dim an inner axis keeps sharded).
-  std::optional<std::vector<std::pair<size_t, Step>>> plan_move(Placements from, const Placements& to) const {
+  std::optional<std::vector<std::pair<size_t, Step>>> plan_move(const Placements& from, const Placements& to) const {
+    if (auto steps = plan_move_in_order(from, to, true)) return steps;
+    if (auto steps = plan_move_in_order(from, to, false)) return steps;
+    // Nested chunks of one dim that change order (<S(0),S(0)> -> <R,S(0)>,
+    // <R,S(0)> -> <S(0),S(0)>): whole first (inner axes first), then sliced.
+    const Placements whole = replicated(from.size());
+    auto gather = plan_move_in_order(from, whole, true);
+    auto slice = plan_move_in_order(whole, to, true);
+    if (!gather || !slice) return std::nullopt;
+    gather->insert(gather->end(), slice->begin(), slice->end());
+    return gather;
+  }
+
+  // plan_move with the axes taken last to first (`reverse`) or first to last.
+  std::optional<std::vector<std::pair<size_t, Step>>> plan_move_in_order(Placements from, const Placements& to,
+                                                                         bool reverse) const {
     std::vector<std::pair<size_t, Step>> steps;
-    for (size_t a = mesh_.axes.size(); a-- > 0;) {
+    const size_t axes = mesh_.axes.size();
+    for (size_t k = 0; k < axes; ++k) {
+      const size_t a = reverse ? axes - 1 - k : k;
       if (from[a] == to[a] || (from[a].is_replicated() && to[a].is_sharded())) continue;
       auto s = step_between(from[a], to[a]);
-      if (!s) return std::nullopt;
-      if (from[a].is_sharded())
-        for (size_t b = a + 1; b < mesh_.axes.size(); ++b)
-          if (from[b].is_sharded() && from[b].dim == from[a].dim) return std::nullopt;
+      if (!s || !keeps_nesting(from, a, s->to)) return std::nullopt;
       steps.push_back({a, *s});
       from[a] = s->to;
     }
     for (size_t a = 0; a < mesh_.axes.size(); ++a)
       if (from[a] != to[a]) {
+        if (!keeps_nesting(from, a, to[a])) return std::nullopt;
         steps.push_back({a, Step{OpCode::ShardSlice, to[a]}});
         from[a] = to[a];
       }
     return steps;
   }
 
+  // Chunks of a dim sharded by several axes nest in mesh-axis order (the
+  // first axis picks the outer chunk), so a step on axis a may neither undo
+  // nor add the chunks of a dim that an axis after a shards.
+  static bool keeps_nesting(const Placements& from, size_t a, Placement to) {
+    for (size_t b = a + 1; b < from.size(); ++b) {
+      if (!from[b].is_sharded()) continue;
+      if (from[a].is_sharded() && from[b].dim == from[a].dim) return false;
+      if (to.is_sharded() && from[b].dim == to.dim) return false;
+    }
+    return true;
+  }
+
   // Estimated time to move v from `from` to `to`; kImpossible if it cannot.
+  // A move already made (and shared: not an FSDP re-gather) costs nothing more.
   double move_us(const Value* v, Placements from, const Placements& to) const {
+    if (auto made = moved_.find(v); made != moved_.end() && made->second.count(placements_str(to)) &&
+                                    placed_.at(v) == from && !(plan_.zero == 3 && is_parameter_.count(v)))
+      return 0;
     auto steps = plan_move(from, to);
     if (!steps) return kImpossible;
     double us = 0;
@@ -218,6 +255,7 @@ class Sharder {
       MLC_TRY(Shape shape, local_shape(v->type.shape, next, mesh_));
       TensorType type{v->type.dtype, shape};
       Attrs attrs{{"mesh_axis", axis.name}};
+      if (s.code == OpCode::AllReduce) attrs.set("reduce", std::string(from[a].reduction()));
       if (s.code == OpCode::AllGather) attrs.set("dim", from[a].dim);
       if (s.code == OpCode::ReduceScatter || s.code == OpCode::ShardSlice) attrs.set("dim", s.to.dim);
       if (s.code == OpCode::AllToAll) {
@@ -287,7 +325,7 @@ class Sharder {
         Choice t = c;
         for (size_t i = 0; i < s.operands.size(); ++i) t.operands[i][a] = s.operands[i];
         for (size_t r = 0; r < s.results.size(); ++r) t.results[r][a] = s.results[r];
-        if (!fits(op, t) || keeps_parameter_sharded(op, s, a)) continue;
+        if (!fits(op, t) || keeps_parameter_sharded(op, s, a) || moves_pinned(op, s, a)) continue;
         Scored sc{0, 0, 0, k};
         for (size_t i = 0; i < op.operands.size(); ++i) {
           sc.us += axis_move_us(op.operands[i], a, s.operands[i]);
@@ -320,7 +358,15 @@ class Sharder {
           second = sc;
         }
       }
-      if (!best) return make_error("mlc internal error: sharding: no signature of " + describe_op(op) + " fits");
+      if (!best) {
+        for (const Value* v : op.operands)
+          if (is_pinned(v, a))
+            return error_at(op.loc, "sharding: " + describe_op(op) + " cannot read %" + v->name + " as planned, " +
+                                        placements_str(placed_.at(v)) + " (it has no signature that keeps " +
+                                        placed_.at(v)[a].str() + " on axis " + "'" + mesh_.axes[a].name + "'" +
+                                        "); change the tensor-parallel plan of " + "'" + v->name + "'");
+        return make_error("mlc internal error: sharding: no signature of " + describe_op(op) + " fits");
+      }
       const ShardingSignature& s = sigs[best->index];
       for (size_t i = 0; i < s.operands.size(); ++i) c.operands[i][a] = s.operands[i];
       for (size_t r = 0; r < s.results.size(); ++r) c.results[r][a] = s.results[r];
@@ -360,21 +406,51 @@ class Sharder {
       (*made)[r]->placements = c.results[r];
       local_[op.results[r]] = (*made)[r];
       placed_[op.results[r]] = c.results[r];
+      MLC_CHECK_OK(settle(op.results[r]));
       MLC_CHECK_OK(resolve_partial(op.results[r]));
     }
     return {};
   }
 
   // FSDP (zero = 3): a sharded parameter is gathered for every use but the
-  // elementwise optimizer update, which stays sharded.
+  // elementwise optimizer update, which stays sharded (on the axes where
+  // tensor parallelism pins it, it stays sharded everywhere).
   bool keeps_parameter_sharded(const Op& op, const ShardingSignature& s, size_t a) const {
     if (plan_.zero != 3 || op_info(op.code).has(kElementwise)) return false;
     for (size_t i = 0; i < op.operands.size(); ++i) {
       const Value* v = op.operands[i];
-      if (is_parameter_.count(v) && !s.operands[i].is_replicated() && placed_.at(v)[a].is_sharded())
+      if (is_parameter_.count(v) && !is_pinned(v, a) && !s.operands[i].is_replicated() && placed_.at(v)[a].is_sharded())
         return true;
     }
     return false;
+  }
+
+  bool is_pinned(const Value* v, size_t a) const {
+    auto it = pinned_.find(v);
+    return it != pinned_.end() && std::find(it->second.begin(), it->second.end(), a) != it->second.end();
+  }
+
+  // Tensor parallelism: the signature would move a pinned argument on axis a.
+  bool moves_pinned(const Op& op, const ShardingSignature& s, size_t a) const {
+    for (size_t i = 0; i < op.operands.size(); ++i)
+      if (is_pinned(op.operands[i], a) && placed_.at(op.operands[i])[a] != s.operands[i]) return true;
+    return false;
+  }
+
+  // The plan's settled outputs: moved on their axis as soon as they are made.
+  Status settle(const Value* v) {
+    auto it = plan_.settle.find(v);
+    if (it == plan_.settle.end()) return {};
+    Placements target = placed_.at(v);
+    for (const ShardingPlan::Settle& s : it->second) target[s.axis] = s.to;
+    if (target == placed_.at(v)) return {};
+    if (!local_shape(v->type.shape, target, mesh_))
+      for (const ShardingPlan::Settle& s : it->second) target[s.axis] = Placement::R();
+    MLC_TRY(Value * x, move(v, target, "the layer's output (tensor-parallel plan)", "", 0,
+                            v->producer ? v->producer->loc : Loc{}));
+    local_[v] = x;
+    placed_[v] = target;
+    return {};
   }
 
   // Every operand and result of the candidate has a valid local shape.
@@ -404,7 +480,9 @@ class Sharder {
     Placements target = p;
     for (size_t a = 0; a < p.size(); ++a)
       if (p[a].is_partial())
-        target[a] = pref != preferred_.end() && !pref->second[a].is_partial() ? pref->second[a] : Placement::R();
+        target[a] = p[a].kind == Placement::Kind::partial && pref != preferred_.end() && !pref->second[a].is_partial()
+                        ? pref->second[a]
+                        : Placement::R();
     if (!local_shape(v->type.shape, target, mesh_)) target = replicated(p.size());
     MLC_TRY(Value * x, move(v, target, "its " + std::to_string(uses_[v]) + " uses (a partial sum is summed once)",
                             "", 0, v->producer ? v->producer->loc : Loc{}));
@@ -424,6 +502,7 @@ class Sharder {
   std::unordered_map<const Value*, Placements> required_;  // results that update an argument
   std::unordered_map<const Value*, int> uses_;
   std::unordered_set<const Value*> is_parameter_;
+  std::unordered_map<const Value*, std::vector<size_t>> pinned_;  // arguments kept in place on these axes
   std::vector<LedgerEntry> ledger_;
 };
 
@@ -446,6 +525,7 @@ Expected<bool> ShardingPass::run(Module& module) {
     if (f->name != "train_step" && f->name != "eval" && f->name != "loss_grad") continue;
     if (!f->args.empty() && !f->args[0]->placements.empty()) continue;  // sharded already
     MLC_TRY(ShardingPlan plan, data_parallel_plan(*f, mesh, zero_));
+    MLC_CHECK_OK(apply_tensor_parallel(*f, tp_, plan));
     MLC_TRY(ShardedFunction sharded, shard_function(*f, plan));
     ledger_[f->name] = std::move(sharded.ledger);
     f = std::move(sharded.function);

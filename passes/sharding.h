@@ -39,6 +39,7 @@
 #include "ir/expected.h"
 #include "ir/graph.h"
 #include "ir/mesh.h"
+#include "ir/model_config.h"
 #include "passes/pass.h"
 
 namespace mlc {
@@ -54,6 +55,17 @@ struct ShardingPlan {
   // Placements of the function's arguments by name; unlisted arguments are replicated.
   std::map<std::string, Placements> args;
   int zero = 0;  // ZeRO stage; 3 re-gathers sharded parameters before every use (FSDP)
+  // Arguments that keep their placement on the listed mesh axes at every use
+  // (tensor-parallel weights): no signature that would move them there is
+  // taken, and an op that has none is an error naming the argument.
+  std::map<std::string, std::vector<size_t>> pinned;
+  // Values of the function moved to a placement on one axis as soon as they
+  // are made (a rowwise layer's partial sums reduced at its output).
+  struct Settle {
+    size_t axis;
+    Placement to;
+  };
+  std::map<const Value*, std::vector<Settle>> settle;
 };
 
 // The data-parallel plan for a function on `mesh`: every axis is a data axis
@@ -65,6 +77,30 @@ struct ShardingPlan {
 // replicated.
 Expected<ShardingPlan> data_parallel_plan(const Function& f, const Mesh& mesh, int zero);
 bool is_data_axis(std::string_view axis);
+
+// The tensor-parallel plan of a model file's "parallel" section
+// (frontends/parallel_section.h), applied on the mesh's "tp" axis.
+struct TensorParallelPlan {
+  std::vector<TensorParallelParam> params;
+  bool sequence_parallel = false;
+  bool empty() const { return params.empty(); }
+};
+
+// Adds `tp` to `plan` for `f` (nothing when the mesh has no "tp" axis):
+//  - a rowwise (vocabulary-parallel) embedding table's lookups and their
+//    gradients are rewritten in `f` into ops whose sharding rules keep the
+//    table sharded (passes/tensor_parallel.cc); the values `f` computes are
+//    unchanged;
+//  - each planned parameter, and its optimizer state ("<param>.<slot>", same
+//    type), is placed S(dim) on tp and pinned there;
+//  - the forward result of each op reading a rowwise weight (its contraction
+//    or embedding lookup, a partial sum) settles at R on tp, or with
+//    sequence parallelism at S(1), the sequence dim of [batch, seq, ...]
+//    activations (R for lower ranks). "Forward" is what the function's fresh
+//    results (the loss, metrics) depend on.
+// Errors: a planned parameter that `f` does not take, named with the plan
+// entry's location.
+Status apply_tensor_parallel(Function& f, const TensorParallelPlan& tp, ShardingPlan& plan);
 
 // One inserted collective and why.
 struct LedgerEntry {
@@ -104,16 +140,19 @@ namespace mlc {
 // `sharding` stage when the module has a mesh): shards @train_step, @eval and
 // @loss_grad with data_parallel_plan over the module's mesh; the other
 // functions (@optimizer_init, @loss) stay unsharded. Without a mesh it changes
-// nothing. Options: zero=0..3. ledger() is the last run's, by function.
+// nothing. Options: zero=0..3; the tensor-parallel plan is set by the
+// pipeline (set_tensor_parallel). ledger() is the last run's, by function.
 class ShardingPass : public Pass {
  public:
   std::string_view name() const override { return "sharding"; }
   Expected<bool> run(Module& module) override;
   Status set_option(std::string_view key, std::string_view value) override;
   const std::map<std::string, std::vector<LedgerEntry>>& ledger() const { return ledger_; }
+  void set_tensor_parallel(TensorParallelPlan tp) { tp_ = std::move(tp); }
 
  private:
   int zero_ = 0;
+  TensorParallelPlan tp_;
   std::map<std::string, std::vector<LedgerEntry>> ledger_;
 };
 

@@ -10,10 +10,12 @@ namespace {
 
 constexpr int64_t kR = -1;  // the operand (result) is replicated in this signature
 constexpr int64_t kP = -2;  // the result is a partial sum
+constexpr int64_t kPmax = -3;  // the result is a partial maximum
 
 Placement placement(int64_t d) {
   if (d == kR) return Placement::R();
   if (d == kP) return Placement::P();
+  if (d == kPmax) return Placement::Pmax();
   return Placement::S(d);
 }
 
@@ -152,12 +154,12 @@ void reduction(const Op& op, Signatures& s) {
   std::vector<int64_t> dims = op.attrs.get_ints("dims");
   for (int64_t& d : dims)
     if (d < 0) d += rank_of(x);
-  bool keepdim = op.attrs.get_bool("keepdim"), sum = op.code == OpCode::ReduceSum;
+  bool keepdim = op.attrs.get_bool("keepdim"), sum = op.code == OpCode::ReduceSum, max = op.code == OpCode::ReduceMax;
   int64_t kept = 0;
   for (int64_t d = 0; d < rank_of(x); ++d) {
     bool reduced = dims.empty() || std::find(dims.begin(), dims.end(), d) != dims.end();
     if (!reduced) s.shard1({d}, keepdim ? d : kept);
-    else if (sum) s.shard1({d}, kP);
+    else if (sum || max) s.shard1({d}, sum ? kP : kPmax);
     kept += !reduced;
   }
   if (sum) s.partial({true});

@@ -39,7 +39,7 @@ struct ShardingSignature {
 enum class ShardingRuleKind {
   elementwise,   // every dim of the result, operands aligned numpy-style
   movement,      // dims mapped through the op (broadcast, reshape, transpose, ...)
-  reduction,     // kept dims map; summed dims give P (sum only)
+  reduction,     // kept dims map; reduced dims give P (sum) or P(max) (max)
   contraction,   // dot and convolutions: batch/free dims map, contracted dims give P
   window,        // pooling and its gradients: batch and channel dims only
   indexing,      // gather / scatter_add: the non-indexed dims and the index dims

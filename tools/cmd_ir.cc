@@ -46,6 +46,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
     return usage_error("--timings times the passes, so it needs --after PASS|all");
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
+  parallel = with_model_parallel(parallel, args.has("zero"), model->config());
   int64_t batch = model->config().trial_batch();
   if (args.has("batch")) {
     try {
@@ -72,6 +73,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
     if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
     options.mesh = parallel.mesh;
     options.zero = parallel.zero;
+    options.tensor_parallel = parallel.tensor_parallel;
     if (all)
       options.after_each = [](const std::string& pass, const Module& m) {
         std::printf("// ---- after %s\n%s", pass.c_str(), print_module(m).c_str());

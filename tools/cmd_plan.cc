@@ -101,6 +101,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
+  parallel = with_model_parallel(parallel, args.has("zero"), config);
   if (config.train.optimizer.type.empty())
     return user_error(config.path + ": error: mlc plan needs a \"train\" section with an optimizer");
   const int64_t batch = config.train.batch_size;
@@ -110,6 +111,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   options.optimizer = config.train.optimizer;
   options.mesh = parallel.mesh;
   options.zero = parallel.zero;
+  options.tensor_parallel = parallel.tensor_parallel;
   std::map<std::string, std::vector<LedgerEntry>> ledger;
   options.ledger = &ledger;
   Status s = run_pipeline(*module, options);

@@ -167,6 +167,17 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (o.profile && o.backend == Backend::interp)
     return usage_error("--profile times the compiled backend's instructions; drop --backend interp");
   if (!parse_parallel(args, o.parallel, error)) return usage_error(error + "\n" + kRunUsage);
+  const bool artifact = is_artifact_path(args.positional[0]);
+  if (artifact && !o.parallel.mesh.empty())
+    return usage_error("--mesh needs MODEL.json: an artifact is compiled for one device");
+  // A model file's "parallel" section may give the mesh.
+  std::optional<ModelFile> model;
+  if (!artifact) {
+    auto loaded = ModelFile::load(args.positional[0]);
+    if (!loaded) return user_error(loaded.error().message);
+    model.emplace(std::move(*loaded));
+    o.parallel = with_model_parallel(o.parallel, args.has("zero"), model->config());
+  }
   const bool on_mesh = !o.parallel.mesh.empty();
   if (args.has("comm-timeout") && !on_mesh) return usage_error("--comm-timeout applies to a --mesh run");
   // Under mpirun every process runs this command: one rank each, on a mesh of
@@ -180,22 +191,16 @@ int cmd_run(const std::vector<std::string>& argv) {
 
   // MODEL.json is compiled now; MODEL.mlcx was compiled by `mlc compile`.
   const std::string& file = args.positional[0];
-  std::optional<ModelFile> model;
   std::optional<Program> program;
-  if (is_artifact_path(file)) {
+  if (artifact) {
     if (args.has("backend"))
       return usage_error("--backend applies to model files; an artifact runs the code it was compiled to");
-    if (on_mesh)
-      return usage_error("--mesh needs MODEL.json: an artifact is compiled for one device");
     auto artifact = rt::read_artifact(file);
     if (!artifact) return user_error(artifact.error().message);
     Status linked = rt::link_artifact(*artifact);
     if (!linked) return user_error(file + ": error: " + linked.error().message);
     program.emplace(Program::from_artifact(std::make_shared<const rt::Artifact>(std::move(*artifact)), file));
   } else {
-    auto loaded = ModelFile::load(file);
-    if (!loaded) return user_error(loaded.error().message);
-    model.emplace(std::move(*loaded));
     program.emplace(Program::from_model(*model, o.backend));
   }
   if (args.has("eval")) return run_eval(*program, args, o.seed.value_or(program->config().train.seed));

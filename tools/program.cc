@@ -12,6 +12,14 @@ bool after_pipeline(const std::string& name, bool sharded) {
 }
 }  // namespace
 
+ParallelOptions with_model_parallel(ParallelOptions cli, bool zero_given, const ModelConfig& config) {
+  const ParallelConfig& section = config.parallel;
+  if (cli.mesh.empty() && !section.mesh.empty()) cli.mesh = Mesh::parse(section.mesh).value();  // checked by the parser
+  if (!zero_given && !cli.mesh.empty()) cli.zero = section.zero;
+  cli.tensor_parallel = {section.tensor_parallel, section.sequence_parallel};
+  return cli;
+}
+
 Program Program::from_model(const ModelFile& model, Backend backend, ParallelOptions parallel) {
   Program p;
   p.model_ = &model;
@@ -43,6 +51,7 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
       options.optimizer = config().train.optimizer;
       options.mesh = parallel_.mesh;
       options.zero = parallel_.zero;
+      options.tensor_parallel = parallel_.tensor_parallel;
       options.ledger = &ledgers_[batch];
       MLC_CHECK_OK(run_pipeline(m, options));
     }

@@ -20,12 +20,20 @@
 
 namespace mlc {
 
-// How a model file's functions are partitioned: a device mesh and the ZeRO
-// stage of its data-parallel plan (passes/sharding.h). No mesh: one device.
+// How a model file's functions are partitioned: a device mesh, the ZeRO
+// stage of its data-parallel plan and its tensor-parallel plan
+// (passes/sharding.h). No mesh: one device.
 struct ParallelOptions {
   Mesh mesh;
   int zero = 0;
+  TensorParallelPlan tensor_parallel;  // applied on the mesh's "tp" axis, if any
 };
+
+// The model file's "parallel" section under the command line's options:
+// `cli` (from --mesh/--zero; `zero_given`: --zero was given) keeps what it
+// sets; the section supplies the mesh and ZeRO stage where it does not, and
+// the tensor-parallel plan.
+ParallelOptions with_model_parallel(ParallelOptions cli, bool zero_given, const ModelConfig& config);
 
 class Program {
  public:

@@ -114,7 +114,11 @@ TEST(ShardedIr, ParserLocatesPlacementsAndCollectivesThatDoNotFitTheMesh) {
   EXPECT_EQ(first_error(sharded_with("mesh = \"dp=2,tp=2\"", "mesh = \"dp=2,dp=2\"")),
             "s.mlir:1:22: error: module attribute 'mesh': mesh 'dp=2,dp=2': axis 'dp' appears twice");
   EXPECT_EQ(first_error(sharded_with("<S(0),R> {input}", "<S(0),Q> {input}")),
-            "s.mlir:2:29: error: expected a placement 'R', 'S(dim)' or 'P', found 'Q'");
+            "s.mlir:2:29: error: expected a placement 'R', 'S(dim)', 'P' or 'P(max)', found 'Q'");
+  EXPECT_EQ(first_error(sharded_with("<S(0),R> {input}", "<S(0),P(min)> {input}")),
+            "s.mlir:2:31: error: expected 'max' (a partial maximum, 'P(max)'), found 'min'");
+  // A partial maximum parses and verifies.
+  EXPECT_EQ(first_error(sharded_with("<S(0),R> {input}", "<S(0),P(max)> {input}")), "");
   EXPECT_EQ(first_error(sharded_with("-> (f32[16,6]<R,S(1)>)", "-> (f32[16,6]<R,R>)")),
             "s.mlir:10:12: error: return value '%2' has placements <R,S(1)>, but result #0 of '@f' is declared <R,R>");
 }

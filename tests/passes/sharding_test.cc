@@ -29,6 +29,12 @@
 namespace mlc {
 namespace {
 
+ModelFile example_model(const std::string& name) {
+  auto model = ModelFile::load(std::string(MLC_SOURCE_DIR) + "/examples/" + name + ".json");
+  EXPECT_TRUE(model.ok()) << model.error().message;
+  return std::move(*model);
+}
+
 Module example_pipeline(const std::string& name) {
   auto model = ModelFile::load(std::string(MLC_SOURCE_DIR) + "/examples/" + name + ".json");
   EXPECT_TRUE(model.ok()) << model.error().message;
@@ -138,7 +144,11 @@ int check_signatures(const Op& op, std::mt19937& rng) {
     }
     ++ran;
     const Placement out = s.results[0];
-    if (out.is_partial()) {
+    if (out.kind == Placement::Kind::partial_max) {
+      // A maximum of the parts' maxima is exact.
+      for (int64_t e = 0; e < want->num_elements(); ++e)
+        EXPECT_EQ(std::max(element(got[0], e), element(got[1], e)), element(*want, e)) << "element " << e;
+    } else if (out.is_partial()) {
       // Small integers: the parts add up exactly, except through a division,
       // which rounds each quotient (f32: within 2 ulps of the sum's
       // magnitudes), and where a divisor is 0 (the parts' infinities may sum
@@ -201,6 +211,18 @@ Expected<ShardedFunction> shard_example(const Module& m, const std::string& fn, 
   return shard_function(f, plan);
 }
 
+// With the example's tensor-parallel plan (on the mesh's tp axis), in `m`
+// (which it rewrites: vocabulary-parallel embeddings).
+Expected<ShardedFunction> shard_example_tp(Module& m, const std::string& example, const std::string& fn,
+                                           const char* mesh, int zero, bool sequence_parallel) {
+  Function& f = *m.find(fn);
+  MLC_TRY(ShardingPlan plan, data_parallel_plan(f, *Mesh::parse(mesh), zero));
+  const ModelFile model = example_model(example);
+  const ParallelConfig& section = model.config().parallel;
+  MLC_CHECK_OK(apply_tensor_parallel(f, {section.tensor_parallel, sequence_parallel}, plan));
+  return shard_function(f, plan);
+}
+
 TEST(ShardingPass, DataParallelAllReducesEachGradientOnce) {
   Module m = example_pipeline("digits_mlp");
   auto dp = shard_example(m, "train_step", "dp=2", 0);
@@ -260,7 +282,8 @@ TEST(ShardingPass, ShapesThatDoNotDivideAreErrorsNamingTheArgument) {
 
 // Arguments of a train step: floats in [-0.5, 0.5) (optimizer state in [0,
 // 0.5): Adam's second moments are not negative), indices in [0, 10), step 1.
-std::vector<rt::Tensor> step_arguments(const Function& f) {
+// Integer inputs are drawn from [0, int_bound): class labels, token ids.
+std::vector<rt::Tensor> step_arguments(const Function& f, int64_t int_bound) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> value(-0.5f, 0.5f);
   std::vector<rt::Tensor> args;
@@ -269,7 +292,7 @@ std::vector<rt::Tensor> step_arguments(const Function& f) {
     for (int64_t k = 0; k < t.num_elements(); ++k) {
       if (t.dtype() == DType::f32)
         t.data<float>()[k] = f.arg_kinds[i] == ArgKind::state ? std::fabs(value(rng)) : value(rng);
-      if (t.dtype() == DType::i64) t.data<int64_t>()[k] = f.arg_kinds[i] == ArgKind::step ? 1 : static_cast<int64_t>(rng() % 10);
+      if (t.dtype() == DType::i64) t.data<int64_t>()[k] = f.arg_kinds[i] == ArgKind::step ? 1 : static_cast<int64_t>(rng() % static_cast<uint64_t>(int_bound));
     }
     args.push_back(std::move(t));
   }
@@ -280,6 +303,9 @@ struct MeshCase {
   const char* example;
   const char* mesh;
   int zero;
+  bool tensor_parallel = false;  // the example's "parallel" plan on the tp axis
+  bool sequence_parallel = false;
+  int64_t int_bound = 10;  // integer inputs: digits' classes; tiny_gpt's vocabulary is 64
 };
 
 class ShardedEquivalence : public ::testing::TestWithParam<MeshCase> {};
@@ -288,7 +314,10 @@ TEST_P(ShardedEquivalence, EveryDeviceComputesItsPartOfTheUnshardedStep) {
   const MeshCase& c = GetParam();
   Module m = example_pipeline(c.example);
   const Function& global = *m.find("train_step");
-  auto sharded = shard_example(m, "train_step", c.mesh, c.zero);
+  Module rewritten = example_pipeline(c.example);
+  auto sharded = c.tensor_parallel
+                     ? shard_example_tp(rewritten, c.example, "train_step", c.mesh, c.zero, c.sequence_parallel)
+                     : shard_example(m, "train_step", c.mesh, c.zero);
   ASSERT_TRUE(sharded.ok()) << sharded.error().message;
   const Function& local = *sharded->function;
   const Mesh mesh = *Mesh::parse(c.mesh);
@@ -297,7 +326,7 @@ TEST_P(ShardedEquivalence, EveryDeviceComputesItsPartOfTheUnshardedStep) {
   // Unsharded: three steps, feeding updates back.
   auto interp = rt::Interpreter::create(global);
   ASSERT_TRUE(interp.ok());
-  std::vector<rt::Tensor> args = step_arguments(global);
+  std::vector<rt::Tensor> args = step_arguments(global, c.int_bound);
   const std::vector<rt::Tensor> first_args = args;
   std::vector<std::vector<rt::Tensor>> want;  // results per step
   for (int s = 0; s < kSteps; ++s) {
@@ -354,7 +383,8 @@ TEST_P(ShardedEquivalence, EveryDeviceComputesItsPartOfTheUnshardedStep) {
           double a = have.data<float>()[e], b = expect.data<float>()[e];
           worst = std::max(worst, std::fabs(a - b) / (std::fabs(b) + 1e-30));
           ASSERT_LE(std::fabs(a - b), 1e-6 * std::fabs(b) + 1e-7)
-              << "step " << s << " device " << dev << " result " << k << " element " << e;
+              << "step " << s << " device " << dev << " result " << k << " element " << e
+              << (local.updated_arg(k) >= 0 ? " (updates %" + local.args[local.updated_arg(k)]->name + ")" : "");
         }
       }
     }
@@ -365,10 +395,19 @@ INSTANTIATE_TEST_SUITE_P(All, ShardedEquivalence,
                          ::testing::Values(MeshCase{"digits_mlp", "dp=2", 0}, MeshCase{"digits_mlp", "dp=2", 1},
                                            MeshCase{"digits_mlp", "dp=2", 3}, MeshCase{"digits_mlp", "dp=2,fsdp=2", 3},
                                            MeshCase{"digits_cnn", "dp=2", 0}, MeshCase{"digits_cnn", "dp=2", 3},
-                                           MeshCase{"tiny_gpt", "dp=2", 0}, MeshCase{"tiny_gpt", "dp=2", 3}),
+                                           MeshCase{"tiny_gpt", "dp=2", 0, false, false, 64}, MeshCase{"tiny_gpt", "dp=2", 3, false, false, 64},
+                                           MeshCase{"tiny_gpt", "tp=2", 0, true, false, 64},
+                                           MeshCase{"tiny_gpt", "tp=2", 0, true, true, 64},
+                                           MeshCase{"tiny_gpt", "tp=4", 0, true, false, 64},
+                                           MeshCase{"tiny_gpt", "dp=2,tp=2", 0, true, false, 64},
+                                           MeshCase{"tiny_gpt", "dp=2,tp=2", 0, true, true, 64},
+                                           MeshCase{"tiny_gpt", "tp=2,dp=2", 1, true, false, 64},
+                                           MeshCase{"tiny_gpt", "dp=2,tp=2", 3, true, false, 64}),
                          [](const auto& info) {
                            std::string name = std::string(info.param.example) + "_" + info.param.mesh + "_zero" +
-                                              std::to_string(info.param.zero);
+                                              std::to_string(info.param.zero) +
+                                              (info.param.tensor_parallel ? "_tp" : "") +
+                                              (info.param.sequence_parallel ? "_sp" : "");
                            for (char& ch : name)
                              if (ch == '=' || ch == ',') ch = '_';
                            return name;
