@@ -69,7 +69,7 @@ Expected<ParallelConfig> parse_parallel(const JsonDoc& doc, const Node& node, co
                                         squote(at->second) + " already matched");
       const bool bias = p.name.ends_with(".bias") && p.type.rank() == 1;
       if (p.type.rank() != 2 && !bias)
-        return doc.key_error(entry, squote(pattern) + " matches " + squote(p.name) + " (" + p.type.str() + ", of a " +
+        return doc.key_error(entry, squote(pattern) + " matches " + squote(p.name) + " (" + p.type.str() + ", of a layer of type " +
                                         p.layer_type + "): tensor parallelism applies to 2-D weights (Linear, "
                                         "Embedding, attention and SwiGLU projections) and their biases");
       ++matched;

@@ -254,6 +254,39 @@ TEST(ShardingPass, DataParallelAllReducesEachGradientOnce) {
   EXPECT_EQ(e.bytes, 64 * 64 * 4);
 }
 
+// tiny_gpt's tensor-parallel plan gives Megatron's program: no weight ever
+// moves; each rowwise layer (and the vocabulary-parallel embedding) sums its
+// output once in forward, each colwise layer's input gradient once in
+// backward; the loss reduces a max and sums over the vocabulary shards.
+TEST(ShardingPass, TensorParallelPlanIsMegatrons) {
+  Module m = example_pipeline("tiny_gpt");
+  auto tp = shard_example_tp(m, "tiny_gpt", "train_step", "tp=2", 0, false);
+  ASSERT_TRUE(tp.ok()) << tp.error().message;
+  std::map<std::string, int> count;
+  for (const auto& op : tp->function->ops)
+    if (op_info(op->code).has(kCollective))
+      ++count[std::string(op_name(op->code)) + (op->code == OpCode::AllReduce ? "/" + op->attrs.get_string("reduce") : "") +
+              " " + op->result()->type.str()];
+  EXPECT_EQ(count["all_reduce/sum f32[16,32,64]"], 10);  // 5 outputs in forward, 5 input gradients
+  EXPECT_EQ(count["all_reduce/max f32[16,32,1]"], 1);    // the loss's max over the vocabulary
+  EXPECT_EQ(count["all_gather f32[64,64]"] + count["all_gather f32[128,64]"] + count["all_gather f32[64,128]"], 0);
+  for (const LedgerEntry& e : tp->ledger)
+    EXPECT_TRUE(e.value.find(".weight") == std::string::npos || e.value[0] != '%') << "moves " << e.value;
+  // With sequence parallelism the layer outputs are reduce-scattered over the
+  // sequence and gathered again before the next colwise layer.
+  Module m2 = example_pipeline("tiny_gpt");
+  auto sp = shard_example_tp(m2, "tiny_gpt", "train_step", "tp=2", 0, true);
+  ASSERT_TRUE(sp.ok()) << sp.error().message;
+  int scatters = 0, gathers = 0;
+  for (const auto& op : sp->function->ops) {
+    scatters += op->code == OpCode::ReduceScatter && op->attrs.get_int("dim") == 1;
+    gathers += op->code == OpCode::AllGather && op->attrs.get_int("dim") == 1 &&
+               op->result()->type.shape == Shape{16, 32, 64};
+  }
+  EXPECT_EQ(scatters, 5);
+  EXPECT_GE(gathers, 5);
+}
+
 TEST(ShardingPass, OutputVerifiesAndRoundTrips) {
   Module m = example_pipeline("tiny_gpt");
   m.set_mesh(*Mesh::parse("dp=2"));
