@@ -95,6 +95,21 @@ void expect_tensors(const std::string& got_path, const std::string& ref_path, do
   }
 }
 
+// Trains `model` with `o` (metrics and final parameters written to `dir`):
+// every loss within 1e-5 relative of the recorded run's, every final
+// parameter within `param_atol`.
+void expect_training_matches(const ModelFile& model, TrainOptions o, const std::string& dir,
+                             const std::string& losses_json, const std::string& final_params, double param_atol) {
+  o.metrics_path = dir + "/metrics.jsonl";
+  o.save_path = dir + "/final.safetensors";
+  run(model, o);
+  auto want = read_json(losses_json)["losses"].get<std::vector<double>>();
+  Metrics m = read_metrics(o.metrics_path);
+  ASSERT_EQ(m.losses.size(), want.size());
+  expect_losses(m.losses, want, want.size(), 1e-5);
+  expect_tensors(o.save_path, final_params, param_atol);
+}
+
 class OracleModel : public ::testing::TestWithParam<std::string> {};
 
 // digits_mlp (135 steps) and tiny_gpt (40 steps): every loss, the first
@@ -138,18 +153,11 @@ TEST_P(OracleMeshPlan, TinyGptMatchesPyTorchStepForStep) {
   ModelFile model = load_model("examples/tiny_gpt.json");
   TrainOptions o;
   o.init_path = ref + "/init.safetensors";
-  o.metrics_path = dir + "/metrics.jsonl";
-  o.save_path = dir + "/final.safetensors";
   o.parallel.mesh = *Mesh::parse(c.mesh);
   o.parallel = with_model_parallel(o.parallel, true, model.config());
   o.parallel.zero = c.zero;
   o.parallel.tensor_parallel.sequence_parallel = c.sequence_parallel;
-  run(model, o);
-  auto want = read_json(ref + "/losses.json")["losses"].get<std::vector<double>>();
-  Metrics m = read_metrics(o.metrics_path);
-  ASSERT_EQ(m.losses.size(), want.size());
-  expect_losses(m.losses, want, want.size(), 1e-5);
-  expect_tensors(o.save_path, ref + "/final.safetensors", 1e-4);
+  expect_training_matches(model, o, dir, ref + "/losses.json", ref + "/final.safetensors", 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(Plans, OracleMeshPlan,
@@ -221,14 +229,7 @@ TEST_P(Optimizers, MatchPyTorch) {
   ModelFile model = load_model(base + ".json");
   TrainOptions o;
   o.init_path = "tests/data/optimizers/init.safetensors";
-  o.metrics_path = dir + "/metrics.jsonl";
-  o.save_path = dir + "/final.safetensors";
-  run(model, o);
-  auto want = read_json(base + ".losses.json")["losses"].get<std::vector<double>>();
-  Metrics m = read_metrics(o.metrics_path);
-  ASSERT_EQ(m.losses.size(), want.size());
-  expect_losses(m.losses, want, want.size(), 1e-5);
-  expect_tensors(o.save_path, base + ".final.safetensors", 1e-5);
+  expect_training_matches(model, o, dir, base + ".losses.json", base + ".final.safetensors", 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Optimizers,
