@@ -78,16 +78,22 @@ rt::Tensor small_values(const TensorType& type, std::mt19937& rng) {
   return t;
 }
 
-// Two parts of a float tensor that sum to it: (x - r, r).
-std::pair<rt::Tensor, rt::Tensor> split_sum(const rt::Tensor& x, std::mt19937& rng) {
-  rt::Tensor r = small_values(x.type(), rng), rest = x;
-  for (int64_t k = 0; k < x.num_elements(); ++k) {
-    if (x.dtype() == DType::f32) rest.data<float>()[k] -= r.data<float>()[k];
-    if (x.dtype() == DType::f64) rest.data<double>()[k] -= r.data<double>()[k];
-    if (x.dtype() == DType::i64) rest.data<int64_t>()[k] -= r.data<int64_t>()[k];
-    if (x.dtype() == DType::i32) rest.data<int32_t>()[k] -= r.data<int32_t>()[k];
+// n parts of a tensor that sum to it: n - 1 small random tensors and the rest.
+std::vector<rt::Tensor> split_sum(const rt::Tensor& x, int n, std::mt19937& rng) {
+  std::vector<rt::Tensor> parts;
+  rt::Tensor rest = x;
+  for (int p = 1; p < n; ++p) {
+    rt::Tensor r = small_values(x.type(), rng);
+    for (int64_t k = 0; k < x.num_elements(); ++k) {
+      if (x.dtype() == DType::f32) rest.data<float>()[k] -= r.data<float>()[k];
+      if (x.dtype() == DType::f64) rest.data<double>()[k] -= r.data<double>()[k];
+      if (x.dtype() == DType::i64) rest.data<int64_t>()[k] -= r.data<int64_t>()[k];
+      if (x.dtype() == DType::i32) rest.data<int32_t>()[k] -= r.data<int32_t>()[k];
+    }
+    parts.push_back(std::move(r));
   }
-  return {rest, r};
+  parts.insert(parts.begin(), std::move(rest));
+  return parts;
 }
 
 double element(const rt::Tensor& t, int64_t k) {
@@ -100,11 +106,13 @@ double element(const rt::Tensor& t, int64_t k) {
   }
 }
 
-// Checks every S/P signature of `op` on a 2-device axis; returns how many ran.
-int check_signatures(const Op& op, std::mt19937& rng) {
-  const Mesh mesh{{{"x", 2}}};
+// Checks every S/P signature of `op` on an axis of n devices; returns how many ran.
+int check_signatures(const Op& op, int n, std::mt19937& rng) {
+  const Mesh mesh{{{"x", n}}};
   std::vector<rt::Tensor> global;
   for (const Value* v : op.operands) global.push_back(small_values(v->type, rng));
+  if (op.code == OpCode::Div && global[1].dtype() == DType::i64)  // integer divisors: 1, not 0
+    for (int64_t k = 0; k < global[1].num_elements(); ++k) global[1].data<int64_t>()[k] = 1;
   std::vector<const rt::Tensor*> ptrs;
   for (const rt::Tensor& t : global) ptrs.push_back(&t);
   const TensorType& rt_type = op.result()->type;
@@ -118,23 +126,22 @@ int check_signatures(const Op& op, std::mt19937& rng) {
   EXPECT_EQ(sigs.front().results, std::vector<Placement>(op.results.size()));
   for (size_t k = 1; k < sigs.size(); ++k) {
     const ShardingSignature& s = sigs[k];
-    SCOPED_TRACE("signature #" + std::to_string(k) + " result " + s.results[0].str());
+    SCOPED_TRACE("signature #" + std::to_string(k) + " result " + s.results[0].str() + " on " +
+                 std::to_string(n) + " devices");
     bool fits = static_cast<bool>(local_shape(rt_type.shape, {s.results[0]}, mesh));
     for (size_t i = 0; i < op.operands.size(); ++i) fits = fits && local_shape(global[i].shape(), {s.operands[i]}, mesh);
     if (!fits) continue;
     TensorType local_type{rt_type.dtype, *local_shape(rt_type.shape, {s.results[0]}, mesh)};
-    std::vector<std::vector<rt::Tensor>> parts(2);
+    std::vector<std::vector<rt::Tensor>> parts(static_cast<size_t>(n));
     for (size_t i = 0; i < op.operands.size(); ++i) {
-      if (s.operands[i].is_partial()) {
-        auto [a, b] = split_sum(global[i], rng);
-        parts[0].push_back(a);
-        parts[1].push_back(b);
-      } else {
-        for (int dev = 0; dev < 2; ++dev) parts[dev].push_back(local_part(global[i], {s.operands[i]}, mesh, {dev}));
-      }
+      std::vector<rt::Tensor> split;
+      if (s.operands[i].is_partial()) split = split_sum(global[i], n, rng);
+      for (int dev = 0; dev < n; ++dev)
+        parts[dev].push_back(s.operands[i].is_partial() ? split[dev]
+                                                        : local_part(global[i], {s.operands[i]}, mesh, {dev}));
     }
     std::vector<rt::Tensor> got;
-    for (int dev = 0; dev < 2; ++dev) {
+    for (int dev = 0; dev < n; ++dev) {
       std::vector<const rt::Tensor*> p;
       for (const rt::Tensor& t : parts[dev]) p.push_back(&t);
       auto r = rt::eval_op(op.code, p, op.attrs, local_type);
@@ -144,25 +151,28 @@ int check_signatures(const Op& op, std::mt19937& rng) {
     }
     ++ran;
     const Placement out = s.results[0];
-    if (out.kind == Placement::Kind::partial_max) {
-      // A maximum of the parts' maxima is exact.
-      for (int64_t e = 0; e < want->num_elements(); ++e)
-        EXPECT_EQ(std::max(element(got[0], e), element(got[1], e)), element(*want, e)) << "element " << e;
-    } else if (out.is_partial()) {
+    for (int64_t e = 0; out.is_partial() && e < want->num_elements(); ++e) {
+      const double w = element(*want, e);
+      double sum = 0, magnitude = std::fabs(w), max = -INFINITY;
+      for (const rt::Tensor& g : got) {
+        sum += element(g, e);
+        magnitude += std::fabs(element(g, e));
+        max = std::max(max, element(g, e));
+      }
+      if (out.kind == Placement::Kind::partial_max) {
+        EXPECT_EQ(max, w) << "element " << e;  // a maximum of the parts' maxima is exact
+        continue;
+      }
       // Small integers: the parts add up exactly, except through a division,
       // which rounds each quotient (f32: within 2 ulps of the sum's
       // magnitudes), and where a divisor is 0 (the parts' infinities may sum
       // to NaN: not compared).
-      for (int64_t e = 0; e < want->num_elements(); ++e) {
-        double a = element(got[0], e), b = element(got[1], e), w = element(*want, e);
-        if (!std::isfinite(w)) continue;
-        EXPECT_NEAR(a + b, w, op.code == OpCode::Div ? 2.4e-7 * (std::fabs(a) + std::fabs(b) + std::fabs(w)) : 0)
-            << "element " << e;
-      }
-    } else {
-      for (int dev = 0; dev < 2; ++dev)
-        EXPECT_TRUE(same_bits(got[dev], local_part(*want, {out}, mesh, {dev}))) << "device " << dev;
+      if (std::isfinite(w))
+        EXPECT_NEAR(sum, w, op.code == OpCode::Div ? 2.4e-7 * magnitude : 0) << "element " << e;
     }
+    if (!out.is_partial())
+      for (int dev = 0; dev < n; ++dev)
+        EXPECT_TRUE(same_bits(got[dev], local_part(*want, {out}, mesh, {dev}))) << "device " << dev;
   }
   return ran;
 }
@@ -171,17 +181,24 @@ TEST(ShardingRules, EverySignatureReassemblesTheOpsResult) {
   std::mt19937 rng(7);
   std::set<OpCode> seen;
   int signatures = 0;
-  for (const char* example : {"digits_mlp", "digits_cnn", "tiny_gpt"}) {
-    Module m = example_pipeline(example);
+  for (const char* example : {"digits_mlp", "digits_cnn", "tiny_gpt", "tiny_gpt with its tensor-parallel plan"}) {
+    const bool tp = std::string_view(example).ends_with("plan");
+    const std::string name = tp ? "tiny_gpt" : example;
+    Module m = example_pipeline(name);
+    if (tp) {  // the vocabulary-parallel rewrite's ops
+      ShardingPlan plan{*Mesh::parse("tp=2")};
+      const ModelFile model = example_model(name);
+      ASSERT_TRUE(apply_tensor_parallel(*m.find("train_step"), {model.config().parallel.tensor_parallel}, plan).ok());
+    }
     for (const auto& op : m.find("train_step")->ops) {
       SCOPED_TRACE(std::string(example) + ": " + std::string(op_name(op->code)) + " at " + op->loc.str());
-      signatures += check_signatures(*op, rng);
+      for (int n : {2, 4}) signatures += check_signatures(*op, n, rng);
       seen.insert(op->code);
     }
   }
   // The examples' train steps reach 30+ op kinds; ops and signatures they do
   // not use are not exercised here.
-  EXPECT_GT(signatures, 500);
+  EXPECT_GT(signatures, 1500);
   EXPECT_GE(seen.size(), 30u);
 }
 
