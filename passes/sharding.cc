@@ -220,6 +220,7 @@ class Sharder {
   // Estimated time to move v from `from` to `to`; kImpossible if it cannot.
   // A move already made (and shared: not an FSDP re-gather) costs nothing more.
   double move_us(const Value* v, Placements from, const Placements& to) const {
+    if (splat_placeable(v, to)) return 0;
     if (auto made = moved_.find(v); made != moved_.end() && made->second.count(placements_str(to)) &&
                                     placed_.at(v) == from && !(plan_.zero == 3 && is_parameter_.count(v)))
       return 0;
@@ -241,6 +242,17 @@ class Sharder {
     std::string key = placements_str(to);
     if (!fsdp_gather)
       if (auto it = moved_[v].find(key); it != moved_[v].end()) return it->second;
+    if (splat_placeable(v, to)) {  // made again, locally: no collective
+      const Op& c = *v->producer;
+      Builder b(*out_);
+      b.set_loc(c.loc);
+      b.set_scope(c.meta.scope);
+      MLC_TRY(Shape shape, local_shape(v->type.shape, to, mesh_));
+      MLC_TRY(Value * x, b.try_create(c.code, {}, c.attrs, TensorType{v->type.dtype, shape}));
+      x->placements = to;
+      moved_[v][key] = x;
+      return x;
+    }
     auto steps = plan_move(from, to);
     if (!steps)
       return make_error("mlc internal error: sharding: cannot move " + describe_value(v) + " from " +
@@ -285,6 +297,20 @@ class Sharder {
     }
     if (!fsdp_gather) moved_[v][key] = x;
     return x;
+  }
+
+  // A splat constant is made at any placement where it is local: sharded on
+  // any dim, and, when it is zero, as a partial sum (zeros sum to zeros).
+  bool splat_placeable(const Value* v, const Placements& to) const {
+    if (!v->producer || v->producer->code != OpCode::Constant || !local_shape(v->type.shape, to, mesh_)) return false;
+    const AttrValue* value = v->producer->attrs.find("value");
+    bool zero;
+    if (value && std::holds_alternative<double>(*value)) zero = std::get<double>(*value) == 0;
+    else if (value && std::holds_alternative<int64_t>(*value)) zero = std::get<int64_t>(*value) == 0;
+    else return false;  // dense
+    for (const Placement& p : to)
+      if (p.kind == Placement::Kind::partial_max || (p.is_partial() && !zero)) return false;
+    return true;
   }
 
   std::string describe_value(const Value* v) const {

@@ -275,6 +275,20 @@ TEST(ShardingPass, DataParallelAllReducesEachGradientOnce) {
 // moves; each rowwise layer (and the vocabulary-parallel embedding) sums its
 // output once in forward, each colwise layer's input gradient once in
 // backward; the loss reduces a max and sums over the vocabulary shards.
+// Embedding gradients too: scatter_add into zeros made as a partial sum
+// (a zero constant is placed anywhere for free), so tiny_gpt's data-parallel
+// step has one all_reduce per gradient plus the loss's, and nothing else.
+TEST(ShardingPass, DataParallelTinyGptReducesEachGradientOnce) {
+  Module m = example_pipeline("tiny_gpt");
+  auto dp = shard_example(m, "train_step", "dp=2", 0);
+  ASSERT_TRUE(dp.ok()) << dp.error().message;
+  int all_reduces = 0, others = 0;
+  for (const auto& op : dp->function->ops)
+    if (op_info(op->code).has(kCollective)) (op->code == OpCode::AllReduce ? all_reduces : others)++;
+  EXPECT_EQ(all_reduces, 22 + 1);
+  EXPECT_EQ(others, 0);
+}
+
 TEST(ShardingPass, TensorParallelPlanIsMegatrons) {
   Module m = example_pipeline("tiny_gpt");
   auto tp = shard_example_tp(m, "tiny_gpt", "train_step", "tp=2", 0, false);
