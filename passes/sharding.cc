@@ -553,6 +553,8 @@ Expected<bool> ShardingPass::run(Module& module) {
     MLC_TRY(ShardingPlan plan, data_parallel_plan(*f, mesh, zero_));
     MLC_CHECK_OK(apply_tensor_parallel(*f, tp_, plan));
     MLC_TRY(ShardedFunction sharded, shard_function(*f, plan));
+    if (Status rules = check_sharding_rules(*sharded.function, mesh); !rules)
+      return make_error("mlc internal error: " + rules.error().message);
     ledger_[f->name] = std::move(sharded.ledger);
     f = std::move(sharded.function);
     changed = true;

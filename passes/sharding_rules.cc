@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ir/collectives.h"
+#include "ir/diagnostics.h"
 #include "ir/op_table.h"
 
 namespace mlc {
@@ -298,6 +300,40 @@ std::vector<ShardingSignature> sharding_signatures(const Op& op) {
     case ShardingRuleKind::decomposed: break;
   }
   return s.take();
+}
+
+Status check_sharding_rules(const Function& f, const Mesh& mesh) {
+  for (const auto& op : f.ops) {
+    if (uses_mesh_axis(op->code)) continue;
+    // The op on global types, in a scratch function (rules read global types).
+    Function scratch(f.name);
+    std::vector<Value*> operands;
+    for (const Value* v : op->operands)
+      operands.push_back(scratch.add_arg("a" + std::to_string(operands.size()),
+                                         {v->type.dtype, global_shape(v->type.shape, v->placements, mesh)},
+                                         ArgKind::input));
+    std::vector<TensorType> results;
+    for (const Value* v : op->results) results.push_back({v->type.dtype, global_shape(v->type.shape, v->placements, mesh)});
+    const Op& global = *scratch.insert_op(0, op->code, operands, op->attrs, results, op->loc);
+    const std::vector<ShardingSignature> sigs = sharding_signatures(global);
+    for (size_t a = 0; a < mesh.axes.size(); ++a) {
+      auto allowed = [&](const ShardingSignature& s) {
+        for (size_t i = 0; i < op->operands.size(); ++i)
+          if (s.operands[i] != op->operands[i]->placements[a]) return false;
+        for (size_t r = 0; r < op->results.size(); ++r)
+          if (s.results[r] != op->results[r]->placements[a]) return false;
+        return true;
+      };
+      if (std::any_of(sigs.begin(), sigs.end(), allowed)) continue;
+      std::string have = "(";
+      for (size_t i = 0; i < op->operands.size(); ++i) have += (i ? ", " : "") + op->operands[i]->placements[a].str();
+      have += ") -> ";
+      for (size_t r = 0; r < op->results.size(); ++r) have += (r ? ", " : "") + op->results[r]->placements[a].str();
+      return error_at(op->loc, "sharding rules: " + std::string(op_name(op->code)) + " on axis '" + mesh.axes[a].name +
+                                   "' has " + have + ", which its rule does not allow");
+    }
+  }
+  return {};
 }
 
 }  // namespace mlc

@@ -53,4 +53,12 @@ std::string_view sharding_rule_kind_name(ShardingRuleKind kind);
 // The op's signatures on one axis; the first is all-replicated.
 std::vector<ShardingSignature> sharding_signatures(const Op& op);
 
+// The rules' check of a sharded function (the sharding pass's output, or any
+// SPMD program on `mesh`): every op but the collectives and shard_slice
+// (which the verifier checks against the mesh) has, on every mesh axis,
+// operand and result placements that one of its signatures allows, its
+// types read as global. Errors name the op and axis:
+//   "m.json:3:5: error: sharding rules: dot on axis 'tp' has (S(1), S(0)) -> S(1), which its rule does not allow"
+Status check_sharding_rules(const Function& f, const Mesh& mesh);
+
 }  // namespace mlc

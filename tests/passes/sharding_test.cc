@@ -18,6 +18,7 @@
 #include "compiler/pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
+#include "ir/parser.h"
 #include "ir/verifier.h"
 #include "passes/sharding.h"
 #include "passes/sharding_rules.h"
@@ -200,6 +201,31 @@ TEST(ShardingRules, EverySignatureReassemblesTheOpsResult) {
   // not use are not exercised here.
   EXPECT_GT(signatures, 1500);
   EXPECT_GE(seen.size(), 30u);
+}
+
+// The rules' check of SPMD programs: it accepts what the pass makes (every
+// ShardedEquivalence case checks it too) and names the op and axis of a
+// placement no rule allows.
+TEST(ShardingRules, CheckNamesAnOpWhosePlacementsNoRuleAllows) {
+  const char* text = R"(module @m attributes {mesh = "tp=2"} {
+  func @f(%x: f32[4,4]<S(1)> {input}, %w: f32[4,6]<S(0)> {input}) -> (f32[4,6]<R>) {
+    %0 = dot(%x, %w) {transpose_a = false, transpose_b = false} : f32[4,6]<R> loc("m.json":3:5)
+    return %0
+  }
+}
+)";
+  auto m = parse_module(text, "s.mlir");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  Status st = check_sharding_rules(*m->find("f"), m->mesh());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message,
+            "m.json:3:5: error: sharding rules: dot on axis 'tp' has (S(1), S(0)) -> R, which its rule does not allow");
+  // The partial sum it is: allowed.
+  std::string partial = text;
+  for (size_t at; (at = partial.find("f32[4,6]<R>")) != std::string::npos;) partial.replace(at, 11, "f32[4,6]<P>");
+  auto ok = parse_module(partial, "s.mlir");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_TRUE(check_sharding_rules(*ok->find("f"), ok->mesh()).ok());
 }
 
 TEST(ShardingRules, EveryOpHasARuleKind) {
@@ -385,6 +411,8 @@ TEST_P(ShardedEquivalence, EveryDeviceComputesItsPartOfTheUnshardedStep) {
   ASSERT_TRUE(sharded.ok()) << sharded.error().message;
   const Function& local = *sharded->function;
   const Mesh mesh = *Mesh::parse(c.mesh);
+  Status rules = check_sharding_rules(local, mesh);
+  EXPECT_TRUE(rules.ok()) << rules.error().message;
   constexpr int kSteps = 3;
 
   // Unsharded: three steps, feeding updates back.
