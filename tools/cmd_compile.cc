@@ -18,6 +18,7 @@
 #include "runtime/dataset.h"
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
+#include "tools/help.h"
 #include "tools/program.h"
 
 namespace mlc::cli {
@@ -40,7 +41,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
   for (size_t i = 0; i < argv.size(); ++i) args_in.push_back(argv[i] == "-o" ? "--output" : argv[i]);
   Args args;
   std::string error;
-  if (!parse_args(args_in, {}, {"output", "target", "data", "mesh", "zero"}, args, error))
+  if (!parse_command_args(*find_command_doc("compile"), args_in, args, error))
     return usage_error(error + "\n" + kCompileUsage);
   if (args.has("mesh") || args.has("zero"))
     return usage_error("mlc compile writes one device's program; artifacts of a sharded program are not supported "

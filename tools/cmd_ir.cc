@@ -24,13 +24,14 @@
 #include "frontends/model_file.h"
 #include "ir/printer.h"
 #include "tools/cli.h"
+#include "tools/help.h"
 
 namespace mlc::cli {
 
 int cmd_ir(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_args(argv, {"timings"}, {"after", "batch", "emit", "mesh", "zero"}, args, error)) return usage_error(error);
+  if (!parse_command_args(*find_command_doc("ir"), argv, args, error)) return usage_error(error);
   if (args.positional.size() != 1)
     return usage_error(
         "usage: mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings] [--emit mlir]\n"

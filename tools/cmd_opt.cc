@@ -8,13 +8,14 @@
 #include "ir/verifier.h"
 #include "passes/pass.h"
 #include "tools/cli.h"
+#include "tools/help.h"
 
 namespace mlc::cli {
 
 int cmd_opt(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_args(argv, {}, {"passes"}, args, error)) return usage_error(error);
+  if (!parse_command_args(*find_command_doc("opt"), argv, args, error)) return usage_error(error);
   if (args.positional.size() != 1) return usage_error("usage: mlc opt FILE.mlir [--passes a,b,c]");
   const std::string& path = args.positional[0];
   Expected<Module> module = parse_module_file(path);

@@ -25,6 +25,7 @@
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
 #include "tools/cli.h"
+#include "tools/help.h"
 #include "tools/plan_parallel.h"
 
 namespace mlc::cli {
@@ -92,7 +93,7 @@ Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
 int cmd_plan(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_args(argv, {}, {"format", "mesh", "zero"}, args, error)) return usage_error(error);
+  if (!parse_command_args(*find_command_doc("plan"), argv, args, error)) return usage_error(error);
   std::string format = args.get("format", "text");
   if (args.positional.size() != 1 || (format != "text" && format != "json"))
     return usage_error("usage: mlc plan MODEL.json [--format text|json] [--mesh dp=2,tp=2 [--zero 0|1|2|3]]");

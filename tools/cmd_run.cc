@@ -31,6 +31,7 @@
 #include "runtime/comm/mpi.h"
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
+#include "tools/help.h"
 #include "tools/evaluate.h"
 #include "tools/train.h"
 
@@ -129,10 +130,7 @@ int run_eval(const Program& program, const Args& args, uint64_t seed) {
 int cmd_run(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_args(argv, {"eval", "resume"},
-                  {"init", "data", "metrics", "seed", "epochs", "steps", "save", "checkpoint-dir",
-                   "checkpoint-every", "keep-checkpoints", "dump-grads", "start-step", "backend", "mesh", "zero", "comm-timeout"},
-                  args, error, {"profile"}))
+  if (!parse_command_args(*find_command_doc("run"), argv, args, error))
     return usage_error(error + "\n" + kRunUsage);
   if (args.positional.size() != 1) return usage_error(kRunUsage);
   TrainOptions o;

@@ -1,4 +1,4 @@
-// mlc: the command-line driver. See DESIGN.md §8 and `mlc --help`.
+// mlc: the command-line driver. See DESIGN.md §8 and `mlc help` (tools/help.h).
 #include <unistd.h>
 
 #include <algorithm>
@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,25 +14,9 @@
 #include "runtime/blas.h"
 #include "runtime/thread_pool.h"
 #include "tools/cli.h"
+#include "tools/help.h"
 
 namespace {
-
-const char* kUsage =
-    "usage: mlc <command> [args]\n"
-    "\n"
-    "commands:\n"
-    "  ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings]\n"
-    "                                             print the IR of a model (after a pass, or every stage)\n"
-    "  opt FILE.mlir [--passes a,b,c]             parse, verify, run passes, print\n"
-    "  run MODEL.json|MODEL.mlcx [--eval] [--init F] [--data F] [--epochs N | --steps N]\n"
-    "      [--metrics OUT.jsonl] [--save F] [--checkpoint-dir D] [--checkpoint-every N] [--resume]\n"
-    "      [--seed S] [--backend compiled|interp] [--profile[=PROFILE.json]]\n"
-    "                                             train (or with --eval, evaluate) a model\n"
-    "  compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F]\n"
-    "                                             compile a model ahead of time into an artifact\n"
-    "  plan MODEL.json [--format text|json]       parameters, memory and FLOPs of a training step\n"
-    "\n"
-    "Exit status: 0 success, 1 error in the input (diagnostic on stderr), 2 usage error.\n";
 
 // OpenBLAS 0.3.21 does not recognise recent Xeons and falls back to slow
 // generic kernels; it reads OPENBLAS_CORETYPE only when the library loads, so
@@ -55,13 +40,39 @@ int out_of_memory(const std::string& command, const std::vector<std::string>& ar
   return mlc::cli::kUserError;
 }
 
+// `mlc help [COMMAND]`, `mlc COMMAND --help`, `mlc --version`: printed on
+// stdout, exit 0 (std::nullopt: not a request for help).
+std::optional<int> help_request(const std::vector<std::string>& args) {
+  using namespace mlc::cli;
+  const std::string& first = args[0];
+  if (first == "--version" || first == "version") {
+    std::printf("%s\n", version_text().c_str());
+    return kOk;
+  }
+  if (first == "--help" || first == "-h" || first == "help") {
+    if (first != "help" || args.size() == 1) {
+      std::fputs(overview_help().c_str(), stdout);
+      return kOk;
+    }
+    const CommandDoc* doc = find_command_doc(args[1]);
+    if (!doc) return usage_error("help: no command '" + args[1] + "' (commands: " + command_names() + ")");
+    std::fputs(command_help(*doc).c_str(), stdout);
+    return kOk;
+  }
+  const CommandDoc* doc = find_command_doc(first);
+  for (size_t i = 1; doc && i < args.size(); ++i)
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::fputs(command_help(*doc).c_str(), stdout);
+      return kOk;
+    }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? mlc::cli::kUsageError : mlc::cli::kOk;
-  }
+  if (argc < 2) return mlc::cli::usage_error("no command\n" + mlc::cli::overview_help());
+  if (auto handled = help_request({argv + 1, argv + argc})) return *handled;
   select_blas_kernels(argv);
   // MLC_THREADS: threads for compiled kernels and BLAS (default 1).
   const char* threads = std::getenv("MLC_THREADS");
@@ -82,5 +93,6 @@ int main(int argc, char** argv) {
   } catch (const std::length_error&) {
     return out_of_memory(command, rest);
   }
-  return mlc::cli::usage_error("unknown command '" + command + "'\n" + kUsage);
+  return mlc::cli::usage_error("unknown command '" + command + "' (commands: " + mlc::cli::command_names() +
+                               "; `mlc help` explains them)");
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/tools/run_mlc.h"
+#include "tools/help.h"
 
 namespace {
 
@@ -127,6 +128,36 @@ TEST(Errors, UsageAndInputErrors) {
   RunResult bad_pass = mlc("ir examples/digits_cnn.json --after nope");
   EXPECT_EQ(bad_pass.status, 1);
   EXPECT_EQ(bad_pass.err, "error: no pass 'nope' in the pipeline (autodiff, optimizer, decompose, canonicalize, sharding)\n");
+}
+
+// `mlc help` lists every command; `mlc help X` and `mlc X --help` print the
+// same text, which explains every flag X accepts (X parses its arguments
+// with the same table, so a flag cannot be accepted undocumented); a flag
+// the table lacks is a usage error.
+TEST(Help, EveryCommandAndEveryFlagIsExplained) {
+  RunResult overview = mlc("help");
+  EXPECT_EQ(overview.status, 0);
+  EXPECT_EQ(mlc("--help").out, overview.out);
+  for (const mlc::cli::CommandDoc& doc : mlc::cli::command_docs()) {
+    SCOPED_TRACE(doc.name);
+    EXPECT_NE(overview.out.find(std::string("  ") + doc.name + " "), std::string::npos);
+    RunResult help = mlc(std::string("help ") + doc.name);
+    EXPECT_EQ(help.status, 0);
+    EXPECT_EQ(help.err, "");
+    if (std::string(doc.name) != "help" && std::string(doc.name) != "version")
+      EXPECT_EQ(mlc(std::string(doc.name) + " --help").out, help.out);
+    for (const mlc::cli::FlagDoc& f : doc.flags) {
+      EXPECT_NE(help.out.find(std::string("  --") + f.name), std::string::npos) << f.name;
+      EXPECT_GT(std::string(f.help).size(), 20u) << f.name;  // an explanation, not a placeholder
+    }
+  }
+  RunResult none = mlc("help frobnicate");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_EQ(none.err, "mlc: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, help, version)\n");
+  RunResult version = mlc("--version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.out.rfind("mlc 0.", 0), 0u) << version.out;
+  EXPECT_EQ(mlc("version").out, version.out);
 }
 
 TEST(Errors, InitFileMustMatchTheModel) {

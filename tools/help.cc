@@ -1,0 +1,203 @@
+#include "tools/help.h"
+
+#include <algorithm>
+
+#include "runtime/artifact.h"
+
+namespace mlc::cli {
+
+namespace {
+
+using K = FlagDoc::Kind;
+
+const FlagDoc kMesh = {"mesh", "AXIS=N[,AXIS=N...]",
+                       "a device mesh of named axes, e.g. dp=2, dp=2,fsdp=2 (HSDP), tp=2, dp=2,tp=2. Every axis but "
+                       "tp, sp, pp, cp and ep is a data axis: the batch is split over the data axes; the model "
+                       "file's \"parallel\" plan shards weights over tp. Default: the model file's parallel.mesh"};
+const FlagDoc kZero = {"zero", "0|1|2|3",
+                       "ZeRO stage over the last data axis: 1 and 2 shard the optimizer state, 3 the parameters too "
+                       "(FSDP). Needs a mesh. Default: the model file's parallel.zero, else 0"};
+
+const std::vector<CommandDoc>& docs() {
+  static const std::vector<CommandDoc> d = {
+      {"run", "MODEL.json|MODEL.mlcx",
+       "train a model (or, with --eval, evaluate it)",
+       "Trains from the model file's \"train\" section: progress on stderr, a summary on stdout. MODEL.json is\n"
+       "compiled now; MODEL.mlcx was compiled by `mlc compile`. On a mesh the ranks run as threads of this\n"
+       "process, or one process per rank under `mpirun -np N mlc run ... --mesh ...`.",
+       {{"eval", "", "evaluate instead of training: mean loss (and accuracy for classifiers) over the eval split",
+         K::plain_switch},
+        {"init", "F.safetensors",
+         "start from these parameters (safetensors with PyTorch's state_dict names) instead of the model's "
+         "initialization"},
+        {"data", "F.safetensors", "read the data from F instead of the model file's data.file"},
+        {"epochs", "N", "train N epochs instead of the model file's train.epochs or train.steps"},
+        {"steps", "N", "train N optimizer steps instead (not with --epochs)"},
+        {"seed", "S", "seed of the parameter initialization and of shuffling (default: train.seed)"},
+        {"metrics", "OUT.jsonl",
+         "append a JSON line per step ({\"step\", \"epoch\", \"loss\"}) and per evaluation ({\"epoch\", \"eval\"})"},
+        {"save", "F.safetensors", "write the trained parameters at the end, with their state_dict names"},
+        {"checkpoint-dir", "DIR",
+         "where checkpoints go: parameters, optimizer state and the position in the run, written atomically"},
+        {"checkpoint-every", "STEPS", "write a checkpoint every STEPS steps (needs --checkpoint-dir)"},
+        {"keep-checkpoints", "K", "keep only the newest K checkpoints of --checkpoint-dir"},
+        {"resume", "",
+         "continue from the newest complete checkpoint of --checkpoint-dir; the continued run is bit-identical "
+         "to an uninterrupted one",
+         K::plain_switch},
+        {"dump-grads", "F.safetensors", "write the first step's gradients, by parameter name (one device only)"},
+        {"start-step", "N",
+         "the global step --init's parameters come from (a restart from a PyTorch checkpoint): the schedule, the "
+         "step counter and the data order continue from there"},
+        {"backend", "compiled|interp",
+         "compiled (default): fused kernels and GEMM libraries; interp: the reference interpreter, op by op "
+         "(model files only)"},
+        {"profile", "PROFILE.json",
+         "time every instruction of the compiled train step and evaluation and print a table per function on "
+         "stderr; --profile=PROFILE.json also writes the numbers as JSON",
+         K::optional_value},
+        kMesh,
+        kZero,
+        {"comm-timeout", "S",
+         "seconds a collective waits for the other ranks before every rank stops with an error naming the "
+         "collective and the missing rank (default 300; needs a mesh)"}}},
+      {"compile", "MODEL.json",
+       "compile a model ahead of time into an artifact (MODEL.mlcx)",
+       "Compiles the training and evaluation functions for the batch sizes a run on the data uses (the data file\n"
+       "must be readable) and writes them, with the model's settings and kernel objects, to one file that\n"
+       "`mlc run MODEL.mlcx` trains from without a frontend, passes or code generation.",
+       {{"output", "MODEL.mlcx", "the artifact to write (also -o; default: MODEL.json with .mlcx)"},
+        {"target", "cpu", "what to compile for: cpu (this machine's CPU features)"},
+        {"data", "F.safetensors", "size the batches from F instead of the model file's data.file"},
+        kMesh,
+        kZero}},
+      {"plan", "MODEL.json",
+       "parameters, memory, FLOPs and, on a mesh, placements and collectives of a training step",
+       "Prints, for train.batch_size: parameters; bytes of parameters, gradients, optimizer state and the\n"
+       "activations kept for backward; FLOPs per step; the compiled step's instructions, arena and liveness\n"
+       "lower bound. With a mesh also the placement of every parameter and optimizer-state tensor, per-device\n"
+       "bytes, communication per mesh axis and the collective ledger (why each collective was inserted).",
+       {{"format", "text|json", "text (default) or one JSON object"}, kMesh, kZero}},
+      {"ir", "MODEL.json",
+       "print a model's IR, after any pass",
+       "Prints the textual IR the model file builds; --after runs the pipeline (autodiff, optimizer, decompose,\n"
+       "canonicalize, sharding with a mesh) up to a pass. Tests and debug builds verify the IR after every pass\n"
+       "(MLC_VERIFY_PASSES=1 turns it on anywhere).",
+       {{"after", "PASS|all|fusion|lower",
+         "run the pipeline up to PASS; all: print every stage; fusion: with fused kernels as fusion ops; lower: "
+         "each function's executable"},
+        {"batch", "N", "build the model at batch N (default: train.batch_size)"},
+        {"emit", "mlir", "print the module in upstream MLIR dialects (func, arith, math, tensor, linalg)"},
+        {"timings", "", "print each pass's time on stderr (with --after)", K::plain_switch},
+        kMesh,
+        kZero}},
+      {"opt", "FILE.mlir",
+       "parse, verify and transform textual IR",
+       "Reads textual IR (what `mlc ir` prints), verifies it, runs the passes given and prints the result.",
+       {{"passes", "a,b{key=value},c",
+         "passes to run in order, with options: autodiff, decompose, canonicalize{max-rounds=N}, cse, dce, "
+         "fold-constants, simplify, sharding{zero=N} (over the module's mesh attribute)"}}},
+      {"help", "[COMMAND]", "explain mlc, or one command and every flag it takes", "", {}},
+      {"version", "", "print mlc's version and its artifact format", "", {}},
+  };
+  return d;
+}
+
+// Wraps `text` at 100 columns, every line after the first indented by `indent`.
+std::string wrap(std::string_view text, size_t indent, size_t first_width) {
+  std::string out, line;
+  size_t width = first_width;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find(' ', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(pos, end - pos);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+      width = 100 - indent;
+    }
+    line += (line.empty() ? "" : " ") + std::string(word);
+    pos = end + 1;
+  }
+  return out + line;
+}
+
+std::string flag_text(const FlagDoc& f) {
+  std::string s = std::string("--") + f.name;
+  if (f.kind == K::valued) s += std::string(" ") + f.value;
+  if (f.kind == K::optional_value) s += std::string("[=") + f.value + "]";
+  return s;
+}
+
+}  // namespace
+
+const std::vector<CommandDoc>& command_docs() { return docs(); }
+
+const CommandDoc* find_command_doc(std::string_view name) {
+  for (const CommandDoc& d : docs())
+    if (name == d.name) return &d;
+  return nullptr;
+}
+
+std::string overview_help() {
+  std::string s = "mlc: a deep-learning compiler: model files in, compiled training steps out.\n\nusage: mlc COMMAND [ARGS]\n\ncommands:\n";
+  for (const CommandDoc& d : docs()) {
+    std::string head = std::string("  ") + d.name + " " + d.operands;
+    head.resize(std::max<size_t>(head.size() + 1, 32), ' ');
+    s += head + d.summary + "\n";
+  }
+  s += "\n`mlc help COMMAND` (or `mlc COMMAND --help`) explains a command and every flag it takes.\n"
+       "\nexit status: 0 success; 1 an error in the input (a diagnostic on stderr naming the file, line and\n"
+       "column or field); 2 a usage error.\n"
+       "\nenvironment:\n"
+       "  MLC_THREADS=N        threads of the compiled kernels and BLAS (default 1; one per rank on a mesh)\n"
+       "  MLC_CACHE_DIR=DIR    where compiled kernels are cached between runs\n"
+       "  MLC_VERIFY_PASSES=1  verify the IR after every pass\n";
+  return s;
+}
+
+std::string command_names() {
+  std::string s;
+  for (const CommandDoc& d : docs()) s += (s.empty() ? "" : ", ") + std::string(d.name);
+  return s;
+}
+
+std::string usage_line(const CommandDoc& doc) {
+  std::string s = std::string("usage: mlc ") + doc.name;
+  if (*doc.operands) s += std::string(" ") + doc.operands;
+  if (!doc.flags.empty()) s += " [flags]";
+  return s + "; `mlc help " + doc.name + "` explains them";
+}
+
+std::string command_help(const CommandDoc& doc) {
+  std::string s = std::string("usage: mlc ") + doc.name + (*doc.operands ? std::string(" ") + doc.operands : "") +
+                  (doc.flags.empty() ? "" : " [flags]") + "\n\n" + doc.summary + ".\n";
+  if (*doc.details) s += std::string("\n") + doc.details + "\n";
+  if (doc.flags.empty()) return s;
+  s += "\nflags:\n";
+  for (const FlagDoc& f : doc.flags) {
+    std::string head = "  " + flag_text(f);
+    if (head.size() + 2 > 34) {
+      s += head + "\n" + std::string(34, ' ');
+    } else {
+      head.resize(34, ' ');
+      s += head;
+    }
+    s += wrap(f.help, 34, 100 - 34) + "\n";
+  }
+  return s;
+}
+
+bool parse_command_args(const CommandDoc& doc, const std::vector<std::string>& argv, Args& out, std::string& error) {
+  std::vector<std::string> switches, valued, optional_valued;
+  for (const FlagDoc& f : doc.flags)
+    (f.kind == K::plain_switch ? switches : f.kind == K::valued ? valued : optional_valued).push_back(f.name);
+  return parse_args(argv, switches, valued, out, error, optional_valued);
+}
+
+std::string version_text() {
+  return "mlc " + std::string(rt::mlc_version()) + " (artifact format " + std::to_string(rt::kArtifactVersion) + ")";
+}
+
+}  // namespace mlc::cli
