@@ -1,6 +1,8 @@
 #include "ir/mesh.h"
 
+#include <algorithm>
 #include <cctype>
+#include <string>
 
 namespace mlc {
 
@@ -80,6 +82,32 @@ std::string placements_str(const Placements& p) {
   return s + ">";
 }
 
+Expected<Placements> parse_placements(std::string_view text) {
+  const std::string what = "placements '" + std::string(text) + "'";
+  if (text.size() < 3 || text.front() != '<' || text.back() != '>')
+    return make_error(what + ": expected a list like '<S(0),R>'");
+  Placements p;
+  std::string_view rest = text.substr(1, text.size() - 2);
+  for (;;) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    std::string_view dim = item.size() > 3 && item.substr(0, 2) == "S(" && item.back() == ')'
+                               ? item.substr(2, item.size() - 3)
+                               : std::string_view();
+    const bool canonical = !dim.empty() && dim.size() <= 6 && (dim == "0" || dim[0] != '0') &&
+                           std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (item == "R" || item == "P") {
+      p.push_back(item == "R" ? Placement::R() : Placement::P());
+    } else if (canonical) {
+      p.push_back(Placement::S(std::stoll(std::string(dim))));
+    } else {
+      return make_error(what + ": expected 'R', 'S(dim)' or 'P', found '" + std::string(item) + "'");
+    }
+    if (comma == std::string_view::npos) return p;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
 Placements replicated(size_t axes) { return Placements(axes, Placement::R()); }
 
 int64_t shard_count(const Placements& p, const Mesh& mesh, int64_t d) {
@@ -87,6 +115,21 @@ int64_t shard_count(const Placements& p, const Mesh& mesh, int64_t d) {
   for (size_t a = 0; a < p.size() && a < mesh.axes.size(); ++a)
     if (p[a].is_sharded() && p[a].dim == d) n *= mesh.axes[a].size;
   return n;
+}
+
+std::vector<int64_t> shard_grid(const Placements& p, const Mesh& mesh, int64_t rank) {
+  std::vector<int64_t> grid;
+  for (int64_t d = 0; d < rank; ++d) grid.push_back(shard_count(p, mesh, d));
+  return grid;
+}
+
+std::vector<int64_t> shard_index(const Placements& p, const Mesh& mesh, const std::vector<int>& coords,
+                                 int64_t rank) {
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  for (size_t a = 0; a < p.size() && a < mesh.axes.size() && a < coords.size(); ++a)
+    if (p[a].is_sharded() && p[a].dim >= 0 && p[a].dim < rank)
+      index[p[a].dim] = index[p[a].dim] * mesh.axes[a].size + coords[a];
+  return index;
 }
 
 std::string check_placements(const Placements& p, int64_t rank, const Mesh& mesh) {

@@ -79,12 +79,26 @@ struct Placement {
 using Placements = std::vector<Placement>;
 
 std::string placements_str(const Placements& p);  // "<S(0),R>"; "" when empty
+// The inverse of placements_str for a non-empty list, in exactly its spelling
+// ("<S(0),R>": no spaces, dims in decimal without leading zeros), so that
+// printing what it parses gives the text back. Errors say what is wrong:
+//   "placements '<S(x)>': expected 'R', 'S(dim)' or 'P', found 'S(x)'"
+Expected<Placements> parse_placements(std::string_view text);
 // All replicated, for a mesh of `axes` axes.
 Placements replicated(size_t axes);
 
 // The number of chunks dim `d` is cut into: the product of the sizes of the
 // axes that shard it.
 int64_t shard_count(const Placements& p, const Mesh& mesh, int64_t d);
+
+// Per dim of a tensor of `rank` dims, the shard_count: the grid of chunks
+// the tensor is cut into.
+std::vector<int64_t> shard_grid(const Placements& p, const Mesh& mesh, int64_t rank);
+// Per dim, the chunk of the grid that the device at `coords` (its index along
+// each mesh axis) holds: the mixed-radix number of its coords along the axes
+// sharding that dim, the first axis most significant, as chunks nest.
+std::vector<int64_t> shard_index(const Placements& p, const Mesh& mesh, const std::vector<int>& coords,
+                                 int64_t rank);
 
 // The local shape of a tensor of `global` shape: every sharded dim divided by
 // its shard count. Errors: a placement list of the wrong length, a dim out of

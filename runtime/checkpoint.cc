@@ -4,11 +4,15 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <string_view>
 #include <type_traits>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "runtime/safetensors.h"
+#include "runtime/sharded_checkpoint.h"
 #include "support/json_parse.h"
 
 namespace mlc::rt {
@@ -81,6 +85,7 @@ Status write_checkpoint(const std::string& path, const std::string& model_name, 
 Expected<TrainState> read_checkpoint(const std::string& path, const std::string& model_name,
                                      const std::vector<NamedTensor>& params,
                                      const std::vector<NamedTensor>& state) {
+  if (path.ends_with(kCheckpointIndexSuffix)) return read_sharded_checkpoint(path, model_name, params, state);
   MLC_TRY(SafetensorsFile f, read_safetensors(path));
   MLC_TRY(std::string format, meta(f, "format"));
   if (format != kFormat)
@@ -120,24 +125,87 @@ std::string checkpoint_path(const std::string& dir, int64_t step) {
   return (fs::path(dir) / name).string();
 }
 
-std::vector<std::string> list_checkpoints(const std::string& dir) {
-  std::vector<std::string> files;
+std::string checkpoint_index_path(const std::string& dir, int64_t step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "step_%08lld.index.json", static_cast<long long>(step));
+  return (fs::path(dir) / name).string();
+}
+
+std::string checkpoint_shard_path(const std::string& dir, int64_t step, int rank) {
+  char name[64];
+  std::snprintf(name, sizeof name, "step_%08lld.rank%05d.safetensors", static_cast<long long>(step), rank);
+  return (fs::path(dir) / name).string();
+}
+
+namespace {
+
+// The files of one step of a checkpoint directory.
+struct StepFiles {
+  std::vector<std::string> checkpoints;  // whole files and indices
+  std::vector<std::string> shards;
+};
+
+// Reads "<digits><suffix>" (at least one digit); false if `text` is not that.
+bool digits_then(std::string_view text, std::string_view suffix, int64_t& value) {
+  if (text.size() <= suffix.size() || text.substr(text.size() - suffix.size()) != suffix) return false;
+  const std::string_view digits = text.substr(0, text.size() - suffix.size());
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  return ec == std::errc() && end == digits.data() + digits.size();
+}
+
+// The checkpoint files of `dir` by step, newest first: "step_N.safetensors",
+// "step_N.index.json" and "step_N.rankR.safetensors" (N and R decimal).
+std::map<int64_t, StepFiles, std::greater<>> scan(const std::string& dir) {
+  std::map<int64_t, StepFiles, std::greater<>> steps;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind("step_", 0) == 0 && name.size() > 17 &&
-        name.substr(name.size() - 12) == ".safetensors")
-      files.push_back(entry.path().string());
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("step_", 0) != 0) continue;
+    const std::string_view rest = std::string_view(name).substr(5);
+    const size_t dot = rest.find('.');
+    int64_t step = 0, rank = 0;
+    if (dot == std::string_view::npos || !digits_then(rest.substr(0, dot), "", step)) continue;
+    const std::string_view kind = rest.substr(dot);
+    if (kind == ".safetensors" || kind == kCheckpointIndexSuffix)
+      steps[step].checkpoints.push_back(entry.path().string());
+    else if (kind.rfind(".rank", 0) == 0 && digits_then(kind.substr(5), ".safetensors", rank))
+      steps[step].shards.push_back(entry.path().string());
   }
-  std::sort(files.rbegin(), files.rend());
+  for (auto& [step, files] : steps) {
+    std::sort(files.checkpoints.begin(), files.checkpoints.end());
+    std::sort(files.shards.begin(), files.shards.end());
+  }
+  return steps;
+}
+
+}  // namespace
+
+std::vector<std::string> list_checkpoints(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& [step, step_files] : scan(dir))
+    files.insert(files.end(), step_files.checkpoints.begin(), step_files.checkpoints.end());
   return files;
 }
 
+std::vector<int64_t> interrupted_checkpoints(const std::string& dir) {
+  std::vector<int64_t> steps;
+  for (const auto& [step, files] : scan(dir))
+    if (files.checkpoints.empty()) steps.push_back(step);
+  return steps;
+}
+
 void prune_checkpoints(const std::string& dir, int keep) {
-  std::vector<std::string> files = list_checkpoints(dir);
-  for (size_t i = static_cast<size_t>(std::max(keep, 1)); i < files.size(); ++i) {
+  int kept = 0;
+  for (const auto& [step, files] : scan(dir)) {
+    if (kept < std::max(keep, 1)) {
+      kept += !files.checkpoints.empty();
+      continue;
+    }
+    // The index first: a checkpoint without it is no longer one.
     std::error_code ec;
-    fs::remove(files[i], ec);
+    for (const std::string& f : files.checkpoints) fs::remove(f, ec);
+    for (const std::string& f : files.shards) fs::remove(f, ec);
   }
 }
 

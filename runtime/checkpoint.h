@@ -1,12 +1,23 @@
 // Training checkpoints: parameters, optimizer state and the position in the
-// run, in one safetensors file whose metadata carries the step, epoch, seed,
-// data-order settings and a checksum of every tensor.
+// run. Two forms, both read by read_checkpoint (any run can resume from
+// either):
+//  - whole (a single device's run): one safetensors file,
+//    "<dir>/step_00000123.safetensors", whose metadata carries the step,
+//    epoch, seed, data-order settings and a checksum of every tensor;
+//  - sharded (a mesh's run, runtime/sharded_checkpoint.h): every rank's own
+//    chunks in "<dir>/step_00000123.rank00001.safetensors", and an index,
+//    "<dir>/step_00000123.index.json", written last.
 //
-// Guarantees: a checkpoint is written atomically (write_safetensors: temp file,
-// fsync, rename), so a crash leaves either the old set or the new file; a
-// truncated or corrupted file is detected (header validation, then per-tensor
-// FNV-1a checksums) and reported, never loaded. The data order of the run is a
-// pure function of (seed, epoch, shuffle), so (step, epoch) restore it exactly.
+// Guarantees: every file is written atomically (write_safetensors,
+// write_file_atomically: temp file, fsync, rename), so a crash leaves either
+// the old set or the new file; a truncated or corrupted file is detected
+// (header validation, then per-tensor FNV-1a checksums) and reported, never
+// loaded. The data order of the run is a pure function of (seed, epoch,
+// shuffle), so (step, epoch) restore it exactly.
+//
+// A directory's checkpoints are its whole files and its indices; shards
+// without an index (a checkpoint interrupted before its index was written)
+// are no checkpoint: list_checkpoints does not list them.
 #pragma once
 
 #include <cstdint>
@@ -19,29 +30,43 @@
 
 namespace mlc::rt {
 
-struct TrainState {
+// Where a run is: what restores its data order.
+struct TrainPosition {
   int64_t step = 0;   // the next global step to run (= steps already taken)
   uint64_t seed = 0;
   int64_t batch_size = 0;
   int64_t steps_per_epoch = 0;
   bool shuffle = false;
-  std::vector<NamedTensor> params;  // model order
-  std::vector<NamedTensor> state;   // optimizer state, @train_step order
 };
 
+struct TrainState : TrainPosition {
+  std::vector<NamedTensor> params;  // model order, whole tensors
+  std::vector<NamedTensor> state;   // optimizer state, @train_step order, whole tensors
+};
+
+// Writes a whole checkpoint.
 Status write_checkpoint(const std::string& path, const std::string& model_name, const TrainState& s);
 
-// Reads and verifies a checkpoint. `params` and `state` give the expected
-// names and types (the tensors' values are ignored).
+// Reads and verifies a checkpoint: a sharded one when `path` is an index (its
+// name ends in ".index.json"), else a whole one. `params` and `state` give
+// the expected names and types (the tensors' values are ignored).
 Expected<TrainState> read_checkpoint(const std::string& path, const std::string& model_name,
                                      const std::vector<NamedTensor>& params,
                                      const std::vector<NamedTensor>& state);
 
 // "<dir>/step_00000123.safetensors"
 std::string checkpoint_path(const std::string& dir, int64_t step);
-// Checkpoint files in `dir`, newest (highest step) first.
+// "<dir>/step_00000123.index.json"
+std::string checkpoint_index_path(const std::string& dir, int64_t step);
+// "<dir>/step_00000123.rank00001.safetensors"
+std::string checkpoint_shard_path(const std::string& dir, int64_t step, int rank);
+// The checkpoints of `dir` (whole files and indices), newest (highest step) first.
 std::vector<std::string> list_checkpoints(const std::string& dir);
-// Deletes all but the newest `keep` checkpoints of `dir`.
+// The steps of `dir` that have shards but no index nor whole file, newest first.
+std::vector<int64_t> interrupted_checkpoints(const std::string& dir);
+// Deletes all but the newest `keep` (at least 1) checkpoints of `dir`, an
+// index before its shards, and the shards of interrupted checkpoints older
+// than the ones kept.
 void prune_checkpoints(const std::string& dir, int keep);
 
 }  // namespace mlc::rt

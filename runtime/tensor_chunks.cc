@@ -45,4 +45,46 @@ Tensor chunk_of(const Tensor& full, int64_t d, int64_t n, int64_t c) {
   return out;
 }
 
+Tensor grid_chunk(const Tensor& full, const std::vector<int64_t>& grid, const std::vector<int64_t>& index) {
+  Tensor t = full;
+  for (size_t d = 0; d < grid.size(); ++d)
+    if (grid[d] > 1) t = chunk_of(t, static_cast<int64_t>(d), grid[d], index[d]);
+  return t;
+}
+
+namespace {
+
+// The chunk of `grid` whose index starts with `prefix` along the dims before
+// prefix.size() and spans the later dims whole: the chunks of the next dim
+// inserted into it, each assembled the same way.
+Tensor assemble_from(const TensorType& whole, const std::vector<int64_t>& grid, std::vector<int64_t>& prefix,
+                     const std::function<const Tensor&(const std::vector<int64_t>&)>& chunk) {
+  const size_t d = prefix.size();
+  if (d == grid.size()) return chunk(prefix);
+  if (grid[d] == 1) {  // one chunk: nothing to insert
+    prefix.push_back(0);
+    Tensor t = assemble_from(whole, grid, prefix, chunk);
+    prefix.pop_back();
+    return t;
+  }
+  Shape shape = whole.shape;
+  for (size_t k = 0; k < d; ++k) shape[k] /= grid[k];
+  Tensor out = Tensor::uninitialized(TensorType{whole.dtype, shape});
+  for (int64_t c = 0; c < grid[d]; ++c) {
+    prefix.push_back(c);
+    const Tensor part = assemble_from(whole, grid, prefix, chunk);
+    prefix.pop_back();
+    insert_chunk(shape, dtype_size(whole.dtype), static_cast<int64_t>(d), grid[d], c, part.bytes(), out.bytes());
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor assemble_grid(const TensorType& whole, const std::vector<int64_t>& grid,
+                     const std::function<const Tensor&(const std::vector<int64_t>& index)>& chunk) {
+  std::vector<int64_t> prefix;
+  return assemble_from(whole, grid, prefix, chunk);
+}
+
 }  // namespace mlc::rt

@@ -11,8 +11,9 @@
 // threads of this process, or one rank per process when started by mpirun or
 // srun (rt::launched_by_mpi; tools/mesh_train.h): train.batch_size is the
 // global batch, each data-parallel rank takes its DistributedSampler share;
-// rank 0 logs, prints the summary and writes metrics, checkpoints and --save
-// (whole tensors); other ranks print only their errors. --comm-timeout S
+// rank 0 logs, prints the summary and writes metrics and --save (whole
+// tensors); every rank writes its shard of each checkpoint and rank 0 its
+// index (tools/sharded_checkpoint.h); other ranks print only their errors. --comm-timeout S
 // bounds how long a collective waits for its peers (default 300 s).
 //
 // --profile times every instruction of the compiled train step and

@@ -11,9 +11,11 @@
 //    --resume's checkpoint (prepare_training), and every function's
 //    compilation (FunctionCache; ranks get replicas).
 //  - Per rank, through its World only: its local parts of the state, its
-//    data, its collectives; --save and checkpoints gather the sharded
-//    tensors with an all_gather per sharding axis (Rank::gather) and rank 0
-//    writes them as one device's files, so they load on any mesh or none.
+//    data, its collectives; --save gathers the sharded tensors with an
+//    all_gather per sharding axis (Rank::gather) and rank 0 writes them as
+//    one device's file; a checkpoint is sharded: every rank writes its own
+//    chunks, rank 0 the index (tools/sharded_checkpoint.h), and it loads on
+//    any mesh or none.
 //    The per-rank loop thus needs nothing of the other ranks' memory.
 //  - Under mpirun every process does the "once" part itself, the same way
 //    (same files, same seed: the same global initial state), after creating

@@ -70,11 +70,14 @@ Expected<StepFunction> Rank::function(const std::string& name, int64_t batch) co
 std::string Rank::prefix() const { return world ? "rank " + std::to_string(world->rank()) + ": " : ""; }
 
 rt::Tensor Rank::local_part(const rt::Tensor& global, const Placements& placements) const {
-  rt::Tensor t = global;
-  for (size_t a = 0; a < placements.size(); ++a) {
-    if (placements[a].is_sharded()) t = rt::chunk_of(t, placements[a].dim, mesh.axes[a].size, coords[a]);
-  }
-  return t;
+  return rt::grid_chunk(global, shard_grid(placements, mesh, global.rank()),
+                        shard_index(placements, mesh, coords, global.rank()));
+}
+
+bool Rank::holds_first_copy(const Placements& placements) const {
+  for (size_t a = 0; a < placements.size() && a < coords.size(); ++a)
+    if (!placements[a].is_sharded() && coords[a] != 0) return false;
+  return true;
 }
 
 Expected<rt::Tensor> Rank::gather(const rt::Tensor& local, const Placements& placements,

@@ -9,8 +9,9 @@
 //    world set: its collectives run on that world.
 //  - Tensors of a sharded function's arguments are local parts (ir/mesh.h):
 //    for S(d) on axis a, chunk coords[a] of dim d's equal chunks, nested in
-//    mesh-axis order (the first axis picks the outer chunk). local_part cuts
-//    a global tensor so; gather is its inverse, a collective (an all_gather
+//    mesh-axis order (the first axis picks the outer chunk): the chunk
+//    shard_index of the grid shard_grid. local_part cuts a global tensor so;
+//    gather is its inverse, a collective (an all_gather
 //    per sharding axis, through the Group API) that every rank must call in
 //    the same order, giving every rank the whole tensor.
 //  - The data ranks are the ranks that differ along the mesh axes sharding
@@ -67,10 +68,15 @@ struct Rank {
                                 FunctionCache& functions, FunctionCache& unsharded);
 
   int index() const { return world ? world->rank() : 0; }
-  // Rank 0 logs and writes metrics, checkpoints and saved parameters.
+  // Rank 0 logs and writes metrics, saved parameters and checkpoint indices.
   bool leader() const { return index() == 0; }
   Expected<StepFunction> function(const std::string& name, int64_t batch) const;
   rt::Tensor local_part(const rt::Tensor& global, const Placements& placements) const;
+  // Whether this rank's local part under `placements` is the first copy of
+  // its chunk: its index is 0 along every axis that does not shard the
+  // tensor. Of the ranks holding one chunk exactly one is; every rank on a
+  // single device.
+  bool holds_first_copy(const Placements& placements) const;
   Expected<rt::Tensor> gather(const rt::Tensor& local, const Placements& placements, const std::string& name) const;
   // In place: each value summed over the data ranks (a no-op on one device).
   Status sum_over_data_ranks(std::vector<double>& values, const std::string& tag) const;

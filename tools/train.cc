@@ -14,8 +14,10 @@
 #include "runtime/interpreter.h"
 #include "runtime/safetensors.h"
 #include "runtime/sampler.h"
+#include "runtime/sharded_checkpoint.h"
 #include "tools/evaluate.h"
 #include "tools/mesh_train.h"
+#include "tools/sharded_checkpoint.h"
 
 namespace mlc {
 
@@ -93,13 +95,22 @@ Expected<std::optional<rt::TrainState>> newest_checkpoint(const std::string& dir
                                                           const std::vector<rt::NamedTensor>& params,
                                                           const std::vector<rt::NamedTensor>& state, bool notes) {
   std::vector<std::string> files = rt::list_checkpoints(dir);
+  std::optional<rt::TrainState> newest;
   for (const std::string& file : files) {
     auto s = rt::read_checkpoint(file, config.name, params, state);
-    if (s) return std::optional<rt::TrainState>(std::move(s).value());
+    if (s) {
+      newest = std::move(s).value();
+      break;
+    }
     if (notes) std::fprintf(stderr, "warning: skipping checkpoint: %s\n", s.error().message.c_str());
   }
-  if (!files.empty()) return make_error(dir + ": error: no checkpoint in this directory verifies");
-  return std::optional<rt::TrainState>();
+  for (int64_t step : rt::interrupted_checkpoints(dir))
+    if (notes && (!newest || step > newest->step))
+      std::fprintf(stderr, "warning: skipping checkpoint: %s: error: missing; the step's shards were written but "
+                   "not the index (the run stopped while writing this checkpoint)\n",
+                   rt::checkpoint_index_path(dir, step).c_str());
+  if (!newest && !files.empty()) return make_error(dir + ": error: no checkpoint in this directory verifies");
+  return newest;
 }
 
 class Progress {
@@ -194,7 +205,13 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   std::vector<const rt::Tensor*> init_state;
   for (size_t k = 0; k < init.num_results(); ++k) init_state.push_back(&init.result(k));
   s.state = state_layout(step, std::move(init_state));
-  if (!o.init_path.empty()) {
+  if (o.init_path.ends_with(rt::kCheckpointIndexSuffix)) {
+    // A sharded checkpoint's tensors (its position is not restored: --start-step).
+    const std::vector<rt::NamedTensor> types = rt::init_parameters(config.params, s.seed);
+    MLC_TRY(rt::TrainState checkpoint, rt::read_checkpoint(o.init_path, config.name, types, s.state));
+    s.params = std::move(checkpoint.params);
+    s.state = std::move(checkpoint.state);
+  } else if (!o.init_path.empty()) {
     MLC_TRY(s.params, rt::load_parameters(config.params, o.init_path, &s.state));
   } else {
     s.params = rt::init_parameters(config.params, s.seed);
@@ -270,7 +287,12 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   std::map<int64_t, BatchFunctions> tail_programs;  // last partial batch when !drop_last
   const Signature& step_fn = program.train_step->signature();
   LocalTensors params(setup.params, step_fn, rank), state(setup.state, step_fn, rank);
-  if (leader && !o.checkpoint_dir.empty()) std::filesystem::create_directories(o.checkpoint_dir);
+  if (!o.checkpoint_dir.empty()) {
+    // Every rank writes into it (its shard, on a mesh).
+    std::error_code ec;
+    std::filesystem::create_directories(o.checkpoint_dir, ec);
+    if (ec) return make_error(o.checkpoint_dir + ": error: cannot create the checkpoint directory: " + ec.message());
+  }
 
   std::ofstream metrics;
   if (leader && !o.metrics_path.empty()) {
@@ -280,11 +302,19 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   auto write_metric = [&](const nlohmann::ordered_json& line) {
     if (metrics.is_open()) metrics << line.dump() << "\n";
   };
+  // On a mesh every rank writes its own chunks (tools/sharded_checkpoint.h);
+  // a single device writes the whole tensors.
   auto checkpoint = [&](int64_t steps_done) -> Status {
-    MLC_TRY(std::vector<rt::NamedTensor> p, params.whole(rank));
-    MLC_TRY(std::vector<rt::NamedTensor> st, state.whole(rank));
-    if (!leader) return {};
-    rt::TrainState s{steps_done, setup.seed, batch, steps_per_epoch, tc.shuffle, std::move(p), std::move(st)};
+    const rt::TrainPosition position{steps_done, setup.seed, batch, steps_per_epoch, tc.shuffle};
+    if (rank.world) {
+      std::vector<rt::NamedTensor> locals = params.tensors;
+      locals.insert(locals.end(), state.tensors.begin(), state.tensors.end());
+      std::vector<Placements> placements = params.placements;
+      placements.insert(placements.end(), state.placements.begin(), state.placements.end());
+      return write_sharded_checkpoint(rank, o.checkpoint_dir, o.keep_checkpoints, config.name, position, locals,
+                                      placements);
+    }
+    rt::TrainState s{position, params.tensors, state.tensors};
     MLC_CHECK_OK(rt::write_checkpoint(rt::checkpoint_path(o.checkpoint_dir, steps_done), config.name, s));
     rt::prune_checkpoints(o.checkpoint_dir, o.keep_checkpoints);
     return {};

@@ -8,8 +8,11 @@
 // of the parameters and optimizer state, its DistributedSampler share of
 // every epoch's order in batches of batch / W (W data ranks), the step
 // counter replicated. train.batch_size is the global batch, so the ranks
-// together take exactly one device's batches. Rank 0 logs, writes metrics,
-// checkpoints and --save, of the whole state gathered from the ranks.
+// together take exactly one device's batches. Rank 0 logs, writes metrics
+// and --save, of the whole parameters gathered from the ranks; checkpoints
+// are sharded, every rank writing its own chunks (tools/sharded_checkpoint.h).
+// --resume reads either kind of checkpoint into the whole state, which every
+// rank cuts into its local parts: a run resumes on any mesh or none.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +31,8 @@ namespace mlc {
 
 struct TrainOptions {
   std::string data_path;        // overrides the model file's data file
-  std::string init_path;        // initial parameters, optionally with optimizer state (safetensors); else seeded init
+  std::string init_path;        // initial parameters, optionally with optimizer state (safetensors, or a
+                                // sharded checkpoint's index); else seeded init
   int64_t start_step = 0;       // first global step (restarting from a PyTorch checkpoint)
   std::optional<int64_t> epochs, steps;  // override the model file's
   std::optional<uint64_t> seed;          // overrides train.seed (init and shuffling)

@@ -1,17 +1,24 @@
-// libFuzzer harness for the checkpoint reader and writer (runtime/checkpoint.h).
+// libFuzzer harness for the checkpoint readers and writers
+// (runtime/checkpoint.h, runtime/sharded_checkpoint.h).
 //
-// Input: any bytes, written to a temporary file and read with read_checkpoint
-// as a checkpoint of a small fixed model "fuzz":
+// Input: any bytes, read twice as a checkpoint of a small fixed model "fuzz":
 //   params: fc.weight f32[2,3], fc.bias f32[2]
 //   state:  fc.weight.momentum_buffer f32[2,3]
-// (the seeds in tests/fuzz/corpus/checkpoint are such checkpoints, written by
-// write_checkpoint; tests/fuzz/make_seeds.cc regenerates them). Invariants
-// checked on every input that loads:
+// first as a whole checkpoint (a safetensors file), then as the index of a
+// sharded one, next to the shards of that model on mesh dp=2 (fc.weight and
+// its momentum <S(0)>, fc.bias <R>: step_00000007.rank0000{0,1}.safetensors,
+// written once into a directory of their own by
+// tests/fuzz/fuzz_checkpoint_shards.h). The seeds in
+// tests/fuzz/corpus/checkpoint are such checkpoints and indices
+// (index_*.json, naming those shards), written by tests/fuzz/make_seeds.cc.
+// Invariants:
 //   1. the loaded tensors have the model's names and types, in model order;
 //   2. write_checkpoint of the loaded state succeeds, and read_checkpoint of
 //      that file gives the identical state: step, seed, batch_size,
 //      steps_per_epoch, shuffle, and every tensor bit for bit;
-//   3. writing the re-read state gives byte-identical output.
+//   3. writing the re-read state gives byte-identical output;
+//   4. an index that parses prints (format_checkpoint_index) to a text that
+//      parses and prints identically.
 // Files go to a per-process temporary directory under $TMPDIR (or /tmp),
 // created once and removed at exit.
 #include <fcntl.h>
@@ -29,6 +36,8 @@
 #include <vector>
 
 #include "runtime/checkpoint.h"
+#include "runtime/sharded_checkpoint.h"
+#include "tests/fuzz/fuzz_checkpoint_shards.h"
 #include "tests/fuzz/fuzz_report.h"
 #include "tests/fuzz/fuzz_temp_dir.h"
 
@@ -131,30 +140,60 @@ void check_same(const TrainState& a, const TrainState& b) {
   if (!same_tensors(a.state, b.state, &why)) fail("the re-read checkpoint's optimizer state differs", why);
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string input = temp_dir() + "/input.safetensors";
+// Invariants 1-3 on a loaded state (of either form).
+void check_loaded(const TrainState& loaded) {
   const std::string first = temp_dir() + "/first.safetensors";
   const std::string second = temp_dir() + "/second.safetensors";
-  write_file(input, data, size);
+  check_matches_model(loaded.params, model_params(), "params");
+  check_matches_model(loaded.state, model_state(), "state");
 
-  mlc::Expected<TrainState> loaded = mlc::rt::read_checkpoint(input, kModel, model_params(), model_state());
-  if (!loaded) return 0;  // rejected: fine, as long as it was rejected cleanly
-  check_matches_model(loaded->params, model_params(), "params");
-  check_matches_model(loaded->state, model_state(), "state");
-
-  mlc::Status written = mlc::rt::write_checkpoint(first, kModel, *loaded);
+  mlc::Status written = mlc::rt::write_checkpoint(first, kModel, loaded);
   if (!written) fail("write_checkpoint fails on a loaded checkpoint", written.error().message);
   mlc::Expected<TrainState> reread = mlc::rt::read_checkpoint(first, kModel, model_params(), model_state());
   if (!reread)
     fail("a re-written checkpoint does not read back",
-         reread.error().message + "\nloaded: " + describe(*loaded));
-  check_same(*loaded, *reread);
+         reread.error().message + "\nloaded: " + describe(loaded));
+  check_same(loaded, *reread);
 
   mlc::Status written2 = mlc::rt::write_checkpoint(second, kModel, *reread);
   if (!written2) fail("write_checkpoint fails on a re-read checkpoint", written2.error().message);
   if (read_bytes(first) != read_bytes(second))
-    fail("writing the re-read checkpoint gives different bytes", describe(*loaded));
+    fail("writing the re-read checkpoint gives different bytes", describe(loaded));
+}
+
+// The directory of the shards every index input may name, written once, and
+// of the input as an index: nothing else is there, so what an index can
+// name does not depend on earlier inputs.
+const std::string& sharded_dir() {
+  static const std::string dir = [] {
+    const std::string d = temp_dir() + "/sharded";
+    std::filesystem::create_directories(d);
+    if (mlc::fuzz::write_checkpoint_shards(d).empty()) fail("cannot write the shards", d);
+    return d;
+  }();
+  return dir;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string input = temp_dir() + "/input.safetensors";
+  write_file(input, data, size);
+  mlc::Expected<TrainState> loaded = mlc::rt::read_checkpoint(input, kModel, model_params(), model_state());
+  // Rejected: fine, as long as it was rejected cleanly.
+  if (loaded) check_loaded(*loaded);
+
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  if (auto parsed = mlc::rt::parse_checkpoint_index(text, "input")) {
+    const std::string printed = mlc::rt::format_checkpoint_index(*parsed);
+    auto reparsed = mlc::rt::parse_checkpoint_index(printed, "printed");
+    if (!reparsed) fail("a printed index does not parse", reparsed.error().message + "\nprinted:\n" + printed);
+    if (mlc::rt::format_checkpoint_index(*reparsed) != printed)
+      fail("a printed index prints differently after parsing", printed);
+  }
+  const std::string index = sharded_dir() + "/input.index.json";
+  write_file(index, data, size);
+  mlc::Expected<TrainState> sharded = mlc::rt::read_checkpoint(index, kModel, model_params(), model_state());
+  if (sharded) check_loaded(*sharded);
   return 0;
 }

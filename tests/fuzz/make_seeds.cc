@@ -1,6 +1,9 @@
 // Writes the generated seeds of the committed fuzz corpora:
 //   <corpus>/checkpoint/*.safetensors   checkpoints of fuzz_checkpoint's fixed
 //                                       model, written by write_checkpoint
+//   <corpus>/checkpoint/index_*.json    indices of sharded checkpoints naming
+//                                       the harness's shards
+//                                       (tests/fuzz/fuzz_checkpoint_shards.h)
 //   <corpus>/safetensors/gen_*          small safetensors files: every dtype,
 //                                       __metadata__, empty and scalar tensors,
 //                                       gaps, padding, odd names, and headers
@@ -24,6 +27,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <string>
@@ -32,6 +36,7 @@
 #include "runtime/artifact.h"
 #include "runtime/checkpoint.h"
 #include "runtime/safetensors.h"
+#include "tests/fuzz/fuzz_checkpoint_shards.h"
 #include "tests/runtime/tiny_artifact.h"
 
 namespace {
@@ -120,6 +125,48 @@ void write_checkpoints(const std::string& dir) {
     s.state.push_back({"fc.bias.momentum_buffer", f32({2})});
     check(mlc::rt::write_checkpoint(dir + "/extra_tensor.safetensors", "fuzz", s));
   }
+}
+
+// `text` with its first `from` replaced by `to` (a failure if there is none).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  if (at == std::string::npos) check(mlc::make_error("make_seeds: no '" + from + "' in the index"));
+  else text.replace(at, from.size(), to);
+  return text;
+}
+
+// The index of the harness's shards, and variants: tensors in another order,
+// chunks swapped, another mesh of the same grid (all load); a shard that does
+// not exist, a wrong checksum, a truncated text (rejected).
+void write_index_seeds(const std::string& dir) {
+  const std::string scratch = dir + "/.index_seeds";
+  std::filesystem::create_directories(scratch);
+  const std::string index = mlc::fuzz::write_checkpoint_shards(scratch);
+  std::ifstream in(index, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(scratch);
+  if (text.empty()) return check(mlc::make_error("make_seeds: cannot write the sharded checkpoint"));
+  auto write = [&](const std::string& name, const std::string& content) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << content;
+  };
+  write("index_step7.json", text);
+  const size_t bias = text.find("{\"name\":\"fc.bias\""), end = text.find('\n', bias);
+  const std::string bias_line = text.substr(bias, end - bias);  // ends with ','
+  write("index_reordered.json", replaced(text.substr(0, bias) + text.substr(end + 1), "\"tensors\":[\n",
+                                          "\"tensors\":[\n" + bias_line + "\n"));
+  std::string swapped = replaced(text, "\"index\":[0,0]", "\"index\":[9,9]");
+  swapped = replaced(swapped, "\"index\":[1,0]", "\"index\":[0,0]");
+  write("index_chunks_swapped.json", replaced(swapped, "\"index\":[9,9]", "\"index\":[1,0]"));
+  std::string other_mesh = replaced(text, "\"mesh\":\"dp=2\"", "\"mesh\":\"dp=2,tp=1\"");
+  for (const char* p : {"<S(0)>", "<R>", "<S(0)>"})
+    other_mesh = replaced(other_mesh, std::string("\"placements\":\"") + p,
+                          std::string("\"placements\":\"") + std::string(p).insert(strlen(p) - 1, ",R"));
+  write("index_other_mesh.json", other_mesh);
+  write("index_missing_shard.json", replaced(text, "rank00001", "rank00002"));
+  std::string bad_checksum = text;
+  bad_checksum.replace(text.find("\"checksum\":\"") + 12, 16, std::string(16, '0'));
+  write("index_bad_checksum.json", bad_checksum);
+  write("index_truncated.json", text.substr(0, text.size() / 2));
 }
 
 // A safetensors file from a header text and a data section, byte for byte.
@@ -304,6 +351,7 @@ int main(int argc, char** argv) {
   }
   std::string root = argv[1];
   write_checkpoints(root + "/checkpoint");
+  write_index_seeds(root + "/checkpoint");
   write_safetensors_seeds(root + "/safetensors");
   write_artifact_seeds(root + "/artifact", std::vector<std::string>(argv + 2, argv + argc));
   return g_failures ? 1 : 0;

@@ -61,6 +61,39 @@ TEST(Mesh, LocalShapesDivideShardedDims) {
             "1 placements for a mesh of 2 axes (dp=2,fsdp=2)");
 }
 
+// parse_placements reads exactly what placements_str prints.
+TEST(Mesh, PlacementsParseAsPrinted) {
+  for (const char* text : {"<S(0),R>", "<P>", "<R,S(12),S(0)>"}) {
+    auto p = parse_placements(text);
+    ASSERT_TRUE(p) << text << ": " << p.error().message;
+    EXPECT_EQ(placements_str(*p), text);
+  }
+  EXPECT_EQ(*parse_placements("<S(1),R>"), (Placements{Placement::S(1), Placement::R()}));
+  const std::pair<const char*, const char*> bad[] = {
+      {"<>", "placements '<>': expected a list like '<S(0),R>'"},
+      {"S(0)", "placements 'S(0)': expected a list like '<S(0),R>'"},
+      {"<S(01)>", "placements '<S(01)>': expected 'R', 'S(dim)' or 'P', found 'S(01)'"},
+      {"<S(-1)>", "placements '<S(-1)>': expected 'R', 'S(dim)' or 'P', found 'S(-1)'"},
+      {"<R, R>", "placements '<R, R>': expected 'R', 'S(dim)' or 'P', found ' R'"},
+      {"<R,,R>", "placements '<R,,R>': expected 'R', 'S(dim)' or 'P', found ''"},
+  };
+  for (const auto& [text, message] : bad) {
+    auto p = parse_placements(text);
+    ASSERT_FALSE(p) << text;
+    EXPECT_EQ(p.error().message, message);
+  }
+}
+
+// A device's chunk of each dim: the mixed-radix number of its coords along
+// the axes sharding the dim, the first axis most significant.
+TEST(Mesh, ShardGridAndIndex) {
+  const Mesh mesh = *Mesh::parse("dp=2,fsdp=3");
+  const Placements p = {Placement::S(1), Placement::S(1)};
+  EXPECT_EQ(shard_grid(p, mesh, 2), (std::vector<int64_t>{1, 6}));
+  EXPECT_EQ(shard_index(p, mesh, {1, 2}, 2), (std::vector<int64_t>{0, 5}));
+  EXPECT_EQ(shard_index({Placement::S(0), Placement::R()}, mesh, {1, 2}, 2), (std::vector<int64_t>{1, 0}));
+}
+
 constexpr const char* kSharded = R"(module @m attributes {mesh = "dp=2,tp=2"} {
   func @f(%x: f32[8,4]<S(0),R> {input}, %w: f32[4,6]<R,S(1)> {param}) -> (f32[16,6]<R,S(1)>) {
     %0 = dot(%x, %w) {transpose_a = false, transpose_b = false} : f32[8,6]<S(0),S(1)>

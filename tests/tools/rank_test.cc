@@ -1,13 +1,20 @@
 // Rank (tools/rank.h): local parts and their gathering on local ranks, data
-// ranks from the inputs' placements, and a failing rank ending its peers'
+// ranks from the inputs' placements, sharded checkpoints written by the
+// ranks (tools/sharded_checkpoint.h), and a failing rank ending its peers'
 // collectives with its name instead of a hang.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <numeric>
 
+#include "runtime/checkpoint.h"
 #include "runtime/comm/local.h"
+#include "runtime/safetensors.h"
 #include "tools/mesh_train.h"
 #include "tools/rank.h"
+#include "tools/sharded_checkpoint.h"
 
 namespace mlc {
 namespace {
@@ -55,6 +62,50 @@ TEST(Rank, LocalPartsGatherToTheWhole) {
       EXPECT_EQ(parts[2].data<float>()[0], 16.0f);
     }
   }
+}
+
+// write_sharded_checkpoint on the ranks of dp=2,fsdp=2: every rank writes the
+// chunks it holds the first copy of (each byte once over all the shard
+// files), rank 0 the index, and reading it gives the whole tensors back.
+TEST(Rank, ShardedCheckpointsWriteEveryByteOnceAndReadBackWhole) {
+  const Mesh mesh = *Mesh::parse("dp=2,fsdp=2");
+  const std::vector<Placements> cases = {{Placement::S(0), Placement::S(1)},
+                                         {Placement::S(1), Placement::S(1)},
+                                         {Placement::S(0), Placement::S(0)},
+                                         {Placement::R(), Placement::S(0)},
+                                         {Placement::R(), Placement::R()}};
+  std::vector<rt::NamedTensor> globals;
+  for (size_t i = 0; i < cases.size(); ++i) globals.push_back({"t" + std::to_string(i), iota_tensor({4, 8})});
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           ("mlc_rank_checkpoint_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::vector<Status> st = rt::run_local_ranks(mesh_shape(mesh), {}, [&](rt::World& w) -> Status {
+    Rank rank;
+    rank.world = &w;
+    rank.mesh = mesh;
+    rank.coords = w.mesh().coords(w.rank());
+    std::vector<rt::NamedTensor> locals;
+    for (size_t i = 0; i < cases.size(); ++i)
+      locals.push_back({globals[i].name, rank.local_part(globals[i].tensor, cases[i])});
+    return write_sharded_checkpoint(rank, dir, 1, "m", {3, 0, 4, 1, false}, locals, cases);
+  });
+  for (const Status& s : st) ASSERT_TRUE(s.ok()) << s.error().message;
+  int64_t written = 0;
+  for (int r = 0; r < 4; ++r) {
+    auto shard = rt::read_safetensors(rt::checkpoint_shard_path(dir, 3, r));
+    ASSERT_TRUE(shard.ok()) << shard.error().message;
+    for (const rt::SafetensorsEntry& e : shard->entries) written += e.tensor.num_bytes();
+  }
+  EXPECT_EQ(written, static_cast<int64_t>(cases.size()) * 32 * 4);
+  auto back = rt::read_checkpoint(rt::checkpoint_index_path(dir, 3), "m", globals, {});
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->step, 3);
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_TRUE(std::equal(globals[i].tensor.data<float>(), globals[i].tensor.data<float>() + 32,
+                           back->params[i].tensor.data<float>()))
+        << placements_str(cases[i]);
+  std::filesystem::remove_all(dir);
 }
 
 // A rank that fails before a collective ends its peer's gather with an error

@@ -1,5 +1,6 @@
 // Running the `mlc` binary from a test: the command, its exit status and what
-// it printed. Shared by the end-to-end suites of tests/tools/.
+// it printed, and the metrics it wrote. Shared by the end-to-end suites of
+// tests/tools/.
 #pragma once
 
 #include <sys/wait.h>
@@ -10,6 +11,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace mlc::testing {
 
@@ -30,6 +34,25 @@ inline std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A metrics file of `mlc run --metrics` (JSON lines): the step lines' losses
+// and the evaluation lines.
+struct Metrics {
+  std::vector<double> losses;
+  std::vector<nlohmann::json> evals;
+};
+
+inline Metrics read_metrics(const std::string& path) {
+  Metrics m;
+  std::istringstream lines(slurp(path));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j.contains("eval")) m.evals.push_back(j["eval"]);
+    else m.losses.push_back(j.at("loss"));
+  }
+  return m;
 }
 
 // A scratch directory of this test process: <tmp>/<prefix>_<pid>.
