@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 
@@ -54,6 +55,19 @@ const char* kRunUsage =
     "                the global batch, split over the data axes\n"
     "  --zero N      ZeRO stage over the data axes: 1 shards optimizer state, 3 also parameters\n"
     "  --comm-timeout S  seconds a collective waits for the other ranks before failing (300)";
+
+// An output file's directory exists and is writable (checked before a run,
+// not found out when its end writes the file).
+Status check_writable_path(const std::string& path, const std::string& flag) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  const std::string shown = dir.empty() ? "." : dir.string();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir.empty() ? "." : dir, ec))
+    return make_error(path + ": error: --" + flag + ": directory '" + shown + "' does not exist");
+  if (access(shown.c_str(), W_OK) != 0)
+    return make_error(path + ": error: --" + flag + ": directory '" + shown + "' is not writable");
+  return {};
+}
 
 bool parse_int(const std::string& text, int64_t min, int64_t& out) {
   try {
@@ -203,6 +217,14 @@ int cmd_run(const std::vector<std::string>& argv) {
     program.emplace(Program::from_model(*model, o.backend));
   }
   if (args.has("eval")) return run_eval(*program, args, o.seed.value_or(program->config().train.seed));
+  // Mistakes that would otherwise surface only after training.
+  for (const char* needs_dir : {"checkpoint-every", "keep-checkpoints"})
+    if (args.has(needs_dir) && !args.has("checkpoint-dir"))
+      return usage_error("--" + std::string(needs_dir) + " needs --checkpoint-dir DIR (where the checkpoints go)");
+  for (const char* output : {"save", "metrics", "dump-grads"})
+    if (args.has(output))
+      if (Status writable = check_writable_path(args.get(output), output); !writable)
+        return user_error(writable.error().message);
 
   o.data_path = args.get("data");
   o.init_path = args.get("init");
@@ -216,8 +238,11 @@ int cmd_run(const std::vector<std::string>& argv) {
   // Under mpirun: an empty error is one that rank 0 reports.
   if (!summary) return summary.error().message.empty() ? kUserError : user_error(summary.error().message);
   if (summary->rank != 0) return kOk;
-  std::printf("trained %lld steps: final loss %.6f, median step %.3f ms", static_cast<long long>(summary->steps_run),
-              summary->final_loss, summary->median_step_ms);
+  if (summary->steps_run == 0)
+    std::printf("trained 0 steps: the run was already at its last step");
+  else
+    std::printf("trained %lld steps: final loss %.6f, median step %.3f ms", static_cast<long long>(summary->steps_run),
+                summary->final_loss, summary->median_step_ms);
   if (summary->eval_loss) std::printf("; eval loss %.6f", *summary->eval_loss);
   if (summary->eval_accuracy) std::printf(", accuracy %.4f", *summary->eval_accuracy);
   std::printf("\n");

@@ -228,7 +228,9 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
       s.start = ckpt->step;
       s.params = std::move(ckpt->params);
       s.state = std::move(ckpt->state);
-      if (notes) std::fprintf(stderr, "resuming from step %lld\n", static_cast<long long>(s.start));
+      if (notes)
+        std::fprintf(stderr, "resuming at step %lld of %lld from the newest checkpoint in %s\n",
+                     static_cast<long long>(s.start), static_cast<long long>(s.total_steps), o.checkpoint_dir.c_str());
     }
   }
   return s;

@@ -160,6 +160,17 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
   EXPECT_EQ(mlc("version").out, version.out);
 }
 
+// Mistakes are found before training, not when the run's end writes a file.
+TEST(Errors, OutputMistakesAreCaughtBeforeTraining) {
+  RunResult every = mlc("run examples/digits_mlp.json --steps 1 --checkpoint-every 5");
+  EXPECT_EQ(every.status, 2);
+  EXPECT_EQ(every.err, "mlc: --checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)\n");
+  RunResult save = mlc("run examples/digits_mlp.json --steps 1 --save no-such-dir/final.safetensors");
+  EXPECT_EQ(save.status, 1);
+  EXPECT_EQ(save.err, "no-such-dir/final.safetensors: error: --save: directory 'no-such-dir' does not exist\n");
+  EXPECT_EQ(save.out, "");  // nothing trained
+}
+
 TEST(Errors, InitFileMustMatchTheModel) {
   RunResult r = mlc("run examples/digits_mlp.json --eval --init tests/data/oracle/digits_cnn/init.safetensors");
   EXPECT_EQ(r.status, 1);

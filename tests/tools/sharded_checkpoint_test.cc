@@ -107,7 +107,7 @@ TEST_P(ShardedCheckpoint, SameMeshResumeIsBitIdentical) {
     EXPECT_EQ(fs::exists(rt::checkpoint_shard_path(full.dir, 5, r)), r < GetParam().shard_files) << "rank " << r;
   EXPECT_FALSE(fs::exists(rt::checkpoint_path(full.dir, 5)));  // no whole checkpoint on a mesh
   const Trained resumed = run("same_mesh", GetParam().flags, checkpoint_of_step_5(full, "same_mesh_from"));
-  EXPECT_NE(resumed.err.find("resuming from step 5"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming at step 5 of"), std::string::npos) << resumed.err;
   const std::vector<std::string> want = lines(full.metrics), got = lines(resumed.metrics);
   ASSERT_EQ(want.size(), 11u);  // 10 steps and the evaluation
   EXPECT_EQ(got, std::vector<std::string>(want.begin() + 5, want.end()));
@@ -168,7 +168,7 @@ TEST(ShardedCheckpoint, ResumesOnAnotherMeshOrOneDevice) {
   for (const char* flags : {"--mesh dp=4 --zero 3", ""}) {
     SCOPED_TRACE(flags);
     const Trained resumed = run("reshard", flags, from);
-    EXPECT_NE(resumed.err.find("resuming from step 5"), std::string::npos) << resumed.err;
+    EXPECT_NE(resumed.err.find("resuming at step 5 of"), std::string::npos) << resumed.err;
     expect_within_rounding(resumed, full, *flags ? "dp4" : "one_device");
   }
   // The run on one device wrote a whole checkpoint next to the sharded ones.
@@ -186,7 +186,7 @@ TEST(ShardedCheckpoint, ResumesOnAnotherMeshOrOneDevice) {
 TEST(ShardedCheckpoint, AWholeCheckpointResumesOnAMesh) {
   const Trained& one = uninterrupted("");
   const Trained resumed = run("whole_on_mesh", "--mesh dp=2 --zero 3", checkpoint_of_step_5(one, "whole_from"));
-  EXPECT_NE(resumed.err.find("resuming from step 5"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming at step 5 of"), std::string::npos) << resumed.err;
   expect_within_rounding(resumed, one, "dp2");
 }
 
@@ -209,7 +209,7 @@ TEST(ShardedCheckpoint, ResumeSkipsIncompleteCheckpoints) {
                              ": error: missing; the step's shards were written but not the index"),
             std::string::npos)
       << resumed.err;
-  EXPECT_NE(resumed.err.find("resuming from step 5"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming at step 5 of"), std::string::npos) << resumed.err;
   EXPECT_EQ(slurp(resumed.save), slurp(full.save));
 
   // Step 5's rank-1 shard with one byte flipped: no checkpoint verifies.
