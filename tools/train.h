@@ -50,6 +50,14 @@ struct TrainOptions {
   bool mpi = false;
 };
 
+// What one rank held while training, measured: the bytes of its parameters
+// and optimizer state (its local parts on a mesh) and of the arena its
+// compiled train step allocated (0 on the interp backend). `mlc plan`
+// predicts the same figures (per device with --mesh).
+struct RankMemory {
+  int64_t parameters = 0, optimizer_state = 0, train_step_arena = 0;
+};
+
 struct TrainSummary {
   int64_t steps_run = 0;
   double final_loss = 0;
@@ -61,6 +69,9 @@ struct TrainSummary {
   // The rank that returned it: under mpirun every process returns its own
   // rank's, and only rank 0's is reported.
   int rank = 0;
+  // Every rank's, in rank order (gathered from the ranks of a mesh; one
+  // entry on one device).
+  std::vector<RankMemory> memory;
 };
 
 // Trains with the functions of `program` (a model file compiled now, or an
