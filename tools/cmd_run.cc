@@ -228,8 +228,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   // Under mpirun: an empty error is one that rank 0 reports.
   if (!summary) return summary.error().message.empty() ? kUserError : user_error(summary.error().message);
   if (summary->rank != 0) return kOk;
-  std::printf("trained %lld steps: final loss %.6f, median step %.3f ms", static_cast<long long>(summary->steps_run),
-              summary->final_loss, summary->median_step_ms);
+  std::printf("trained %lld steps: final loss %.6f, median step %.3f ms (mean %.3f)",
+              static_cast<long long>(summary->steps_run), summary->final_loss, summary->median_step_ms,
+              summary->mean_step_ms);
   if (summary->eval_loss) std::printf("; eval loss %.6f", *summary->eval_loss);
   if (summary->eval_accuracy) std::printf(", accuracy %.4f", *summary->eval_accuracy);
   std::printf("\n");

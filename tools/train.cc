@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <new>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -393,6 +394,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   if (!step_ms.empty()) {
     std::sort(step_ms.begin(), step_ms.end());
     summary.median_step_ms = step_ms[step_ms.size() / 2];
+    summary.mean_step_ms = std::accumulate(step_ms.begin(), step_ms.end(), 0.0) / static_cast<double>(step_ms.size());
   }
   if (o.profile && leader) {
     if (auto p = function_profile(*program.train_step, batch)) summary.profiles.push_back(std::move(*p));

@@ -61,7 +61,9 @@ struct RankMemory {
 struct TrainSummary {
   int64_t steps_run = 0;
   double final_loss = 0;
-  double median_step_ms = 0;
+  // Of the train step's runs (its collectives included; not data gathering
+  // or evaluation). The mean counts the slow steps a busy machine makes.
+  double median_step_ms = 0, mean_step_ms = 0;
   std::optional<double> eval_loss, eval_accuracy;
   // With TrainOptions::profile: the train step's (one per batch size run),
   // then evaluation's.
