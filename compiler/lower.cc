@@ -141,6 +141,7 @@ class Lowering {
         op->code = root.code;
         op->attrs = root.attrs;
         op->loc = root.loc;
+        op->meta = root.meta;  // a collective's scope names it in errors (runtime/collective_run.h)
         ins.op = std::move(op);
       }
     }

@@ -107,7 +107,7 @@ class Sharder {
       int a = g_.updated_arg(k);
       Placements target = a >= 0 ? placed_.at(g_.args[a]) : replicated(mesh_.axes.size());
       std::string consumer = "result #" + std::to_string(k) + (a >= 0 ? " (updates %" + g_.args[a]->name + ")" : "");
-      MLC_TRY(Value * v, move(g_.results[k], target, consumer, "", 0, Loc{}));
+      MLC_TRY(Value * v, move(g_.results[k], target, consumer, "", 0, Loc{}, ""));
       out_->results.push_back(v);
     }
     out_->result_updates = g_.result_updates;
@@ -234,8 +234,13 @@ class Sharder {
     return us;
   }
 
+  // `loc` and `scope` are the consumer's (the ledger records `loc`). The
+  // collectives inserted carry them, or where the consumer has none (an
+  // optimizer update, a result) the moved value's producer's: they are the
+  // collective's name in the runtime's errors (runtime/collective_run.h).
   Expected<Value*> move(const Value* v, const Placements& to, const std::string& consumer,
-                        const std::string& alternative, double alternative_us, const Loc& loc) {
+                        const std::string& alternative, double alternative_us, const Loc& loc,
+                        const std::string& scope) {
     Placements from = placed_.at(v);
     if (from == to) return local_.at(v);
     bool fsdp_gather = plan_.zero == 3 && is_parameter_.count(v);  // parameters are re-gathered at each use
@@ -259,7 +264,9 @@ class Sharder {
                         placements_str(from) + " to " + placements_str(to));
     Value* x = local_.at(v);
     Builder b(*out_);
-    b.set_loc(loc);
+    const Op* producer = v->producer;
+    b.set_loc(loc.known() || !producer ? loc : producer->loc);
+    b.set_scope(!scope.empty() || !producer ? scope : producer->meta.scope);
     for (auto [a, s] : *steps) {
       const MeshAxis& axis = mesh_.axes[a];
       Placements next = from;
@@ -414,7 +421,7 @@ class Sharder {
           sep = "; ";
           alt_us += alternative_us[a];
         }
-      MLC_TRY(Value * x, move(v, c.operands[i], describe_op(op), alt, alt_us, op.loc));
+      MLC_TRY(Value * x, move(v, c.operands[i], describe_op(op), alt, alt_us, op.loc, op.meta.scope));
       operands.push_back(x);
     }
     std::vector<TensorType> declared;
@@ -511,7 +518,7 @@ class Sharder {
                         : Placement::R();
     if (!local_shape(v->type.shape, target, mesh_)) target = replicated(p.size());
     MLC_TRY(Value * x, move(v, target, "its " + std::to_string(uses_[v]) + " uses (a partial sum is summed once)",
-                            "", 0, v->producer ? v->producer->loc : Loc{}));
+                            "", 0, v->producer ? v->producer->loc : Loc{}, ""));
     local_[v] = x;
     placed_[v] = target;
     return {};

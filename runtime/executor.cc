@@ -207,9 +207,10 @@ Status Executor::execute(const Instruction& ins, size_t index) {
       return {};
     }
     case InstrKind::reference: {
-      Status st = world_ && uses_mesh_axis(ins.op->code)
-                      ? run_collective(*ins.op, *world_, view_ptrs_[index], views_[index].back())
-                      : reference_kernel(ins.op->code)(*ins.op, view_ptrs_[index], views_[index].back());
+      // A collective's errors name it (its tag has the op's location) and the ranks.
+      if (world_ && uses_mesh_axis(ins.op->code))
+        return run_collective(*ins.op, *world_, view_ptrs_[index], views_[index].back());
+      Status st = reference_kernel(ins.op->code)(*ins.op, view_ptrs_[index], views_[index].back());
       if (!st) return error_at(ins.loc, st.error().message);
       return {};
     }

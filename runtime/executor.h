@@ -12,8 +12,9 @@
 //  - After `run`, result(k) is a view of result k: the updated argument's
 //    tensor, or arena bytes, valid until the next `run`.
 //  - A failing instruction (an out-of-range gather index, ...) stops the run
-//    with an Error located at the op it came from; updated arguments may then
-//    hold partial values.
+//    with an Error located at the op it came from (a collective's, from the
+//    communicator, names the op and its location in its tag); updated
+//    arguments may then hold partial values.
 //  - Large f32 GEMMs run on oneDNN (runtime/onednn_gemm.h, primitives made
 //    by `create` for the thread count of that time), the others on OpenBLAS.
 //  - Kernels run on the process-wide thread pool (runtime/thread_pool.h), each

@@ -94,9 +94,11 @@ Expected<std::vector<Tensor>> Interpreter::run(std::span<const Tensor* const> ar
     for (int s : step.operands) operands.push_back(ptr[s]);
     Tensor& out = owned[step.result];
     out = Tensor::uninitialized(step.op->result()->type);
-    Status st = world && uses_mesh_axis(step.op->code) ? run_collective(*step.op, *world, operands, out)
-                                                        : reference_kernel(step.op->code)(*step.op, operands, out);
-    if (!st) return error_at(step.op->loc, st.error().message);
+    // A collective's errors name it (its tag has the op's location) and the ranks.
+    const bool collective = world && uses_mesh_axis(step.op->code);
+    Status st = collective ? run_collective(*step.op, *world, operands, out)
+                           : reference_kernel(step.op->code)(*step.op, operands, out);
+    if (!st) return collective ? st.error() : error_at(step.op->loc, st.error().message);
     ptr[step.result] = &out;
     for (int s : step.release) {
       owned[s] = Tensor();

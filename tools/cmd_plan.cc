@@ -2,7 +2,10 @@
 // accounting of one training step on one device (with a mesh: on each device,
 // plus placements, communication and the collective ledger, tools/plan_parallel.h): parameter count and bytes of parameters, gradients, optimizer
 // state and activations kept for backward, and FLOPs per step, exact from the
-// op table's costs next to the 6·params·tokens approximation.
+// op table's costs next to the 6·params·tokens approximation. With a mesh
+// every byte and FLOP figure is one device's (the parameter count is the
+// model's), and the arena is the one each rank of `mlc run --mesh` allocates
+// (it prints what it measured: "memory of rank R: ...").
 //
 // Activations kept for backward: results of forward ops (the ops the loss
 // depends on in @loss_grad) that a backward op reads.
@@ -135,8 +138,13 @@ int cmd_plan(const std::vector<std::string>& argv) {
   }
   const double approx = 6.0 * static_cast<double>(p.trainable) * static_cast<double>(p.tokens);
   std::optional<ParallelReport> par;
-  if (!parallel.mesh.empty())
-    par = parallel_report(*module->find("train_step"), ledger["train_step"], parallel.mesh, parallel.zero);
+  if (!parallel.mesh.empty()) {
+    par = parallel_report(*module->find("train_step"), ledger["train_step"], parallel.mesh, parallel.zero,
+                          mp.arena_bytes);
+    // One device's parts: @train_step's arguments are already local.
+    p.param_bytes = par->param_bytes;
+    p.grad_bytes = par->grad_bytes;
+  }
 
   if (format == "json") {
     nlohmann::ordered_json j = {
@@ -156,8 +164,9 @@ int cmd_plan(const std::vector<std::string>& argv) {
     std::printf("%s\n", j.dump(1).c_str());
     return kOk;
   }
-  std::printf("model %s: batch %lld, 1 device (%s)\n", config.name.c_str(), static_cast<long long>(batch),
-              config.train.optimizer.type.c_str());
+  const std::string devices = parallel.mesh.empty() ? "1 device" : "per device of mesh " + parallel.mesh.str();
+  std::printf("model %s: batch %lld, %s (%s)\n", config.name.c_str(), static_cast<long long>(batch),
+              devices.c_str(), config.train.optimizer.type.c_str());
   std::printf("  parameters          %lld (%lld trainable)\n", static_cast<long long>(p.params),
               static_cast<long long>(p.trainable));
   std::printf("  memory\n");

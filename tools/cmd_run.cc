@@ -35,6 +35,7 @@
 #include "tools/cli.h"
 #include "tools/help.h"
 #include "tools/evaluate.h"
+#include "tools/plan_parallel.h"
 #include "tools/train.h"
 
 namespace mlc::cli {
@@ -100,6 +101,21 @@ Status report_profiles(const std::vector<FunctionProfile>& profiles, const std::
   out.flush();
   if (!out) return make_error(json_path + ": error: write failed");
   return {};
+}
+
+// What each rank held, measured (TrainSummary::memory), one line per rank:
+//   "memory of rank 1: parameters 19.5 KiB (19968 B), optimizer state ..., train-step arena ..."
+// ("memory: ..." on one device); `mlc plan` predicts the same figures.
+void print_memory(const std::vector<RankMemory>& memory) {
+  auto bytes = [](int64_t b) { return human_bytes(b) + " (" + std::to_string(b) + " B)"; };
+  for (size_t r = 0; r < memory.size(); ++r) {
+    const RankMemory& m = memory[r];
+    const std::string who = memory.size() > 1 ? " of rank " + std::to_string(r) : "";
+    std::printf("memory%s: parameters %s, optimizer state %s", who.c_str(), bytes(m.parameters).c_str(),
+                bytes(m.optimizer_state).c_str());
+    if (m.train_step_arena) std::printf(", train-step arena %s", bytes(m.train_step_arena).c_str());
+    std::printf("\n");
+  }
 }
 
 int run_eval(const Program& program, const Args& args, uint64_t seed) {
@@ -241,11 +257,13 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (summary->steps_run == 0)
     std::printf("trained 0 steps: the run was already at its last step");
   else
-    std::printf("trained %lld steps: final loss %.6f, median step %.3f ms", static_cast<long long>(summary->steps_run),
-                summary->final_loss, summary->median_step_ms);
+    std::printf("trained %lld steps: final loss %.6f, median step %.3f ms (mean %.3f)",
+                static_cast<long long>(summary->steps_run), summary->final_loss, summary->median_step_ms,
+                summary->mean_step_ms);
   if (summary->eval_loss) std::printf("; eval loss %.6f", *summary->eval_loss);
   if (summary->eval_accuracy) std::printf(", accuracy %.4f", *summary->eval_accuracy);
   std::printf("\n");
+  print_memory(summary->memory);
   if (o.profile) {
     std::fflush(stdout);
     Status s = report_profiles(summary->profiles, args.get("profile"));

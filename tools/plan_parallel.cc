@@ -28,7 +28,7 @@ TensorType global_type(const Value* v, const Mesh& mesh) {
 }  // namespace
 
 ParallelReport parallel_report(const Function& step, const std::vector<LedgerEntry>& ledger, const Mesh& mesh,
-                               int zero) {
+                               int zero, int64_t arena_bytes) {
   ParallelReport r;
   std::string data_axes;
   for (const MeshAxis& a : mesh.axes)
@@ -68,11 +68,18 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
   r.json["devices"] = mesh.num_devices();
   r.json["zero"] = zero;
   r.json["placements"] = placements;
+  r.param_bytes = param_bytes;
+  r.grad_bytes = grad_bytes;
+  r.state_bytes = state_bytes;
+  r.input_bytes = input_bytes;
   r.json["per_device_bytes"] = {{"parameters", param_bytes}, {"gradients", grad_bytes},
-                                {"optimizer_state", state_bytes}, {"inputs", input_bytes}};
-  r.text += format("  per device: parameters %s, gradients %s (reduced), optimizer state %s, batch %s\n",
+                                {"optimizer_state", state_bytes}, {"inputs", input_bytes},
+                                {"train_step_arena", arena_bytes}};
+  r.text += format("  per device: parameters %s, gradients %s (reduced), optimizer state %s, batch %s, "
+                   "train-step arena %s (%lld B)\n",
                    human_bytes(param_bytes).c_str(), human_bytes(grad_bytes).c_str(),
-                   human_bytes(state_bytes).c_str(), human_bytes(input_bytes).c_str());
+                   human_bytes(state_bytes).c_str(), human_bytes(input_bytes).c_str(),
+                   human_bytes(arena_bytes).c_str(), static_cast<long long>(arena_bytes));
 
   nlohmann::ordered_json comm = nlohmann::ordered_json::object();
   r.text += "  communication per step and device\n";

@@ -20,11 +20,16 @@ namespace mlc {
 struct ParallelReport {
   nlohmann::ordered_json json;
   std::string text;
+  // Per device: its parts of the parameters and optimizer state, the
+  // gradients the reductions leave on it, its share of the batch.
+  int64_t param_bytes = 0, grad_bytes = 0, state_bytes = 0, input_bytes = 0;
 };
 
-// `step`: the sharded @train_step; `ledger`: its entries; `zero`: the ZeRO stage.
+// `step`: the sharded @train_step; `ledger`: its entries; `zero`: the ZeRO
+// stage; `arena_bytes`: the arena of the compiled `step` (one device's, as
+// each rank of `mlc run --mesh` allocates it).
 ParallelReport parallel_report(const Function& step, const std::vector<LedgerEntry>& ledger, const Mesh& mesh,
-                               int zero);
+                               int zero, int64_t arena_bytes);
 
 // "1.5 KiB", "2.00 MiB", "12 B".
 std::string human_bytes(int64_t bytes);

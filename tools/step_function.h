@@ -76,6 +76,9 @@ class StepFunction {
   const LoweredFunction* lowered() const { return lowered_.get(); }
   // The executable run by the compiled backend; null for interp.
   std::shared_ptr<const rt::Executable> executable() const;
+  // Bytes of the arena this function's executor allocated (the memory plan's
+  // arena, compiler/memory_plan.h); 0 for interp and for code().
+  int64_t arena_bytes() const { return executor_ ? executor_->arena_bytes() : 0; }
   // Compiled backend: times every instruction of the runs from now on
   // (rt::Executor::enable_profiling); profile() is what was timed, null for
   // interp and before enable_profiling.

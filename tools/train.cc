@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <new>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -275,6 +276,23 @@ struct LocalTensors {
   }
 };
 
+int64_t bytes_of(const std::vector<rt::NamedTensor>& tensors) {
+  int64_t bytes = 0;
+  for (const rt::NamedTensor& t : tensors) bytes += t.tensor.num_bytes();
+  return bytes;
+}
+
+// Every rank's RankMemory, gathered (a collective on a mesh: every rank calls it).
+Expected<std::vector<RankMemory>> memory_of_ranks(const Rank& rank, const std::vector<rt::NamedTensor>& params,
+                                                  const std::vector<rt::NamedTensor>& state,
+                                                  const StepFunction& train_step) {
+  const RankMemory mine{bytes_of(params), bytes_of(state), train_step.arena_bytes()};
+  if (!rank.world) return std::vector<RankMemory>{mine};
+  std::vector<RankMemory> all(static_cast<size_t>(rank.world->size()));
+  MLC_CHECK_OK(rank.world->all().all_gather(&mine, all.data(), sizeof mine, "mlc run: memory report"));
+  return all;
+}
+
 // train_rank without the out-of-memory guard; `stage` says what it is doing.
 Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOptions& o, const Rank& rank,
                                          std::string& stage) {
@@ -404,9 +422,11 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     for (const rt::NamedTensor& p : whole) named.emplace_back(p.name, &p.tensor);
     if (leader) MLC_CHECK_OK(rt::write_safetensors(o.save_path, named, {{"model", config.name}}));
   }
+  MLC_TRY(summary.memory, memory_of_ranks(rank, params.tensors, state.tensors, *program.train_step));
   if (!step_ms.empty()) {
     std::sort(step_ms.begin(), step_ms.end());
     summary.median_step_ms = step_ms[step_ms.size() / 2];
+    summary.mean_step_ms = std::accumulate(step_ms.begin(), step_ms.end(), 0.0) / static_cast<double>(step_ms.size());
   }
   if (o.profile && leader) {
     if (auto p = function_profile(*program.train_step, batch)) summary.profiles.push_back(std::move(*p));

@@ -54,10 +54,20 @@ struct TrainOptions {
   bool mpi = false;
 };
 
+// What one rank held while training, measured: the bytes of its parameters
+// and optimizer state (its local parts on a mesh) and of the arena its
+// compiled train step allocated (0 on the interp backend). `mlc plan`
+// predicts the same figures (per device with --mesh).
+struct RankMemory {
+  int64_t parameters = 0, optimizer_state = 0, train_step_arena = 0;
+};
+
 struct TrainSummary {
   int64_t steps_run = 0;
   double final_loss = 0;
-  double median_step_ms = 0;
+  // Of the train step's runs (its collectives included; not data gathering
+  // or evaluation). The mean counts the slow steps a busy machine makes.
+  double median_step_ms = 0, mean_step_ms = 0;
   std::optional<double> eval_loss, eval_accuracy;
   // With TrainOptions::profile: the train step's (one per batch size run),
   // then evaluation's.
@@ -65,6 +75,9 @@ struct TrainSummary {
   // The rank that returned it: under mpirun every process returns its own
   // rank's, and only rank 0's is reported.
   int rank = 0;
+  // Every rank's, in rank order (gathered from the ranks of a mesh; one
+  // entry on one device).
+  std::vector<RankMemory> memory;
 };
 
 // Trains with the functions of `program` (a model file compiled now, or an

@@ -11,8 +11,16 @@
 // starts reading the buffers of a rank that has returned. The completion
 // phase waits without a deadline: every rank that passed arrival reaches it
 // after a bounded amount of copying, which allocates nothing and cannot fail.
+//
+// Waiting: a rank whose peers have not arrived first spins for up to
+// kSpinWait, the lock released, yielding, until anything changes; only then
+// does it sleep on the condition variable. The collectives of a step follow
+// each other within microseconds, and waking a sleeping thread costs tens of
+// them, twice per collective (an all_reduce of 16 floats between 2 ranks took
+// 17-32 us sleeping, 5-7 us spinning, on a busy 2-core machine).
 #include "runtime/comm/local.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -29,6 +37,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using comm::rank_error;
+
+constexpr auto kSpinWait = std::chrono::microseconds(500);
 
 enum class Kind : uint8_t { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, barrier };
 
@@ -97,6 +107,7 @@ struct Fabric {
   std::chrono::milliseconds timeout;
   std::mutex mu;
   std::condition_variable cv;  // any change below
+  std::atomic<uint64_t> changes{0};  // bumped with every notification, read by spinning waiters
   bool aborted = false;
   int failed_rank = -1;
   std::string failed_reason;
@@ -107,7 +118,28 @@ struct Fabric {
     aborted = true;
     failed_rank = rank;
     failed_reason = reason;
+    changed();
+  }
+  // Under the lock: wakes the waiters, spinning or asleep.
+  void changed() {
+    changes.fetch_add(1, std::memory_order_release);
     cv.notify_all();
+  }
+  // Under `lock`: returns after a change (or spuriously), at the latest at
+  // `deadline`; spins until `spin_until`, then sleeps.
+  void wait(std::unique_lock<std::mutex>& lock, Clock::time_point spin_until, Clock::time_point deadline) {
+    if (Clock::now() >= spin_until) {
+      if (deadline == Clock::time_point::max()) cv.wait(lock);
+      else cv.wait_until(lock, deadline);
+      return;
+    }
+    const uint64_t seen = changes.load(std::memory_order_acquire);
+    lock.unlock();
+    for (int polls = 0; changes.load(std::memory_order_acquire) == seen; ++polls) {
+      if (polls % 16 == 0 && Clock::now() >= std::min(spin_until, deadline)) break;
+      std::this_thread::yield();
+    }
+    lock.lock();
   }
   Clock::time_point deadline() const {
     // Clamped so that a huge timeout cannot overflow the clock.
@@ -174,7 +206,7 @@ Error LocalGroup::aborted_error(std::string_view tag) const {
 
 uint64_t LocalGroup::enter_phase() {
   const uint64_t phase = ++g_.entered[static_cast<size_t>(rank_)];
-  f_.cv.notify_all();
+  f_.changed();
   return phase;
 }
 
@@ -192,6 +224,7 @@ Expected<std::vector<const std::byte*>> LocalGroup::arrive(std::unique_lock<std:
   if (f_.aborted) return aborted_error(tag);
   g_.calls[static_cast<size_t>(rank_)] = std::move(call);
   const uint64_t phase = enter_phase();
+  const auto spin_until = Clock::now() + kSpinWait;
   for (;;) {
     std::vector<int> absent = missing(phase);
     if (absent.empty()) break;
@@ -200,7 +233,7 @@ Expected<std::vector<const std::byte*>> LocalGroup::arrive(std::unique_lock<std:
       if (f_.aborted) return aborted_error(tag);
       return fail_locked(tag, comm::timeout_message(f_.timeout, absent));
     }
-    f_.cv.wait_until(lock, deadline);
+    f_.wait(lock, spin_until, deadline);
   }
   const Call& first = g_.calls[0];
   for (size_t r = 0; r < g_.calls.size(); ++r) {
@@ -215,7 +248,8 @@ Expected<std::vector<const std::byte*>> LocalGroup::arrive(std::unique_lock<std:
 
 void LocalGroup::complete(std::unique_lock<std::mutex>& lock) {
   const uint64_t phase = enter_phase();
-  f_.cv.wait(lock, [&] { return missing(phase).empty(); });
+  const auto spin_until = Clock::now() + kSpinWait;
+  while (!missing(phase).empty()) f_.wait(lock, spin_until, Clock::time_point::max());
 }
 
 Status LocalGroup::all_reduce(void* data, int64_t count, DType dtype, ReduceOp op, std::string_view tag) {
@@ -323,7 +357,7 @@ Status LocalGroup::send(const void* data, int64_t bytes, int peer, std::string_v
   std::lock_guard lock(f_.mu);
   if (f_.aborted) return aborted_error(tag);
   g_.mailboxes[static_cast<size_t>(rank_ * size() + peer)].push_back(std::move(message));
-  f_.cv.notify_all();
+  f_.changed();
   return {};
 }
 
@@ -335,7 +369,7 @@ Status LocalGroup::recv(void* data, int64_t bytes, int peer, std::string_view ta
   while (box.empty()) {
     if (f_.aborted) return aborted_error(tag);
     if (Clock::now() >= deadline) return fail_locked(tag, comm::timeout_message(f_.timeout, {world_rank(peer)}));
-    f_.cv.wait_until(lock, deadline);
+    f_.wait(lock, Clock::time_point::min(), deadline);
   }
   if (f_.aborted) return aborted_error(tag);
   Message message = std::move(box.front());

@@ -1,6 +1,9 @@
 // `mlc ir --mesh` and `mlc plan --mesh`: the sharded program and its
-// accounting from the command line, and their usage errors.
+// accounting from the command line, the memory `mlc plan` predicts against
+// what each rank of `mlc run` measures, and their usage errors.
 #include <gtest/gtest.h>
+
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -67,6 +70,64 @@ TEST(ParallelCli, PlanReportsPlacementsMemoryCommunicationAndTheLedger) {
   EXPECT_NE(text.out.find("collective ledger of @train_step (" + std::to_string(p["ledger"].size()) + " entries)"),
             std::string::npos);
 }
+
+struct Memory {
+  int64_t parameters = -1, optimizer_state = -1, arena = -1;
+};
+
+// The "memory[ of rank R]: ..." lines of `mlc run`, in order.
+std::vector<Memory> measured_memory(const std::string& out) {
+  static const std::regex line(
+      R"(memory(?: of rank \d+)?: parameters [^(]*\((\d+) B\), optimizer state [^(]*\((\d+) B\), )"
+      R"(train-step arena [^(]*\((\d+) B\))");
+  std::vector<Memory> ranks;
+  for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it)
+    ranks.push_back({std::stoll((*it)[1]), std::stoll((*it)[2]), std::stoll((*it)[3])});
+  return ranks;
+}
+
+class PlannedMemory : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+
+// What `mlc plan` predicts per device (parameters, optimizer state, the
+// compiled train step's arena) is what every rank of `mlc run` holds and
+// allocates; zero -1 is one device without a mesh.
+TEST_P(PlannedMemory, EveryRankMeasuresWhatThePlanPredicts) {
+  const auto [model, zero] = GetParam();
+  const std::string file = std::string("examples/") + model + ".json";
+  const std::string mesh = zero < 0 ? "" : " --mesh dp=2 --zero " + std::to_string(zero);
+  RunResult plan = mlc("plan " + file + mesh + " --format json");
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  const auto j = nlohmann::json::parse(plan.out);
+  Memory want;
+  if (zero < 0) {
+    want = {j["bytes"]["parameters"], j["bytes"]["optimizer_state"], j["compiled"]["arena_bytes"]};
+  } else {
+    const auto& device = j["parallel"]["per_device_bytes"];
+    want = {device["parameters"], device["optimizer_state"], device["train_step_arena"]};
+    EXPECT_EQ(j["compiled"]["arena_bytes"], want.arena);
+  }
+  RunResult run = mlc("run " + file + mesh + " --steps 1");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::vector<Memory> ranks = measured_memory(run.out);
+  ASSERT_EQ(ranks.size(), zero < 0 ? 1u : 2u) << run.out;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    EXPECT_EQ(ranks[r].parameters, want.parameters) << "rank " << r;
+    EXPECT_EQ(ranks[r].optimizer_state, want.optimizer_state) << "rank " << r;
+    EXPECT_EQ(ranks[r].arena, want.arena) << "rank " << r;
+  }
+  RecordProperty("parameters", std::to_string(want.parameters));
+  RecordProperty("optimizer_state", std::to_string(want.optimizer_state));
+  RecordProperty("train_step_arena", std::to_string(want.arena));
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, PlannedMemory,
+                         ::testing::Combine(::testing::Values("digits_mlp", "tiny_gpt"),
+                                            ::testing::Values(-1, 0, 1, 3)),
+                         [](const auto& info) {
+                           const int zero = std::get<1>(info.param);
+                           return std::string(std::get<0>(info.param)) +
+                                  (zero < 0 ? "_one_device" : "_dp2_zero" + std::to_string(zero));
+                         });
 
 TEST(ParallelCli, UsageAndShapeErrors) {
   RunResult zero = mlc("plan examples/digits_mlp.json --zero 1");

@@ -1,11 +1,13 @@
 // Rank (tools/rank.h): local parts and their gathering on local ranks, data
 // ranks from the inputs' placements, sharded checkpoints written by the
-// ranks (tools/sharded_checkpoint.h), and a failing rank ending its peers'
-// collectives with its name instead of a hang.
+// ranks (tools/sharded_checkpoint.h), a failing rank ending its peers'
+// collectives with its name instead of a hang, and a collective of the
+// compiled train step that times out naming itself and the missing rank.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <numeric>
 
@@ -125,6 +127,35 @@ TEST(Rank, AFailingRankEndsItsPeers) {
   ASSERT_FALSE(st[0].ok());
   EXPECT_NE(st[0].error().message.find("rank 1 failed: rank 1: cannot read the data"), std::string::npos)
       << st[0].error().message;
+}
+
+// Rank 1 never runs the step: rank 0's first collective of the compiled,
+// sharded @train_step times out, named by the model-file location and scope
+// of what it moves (the gradient of fc1.weight, for its optimizer update).
+TEST(Rank, ATrainStepCollectiveTimesOutNamingItselfAndTheMissingRank) {
+  using namespace std::chrono_literals;
+  auto model = ModelFile::load("examples/digits_mlp.json");
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const Mesh mesh = *Mesh::parse("dp=2");
+  const Program program = Program::from_model(*model, Backend::compiled, {mesh, 0});
+  FunctionCache functions(program);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Status> st = rt::run_local_ranks(mesh_shape(mesh), {200ms}, [&](rt::World& w) -> Status {
+    if (w.rank() == 1) return {};
+    MLC_TRY(StepFunction step, functions.get("train_step", 32));
+    step.set_world(&w);
+    std::vector<rt::Tensor> values;
+    for (const Signature::Arg& a : step.signature().args) values.emplace_back(a.type);
+    std::vector<rt::Tensor*> args;
+    for (rt::Tensor& t : values) args.push_back(&t);
+    return step.run(args);
+  });
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 30s);
+  EXPECT_TRUE(st[1].ok());
+  ASSERT_FALSE(st[0].ok());
+  EXPECT_EQ(st[0].error().message,
+            "rank 0: all_reduce at examples/digits_mlp.json:11:14 (optimizer.fc1.weight): timed out after 200 ms "
+            "waiting for rank 1");
 }
 
 }  // namespace
