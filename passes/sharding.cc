@@ -480,7 +480,7 @@ class Sharder {
     if (!local_shape(v->type.shape, target, mesh_))
       for (const ShardingPlan::Settle& s : it->second) target[s.axis] = Placement::R();
     MLC_TRY(Value * x, move(v, target, "the layer's output (tensor-parallel plan)", "", 0,
-                            v->producer ? v->producer->loc : Loc{}));
+                            v->producer ? v->producer->loc : Loc{}, ""));
     local_[v] = x;
     placed_[v] = target;
     return {};
