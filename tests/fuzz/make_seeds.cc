@@ -243,6 +243,8 @@ void write_trimmed_artifact(const std::string& dir, const std::string& path, con
   mlc::rt::Artifact out;
   out.mlc_version = a->mlc_version;
   out.module_hash = a->module_hash;
+  out.mesh = a->mesh;
+  out.zero = a->zero;
   out.config = a->config;
   out.num_classes = a->num_classes;
   out.code.cpu = a->code.cpu;
@@ -257,7 +259,7 @@ void write_trimmed_artifact(const std::string& dir, const std::string& path, con
     }
     k.object = it->second;
   }
-  out.functions = {{f->name, f->batch, e}};
+  out.functions = {{f->name, f->batch, e, f->sharded}};
   const std::string stem = std::filesystem::path(path).stem().string();
   check(mlc::rt::write_artifact(dir + "/model_" + stem + "_" + function + ".mlcx", out));
 }
