@@ -52,7 +52,7 @@ class Lowering {
       int s = new_slot(f.args[a]->type, -1);
       exe_->slots[s].arg = static_cast<int>(a);
       slot_of_[f.args[a]] = s;
-      exe_->args.push_back({f.args[a]->name, f.arg_kinds[a], s});
+      exe_->args.push_back({f.args[a]->name, f.arg_kinds[a], s, f.args[a]->placements});
     }
     FusionPlan fusion = plan_fusion(f);
     out_.num_groups = static_cast<int>(fusion.groups.size());

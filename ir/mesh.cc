@@ -75,6 +75,22 @@ std::string Placement::str() const {
   return "?";
 }
 
+Expected<Placement> Placement::parse(std::string_view text) {
+  if (text == "R") return R();
+  if (text == "P") return P();
+  if (text == "P(max)") return Pmax();
+  if (text.size() > 3 && text.size() <= 11 && text.substr(0, 2) == "S(" && text.back() == ')') {
+    int64_t d = 0;
+    bool digits = true;
+    for (char c : text.substr(2, text.size() - 3)) {
+      digits = digits && std::isdigit(static_cast<unsigned char>(c));
+      d = d * 10 + (c - '0');
+    }
+    if (digits && d < (int64_t{1} << 24)) return S(d);
+  }
+  return make_error("placement '" + std::string(text) + "': expected 'R', 'S(dim)', 'P' or 'P(max)'");
+}
+
 std::string placements_str(const Placements& p) {
   if (p.empty()) return "";
   std::string s = "<";

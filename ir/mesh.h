@@ -72,6 +72,11 @@ struct Placement {
   std::string_view reduction() const { return kind == Kind::partial_max ? "max" : "sum"; }
   std::string str() const;  // "R", "S(0)", "P", "P(max)"
   friend bool operator==(const Placement&, const Placement&) = default;
+
+  // The inverse of str(): "R", "S(d)" (d a decimal integer in [0, 2^24)),
+  // "P" or "P(max)". Errors say what was found, without a location:
+  //   "placement 'S(x)': expected 'R', 'S(dim)', 'P' or 'P(max)'"
+  static Expected<Placement> parse(std::string_view text);
 };
 
 // One placement per mesh axis, in the mesh's axis order; empty for a value

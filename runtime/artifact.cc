@@ -150,7 +150,12 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
   Json slots = Json::array(), args = Json::array(), results = Json::array(), kernels = Json::array(),
        constants = Json::array(), instructions = Json::array();
   for (const Slot& s : e.slots) slots.push_back({{"type", type_json(s.type)}, {"arg", s.arg}, {"offset", s.offset}});
-  for (const ArgSpec& a : e.args) args.push_back({{"name", a.name}, {"kind", std::string(arg_kind_name(a.kind))}, {"slot", a.slot}});
+  for (const ArgSpec& a : e.args) {
+    Json placements = Json::array();
+    for (const Placement& p : a.placements) placements.push_back(p.str());
+    args.push_back({{"name", a.name}, {"kind", std::string(arg_kind_name(a.kind))}, {"slot", a.slot},
+                    {"placements", placements}});
+  }
   for (const ResultSpec& r : e.results) results.push_back({{"slot", r.slot}, {"updates", r.updates}});
   for (const KernelInfo& k : e.kernels) {
     Json types = Json::array();
@@ -497,8 +502,28 @@ Expected<InstrKind> read_kind(const Field& f) {
   return k.error("expected kernel, gemm, reference or copy, found \"" + name + "\"");
 }
 
+// An argument's placements: none in an unsharded function (`mesh` null), else
+// one per axis of `mesh`, each valid for the argument's rank.
+Expected<Placements> read_placements(const Field& arg, const Mesh* mesh, const TensorType& type) {
+  MLC_TRY(std::vector<Field> list, arg.list("placements", 64));
+  Placements p;
+  for (const Field& item : list) {
+    MLC_TRY(std::string text, item.as_string());
+    auto placement = Placement::parse(text);
+    if (!placement) return item.error(placement.error().message);
+    p.push_back(*placement);
+  }
+  MLC_TRY(Field field, arg.get("placements"));
+  if (!mesh) {
+    if (!p.empty()) return field.error("placements " + placements_str(p) + " on an argument of an unsharded function");
+    return p;
+  }
+  if (std::string problem = check_placements(p, type.rank(), *mesh); !problem.empty()) return field.error(problem);
+  return p;
+}
+
 Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::string_view blobs, int64_t num_objects,
-                                                      int64_t& unclaimed_blob_bytes) {
+                                                      int64_t& unclaimed_blob_bytes, const Mesh* mesh) {
   auto e = std::make_shared<Executable>();
   MLC_TRY(e->function, f.string("function"));
   MLC_TRY(e->arena_bytes, f.integer("arena_bytes", 0, kMaxElements));
@@ -539,6 +564,7 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     a.slot = static_cast<int>(slot);
     if (e->slots[a.slot].arg != static_cast<int>(i) || e->slots[a.slot].offset != 0)
       return args[i].error("slot " + std::to_string(slot) + " is not this argument's buffer");
+    MLC_TRY(a.placements, read_placements(args[i], mesh, e->slots[a.slot].type));
     e->args.push_back(std::move(a));
   }
   // Slots over an argument's bytes (reshaped views) stay inside its buffer.
@@ -766,6 +792,16 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
     return Error{"compiled by mlc " + a.mlc_version + ", this is mlc " + std::string(mlc_version()) +
                  ": compile it again with this mlc"};
   MLC_TRY(a.module_hash, root.string("module_hash"));
+  MLC_TRY(Field parallel, root.get("parallel"));
+  MLC_TRY(Field mesh, parallel.get("mesh"));
+  MLC_TRY(std::string mesh_text, mesh.as_string());
+  if (!mesh_text.empty()) {
+    auto parsed = Mesh::parse(mesh_text);
+    if (!parsed) return mesh.error(parsed.error().message);
+    a.mesh = std::move(*parsed);
+  }
+  MLC_TRY(int64_t zero, parallel.integer("zero", 0, a.mesh.empty() ? 0 : 3));
+  a.zero = static_cast<int>(zero);
   MLC_TRY(Field target, root.get("target"));
   MLC_TRY(a.code.cpu, target.string("cpu"));
   MLC_TRY(a.code.features, target.string("features"));
@@ -793,10 +829,14 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
     CompiledFunction c;
     MLC_TRY(c.name, f.string("name"));
     MLC_TRY(c.batch, f.integer("batch", 1, kMaxElements));
+    MLC_TRY(c.sharded, f.boolean("sharded"));
+    if (c.sharded && a.mesh.empty()) return f.error("is sharded, but the artifact has no mesh (parallel.mesh is \"\")");
     MLC_TRY(Field exe, f.get("executable"));
-    MLC_TRY(c.executable,
-            read_executable(exe, blobs, static_cast<int64_t>(a.code.objects.size()), unclaimed_blob_bytes));
-    if (a.find(c.name, c.batch)) return f.error("@" + c.name + " for batch " + std::to_string(c.batch) + " appears twice");
+    MLC_TRY(c.executable, read_executable(exe, blobs, static_cast<int64_t>(a.code.objects.size()),
+                                          unclaimed_blob_bytes, c.sharded ? &a.mesh : nullptr));
+    if (a.find(c.name, c.batch, c.sharded))
+      return f.error(std::string(c.sharded ? "sharded " : "") + "@" + c.name + " for batch " +
+                     std::to_string(c.batch) + " appears twice");
     a.functions.push_back(std::move(c));
   }
   return a;
@@ -806,9 +846,9 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
 
 std::string_view mlc_version() { return "0.7.0"; }
 
-const CompiledFunction* Artifact::find(std::string_view name, int64_t batch) const {
+const CompiledFunction* Artifact::find(std::string_view name, int64_t batch, bool sharded) const {
   for (const CompiledFunction& f : functions)
-    if (f.name == name && f.batch == batch) return &f;
+    if (f.name == name && f.batch == batch && f.sharded == sharded) return &f;
   return nullptr;
 }
 
@@ -836,13 +876,14 @@ Status write_artifact(const std::string& path, const Artifact& a) {
   Json functions = Json::array();
   for (size_t f = 0; f < a.functions.size(); ++f) {
     const CompiledFunction& c = a.functions[f];
-    functions.push_back({{"name", c.name}, {"batch", c.batch},
+    functions.push_back({{"name", c.name}, {"batch", c.batch}, {"sharded", c.sharded},
                          {"executable", executable_json(*c.executable, global_object[f], blobs)}});
   }
   const std::string dir = std::filesystem::path(path).parent_path().string();
   Json manifest = {{"format", "mlcx"},
                    {"mlc_version", std::string(mlc_version())},
                    {"module_hash", a.module_hash},
+                   {"parallel", {{"mesh", a.mesh.str()}, {"zero", a.zero}}},
                    {"target", {{"cpu", a.code.cpu}, {"features", a.code.features}}},
                    {"model", model_json(a, dir)},
                    {"functions", functions},

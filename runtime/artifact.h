@@ -14,18 +14,25 @@
 // Sections lie inside the file, in order, without overlap.
 //
 // The manifest: format and mlc version, the hash of the compiled module, the
-// target CPU and features; the model (inputs, parameters with their PyTorch
+// target CPU and features; the device mesh and ZeRO stage the sharded
+// functions were compiled for ("parallel": {"mesh": "dp=2", "zero": 1}; mesh
+// "" for one device); the model (inputs, parameters with their PyTorch
 // names, types and initializations, data mapping, loss, training settings);
 // the compiled functions, each an executable (runtime/executable.h: slots,
-// arguments, results, instructions, constants, kernels, arena bytes) for one
-// batch size; and the kernel objects every executable shares.
+// arguments with their placements, results, instructions, constants, kernels,
+// arena bytes) for one batch size, sharded (every rank's SPMD program on the
+// mesh, one placement per mesh axis on every argument, as "S(0)") or not (no
+// placements; a mesh run's unsharded functions, for the evaluation examples
+// that do not split evenly over the data ranks); and the kernel objects every
+// executable shares.
 //
 // Contracts:
 //  - parse_artifact validates every field before use: the container (magic,
 //    version, section bounds, checksums), then each manifest field's type and
 //    range (slot, kernel and object indices, offsets and sizes against the
 //    arena and the blobs, instruction operand counts and types, reference ops
-//    re-inferred from their operand types). An invalid file is an Error
+//    re-inferred from their operand types, the mesh and every placement
+//    parsed and checked against the mesh and the argument's rank). An invalid file is an Error
 //    "<path>: error: <what is wrong>" naming the field; it never crashes and
 //    never allocates more than the file's size justifies.
 //  - link_artifact links the kernel objects (runtime/native_code.h: refuses
@@ -47,17 +54,20 @@
 
 namespace mlc::rt {
 
-inline constexpr uint32_t kArtifactVersion = 1;
+inline constexpr uint32_t kArtifactVersion = 2;  // 2: meshes and placements
 
 struct CompiledFunction {
   std::string name;   // "train_step", "eval", ...
-  int64_t batch = 0;  // the batch size it was compiled for
+  int64_t batch = 0;  // the batch size it was compiled for (global on a mesh)
   std::shared_ptr<Executable> executable;
+  bool sharded = false;  // compiled for Artifact::mesh (its arguments carry placements)
 };
 
 struct Artifact {
   std::string mlc_version;
   std::string module_hash;  // of the train step's module, hex
+  Mesh mesh;     // of the sharded functions; empty: one device
+  int zero = 0;  // the ZeRO stage they were compiled for
   ModelConfig config;
   std::optional<int64_t> num_classes;  // of a classifier's cross-entropy
   std::vector<CompiledFunction> functions;
@@ -65,7 +75,7 @@ struct Artifact {
   // executables' own `native` is empty in a read artifact).
   NativeCode code;
 
-  const CompiledFunction* find(std::string_view name, int64_t batch) const;
+  const CompiledFunction* find(std::string_view name, int64_t batch, bool sharded = false) const;
 };
 
 Status write_artifact(const std::string& path, const Artifact& artifact);

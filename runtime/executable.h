@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/mesh.h"
 #include "ir/types.h"
 #include "runtime/blas.h"
 
@@ -101,6 +102,9 @@ struct ArgSpec {
   std::string name;
   ArgKind kind = ArgKind::input;
   int slot = -1;
+  // A sharded function's (one device's SPMD program, ir/mesh.h): where the
+  // argument's local part lies on each mesh axis; empty when unsharded.
+  Placements placements;
 };
 
 struct ResultSpec {

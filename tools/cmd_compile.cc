@@ -1,14 +1,23 @@
-// mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F]: compiles
-// the model's training and evaluation functions ahead of time and writes an
-// artifact (runtime/artifact.h) that `mlc run MODEL.mlcx` trains from with no
-// frontend, pass pipeline or code generation.
+// mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F]
+// [--mesh M [--zero N]]: compiles the model's training and evaluation
+// functions ahead of time and writes an artifact (runtime/artifact.h) that
+// `mlc run MODEL.mlcx` trains from with no frontend, pass pipeline or code
+// generation.
 //
 // Batch sizes are static: the train step (and optimizer_init, loss_grad) for
 // train.batch_size, plus the last partial batch when drop_last is false; eval
-// for the eval batch and the last partial eval batch. The data file (the
-// model's, or --data) sizes the eval split and the partial batches, so it must
-// be readable at compile time; `mlc run` of the artifact on data of other
-// sizes says which batch is missing.
+// for the eval batch and the last partial eval batch (tools/evaluate.h
+// eval_batches). The data file (the model's, or --data) sizes the eval split
+// and the partial batches, so it must be readable at compile time; `mlc run`
+// of the artifact on data of other sizes says which batch is missing.
+//
+// On a mesh (--mesh, or the model file's "parallel" section; tools/program.h
+// with_model_parallel) the functions are the sharded ones every rank runs
+// (SPMD: one executable per function and batch serves all ranks), for the
+// batches a mesh run asks for (tools/train.cc, tools/evaluate.cc): train_step
+// and optimizer_init as above, eval for the even split's global batches, and
+// the unsharded eval for batches of 1 when the eval split does not divide by
+// the data ranks. No loss_grad: --dump-grads does not run on a mesh.
 #include <cstdio>
 
 #include "compiler/lower.h"
@@ -19,13 +28,17 @@
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
 #include "tools/help.h"
+#include "tools/evaluate.h"
 #include "tools/program.h"
+#include "tools/rank.h"
+#include "tools/train.h"
 
 namespace mlc::cli {
 
 namespace {
 
-const char* kCompileUsage = "usage: mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F.safetensors]";
+const char* kCompileUsage =
+    "usage: mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F.safetensors] [--mesh AXIS=N,... [--zero N]]";
 
 std::string default_output(const std::string& model) {
   std::string base = model;
@@ -43,10 +56,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
   std::string error;
   if (!parse_command_args(*find_command_doc("compile"), args_in, args, error))
     return usage_error(error + "\n" + kCompileUsage);
-  if (args.has("mesh") || args.has("zero"))
-    return usage_error("mlc compile writes one device's program; artifacts of a sharded program are not supported "
-                       "yet: train on a mesh from the model file (mlc run MODEL.json --mesh " +
-                       (args.has("mesh") ? args.get("mesh") : std::string("dp=2")) + ")");
+  ParallelOptions parallel;
+  if (!parse_parallel(args, parallel, error)) return usage_error(error + "\n" + kCompileUsage);
   if (args.positional.size() != 1) return usage_error(kCompileUsage);
   const std::string target = args.get("target", "cpu");
   if (target != "cpu")
@@ -57,6 +68,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
 
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
+  parallel = with_model_parallel(parallel, args.has("zero"), model->config());
+  const Mesh& mesh = parallel.mesh;
   ModelConfig config = model->config();
   const TrainConfig& tc = config.train;
   if (tc.optimizer.type.empty())
@@ -72,17 +85,20 @@ int cmd_compile(const std::vector<std::string>& argv) {
   if (!eval_split) return user_error(eval_split.error().message);
 
   // The batch sizes a run on this data uses (tools/train.cc, tools/evaluate.cc).
-  const int64_t n = train_split->num_examples(), e = eval_split->num_examples();
+  const int64_t n = train_split->num_examples(), e = eval_split->num_examples(), w = data_parallel_size(mesh);
+  if (Status fits = check_data_ranks(config, n, w, mesh.str(), config.data.file); !fits)
+    return user_error(fits.error().message);
   std::vector<int64_t> train_batches = {tc.batch_size};
   if (!tc.drop_last && n % tc.batch_size) train_batches.push_back(n % tc.batch_size);
-  int64_t eval_batch = tc.eval_batch_size > 0 ? tc.eval_batch_size : std::min<int64_t>(e, 1024);
-  eval_batch = std::min(eval_batch, e);
-  std::vector<int64_t> eval_batches;
-  if (eval_batch > 0) eval_batches.push_back(eval_batch);
-  if (eval_batch > 0 && e % eval_batch) eval_batches.push_back(e % eval_batch);
+  const EvalBatches eval = eval_batches(e, tc.eval_batch_size > 0 ? tc.eval_batch_size : std::min<int64_t>(e, 1024), w);
 
-  Program program = Program::from_model(*model, Backend::compiled);
+  // On a mesh: the sharded functions, and the unsharded @eval of the examples
+  // beyond the even split.
+  const Program program = Program::from_model(*model, Backend::compiled, parallel);
+  const Program whole = Program::from_model(*model, Backend::compiled);
   rt::Artifact artifact;
+  artifact.mesh = mesh;
+  artifact.zero = parallel.zero;
   artifact.config = config;
   auto classes = program.num_classes();
   if (!classes) return user_error(classes.error().message);
@@ -90,8 +106,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
   static const std::optional<KernelCache> cache = KernelCache::from_environment();
   LowerOptions options;
   options.cache = cache ? &*cache : nullptr;
-  auto add = [&](const std::string& name, int64_t batch) -> Status {
-    MLC_TRY(const Function* f, program.ir(name, batch));
+  auto add = [&](const std::string& name, int64_t batch, bool sharded) -> Status {
+    MLC_TRY(const Function* f, (sharded || mesh.empty() ? program : whole).ir(name, batch));
     if (name == "train_step" && batch == tc.batch_size)
       artifact.module_hash = rt::hex64(rt::fnv1a64(print_function(*f)));
     MLC_TRY(LoweredFunction lowered, lower_function(*f, options));
@@ -99,25 +115,29 @@ int cmd_compile(const std::vector<std::string>& argv) {
       artifact.code.cpu = lowered.executable->native.cpu;
       artifact.code.features = lowered.executable->native.features;
     }
-    artifact.functions.push_back({name, batch, lowered.executable});
+    artifact.functions.push_back({name, batch, lowered.executable, sharded && !mesh.empty()});
     return {};
   };
+  std::vector<std::tuple<std::string, int64_t, bool>> functions;  // name, batch, sharded
   for (int64_t b : train_batches)
-    for (const char* name : {"train_step", "optimizer_init", "loss_grad"}) {
-      Status s = add(name, b);
-      if (!s) return user_error(s.error().message);
-    }
-  for (int64_t b : eval_batches) {
-    Status s = add("eval", b);
+    for (const char* name : {"train_step", "optimizer_init", "loss_grad"})
+      if (mesh.empty() || std::string_view(name) != "loss_grad") functions.emplace_back(name, b, true);
+  for (int64_t b : {eval.full, eval.tail})
+    if (b) functions.emplace_back("eval", b, true);
+  if (eval.remainder) functions.emplace_back("eval", 1, false);
+  for (const auto& [name, batch, sharded] : functions) {
+    Status s = add(name, batch, sharded);
     if (!s) return user_error(s.error().message);
   }
   Status written = rt::write_artifact(output, artifact);
   if (!written) return user_error(written.error().message);
   size_t objects = 0;
   for (const rt::CompiledFunction& f : artifact.functions) objects += f.executable->native.objects.size();
-  std::printf("wrote %s: %zu functions (train batch %lld, eval batch %lld), target %s\n", output.c_str(),
-              artifact.functions.size(), static_cast<long long>(tc.batch_size), static_cast<long long>(eval_batch),
-              artifact.code.cpu.c_str());
+  const std::string on_mesh =
+      mesh.empty() ? "" : " on mesh " + mesh.str() + (parallel.zero ? ", ZeRO " + std::to_string(parallel.zero) : "");
+  std::printf("wrote %s: %zu functions (train batch %lld, eval batch %lld)%s, target %s\n", output.c_str(),
+              artifact.functions.size(), static_cast<long long>(tc.batch_size), static_cast<long long>(eval.full),
+              on_mesh.c_str(), artifact.code.cpu.c_str());
   return kOk;
 }
 

@@ -13,8 +13,11 @@
 // global batch, each data-parallel rank takes its DistributedSampler share;
 // rank 0 logs, prints the summary and writes metrics and --save (whole
 // tensors); every rank writes its shard of each checkpoint and rank 0 its
-// index (tools/sharded_checkpoint.h); other ranks print only their errors. --comm-timeout S
-// bounds how long a collective waits for its peers (default 300 s).
+// index (tools/sharded_checkpoint.h); other ranks print only their errors.
+// --comm-timeout S bounds how long a collective waits for its peers (default
+// 300 s). An artifact of `mlc compile --mesh` runs on the mesh it was
+// compiled for (--mesh, if given, must be that mesh; --zero that stage); one
+// compiled for one device runs on one device.
 //
 // --profile times every instruction of the compiled train step and
 // evaluation and prints, at the end on stderr, a table per function sorted by
@@ -36,6 +39,7 @@
 #include "tools/help.h"
 #include "tools/evaluate.h"
 #include "tools/plan_parallel.h"
+#include "tools/mesh_train.h"
 #include "tools/train.h"
 
 namespace mlc::cli {
@@ -43,6 +47,24 @@ namespace mlc::cli {
 namespace {
 bool is_artifact_path(const std::string& path) {
   return path.size() >= 5 && path.compare(path.size() - 5, 5, ".mlcx") == 0;
+}
+
+// An artifact's mesh and ZeRO stage into `parallel` (which holds --mesh and
+// --zero, if given: they must be the artifact's); "" or the usage error.
+std::string artifact_parallel(const rt::Artifact& a, const std::string& file, bool zero_given,
+                              ParallelOptions& parallel) {
+  const std::string compiled_for = a.mesh.empty() ? "one device" : "mesh " + a.mesh.str();
+  if (!parallel.mesh.empty() && parallel.mesh != a.mesh)
+    return "--mesh " + parallel.mesh.str() + ": " + file + " was compiled for " + compiled_for +
+           ": run it without --mesh, or compile the model for this mesh (mlc compile MODEL.json --mesh " +
+           parallel.mesh.str() + ")";
+  if (zero_given && parallel.zero != a.zero)
+    return "--zero " + std::to_string(parallel.zero) + ": " + file + " was compiled for ZeRO stage " +
+           std::to_string(a.zero) + " on " + compiled_for + ": run it without --zero, or compile the model for "
+           "this stage (mlc compile MODEL.json --mesh " + a.mesh.str() + " --zero " + std::to_string(parallel.zero) + ")";
+  parallel.mesh = a.mesh;
+  parallel.zero = a.zero;
+  return "";
 }
 
 const char* kRunUsage =
@@ -196,12 +218,26 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (o.profile && o.backend == Backend::interp)
     return usage_error("--profile times the compiled backend's instructions; drop --backend interp");
   if (!parse_parallel(args, o.parallel, error)) return usage_error(error + "\n" + kRunUsage);
-  const bool artifact = is_artifact_path(args.positional[0]);
-  if (artifact && !o.parallel.mesh.empty())
-    return usage_error("--mesh needs MODEL.json: an artifact is compiled for one device");
-  // A model file's "parallel" section may give the mesh.
+  const std::string& file = args.positional[0];
+  const bool artifact = is_artifact_path(file);
+  if (artifact && args.has("backend"))
+    return usage_error("--backend applies to model files; an artifact runs the code it was compiled to");
+  // A model file's "parallel" section may give the mesh; an artifact's mesh is
+  // the one it was compiled for.
   std::optional<ModelFile> model;
-  if (!artifact) {
+  std::shared_ptr<const rt::Artifact> compiled;
+  if (artifact) {
+    auto read = rt::read_artifact(file);
+    if (!read) return user_error(read.error().message);
+    Status linked = rt::link_artifact(*read);
+    if (!linked) return user_error(file + ": error: " + linked.error().message);
+    compiled = std::make_shared<const rt::Artifact>(std::move(*read));
+    if (std::string problem = artifact_parallel(*compiled, file, args.has("zero"), o.parallel); !problem.empty())
+      return usage_error(problem);
+    if (!compiled->mesh.empty() && args.has("eval"))
+      return usage_error("--eval runs on one device; " + file + " was compiled for mesh " + compiled->mesh.str() +
+                         ": evaluate from the model file (mlc run MODEL.json --eval)");
+  } else {
     auto loaded = ModelFile::load(args.positional[0]);
     if (!loaded) return user_error(loaded.error().message);
     model.emplace(std::move(*loaded));
@@ -219,16 +255,9 @@ int cmd_run(const std::vector<std::string>& argv) {
     return usage_error("--eval runs on one device; drop --mesh (training on a mesh evaluates on its ranks)");
 
   // MODEL.json is compiled now; MODEL.mlcx was compiled by `mlc compile`.
-  const std::string& file = args.positional[0];
   std::optional<Program> program;
   if (artifact) {
-    if (args.has("backend"))
-      return usage_error("--backend applies to model files; an artifact runs the code it was compiled to");
-    auto artifact = rt::read_artifact(file);
-    if (!artifact) return user_error(artifact.error().message);
-    Status linked = rt::link_artifact(*artifact);
-    if (!linked) return user_error(file + ": error: " + linked.error().message);
-    program.emplace(Program::from_artifact(std::make_shared<const rt::Artifact>(std::move(*artifact)), file));
+    program.emplace(Program::from_artifact(compiled, file, on_mesh));
   } else {
     program.emplace(Program::from_model(*model, o.backend));
   }
@@ -250,7 +279,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.resume = args.has("resume");
   o.dump_grads_path = args.get("dump-grads");
   o.progress_bar = isatty(STDERR_FILENO);
-  auto summary = on_mesh ? train(*model, o) : train(*program, o);
+  auto summary = !on_mesh ? train(*program, o)
+                 : artifact ? train_on_mesh(*program, Program::from_artifact(compiled, file), o)
+                            : train(*model, o);
   // Under mpirun: an empty error is one that rank 0 reports.
   if (!summary) return summary.error().message.empty() ? kUserError : user_error(summary.error().message);
   if (summary->rank != 0) return kOk;

@@ -45,24 +45,36 @@ Expected<Evaluator> Evaluator::create(const Program& program, int64_t examples, 
   return e;
 }
 
+EvalBatches eval_batches(int64_t examples, int64_t batch, int64_t data_ranks) {
+  const int64_t w = data_ranks, per_rank = examples / w;
+  EvalBatches b;
+  if (per_rank > 0) {
+    const int64_t local = std::min(std::max<int64_t>(1, std::min(batch, examples) / w), per_rank);
+    b.full = local * w;
+    b.tail = per_rank % local * w;
+  }
+  b.remainder = examples % w != 0;
+  return b;
+}
+
 Expected<Evaluator> Evaluator::create(const Rank& rank, const ModelConfig& config, int64_t examples, int64_t batch) {
   if (examples == 0) return make_error("error: the evaluation split has no examples");
   Evaluator e;
   e.config_ = &config;
   e.rank_ = rank;
   e.examples_ = examples;
-  const int64_t w = rank.data_ranks, per_rank = examples / w;
-  e.batch_ = std::max<int64_t>(1, std::min(batch, examples) / w);
-  if (per_rank > 0) {
-    e.batch_ = std::min(e.batch_, per_rank);
-    MLC_TRY(StepFunction full, rank.function("eval", e.batch_ * w));
+  const int64_t w = rank.data_ranks;
+  const EvalBatches batches = eval_batches(examples, batch, w);
+  e.batch_ = std::max<int64_t>(1, batches.full / w);
+  if (batches.full) {
+    MLC_TRY(StepFunction full, rank.function("eval", batches.full));
     e.full_.emplace(std::move(full));
-    if (per_rank % e.batch_) {
-      MLC_TRY(StepFunction tail, rank.function("eval", per_rank % e.batch_ * w));
-      e.tail_.emplace(std::move(tail));
-    }
   }
-  if (examples % w) {
+  if (batches.tail) {
+    MLC_TRY(StepFunction tail, rank.function("eval", batches.tail));
+    e.tail_.emplace(std::move(tail));
+  }
+  if (batches.remainder) {
     if (!rank.unsharded) return make_error("mlc internal error: uneven evaluation without unsharded functions");
     MLC_TRY(StepFunction one, rank.unsharded->get("eval", 1));
     e.remainder_.emplace(std::move(one));

@@ -35,6 +35,17 @@ struct EvalResult {
   int64_t examples = 0;
 };
 
+// The @eval batch sizes an Evaluator of `examples` examples in batches of
+// `batch` over `data_ranks` data ranks compiles (what `mlc compile` compiles):
+// the global batches of the even split, a full one and a smaller last one
+// (0: none), and whether the examples beyond the even split need the
+// unsharded @eval for batches of 1.
+struct EvalBatches {
+  int64_t full = 0, tail = 0;
+  bool remainder = false;
+};
+EvalBatches eval_batches(int64_t examples, int64_t batch, int64_t data_ranks);
+
 // @eval compiled once for a split of `examples` examples in batches of `batch`
 // (the last batch may be smaller; on a mesh `batch` is the global batch, each
 // data rank taking batch / W), run as often as needed (after every epoch).

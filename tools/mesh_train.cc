@@ -55,15 +55,15 @@ std::string file_bytes(const std::string& path) {
 // What every rank of one run must have in common, each part hashed.
 struct StartupFacts {
   static constexpr const char* kNames[] = {
-      "a different model file", "a different mesh or ZeRO stage",
+      "a different model file (or artifact)", "a different mesh or ZeRO stage",
       "different data settings (data or init file, seed, epochs, steps, resume)", "a different mlc version"};
   uint64_t hash[4] = {};
 };
 
-StartupFacts startup_facts(const ModelFile& model, const TrainOptions& o) {
-  const ModelConfig& c = model.config();
+StartupFacts startup_facts(const Program& program, const TrainOptions& o) {
+  const ModelConfig& c = program.config();
   StartupFacts f;
-  f.hash[0] = fnv1a(file_bytes(c.path));
+  f.hash[0] = fnv1a(file_bytes(program.path()));  // the model file or the artifact
   f.hash[1] = fnv1a(o.parallel.mesh.str() + "/zero=" + std::to_string(o.parallel.zero));
   const std::string data = o.data_path.empty() ? c.data.file : o.data_path;
   std::error_code size_error;
@@ -77,13 +77,14 @@ StartupFacts startup_facts(const ModelFile& model, const TrainOptions& o) {
   return f;
 }
 
-// Start-up agreement under mpirun: every rank hashes the model file, the mesh
+// Start-up agreement under mpirun: every rank hashes the model file (or the
+// artifact), the mesh
 // and ZeRO stage, the data settings (data and init files, seed, epochs or
 // steps, resume) and the mlc version, and the ranks compare them before any
 // work. A mismatch stops every rank; rank 0 reports which ranks differ in what:
-//   "error: the ranks of this run disagree: rank 1 has a different model file from rank 0"
-Status agree_on_startup(rt::World& world, const ModelFile& model, const TrainOptions& o) {
-  StartupFacts mine = startup_facts(model, o);
+//   "error: the ranks of this run disagree: rank 1 has a different model file (or artifact) from rank 0"
+Status agree_on_startup(rt::World& world, const Program& program, const TrainOptions& o) {
+  StartupFacts mine = startup_facts(program, o);
   std::vector<StartupFacts> all(static_cast<size_t>(world.size()));
   MLC_CHECK_OK(world.all().all_gather(&mine, all.data(), sizeof(StartupFacts), "mlc run: start-up agreement"));
   std::string differences;
@@ -105,7 +106,7 @@ Status agree_on_startup(rt::World& world, const ModelFile& model, const TrainOpt
 
 }  // namespace
 
-Expected<TrainSummary> train_on_mesh(const ModelFile& model, const TrainOptions& o) {
+Expected<TrainSummary> train_on_mesh(const Program& sharded, const Program& whole, const TrainOptions& o) {
   const Mesh& mesh = o.parallel.mesh;
   if (!o.dump_grads_path.empty())
     return make_error("error: --dump-grads writes one device's gradients; on mesh " + mesh.str() +
@@ -115,7 +116,7 @@ Expected<TrainSummary> train_on_mesh(const ModelFile& model, const TrainOptions&
   std::unique_ptr<rt::World> mpi;
   if (o.mpi) {
     MLC_TRY(mpi, rt::mpi_world(mesh_shape(mesh), o.comm));
-    MLC_CHECK_OK(agree_on_startup(*mpi, model, o));
+    MLC_CHECK_OK(agree_on_startup(*mpi, sharded, o));
   }
   const bool leader = !mpi || mpi->rank() == 0;
   if (rt::num_threads() > 1) {
@@ -124,8 +125,6 @@ Expected<TrainSummary> train_on_mesh(const ModelFile& model, const TrainOptions&
                    rt::num_threads(), mesh.str().c_str());
     rt::set_num_threads(1);
   }
-  const Program sharded = Program::from_model(model, o.backend, o.parallel);
-  const Program whole = Program::from_model(model, o.backend);
   FunctionCache functions(sharded), unsharded(whole);
   const int64_t data_ranks = data_parallel_size(mesh);
   Expected<TrainSetup> setup = prepare_training(functions, o, data_ranks, mesh.str(), leader);

@@ -30,7 +30,9 @@
 //    ..."). mpirun: the failing process aborts the job (World::abort prints
 //    "rank R failed: ..." and MPI_Abort ends every process).
 //
-// Not on a mesh (errors): artifacts (compiled for one device), --dump-grads.
+// The functions come from a model file compiled now or from an artifact that
+// `mlc compile --mesh` wrote (the same SPMD executables for every rank).
+// Not on a mesh (an error): --dump-grads.
 // MLC_THREADS > 1 is reduced to 1: each rank is one thread, and the kernel
 // thread pool runs one region at a time.
 #pragma once
@@ -40,11 +42,12 @@
 
 namespace mlc {
 
-// Trains `model` on options.parallel.mesh (not empty), the compiled step
-// functions on options.backend, with options.comm's timeout. The summary is
-// rank 0's; under mpirun (options.mpi) it is this process's rank's
-// (TrainSummary::rank).
-Expected<TrainSummary> train_on_mesh(const ModelFile& model, const TrainOptions& options);
+// Trains on options.parallel.mesh (not empty) with `sharded`'s functions
+// (compiled for that mesh and ZeRO stage) and `unsharded`'s (the same model
+// on one device: evaluation examples that do not split evenly over the data
+// ranks), with options.comm's timeout. The summary is rank 0's; under mpirun
+// (options.mpi) it is this process's rank's (TrainSummary::rank).
+Expected<TrainSummary> train_on_mesh(const Program& sharded, const Program& unsharded, const TrainOptions& options);
 
 // The communicators' view of `mesh`: its axes and sizes.
 rt::MeshShape mesh_shape(const Mesh& mesh);

@@ -29,8 +29,13 @@ Program Program::from_model(const ModelFile& model, Backend backend, ParallelOpt
   return p;
 }
 
-Program Program::from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path) {
+Program Program::from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path, bool sharded) {
   Program p;
+  if (sharded) {
+    p.parallel_.mesh = artifact->mesh;
+    p.parallel_.zero = artifact->zero;
+  }
+  p.sharded_ = sharded;
   p.artifact_ = std::move(artifact);
   p.path_ = std::move(path);
   return p;
@@ -73,14 +78,18 @@ Expected<StepFunction> Program::function(const std::string& name, int64_t batch)
     MLC_TRY(const Function* f, ir(name, batch));
     return StepFunction::create(*f, backend_);
   }
-  if (const rt::CompiledFunction* c = artifact_->find(name, batch)) return StepFunction::create(c->executable);
+  if (const rt::CompiledFunction* c = artifact_->find(name, batch, sharded_))
+    return StepFunction::create(c->executable);
   std::string have;
   for (const rt::CompiledFunction& c : artifact_->functions)
-    if (c.name == name) have += (have.empty() ? "" : ", ") + std::to_string(c.batch);
-  return make_error(path_ + ": error: the artifact has no @" + name + " for batches of " + std::to_string(batch) +
-                    (have.empty() ? std::string(" (it has no @") + name + " at all)"
-                                  : " (it has batches of " + have + ")") +
-                    "; compile the model for this data: mlc compile MODEL.json --data DATA.safetensors");
+    if (c.name == name && c.sharded == sharded_) have += (have.empty() ? "" : ", ") + std::to_string(c.batch);
+  const std::string what = (sharded_ ? "a sharded @" : artifact_->mesh.empty() ? "@" : "an unsharded @") + name;
+  const std::string mesh = artifact_->mesh.empty() ? ""
+                           : " --mesh " + artifact_->mesh.str() +
+                                 (artifact_->zero ? " --zero " + std::to_string(artifact_->zero) : "");
+  return make_error(path_ + ": error: the artifact has no " + what + " for batches of " + std::to_string(batch) +
+                    (have.empty() ? " (it has no " + what + " at all)" : " (it has batches of " + have + ")") +
+                    "; compile the model for this data: mlc compile MODEL.json" + mesh + " --data DATA.safetensors");
 }
 
 Expected<std::optional<int64_t>> Program::num_classes() const {

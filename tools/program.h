@@ -40,7 +40,9 @@ class Program {
   // With a mesh, "train_step", "eval" and "loss_grad" are each device's SPMD
   // program (local shapes, placements on the arguments).
   static Program from_model(const ModelFile& model, Backend backend, ParallelOptions parallel = {});
-  static Program from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path);
+  // An artifact's unsharded functions, or with `sharded` (an artifact with a
+  // mesh) its sharded ones, parallel() being the artifact's mesh and ZeRO stage.
+  static Program from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path, bool sharded = false);
 
   const ModelConfig& config() const;
   // What the errors of a run name: the model file or the artifact.
@@ -62,6 +64,7 @@ class Program {
   ParallelOptions parallel_;
   mutable std::map<int64_t, std::map<std::string, std::vector<LedgerEntry>>> ledgers_;
   std::shared_ptr<const rt::Artifact> artifact_;
+  bool sharded_ = false;  // artifacts: which of its functions
   std::string path_;
   // Built modules by (pipeline?, batch).
   mutable std::map<std::pair<bool, int64_t>, std::shared_ptr<Module>> modules_;

@@ -20,7 +20,7 @@ Signature Signature::of(const Function& f) {
 Signature Signature::of(const rt::Executable& e) {
   Signature s;
   s.name = e.function;
-  for (const rt::ArgSpec& a : e.args) s.args.push_back({a.name, e.slots[a.slot].type, a.kind, {}});
+  for (const rt::ArgSpec& a : e.args) s.args.push_back({a.name, e.slots[a.slot].type, a.kind, a.placements});
   for (const rt::ResultSpec& r : e.results) s.results.push_back({e.slots[r.slot].type, r.updates});
   return s;
 }

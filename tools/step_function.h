@@ -36,7 +36,7 @@ struct Signature {
     std::string name;
     TensorType type;  // local (per-device) type in a sharded function
     ArgKind kind = ArgKind::input;
-    Placements placements;  // one per mesh axis; empty when unsharded (and for executables)
+    Placements placements;  // one per mesh axis; empty when unsharded
   };
   struct Result {
     TensorType type;

@@ -150,6 +150,26 @@ class Progress {
 
 }  // namespace
 
+Status check_data_ranks(const ModelConfig& config, int64_t n, int64_t data_ranks, const std::string& mesh,
+                        const std::string& data_path) {
+  const int64_t batch = config.train.batch_size;
+  const std::string w = std::to_string(data_ranks);
+  if (batch % data_ranks)
+    return make_error(config.path + ": error: train.batch_size is the global batch, split over the " + w +
+                      " data-parallel ranks of mesh " + mesh + ": it must divide by " + w + ", got " +
+                      std::to_string(batch));
+  // A last partial batch must split evenly: it has n % batch examples, and
+  // n % batch % W == n % W. Else DistributedSampler would pad it with repeats,
+  // which one device does not train on.
+  if (!config.train.drop_last && n % data_ranks)
+    return make_error(data_path + ": error: the training split has " + std::to_string(n) +
+                      " examples, which do not divide by the " + w + " data-parallel ranks of mesh " + mesh +
+                      ": the last partial batch of every epoch (" + std::to_string(n % batch) +
+                      " examples) cannot split evenly; set \"drop_last\": true in \"train\", or use a training "
+                      "split whose size divides by " + w);
+  return {};
+}
+
 namespace {
 // prepare_training without the out-of-memory guard; `stage` says what it is doing.
 Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions& o, int64_t data_ranks,
@@ -171,20 +191,7 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   MLC_TRY(s.train_split, rt::Split::load(data, config.data.train, config.inputs, "train"));
   MLC_TRY(s.eval_split, rt::Split::load(data, config.data.eval, config.inputs, "eval"));
   const int64_t n = s.train_split.num_examples(), batch = s.batch = tc.batch_size;
-  const std::string w = std::to_string(data_ranks);
-  if (batch % data_ranks)
-    return make_error(config.path + ": error: train.batch_size is the global batch, split over the " + w +
-                      " data-parallel ranks of mesh " + mesh + ": it must divide by " + w + ", got " +
-                      std::to_string(batch));
-  // A last partial batch must split evenly: it has n % batch examples, and
-  // n % batch % W == n % W. Else DistributedSampler would pad it with repeats,
-  // which one device does not train on.
-  if (!tc.drop_last && n % data_ranks)
-    return make_error(data_path + ": error: the training split has " + std::to_string(n) +
-                      " examples, which do not divide by the " + w + " data-parallel ranks of mesh " + mesh +
-                      ": the last partial batch of every epoch (" + std::to_string(n % batch) +
-                      " examples) cannot split evenly; set \"drop_last\": true in \"train\", or use a training "
-                      "split whose size divides by " + w);
+  MLC_CHECK_OK(check_data_ranks(config, n, data_ranks, mesh, data_path));
   s.steps_per_epoch = tc.drop_last ? n / batch : (n + batch - 1) / batch;
   if (s.steps_per_epoch == 0)
     return make_error(config.path + ": error: the training split has " + std::to_string(n) +
@@ -463,7 +470,8 @@ Expected<TrainSummary> train(const Program& program, const TrainOptions& o) {
 }
 
 Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
-  if (!o.parallel.mesh.empty()) return train_on_mesh(model, o);
+  if (!o.parallel.mesh.empty())
+    return train_on_mesh(Program::from_model(model, o.backend, o.parallel), Program::from_model(model, o.backend), o);
   return train(Program::from_model(model, o.backend), o);
 }
 

@@ -103,6 +103,13 @@ struct TrainSetup {
   std::vector<rt::NamedTensor> state;   // @train_step's state arguments in order, global shapes
 };
 
+// A mesh's demands on the data (prepare_training checks them, `mlc compile
+// --mesh` too): `data_ranks` divides train.batch_size, and the `n` examples of
+// the training split unless train.drop_last. Errors name the model or data
+// file and `mesh`.
+Status check_data_ranks(const ModelConfig& config, int64_t n, int64_t data_ranks, const std::string& mesh,
+                        const std::string& data_path);
+
 // Reads the data and creates the initial state. `data_ranks` > 1 (a mesh's,
 // named `mesh` in errors) must divide train.batch_size, and the training set
 // unless train.drop_last (the last partial batch must split evenly). With

@@ -290,6 +290,8 @@ void write_trimmed_artifact(const std::string& dir, const std::string& path, con
   mlc::rt::Artifact out;
   out.mlc_version = a->mlc_version;
   out.module_hash = a->module_hash;
+  out.mesh = a->mesh;
+  out.zero = a->zero;
   out.config = a->config;
   out.num_classes = a->num_classes;
   out.code.cpu = a->code.cpu;
@@ -304,7 +306,7 @@ void write_trimmed_artifact(const std::string& dir, const std::string& path, con
     }
     k.object = it->second;
   }
-  out.functions = {{f->name, f->batch, e}};
+  out.functions = {{f->name, f->batch, e, f->sharded}};
   const std::string stem = std::filesystem::path(path).stem().string();
   check(mlc::rt::write_artifact(dir + "/model_" + stem + "_" + function + ".mlcx", out));
 }
@@ -331,6 +333,17 @@ void write_artifact_seeds(const std::string& dir, const std::vector<std::string>
     a.functions.push_back({"eval", 8, a.functions[0].executable});
     a.functions.push_back({"loss", 4, a.functions[0].executable});
     check(mlc::rt::write_artifact(dir + "/gen_tiny_three_functions.mlcx", a));
+  }
+  {
+    // On mesh dp=2 (ZeRO 1): its function sharded, every argument replicated.
+    mlc::rt::Artifact a = mlc::testing::tiny_artifact(dir + "/tiny.safetensors");
+    a.mesh = mlc::Mesh::parse("dp=2").value();
+    a.zero = 1;
+    auto e = std::make_shared<mlc::rt::Executable>(*a.functions[0].executable);
+    for (mlc::rt::ArgSpec& arg : e->args) arg.placements = mlc::replicated(1);
+    a.functions[0].executable = e;
+    a.functions[0].sharded = true;
+    check(mlc::rt::write_artifact(dir + "/gen_tiny_mesh.mlcx", a));
   }
   for (const std::string& t : trims) {
     const size_t at = t.rfind('@');

@@ -45,6 +45,21 @@ TEST(Mesh, RejectsMalformedMeshes) {
   }
 }
 
+// Placement::parse reads what Placement::str writes, and nothing else.
+TEST(Placement, ParsesWhatItPrints) {
+  for (const Placement& p : {Placement::R(), Placement::S(0), Placement::S(12), Placement::P(), Placement::Pmax()}) {
+    auto parsed = Placement::parse(p.str());
+    ASSERT_TRUE(parsed) << p.str() << ": " << parsed.error().message;
+    EXPECT_EQ(*parsed, p);
+  }
+  for (const char* bad : {"", "r", "S", "S()", "S(-1)", "S(x)", "S(0", "S(99999999)", "P(min)", " R"}) {
+    auto parsed = Placement::parse(bad);
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_EQ(parsed.error().message,
+              "placement '" + std::string(bad) + "': expected 'R', 'S(dim)', 'P' or 'P(max)'");
+  }
+}
+
 TEST(Mesh, LocalShapesDivideShardedDims) {
   Mesh mesh = *Mesh::parse("dp=2,fsdp=2");
   auto local = local_shape({8, 6}, {Placement::S(0), Placement::S(0)}, mesh);

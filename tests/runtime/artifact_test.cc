@@ -263,8 +263,8 @@ TEST_F(ArtifactTest, BadMagic) {
 
 TEST_F(ArtifactTest, WrongVersion) {
   std::string s = valid();
-  put_le(s, 8, 2, 4);
-  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 2, this mlc reads version 1");
+  put_le(s, 8, 1, 4);
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 1, this mlc reads version 2");
 }
 
 TEST_F(ArtifactTest, SectionCount0) {

@@ -123,7 +123,10 @@ class ArtifactCli : public ::testing::Test {
 
   // The artifact with its manifest edited, written as NAME.mlcx; its path.
   static std::string with_manifest(const std::string& name, const std::function<void(Json&)>& edit) {
-    const std::string bytes = valid();
+    return edited(valid(), name, edit);
+  }
+  // The artifact of `bytes` with its manifest edited, written as NAME.mlcx.
+  static std::string edited(const std::string& bytes, const std::string& name, const std::function<void(Json&)>& edit) {
     auto sections = mlc::rt::decode_container(bytes);
     EXPECT_TRUE(sections.ok());
     Json m = Json::parse(sections->manifest);
@@ -167,7 +170,9 @@ TEST_F(ArtifactCli, OutputWithoutMlcxIsAUsageError) {
   EXPECT_EQ(r.err, "mlc: -o " + scratch("model.bin") + ": an artifact's name ends in .mlcx\n");
   RunResult none = mlc("compile");
   EXPECT_EQ(none.status, 2);
-  EXPECT_EQ(none.err, "mlc: usage: mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F.safetensors]\n");
+  EXPECT_EQ(none.err,
+            "mlc: usage: mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F.safetensors] "
+            "[--mesh AXIS=N,... [--zero N]]\n");
 }
 
 TEST_F(ArtifactCli, ModelWithoutTrainSection) {
@@ -299,6 +304,141 @@ TEST_F(ArtifactCli, RunRefusesCodeForAFeatureThisCpuLacks) {
   RunResult r = mlc("run " + path);
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, path + ": error: " + message + "\n");
+}
+
+// ---------------------------------------------------------------- meshes
+
+struct MeshCase {
+  const char* model;
+  const char* flags;
+};
+
+class CompiledMeshExample : public ::testing::TestWithParam<MeshCase> {};
+
+// `mlc compile --mesh` then `mlc run ART.mlcx` (on the artifact's mesh, ranks
+// as threads): the metrics (every step's loss, the evaluation, whose examples
+// beyond the even split run the unsharded @eval) and the saved parameters are
+// those of `mlc run MODEL.json --mesh`, byte for byte.
+TEST_P(CompiledMeshExample, TrainsExactlyAsTheModelFileOnTheMesh) {
+  const MeshCase c = GetParam();
+  const std::string model = "examples/" + std::string(c.model) + ".json",
+                    artifact = scratch(std::string(c.model) + ".mesh.mlcx");
+  RunResult compiled = mlc("compile " + model + " " + c.flags + " -o " + artifact);
+  ASSERT_EQ(compiled.status, 0) << compiled.err;
+  EXPECT_NE(compiled.out.find(" on mesh "), std::string::npos) << compiled.out;
+  std::string metrics[2], saved[2], out[2];
+  const std::string runs[2] = {model + " " + c.flags, artifact};
+  for (int k = 0; k < 2; ++k) {
+    metrics[k] = scratch(std::string(c.model) + ".mesh." + std::to_string(k) + ".jsonl");
+    saved[k] = scratch(std::string(c.model) + ".mesh." + std::to_string(k) + ".safetensors");
+    fs::remove(metrics[k]);
+    RunResult r = mlc("run " + runs[k] + " --steps 10 --metrics " + metrics[k] + " --save " + saved[k]);
+    ASSERT_EQ(r.status, 0) << runs[k] << ": " << r.err;
+    out[k] = without_timing(r.out);
+  }
+  const std::string losses = slurp(metrics[0]);
+  EXPECT_NE(losses.find("\"eval\""), std::string::npos);
+  EXPECT_EQ(slurp(metrics[1]), losses);
+  EXPECT_TRUE(slurp(saved[1]) == slurp(saved[0])) << "the saved parameters differ";
+  EXPECT_EQ(out[1], out[0]);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CompiledMeshExample,
+                         ::testing::Values(MeshCase{"digits_mlp", "--mesh dp=2 --zero 1"},
+                                           MeshCase{"tiny_gpt", "--mesh tp=2"}),
+                         [](const ::testing::TestParamInfo<MeshCase>& info) { return std::string(info.param.model); });
+
+// digits_mlp compiled for mesh dp=2, ZeRO 1: @train_step, @optimizer_init and
+// @eval (356 = 2 x 178 examples) sharded, @eval for batches of 1 unsharded
+// (the 357th example).
+class MeshArtifactCli : public ArtifactCli {
+ protected:
+  static void SetUpTestSuite() {
+    ArtifactCli::SetUpTestSuite();
+    RunResult r = mlc("compile examples/digits_mlp.json --mesh dp=2 --zero 1 -o " + mesh_artifact());
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  static std::string mesh_artifact() { return scratch("suite_digits_mlp_dp2.mlcx"); }
+  static std::string mesh_edited(const std::string& name, const std::function<void(Json&)>& edit) {
+    return edited(slurp(mesh_artifact()), name, edit);
+  }
+  // The error `mlc run` reports for the mesh artifact edited so.
+  static std::string run_error(const std::string& name, const std::function<void(Json&)>& edit) {
+    const std::string path = mesh_edited(name, edit);
+    RunResult r = mlc("run " + path + " --steps 1");
+    EXPECT_EQ(r.status, 1) << r.out;
+    return r.err.substr(0, path.size()) == path ? r.err.substr(path.size()) : r.err;
+  }
+};
+
+TEST_F(MeshArtifactCli, HoldsTheMeshAndTheShardedAndUnshardedFunctions) {
+  auto a = mlc::rt::read_artifact(mesh_artifact());
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->mesh.str(), "dp=2");
+  EXPECT_EQ(a->zero, 1);
+  std::vector<std::string> functions;
+  for (const mlc::rt::CompiledFunction& f : a->functions)
+    functions.push_back((f.sharded ? "sharded @" : "@") + f.name + " " + std::to_string(f.batch));
+  EXPECT_EQ(functions, (std::vector<std::string>{"sharded @train_step 32", "sharded @optimizer_init 32",
+                                                 "sharded @eval 356", "@eval 1"}));
+  const mlc::rt::Executable& step = *a->functions[0].executable;
+  ASSERT_FALSE(step.args.empty());
+  EXPECT_EQ(step.args[0].name, "x");
+  EXPECT_EQ(mlc::placements_str(step.args[0].placements), "<S(0)>");
+  for (const mlc::rt::ArgSpec& arg : a->functions[3].executable->args) EXPECT_TRUE(arg.placements.empty());
+}
+
+TEST_F(MeshArtifactCli, RunsOnItsMeshOnly) {
+  RunResult same = mlc("run " + mesh_artifact() + " --mesh dp=2 --zero 1 --steps 1");
+  EXPECT_EQ(same.status, 0) << same.err;
+  const std::pair<std::string, std::string> usage_errors[] = {
+      {mesh_artifact() + " --mesh dp=4 --steps 1",
+       "--mesh dp=4: " + mesh_artifact() + " was compiled for mesh dp=2: run it without --mesh, or compile the "
+       "model for this mesh (mlc compile MODEL.json --mesh dp=4)"},
+      {mesh_artifact() + " --mesh dp=2 --zero 3 --steps 1",
+       "--zero 3: " + mesh_artifact() + " was compiled for ZeRO stage 1 on mesh dp=2: run it without --zero, or "
+       "compile the model for this stage (mlc compile MODEL.json --mesh dp=2 --zero 3)"},
+      {mesh_artifact() + " --eval",
+       "--eval runs on one device; " + mesh_artifact() +
+           " was compiled for mesh dp=2: evaluate from the model file (mlc run MODEL.json --eval)"},
+      {artifact() + " --mesh dp=2 --steps 1",
+       "--mesh dp=2: " + artifact() + " was compiled for one device: run it without --mesh, or compile the model "
+       "for this mesh (mlc compile MODEL.json --mesh dp=2)"},
+  };
+  for (const auto& [args, message] : usage_errors) {
+    RunResult r = mlc("run " + args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err, "mlc: " + message + "\n");
+  }
+}
+
+TEST_F(MeshArtifactCli, ReportsBadMeshesAndPlacements) {
+  const std::string args = "manifest field 'functions[0].executable.args[0].placements";
+  EXPECT_EQ(run_error("placement_syntax",
+                      [](Json& m) { m["functions"][0]["executable"]["args"][0]["placements"][0] = "S(x)"; }),
+            ": error: " + args + "[0]': placement 'S(x)': expected 'R', 'S(dim)', 'P' or 'P(max)'\n");
+  EXPECT_EQ(run_error("placement_count",
+                      [](Json& m) { m["functions"][0]["executable"]["args"][0]["placements"] = {"S(0)", "R"}; }),
+            ": error: " + args + "': 2 placements for a mesh of 1 axes (dp=2)\n");
+  EXPECT_EQ(run_error("placement_dim",
+                      [](Json& m) { m["functions"][0]["executable"]["args"][0]["placements"] = {"S(4)"}; }),
+            ": error: " + args + "': placement S(4) on axis 'dp' names a dim out of range for rank 4\n");
+  EXPECT_EQ(run_error("unsharded_placed",
+                      [](Json& m) { m["functions"][3]["executable"]["args"][0]["placements"] = {"S(0)"}; }),
+            ": error: manifest field 'functions[3].executable.args[0].placements': placements <S(0)> on an "
+            "argument of an unsharded function\n");
+  EXPECT_EQ(run_error("mesh_syntax", [](Json& m) { m["parallel"]["mesh"] = "dp="; }),
+            ": error: manifest field 'parallel.mesh': mesh 'dp=': size of axis 'dp' must be a positive integer, "
+            "found ''\n");
+  EXPECT_EQ(run_error("zero_range", [](Json& m) { m["parallel"]["zero"] = 4; }),
+            ": error: manifest field 'parallel.zero': expected an integer in [0, 3], found 4\n");
+  EXPECT_EQ(run_error("no_mesh",
+                      [](Json& m) {
+                        m["parallel"]["mesh"] = "";
+                        m["parallel"]["zero"] = 0;
+                      }),
+            ": error: manifest field 'functions[0]': is sharded, but the artifact has no mesh (parallel.mesh is "
+            "\"\")\n");
 }
 
 }  // namespace

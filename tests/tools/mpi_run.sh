@@ -5,15 +5,23 @@
 # loss, every evaluation) must be byte-identical; only rank 0 prints the
 # summary. Usage: mpi_run.sh MLC MODEL.json SCRATCH_DIR MPIRUN [MPIRUN_ARGS...]
 # (run from the source root; extra `mlc run` flags come from MLC_RUN_FLAGS, a
-# mesh of two ranks other than dp=2 from MLC_MESH).
+# mesh of two ranks other than dp=2 from MLC_MESH). With MLC_ARTIFACT=1 the
+# mpirun run trains from `mlc compile MODEL.json --mesh ... $MLC_RUN_FLAGS`'s
+# artifact instead of the model file.
 set -eu
 mlc=$1 model=$2 dir=$3
 shift 3
 rm -rf "$dir" && mkdir -p "$dir"
 # shellcheck disable=SC2086
 "$mlc" run "$model" --mesh "${MLC_MESH:-dp=2}" --steps 20 --metrics "$dir/threads.jsonl" ${MLC_RUN_FLAGS:-} > "$dir/threads.out"
+target=$model
+if [ "${MLC_ARTIFACT:-0}" = 1 ]; then
+  target=$dir/model.mlcx
+  # shellcheck disable=SC2086
+  "$mlc" compile "$model" --mesh "${MLC_MESH:-dp=2}" ${MLC_RUN_FLAGS:-} -o "$target" > "$dir/compile.out"
+fi
 # shellcheck disable=SC2086
-"$@" -np 2 "$mlc" run "$model" --mesh "${MLC_MESH:-dp=2}" --steps 20 --metrics "$dir/mpi.jsonl" ${MLC_RUN_FLAGS:-} > "$dir/mpi.out"
+"$@" -np 2 "$mlc" run "$target" --mesh "${MLC_MESH:-dp=2}" --steps 20 --metrics "$dir/mpi.jsonl" ${MLC_RUN_FLAGS:-} > "$dir/mpi.out"
 if ! cmp "$dir/threads.jsonl" "$dir/mpi.jsonl"; then
   echo "metrics differ between the threaded and the mpirun run:" >&2
   diff "$dir/threads.jsonl" "$dir/mpi.jsonl" >&2 || true

@@ -139,11 +139,11 @@ TEST(ParallelCli, UsageAndShapeErrors) {
   RunResult z = mlc("ir examples/digits_mlp.json --mesh dp=2 --zero 4");
   EXPECT_EQ(z.status, 2);
   EXPECT_EQ(z.err, "mlc: --zero takes 0, 1, 2 or 3, got '4'\n");
-  RunResult compile = mlc("compile examples/digits_mlp.json --mesh dp=2 -o x.mlcx");
-  EXPECT_EQ(compile.status, 2);
+  RunResult compile = mlc("compile examples/digits_mlp.json --mesh dp=3 -o x.mlcx");
+  EXPECT_EQ(compile.status, 1);
   EXPECT_EQ(compile.err,
-            "mlc: mlc compile writes one device's program; artifacts of a sharded program are not supported yet: "
-            "train on a mesh from the model file (mlc run MODEL.json --mesh dp=2)\n");
+            "examples/digits_mlp.json: error: train.batch_size is the global batch, split over the 3 data-parallel "
+            "ranks of mesh dp=3: it must divide by 3, got 32\n");
   RunResult divide = mlc("plan examples/digits_mlp.json --mesh dp=3");
   EXPECT_EQ(divide.status, 1);
   EXPECT_EQ(divide.err,
