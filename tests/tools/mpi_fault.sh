@@ -4,9 +4,9 @@
 # with a non-zero status and an output that names the rank.
 #   kill  kill -9 of rank N-1: OpenMPI's mpirun notices the death and ends
 #         the others ("process rank 1 ... exited on signal 9").
-#   stop  SIGSTOP of rank N-1, --comm-timeout 5: a peer's collective times
+#   stop  SIGSTOP of rank N-1, --comm-timeout 10: a peer's collective times
 #         out naming itself and the missing rank ("rank 0: all_reduce at
-#         MODEL:11:14 (optimizer.fc1.weight): timed out after 5 s waiting for
+#         MODEL:11:14 (optimizer.fc1.weight): timed out after 10 s waiting for
 #         rank 1 (...)") and aborts the job, which kills the stopped process.
 # The training runs long enough never to end by itself; it is hit once rank 0
 # has written step lines to the metrics (training has started). The rank's
@@ -33,7 +33,7 @@ alive() {
 }
 
 timeout_flag=
-[ "$mode" = stop ] && timeout_flag="--comm-timeout 5"  # the start-up's compilation may skew the ranks by seconds
+[ "$mode" = stop ] && timeout_flag="--comm-timeout 10"  # the start-up's compilation may skew the ranks by seconds
 # shellcheck disable=SC2086
 "$@" -np "$np" "$mlc" run "$model" --mesh "dp=$np" --steps 100000000 $timeout_flag \
   --metrics "$dir/metrics.jsonl" > "$dir/out" 2> "$dir/err" &
@@ -80,7 +80,7 @@ if [ "$mode" = kill ]; then
   grep -Eq "rank $victim .*(signal 9|Killed)" "$dir/err" "$dir/out" ||
     fail "the output does not name rank $victim as killed"
 else
-  grep -Eq "^rank [0-9]+: .+: timed out after 5 s waiting for rank $victim \(" "$dir/err" ||
+  grep -Eq "^rank [0-9]+: .+: timed out after 10 s waiting for rank $victim \(" "$dir/err" ||
     fail "no collective timed out naming rank $victim"
 fi
 echo "mpirun -np $np, rank $victim hit ($mode): the job ended in ${took} s with status $status, naming it:"
