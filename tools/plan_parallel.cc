@@ -50,19 +50,31 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
     placements.push_back({{"name", a->name}, {"kind", arg_kind_name(kind)},
                           {"global", global_type(a, mesh).str()}, {"placements", placements_str(a->placements)},
                           {"local", a->type.str()}});
-    r.text += format("    %-40s %-7s %-18s %-10s %s\n", a->name.c_str(), std::string(arg_kind_name(kind)).c_str(),
+    r.text += format("    %-40s %-7s %-18s %-12s %s\n", a->name.c_str(), std::string(arg_kind_name(kind)).c_str(),
                      global_type(a, mesh).str().c_str(), placements_str(a->placements).c_str(), a->type.str().c_str());
   }
-  // Gradients: what the reductions of partial sums leave on a device.
+  // Gradients, as the update reads them on a device: placed like the
+  // parameter's optimizer state (reduce-scattered into it with ZeRO >= 1),
+  // else like the parameter (all-reduced, or sharded by tensor parallelism).
   int64_t grad_bytes = 0;
+  for (size_t i = 0; i < step.args.size(); ++i) {
+    if (step.arg_kinds[i] != ArgKind::param) continue;
+    const Value* p = step.args[i];
+    int64_t bytes = p->type.num_bytes();
+    for (size_t j = 0; j < step.args.size(); ++j)
+      if (zero >= 1 && step.arg_kinds[j] == ArgKind::state && step.args[j]->name.starts_with(p->name + ".") &&
+          global_type(step.args[j], mesh) == global_type(p, mesh)) {
+        bytes = step.args[j]->type.num_bytes();
+        break;
+      }
+    grad_bytes += bytes;
+  }
   std::map<std::string, int64_t> axis_bytes, axis_count;
   std::map<std::string, double> axis_us;
   for (const LedgerEntry& e : ledger) {
     axis_bytes[e.axis] += e.bytes;
     axis_us[e.axis] += e.estimated_us;
     axis_count[e.axis] += e.collective != "shard_slice";
-    if (e.collective == "all_reduce" || e.collective == "reduce_scatter")
-      if (e.type.rank() > 0) grad_bytes += e.type.num_bytes() / (e.collective == "reduce_scatter" ? mesh.axes[*mesh.find(e.axis)].size : 1);
   }
   r.json["mesh"] = mesh.str();
   r.json["devices"] = mesh.num_devices();
@@ -75,7 +87,7 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
   r.json["per_device_bytes"] = {{"parameters", param_bytes}, {"gradients", grad_bytes},
                                 {"optimizer_state", state_bytes}, {"inputs", input_bytes},
                                 {"train_step_arena", arena_bytes}};
-  r.text += format("  per device: parameters %s, gradients %s (reduced), optimizer state %s, batch %s, "
+  r.text += format("  per device: parameters %s, gradients %s, optimizer state %s, batch %s, "
                    "train-step arena %s (%lld B)\n",
                    human_bytes(param_bytes).c_str(), human_bytes(grad_bytes).c_str(),
                    human_bytes(state_bytes).c_str(), human_bytes(input_bytes).c_str(),

@@ -86,20 +86,27 @@ std::vector<Memory> measured_memory(const std::string& out) {
   return ranks;
 }
 
-class PlannedMemory : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+struct MemoryCase {
+  const char* model;
+  const char* mesh;  // "": one device
+  int zero;
+};
+
+class PlannedMemory : public ::testing::TestWithParam<MemoryCase> {};
 
 // What `mlc plan` predicts per device (parameters, optimizer state, the
 // compiled train step's arena) is what every rank of `mlc run` holds and
-// allocates; zero -1 is one device without a mesh.
+// allocates, under data and tensor parallelism.
 TEST_P(PlannedMemory, EveryRankMeasuresWhatThePlanPredicts) {
-  const auto [model, zero] = GetParam();
-  const std::string file = std::string("examples/") + model + ".json";
-  const std::string mesh = zero < 0 ? "" : " --mesh dp=2 --zero " + std::to_string(zero);
+  const MemoryCase& c = GetParam();
+  const std::string file = std::string("examples/") + c.model + ".json";
+  const bool one = !*c.mesh;
+  const std::string mesh = one ? "" : std::string(" --mesh ") + c.mesh + " --zero " + std::to_string(c.zero);
   RunResult plan = mlc("plan " + file + mesh + " --format json");
   ASSERT_EQ(plan.status, 0) << plan.err;
   const auto j = nlohmann::json::parse(plan.out);
   Memory want;
-  if (zero < 0) {
+  if (one) {
     want = {j["bytes"]["parameters"], j["bytes"]["optimizer_state"], j["compiled"]["arena_bytes"]};
   } else {
     const auto& device = j["parallel"]["per_device_bytes"];
@@ -109,7 +116,7 @@ TEST_P(PlannedMemory, EveryRankMeasuresWhatThePlanPredicts) {
   RunResult run = mlc("run " + file + mesh + " --steps 1");
   ASSERT_EQ(run.status, 0) << run.err;
   const std::vector<Memory> ranks = measured_memory(run.out);
-  ASSERT_EQ(ranks.size(), zero < 0 ? 1u : 2u) << run.out;
+  ASSERT_EQ(ranks.size(), one ? 1u : static_cast<size_t>(j["parallel"]["devices"].get<int>())) << run.out;
   for (size_t r = 0; r < ranks.size(); ++r) {
     EXPECT_EQ(ranks[r].parameters, want.parameters) << "rank " << r;
     EXPECT_EQ(ranks[r].optimizer_state, want.optimizer_state) << "rank " << r;
@@ -121,12 +128,18 @@ TEST_P(PlannedMemory, EveryRankMeasuresWhatThePlanPredicts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, PlannedMemory,
-                         ::testing::Combine(::testing::Values("digits_mlp", "tiny_gpt"),
-                                            ::testing::Values(-1, 0, 1, 3)),
+                         ::testing::Values(MemoryCase{"digits_mlp", "", 0}, MemoryCase{"digits_mlp", "dp=2", 0},
+                                           MemoryCase{"digits_mlp", "dp=2", 1}, MemoryCase{"digits_mlp", "dp=2", 3},
+                                           MemoryCase{"tiny_gpt", "", 0}, MemoryCase{"tiny_gpt", "dp=2", 0},
+                                           MemoryCase{"tiny_gpt", "dp=2", 1}, MemoryCase{"tiny_gpt", "dp=2", 3},
+                                           MemoryCase{"tiny_gpt", "tp=2", 0}, MemoryCase{"tiny_gpt", "dp=2,tp=2", 1}),
                          [](const auto& info) {
-                           const int zero = std::get<1>(info.param);
-                           return std::string(std::get<0>(info.param)) +
-                                  (zero < 0 ? "_one_device" : "_dp2_zero" + std::to_string(zero));
+                           std::string name = std::string(info.param.model) + "_" +
+                                              (*info.param.mesh ? info.param.mesh : "one_device") +
+                                              (*info.param.mesh ? "_zero" + std::to_string(info.param.zero) : "");
+                           for (char& ch : name)
+                             if (ch == '=' || ch == ',') ch = '_';
+                           return name;
                          });
 
 TEST(ParallelCli, UsageAndShapeErrors) {
