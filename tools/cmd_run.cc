@@ -140,6 +140,22 @@ void print_memory(const std::vector<RankMemory>& memory) {
   }
 }
 
+// --eval's result: on stdout, and in --metrics as {"eval": {"loss", "accuracy"}}.
+int report_eval(const EvalResult& result, const Args& args) {
+  nlohmann::json eval = {{"loss", result.loss}};
+  if (result.accuracy) eval["accuracy"] = *result.accuracy;
+  if (result.accuracy)
+    std::printf("eval: loss %.6f  accuracy %.4f (%lld/%lld)\n", result.loss, *result.accuracy,
+                static_cast<long long>(result.correct), static_cast<long long>(result.positions));
+  else
+    std::printf("eval: loss %.6f\n", result.loss);
+  if (args.has("metrics")) {
+    Status s = append_metrics(args.get("metrics"), {{"eval", eval}});
+    if (!s) return user_error(s.error().message);
+  }
+  return kOk;
+}
+
 int run_eval(const Program& program, const Args& args, uint64_t seed) {
   const ModelConfig& config = program.config();
   auto params = args.has("init") ? rt::load_parameters(config.params, args.get("init"))
@@ -161,17 +177,7 @@ int run_eval(const Program& program, const Args& args, uint64_t seed) {
   if (args.has("profile")) evaluator->enable_profiling();
   auto result = evaluator->run(*split, *params);
   if (!result) return user_error(result.error().message);
-  nlohmann::json eval = {{"loss", result->loss}};
-  if (result->accuracy) eval["accuracy"] = *result->accuracy;
-  if (result->accuracy)
-    std::printf("eval: loss %.6f  accuracy %.4f (%lld/%lld)\n", result->loss, *result->accuracy,
-                static_cast<long long>(result->correct), static_cast<long long>(result->positions));
-  else
-    std::printf("eval: loss %.6f\n", result->loss);
-  if (args.has("metrics")) {
-    Status s = append_metrics(args.get("metrics"), {{"eval", eval}});
-    if (!s) return user_error(s.error().message);
-  }
+  if (int status = report_eval(*result, args); status != kOk) return status;
   if (args.has("profile")) {
     Status s = report_profiles(evaluator->profiles(), args.get("profile"));
     if (!s) return user_error(s.error().message);
@@ -234,9 +240,6 @@ int cmd_run(const std::vector<std::string>& argv) {
     compiled = std::make_shared<const rt::Artifact>(std::move(*read));
     if (std::string problem = artifact_parallel(*compiled, file, args.has("zero"), o.parallel); !problem.empty())
       return usage_error(problem);
-    if (!compiled->mesh.empty() && args.has("eval"))
-      return usage_error("--eval runs on one device; " + file + " was compiled for mesh " + compiled->mesh.str() +
-                         ": evaluate from the model file (mlc run MODEL.json --eval)");
   } else {
     auto loaded = ModelFile::load(args.positional[0]);
     if (!loaded) return user_error(loaded.error().message);
@@ -251,8 +254,6 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (const int n = rt::launched_processes(); !on_mesh && n > 1)
     return usage_error("mpirun started " + std::to_string(n) + " processes: give --mesh with " + std::to_string(n) +
                        " devices (e.g. --mesh dp=" + std::to_string(n) + ")");
-  if (on_mesh && args.has("eval"))
-    return usage_error("--eval runs on one device; drop --mesh (training on a mesh evaluates on its ranks)");
 
   // MODEL.json is compiled now; MODEL.mlcx was compiled by `mlc compile`.
   std::optional<Program> program;
@@ -261,7 +262,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   } else {
     program.emplace(Program::from_model(*model, o.backend));
   }
-  if (args.has("eval")) return run_eval(*program, args, o.seed.value_or(program->config().train.seed));
+  // --eval on one device; on a mesh it is spread over the ranks (below).
+  if (args.has("eval") && !on_mesh) return run_eval(*program, args, o.seed.value_or(program->config().train.seed));
+  o.eval_only = args.has("eval");
   // Mistakes that would otherwise surface only after training.
   for (const char* needs_dir : {"checkpoint-every", "keep-checkpoints"})
     if (args.has(needs_dir) && !args.has("checkpoint-dir"))
@@ -285,6 +288,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   // Under mpirun: an empty error is one that rank 0 reports.
   if (!summary) return summary.error().message.empty() ? kUserError : user_error(summary.error().message);
   if (summary->rank != 0) return kOk;
+  if (o.eval_only) return report_eval(*summary->eval, args);
   if (summary->steps_run == 0)
     std::printf("trained 0 steps: the run was already at its last step");
   else

@@ -25,7 +25,9 @@ const std::vector<CommandDoc>& docs() {
        "Trains from the model file's \"train\" section: progress on stderr, a summary on stdout. MODEL.json is\n"
        "compiled now; MODEL.mlcx was compiled by `mlc compile`. On a mesh the ranks run as threads of this\n"
        "process, or one process per rank under `mpirun -np N mlc run ... --mesh ...`.",
-       {{"eval", "", "evaluate instead of training: mean loss (and accuracy for classifiers) over the eval split",
+       {{"eval", "",
+         "evaluate instead of training: mean loss (and accuracy for classifiers) over the eval split; on a mesh "
+         "spread over its ranks",
          K::plain_switch},
         {"init", "F.safetensors",
          "start from these parameters (safetensors with PyTorch's state_dict names) instead of the model's "

@@ -365,8 +365,16 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     if (leader) progress.epoch(epoch, setup.epochs, last_loss, r);
     summary.eval_loss = r.loss;
     summary.eval_accuracy = r.accuracy;
+    summary.eval = r;
     return {};
   };
+  if (o.eval_only) {  // the starting parameters, evaluated once, spread over the ranks
+    MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params.tensors));
+    summary.eval_loss = r.loss;
+    summary.eval_accuracy = r.accuracy;
+    summary.eval = r;
+    return summary;
+  }
 
   stage = "training";
   const int64_t local_batch = batch / rank.data_ranks;

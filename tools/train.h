@@ -22,6 +22,7 @@
 #include "frontends/model_file.h"
 #include "runtime/parameters.h"
 #include "runtime/dataset.h"
+#include "tools/evaluate.h"
 #include "tools/profile.h"
 #include "tools/program.h"
 #include "tools/rank.h"
@@ -42,6 +43,9 @@ struct TrainOptions {
   int64_t checkpoint_every = 0;  // steps; 0: only at the end (when a dir is given)
   int keep_checkpoints = 3;
   bool resume = false;          // continue from the newest valid checkpoint in checkpoint_dir
+  // `--eval` on a mesh: evaluate the starting parameters (--init's) once on
+  // the ranks instead of training; TrainSummary::eval holds the result.
+  bool eval_only = false;
   std::string dump_grads_path;  // gradients of the run's first step
   bool progress_bar = false;    // a live bar on stderr (else one line per epoch)
   Backend backend = Backend::compiled;  // of the train step and evaluation
@@ -69,6 +73,7 @@ struct TrainSummary {
   // or evaluation). The mean counts the slow steps a busy machine makes.
   double median_step_ms = 0, mean_step_ms = 0;
   std::optional<double> eval_loss, eval_accuracy;
+  std::optional<EvalResult> eval;  // the last evaluation's counts
   // With TrainOptions::profile: the train step's (one per batch size run),
   // then evaluation's.
   std::vector<FunctionProfile> profiles;
