@@ -51,8 +51,8 @@ class VocabularyParallel {
   VocabularyParallel(Function& f, int64_t n) : f_(f), n_(n) {}
 
   // Rewrites the gathers from `table` (axis 0) and the scatter_adds with the
-  // same indices into a zero-initialized tensor of its type; returns the new
-  // lookup results.
+  // same indices into a tensor of its type; returns the new lookup results.
+  // Precondition: n divides the table's rows.
   std::vector<const Value*> rewrite(const Value* table) {
     std::vector<const Value*> lookups;
     std::unordered_set<const Value*> indices;
@@ -154,7 +154,9 @@ Status apply_tensor_parallel(Function& f, const TensorParallelPlan& tp, Sharding
       return error_at(p.loc, "tensor-parallel plan: @" + f.name + " takes no parameter " + "'" + p.name + "'");
     if (p.rowwise) rowwise.insert(f.args[it->second]);
     if (p.dim < 0) continue;
-    if (p.rowwise && p.dim == 0 && vocabulary_table(f, f.args[it->second]))
+    // (Rows that do not divide are the sharding pass's error, naming the table.)
+    if (p.rowwise && p.dim == 0 && vocabulary_table(f, f.args[it->second]) &&
+        f.args[it->second]->type.shape[0] % plan.mesh.axes[a].size == 0)
       for (const Value* v : VocabularyParallel(f, plan.mesh.axes[a].size).rewrite(f.args[it->second]))
         plan.settle[v].push_back({a, settled(v)});
     // The parameter and its optimizer state ("<param>.<slot>", same type).

@@ -149,6 +149,11 @@ TEST(ParallelCli, UsageAndShapeErrors) {
   RunResult mesh = mlc("ir examples/digits_mlp.json --mesh dp=2,dp=2");
   EXPECT_EQ(mesh.status, 2);
   EXPECT_EQ(mesh.err, "mlc: --mesh: mesh 'dp=2,dp=2': axis 'dp' appears twice\n");
+  // A tensor-parallel weight that does not divide over the tp axis.
+  RunResult tp = mlc("plan examples/tiny_gpt.json --mesh tp=3");
+  EXPECT_EQ(tp.status, 1);
+  EXPECT_EQ(tp.err, "error: sharding: argument 'tok_emb.weight' (f32[64,64]) cannot be placed <S(0)> on mesh tp=3: "
+                    "dim 0 of [64,64] (64) does not divide by 3 (sharded over tp=3)\n");
   RunResult z = mlc("ir examples/digits_mlp.json --mesh dp=2 --zero 4");
   EXPECT_EQ(z.status, 2);
   EXPECT_EQ(z.err, "mlc: --zero takes 0, 1, 2 or 3, got '4'\n");
