@@ -80,7 +80,9 @@ if [ "$mode" = kill ]; then
   grep -Eq "rank $victim .*(signal 9|Killed)" "$dir/err" "$dir/out" ||
     fail "the output does not name rank $victim as killed"
 else
-  grep -Eq "^rank [0-9]+: .+: timed out after 10 s waiting for rank $victim \(" "$dir/err" ||
+  # The stalled rank among those waited for ("rank 3 (", or "ranks 1, 3 ("
+  # when a peer had already moved on to the next collective).
+  grep -Eq "^rank [0-9]+: .+: timed out after 10 s waiting for ranks? ([0-9]+, )*$victim \(" "$dir/err" ||
     fail "no collective timed out naming rank $victim"
 fi
 echo "mpirun -np $np, rank $victim hit ($mode): the job ended in ${took} s with status $status, naming it:"
