@@ -133,6 +133,22 @@ std::optional<size_t> find_invalid_utf8(std::string_view s) {
   return std::nullopt;
 }
 
+// The first bytes of a file, quoted, C-escaped: "# mlc\n\nA".
+std::string quoted_start(std::string_view bytes) {
+  std::string s = "\"";
+  for (unsigned char c : bytes.substr(0, 12)) {
+    if (c == '\n') s += "\\n";
+    else if (c == '"' || c == '\\') s += std::string("\\") + static_cast<char>(c);
+    else if (c >= 0x20 && c < 0x7f) s += static_cast<char>(c);
+    else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      s += hex;
+    }
+  }
+  return s + "\"";
+}
+
 struct Sections {
   std::string_view header;
   std::string_view data;
@@ -144,6 +160,11 @@ Expected<Sections> split_sections(std::string_view bytes, const std::string& pat
                                 " bytes, too few for a safetensors file (at least 8)");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[i]);
+  // A length that cannot be and no JSON header after it: another kind of file
+  // (a model file, a text, a PyTorch pickle), called that.
+  if ((n > kMaxHeaderBytes || n > bytes.size() - 8) && bytes.size() > 8 && bytes[8] != '{')
+    return file_error(path, "not a safetensors file: it starts with " + quoted_start(bytes) +
+                                ", where a safetensors file has an 8-byte header length and then a JSON header '{'");
   if (n > kMaxHeaderBytes)
     return file_error(path, "header length " + std::to_string(n) + " exceeds the limit of " +
                                 std::to_string(kMaxHeaderBytes) + " bytes");

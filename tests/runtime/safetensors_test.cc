@@ -331,6 +331,17 @@ TEST(SafetensorsCorrupt, TruncatedInsideTheLength) {
             "bad.safetensors: error: file has 5 bytes, too few for a safetensors file (at least 8)");
 }
 
+// Another kind of file (here a model file's JSON and a text) is called that,
+// not a header length of 7881701915721992827.
+TEST(SafetensorsCorrupt, AnotherKindOfFileIsCalledThat) {
+  EXPECT_EQ(parse_error("{\n  \"name\": \"digits_mlp\"\n}\n"),
+            "bad.safetensors: error: not a safetensors file: it starts with \"{\\n  \\\"name\\\": \", where a "
+            "safetensors file has an 8-byte header length and then a JSON header '{'");
+  EXPECT_EQ(parse_error(std::string("# mlc\n\x01\xff and more text")),
+            "bad.safetensors: error: not a safetensors file: it starts with \"# mlc\\n\\x01\\xff and\", where a "
+            "safetensors file has an 8-byte header length and then a JSON header '{'");
+}
+
 TEST(SafetensorsCorrupt, TruncatedInsideTheHeader) {
   EXPECT_EQ(parse_error(valid_file().substr(0, 8)),
             "bad.safetensors: error: header length 56 exceeds the 0 bytes after the length field "
