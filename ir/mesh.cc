@@ -79,15 +79,12 @@ Expected<Placement> Placement::parse(std::string_view text) {
   if (text == "R") return R();
   if (text == "P") return P();
   if (text == "P(max)") return Pmax();
-  if (text.size() > 3 && text.size() <= 11 && text.substr(0, 2) == "S(" && text.back() == ')') {
-    int64_t d = 0;
-    bool digits = true;
-    for (char c : text.substr(2, text.size() - 3)) {
-      digits = digits && std::isdigit(static_cast<unsigned char>(c));
-      d = d * 10 + (c - '0');
-    }
-    if (digits && d < (int64_t{1} << 24)) return S(d);
-  }
+  // S(dim): dim in canonical decimal (no sign, no leading zero), at most 6 digits.
+  const std::string_view dim =
+      text.size() > 3 && text.substr(0, 2) == "S(" && text.back() == ')' ? text.substr(2, text.size() - 3) : "";
+  if (!dim.empty() && dim.size() <= 6 && (dim == "0" || dim[0] != '0') &&
+      std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return S(std::stoll(std::string(dim)));
   return make_error("placement '" + std::string(text) + "': expected 'R', 'S(dim)', 'P' or 'P(max)'");
 }
 
@@ -107,18 +104,10 @@ Expected<Placements> parse_placements(std::string_view text) {
   for (;;) {
     const size_t comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
-    std::string_view dim = item.size() > 3 && item.substr(0, 2) == "S(" && item.back() == ')'
-                               ? item.substr(2, item.size() - 3)
-                               : std::string_view();
-    const bool canonical = !dim.empty() && dim.size() <= 6 && (dim == "0" || dim[0] != '0') &&
-                           std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (item == "R" || item == "P") {
-      p.push_back(item == "R" ? Placement::R() : Placement::P());
-    } else if (canonical) {
-      p.push_back(Placement::S(std::stoll(std::string(dim))));
-    } else {
-      return make_error(what + ": expected 'R', 'S(dim)' or 'P', found '" + std::string(item) + "'");
-    }
+    auto one = Placement::parse(item);
+    if (!one)
+      return make_error(what + ": expected 'R', 'S(dim)', 'P' or 'P(max)', found '" + std::string(item) + "'");
+    p.push_back(*one);
     if (comma == std::string_view::npos) return p;
     rest.remove_prefix(comma + 1);
   }

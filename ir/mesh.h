@@ -87,7 +87,7 @@ std::string placements_str(const Placements& p);  // "<S(0),R>"; "" when empty
 // The inverse of placements_str for a non-empty list, in exactly its spelling
 // ("<S(0),R>": no spaces, dims in decimal without leading zeros), so that
 // printing what it parses gives the text back. Errors say what is wrong:
-//   "placements '<S(x)>': expected 'R', 'S(dim)' or 'P', found 'S(x)'"
+//   "placements '<S(x)>': expected 'R', 'S(dim)', 'P' or 'P(max)', found 'S(x)'"
 Expected<Placements> parse_placements(std::string_view text);
 // All replicated, for a mesh of `axes` axes.
 Placements replicated(size_t axes);

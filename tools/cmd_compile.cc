@@ -37,9 +37,6 @@ namespace mlc::cli {
 
 namespace {
 
-const char* kCompileUsage =
-    "usage: mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F.safetensors] [--mesh AXIS=N,... [--zero N]]";
-
 std::string default_output(const std::string& model) {
   std::string base = model;
   if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
@@ -55,10 +52,10 @@ int cmd_compile(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
   if (!parse_command_args(*find_command_doc("compile"), args_in, args, error))
-    return usage_error(error + "\n" + kCompileUsage);
+    return usage_error(error + "\n" + usage_line(*find_command_doc("compile")));
   ParallelOptions parallel;
-  if (!parse_parallel(args, parallel, error)) return usage_error(error + "\n" + kCompileUsage);
-  if (args.positional.size() != 1) return usage_error(kCompileUsage);
+  if (!parse_parallel(args, parallel, error)) return usage_error(error + "\n" + usage_line(*find_command_doc("compile")));
+  if (args.positional.size() != 1) return usage_error(usage_line(*find_command_doc("compile")));
   const std::string target = args.get("target", "cpu");
   if (target != "cpu")
     return usage_error("--target " + target + ": this mlc compiles for cpu only (cuda is not implemented yet)");

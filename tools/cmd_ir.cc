@@ -33,9 +33,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
   std::string error;
   if (!parse_command_args(*find_command_doc("ir"), argv, args, error)) return usage_error(error);
   if (args.positional.size() != 1)
-    return usage_error(
-        "usage: mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings] [--emit mlir]\n"
-        "         [--mesh dp=2,tp=2 [--zero 0|1|2|3]]");
+    return usage_error(usage_line(*find_command_doc("ir")));
   ParallelOptions parallel;
   if (!parse_parallel(args, parallel, error)) return usage_error(error);
   const bool mlir = args.has("emit");

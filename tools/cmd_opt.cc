@@ -16,7 +16,7 @@ int cmd_opt(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
   if (!parse_command_args(*find_command_doc("opt"), argv, args, error)) return usage_error(error);
-  if (args.positional.size() != 1) return usage_error("usage: mlc opt FILE.mlir [--passes a,b,c]");
+  if (args.positional.size() != 1) return usage_error(usage_line(*find_command_doc("opt")));
   const std::string& path = args.positional[0];
   Expected<Module> module = parse_module_file(path);
   if (!module) return user_error(module.error().message);

@@ -99,7 +99,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   if (!parse_command_args(*find_command_doc("plan"), argv, args, error)) return usage_error(error);
   std::string format = args.get("format", "text");
   if (args.positional.size() != 1 || (format != "text" && format != "json"))
-    return usage_error("usage: mlc plan MODEL.json [--format text|json] [--mesh dp=2,tp=2 [--zero 0|1|2|3]]");
+    return usage_error(usage_line(*find_command_doc("plan")));
   ParallelOptions parallel;
   if (!parse_parallel(args, parallel, error)) return usage_error(error);
   auto model = ModelFile::load(args.positional[0]);

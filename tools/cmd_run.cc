@@ -67,18 +67,6 @@ std::string artifact_parallel(const rt::Artifact& a, const std::string& file, bo
   return "";
 }
 
-const char* kRunUsage =
-    "usage: mlc run MODEL.json|MODEL.mlcx [--eval] [--init F.safetensors] [--data F.safetensors]\n"
-    "         [--epochs N | --steps N] [--seed S] [--metrics OUT.jsonl] [--save FINAL.safetensors]\n"
-    "         [--checkpoint-dir DIR] [--checkpoint-every STEPS] [--keep-checkpoints K] [--resume]\n"
-    "         [--dump-grads GRADS.safetensors] [--start-step N] [--backend compiled|interp]\n"
-    "         [--profile[=PROFILE.json]] [--mesh AXIS=N[,AXIS=N...] [--zero 0|1|2|3] [--comm-timeout S]]\n"
-    "  --mesh dp=2   train on the 2 ranks of a device mesh (threads of this process, or one\n"
-    "                process per rank under `mpirun -np 2`); the model file's batch_size is\n"
-    "                the global batch, split over the data axes\n"
-    "  --zero N      ZeRO stage over the data axes: 1 shards optimizer state, 3 also parameters\n"
-    "  --comm-timeout S  seconds a collective waits for the other ranks before failing (300)";
-
 // An output file's directory exists and is writable (checked before a run,
 // not found out when its end writes the file).
 Status check_writable_path(const std::string& path, const std::string& flag) {
@@ -190,8 +178,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
   if (!parse_command_args(*find_command_doc("run"), argv, args, error))
-    return usage_error(error + "\n" + kRunUsage);
-  if (args.positional.size() != 1) return usage_error(kRunUsage);
+    return usage_error(error + "\n" + usage_line(*find_command_doc("run")));
+  if (args.positional.size() != 1) return usage_error(usage_line(*find_command_doc("run")));
   TrainOptions o;
   struct IntOption {
     const char* name;
@@ -223,7 +211,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.profile = args.has("profile");
   if (o.profile && o.backend == Backend::interp)
     return usage_error("--profile times the compiled backend's instructions; drop --backend interp");
-  if (!parse_parallel(args, o.parallel, error)) return usage_error(error + "\n" + kRunUsage);
+  if (!parse_parallel(args, o.parallel, error)) return usage_error(error + "\n" + usage_line(*find_command_doc("run")));
   const std::string& file = args.positional[0];
   const bool artifact = is_artifact_path(file);
   if (artifact && args.has("backend"))

@@ -52,7 +52,7 @@ TEST(Placement, ParsesWhatItPrints) {
     ASSERT_TRUE(parsed) << p.str() << ": " << parsed.error().message;
     EXPECT_EQ(*parsed, p);
   }
-  for (const char* bad : {"", "r", "S", "S()", "S(-1)", "S(x)", "S(0", "S(99999999)", "P(min)", " R"}) {
+  for (const char* bad : {"", "r", "S", "S()", "S(-1)", "S(x)", "S(0", "S(99999999)", "S(01)", "P(min)", " R"}) {
     auto parsed = Placement::parse(bad);
     ASSERT_FALSE(parsed) << bad;
     EXPECT_EQ(parsed.error().message,
@@ -87,10 +87,10 @@ TEST(Mesh, PlacementsParseAsPrinted) {
   const std::pair<const char*, const char*> bad[] = {
       {"<>", "placements '<>': expected a list like '<S(0),R>'"},
       {"S(0)", "placements 'S(0)': expected a list like '<S(0),R>'"},
-      {"<S(01)>", "placements '<S(01)>': expected 'R', 'S(dim)' or 'P', found 'S(01)'"},
-      {"<S(-1)>", "placements '<S(-1)>': expected 'R', 'S(dim)' or 'P', found 'S(-1)'"},
-      {"<R, R>", "placements '<R, R>': expected 'R', 'S(dim)' or 'P', found ' R'"},
-      {"<R,,R>", "placements '<R,,R>': expected 'R', 'S(dim)' or 'P', found ''"},
+      {"<S(01)>", "placements '<S(01)>': expected 'R', 'S(dim)', 'P' or 'P(max)', found 'S(01)'"},
+      {"<S(-1)>", "placements '<S(-1)>': expected 'R', 'S(dim)', 'P' or 'P(max)', found 'S(-1)'"},
+      {"<R, R>", "placements '<R, R>': expected 'R', 'S(dim)', 'P' or 'P(max)', found ' R'"},
+      {"<R,,R>", "placements '<R,,R>': expected 'R', 'S(dim)', 'P' or 'P(max)', found ''"},
   };
   for (const auto& [text, message] : bad) {
     auto p = parse_placements(text);

@@ -176,7 +176,7 @@ TEST_F(ShardedCheckpointTest, InvalidIndexesAreErrorsSayingWhatIsWrong) {
       {"\"placements\":\"<S(0)>\"", "\"placements\":\"<S(0),R>\"",
        bad + "tensor 'fc.weight': placements <S(0),R> on mesh dp=2: 2 placements for a mesh of 1 axes (dp=2)"},
       {"\"placements\":\"<S(0)>\"", "\"placements\":\"<S(00)>\"",
-       bad + "tensor 'fc.weight': placements '<S(00)>': expected 'R', 'S(dim)' or 'P', found 'S(00)'"},
+       bad + "tensor 'fc.weight': placements '<S(00)>': expected 'R', 'S(dim)', 'P' or 'P(max)', found 'S(00)'"},
       {"\"shape\":[4],\"placements\":\"<R>\"", "\"shape\":[4],\"placements\":\"<S(0)>\"",
        bad + "tensor 'fc.bias': placements <S(0)> on mesh dp=2 cut it into 2 chunks, but 1 shards are listed"},
       {"\"shape\":[4,6],\"placements\":\"<S(0)>\"", "\"shape\":[5,6],\"placements\":\"<S(0)>\"",
