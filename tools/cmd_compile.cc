@@ -1,4 +1,4 @@
-// mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F]
+// mlc compile MODEL.json|MODEL.mlc [-o MODEL.mlcx] [--target cpu] [--data F]
 // [--mesh M [--zero N]]: compiles the model's training and evaluation
 // functions ahead of time and writes an artifact (runtime/artifact.h) that
 // `mlc run MODEL.mlcx` trains from with no frontend, pass pipeline or code
@@ -40,6 +40,7 @@ namespace {
 std::string default_output(const std::string& model) {
   std::string base = model;
   if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
+  else if (base.size() > 4 && base.compare(base.size() - 4, 4, ".mlc") == 0) base.resize(base.size() - 4);
   return base + ".mlcx";
 }
 

@@ -20,7 +20,7 @@ const FlagDoc kZero = {"zero", "0|1|2|3",
 
 const std::vector<CommandDoc>& docs() {
   static const std::vector<CommandDoc> d = {
-      {"run", "MODEL.json|MODEL.mlcx",
+      {"run", "MODEL.json|MODEL.mlc|MODEL.mlcx",
        "train a model (or, with --eval, evaluate it)",
        "Trains from the model file's \"train\" section: progress on stderr, a summary on stdout. MODEL.json is\n"
        "compiled now; MODEL.mlcx was compiled by `mlc compile`. On a mesh the ranks run as threads of this\n"
@@ -63,24 +63,24 @@ const std::vector<CommandDoc>& docs() {
         {"comm-timeout", "S",
          "seconds a collective waits for the other ranks before every rank stops with an error naming the "
          "collective and the missing rank (default 300; needs a mesh)"}}},
-      {"compile", "MODEL.json",
+      {"compile", "MODEL.json|MODEL.mlc",
        "compile a model ahead of time into an artifact (MODEL.mlcx)",
        "Compiles the training and evaluation functions for the batch sizes a run on the data uses (the data file\n"
        "must be readable) and writes them, with the model's settings and kernel objects, to one file that\n"
        "`mlc run MODEL.mlcx` trains from without a frontend, passes or code generation.",
-       {{"output", "MODEL.mlcx", "the artifact to write (also -o; default: MODEL.json with .mlcx)"},
+       {{"output", "MODEL.mlcx", "the artifact to write (also -o; default: the model file's name with .mlcx)"},
         {"target", "cpu", "what to compile for: cpu (this machine's CPU features)"},
         {"data", "F.safetensors", "size the batches from F instead of the model file's data.file"},
         kMesh,
         kZero}},
-      {"plan", "MODEL.json",
+      {"plan", "MODEL.json|MODEL.mlc",
        "parameters, memory, FLOPs and, on a mesh, placements and collectives of a training step",
        "Prints, for train.batch_size: parameters; bytes of parameters, gradients, optimizer state and the\n"
        "activations kept for backward; FLOPs per step; the compiled step's instructions, arena and liveness\n"
        "lower bound. With a mesh also the placement of every parameter and optimizer-state tensor, per-device\n"
        "bytes, communication per mesh axis and the collective ledger (why each collective was inserted).",
        {{"format", "text|json", "text (default) or one JSON object"}, kMesh, kZero}},
-      {"ir", "MODEL.json",
+      {"ir", "MODEL.json|MODEL.mlc",
        "print a model's IR, after any pass",
        "Prints the textual IR the model file builds; --after runs the pipeline (autodiff, optimizer, decompose,\n"
        "canonicalize, sharding with a mesh) up to a pass. Tests and debug builds verify the IR after every pass\n"
@@ -99,6 +99,11 @@ const std::vector<CommandDoc>& docs() {
        {{"passes", "a,b{key=value},c",
          "passes to run in order, with options: autodiff, decompose, canonicalize{max-rounds=N}, cse, dce, "
          "fold-constants, simplify, sharding{zero=N} (over the module's mesh attribute)"}}},
+      {"convert", "MODEL.json|MODEL.mlc",
+       "write a model file in the other form: JSON <-> the model language (.mlc)",
+       "Loads the model file (so its mistakes are reported first) and writes it in the other form, or in the\n"
+       "form -o's extension names. Both forms build the same IR (docs/model-language.md); comments are not kept.",
+       {{"output", "OUT.mlc|OUT.json", "the file to write, atomically (also -o; default: stdout, in the other form)"}}},
       {"help", "[COMMAND]", "explain mlc, or one command and every flag it takes", "", {}},
       {"version", "", "print mlc's version and its artifact format", "", {}},
   };

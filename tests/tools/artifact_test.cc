@@ -171,7 +171,7 @@ TEST_F(ArtifactCli, OutputWithoutMlcxIsAUsageError) {
   RunResult none = mlc("compile");
   EXPECT_EQ(none.status, 2);
   EXPECT_EQ(none.err,
-            "mlc: usage: mlc compile MODEL.json [flags]; `mlc help compile` explains them\n");
+            "mlc: usage: mlc compile MODEL.json|MODEL.mlc [flags]; `mlc help compile` explains them\n");
 }
 
 TEST_F(ArtifactCli, ModelWithoutTrainSection) {

@@ -98,6 +98,31 @@ INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::Values("digits_mlp", "digits_
 
 // With PyTorch's final weights, the digits models reach the oracle's last
 // validation loss and exactly its number of correct predictions.
+// `mlc convert`: JSON -> the model language is the shipped .mlc (less its
+// leading comments), and back gives a model file that trains identically.
+TEST_P(Examples, ConvertGivesTheShippedModelLanguageFile) {
+  RunResult to_mlc = mlc("convert examples/" + GetParam() + ".json");
+  ASSERT_EQ(to_mlc.status, 0) << to_mlc.err;
+  std::string shipped = slurp("examples/" + GetParam() + ".mlc");
+  while (shipped.rfind("#", 0) == 0) shipped.erase(0, shipped.find('\n') + 1);
+  EXPECT_EQ(to_mlc.out, shipped);
+  std::string json = temp_path(GetParam() + ".json");
+  RunResult back = mlc("convert examples/" + GetParam() + ".mlc -o " + json);
+  ASSERT_EQ(back.status, 0) << back.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(json)),
+            nlohmann::json::parse(slurp("examples/" + GetParam() + ".json")));
+}
+
+TEST(Convert, Mistakes) {
+  RunResult ext = mlc("convert examples/digits_mlp.json -o model.txt");
+  EXPECT_EQ(ext.status, 2);
+  EXPECT_EQ(ext.err, "mlc: -o model.txt: the output's name must end in .mlc or .json (it names the form)\n");
+  RunResult bad = mlc("convert tests/frontends/data/bad/dsl_nn_prefix.mlc");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err, slurp("tests/frontends/data/bad/dsl_nn_prefix.mlc.expected"));
+  EXPECT_EQ(bad.out, "");
+}
+
 TEST(Eval, TrainedDigitsMatchOracle) {
   for (std::string name : {"digits_mlp", "digits_cnn"}) {
     std::string metrics = temp_path(name + "_final.jsonl");
@@ -153,7 +178,7 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
   }
   RunResult none = mlc("help frobnicate");
   EXPECT_EQ(none.status, 2);
-  EXPECT_EQ(none.err, "mlc: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, help, version)\n");
+  EXPECT_EQ(none.err, "mlc: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, convert, help, version)\n");
   RunResult version = mlc("--version");
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.out.rfind("mlc 0.", 0), 0u) << version.out;
