@@ -29,14 +29,23 @@ struct PNode {
   size_t bare_end = kNone;  // a string written without quotes ends here
   bool call = false;        // an object written as Type(...) or repeat(...)
   bool block_layers = false;  // the "layers" a container's block collects
-  std::vector<std::pair<std::string, PNode>> children;  // members, or elements ("" keys)
+  struct Member;
+  std::vector<Member> children;  // members, or elements ("" keys)
 
-  const PNode* find(std::string_view key) const {
-    for (const auto& [k, v] : children)
-      if (k == key) return &v;
-    return nullptr;
-  }
+  const PNode* find(std::string_view key) const;
 };
+
+struct PNode::Member {
+  std::string first;
+  PNode second;
+  Member(std::string k, PNode v) : first(std::move(k)), second(std::move(v)) {}
+};
+
+const PNode* PNode::find(std::string_view key) const {
+  for (const auto& [k, v] : children)
+    if (k == key) return &v;
+  return nullptr;
+}
 
 enum class Ctx { top, module, object };
 

@@ -18,6 +18,7 @@
 #include "runtime/sharded_checkpoint.h"
 #include "tools/evaluate.h"
 #include "tools/mesh_train.h"
+#include "tools/progress.h"
 #include "tools/sharded_checkpoint.h"
 
 namespace mlc {
@@ -114,39 +115,6 @@ Expected<std::optional<rt::TrainState>> newest_checkpoint(const std::string& dir
   return newest;
 }
 
-class Progress {
- public:
-  Progress(bool bar, int64_t total) : bar_(bar), total_(total), start_(Clock::now()) {}
-  void step(int64_t done, double loss) {
-    if (!bar_) return;
-    auto now = Clock::now();
-    if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    double elapsed = std::chrono::duration<double>(now - start_).count();
-    double rate = elapsed > 0 ? done / elapsed : 0;
-    double eta = rate > 0 ? (total_ - done) / rate : 0;
-    int width = 30, filled = static_cast<int>(width * done / std::max<int64_t>(total_, 1));
-    std::fprintf(stderr, "\r[%s%s] %lld/%lld  %.1f steps/s  loss %.4f  ETA %.0fs ",
-                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
-                 static_cast<long long>(done), static_cast<long long>(total_), rate, loss, eta);
-    if (done == total_) std::fputc('\n', stderr);
-  }
-  void epoch(int64_t epoch, int64_t epochs, double loss, const std::optional<EvalResult>& eval) {
-    if (bar_) std::fputc('\n', stderr);
-    std::fprintf(stderr, "epoch %lld/%lld: loss %.5f", static_cast<long long>(epoch + 1),
-                 static_cast<long long>(epochs), loss);
-    if (eval) {
-      std::fprintf(stderr, "  eval loss %.5f", eval->loss);
-      if (eval->accuracy) std::fprintf(stderr, "  accuracy %.4f", *eval->accuracy);
-    }
-    std::fputc('\n', stderr);
-  }
-
- private:
-  bool bar_;
-  int64_t total_;
-  Clock::time_point start_, last_;
-};
 
 }  // namespace
 
