@@ -33,6 +33,9 @@ int terminal_width();
 class Progress {
  public:
   Progress(bool bar, int64_t total);
+  ~Progress() { erase_bar(); }  // a run that stops early leaves no bar behind
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
   void step(int64_t done, double loss);
   void epoch(int64_t epoch, int64_t epochs, double loss, const std::optional<EvalResult>& eval);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +20,7 @@
 #include "runtime/sharded_checkpoint.h"
 #include "tools/evaluate.h"
 #include "tools/mesh_train.h"
+#include "tools/non_finite.h"
 #include "tools/progress.h"
 #include "tools/sharded_checkpoint.h"
 
@@ -346,6 +349,11 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
 
   stage = "training";
   const int64_t local_batch = batch / rank.data_ranks;
+  // The parameters each step starts from, on one device: a step whose loss is
+  // not finite is explained from them (tools/non_finite.h). One copy per step,
+  // outside the timed step.
+  std::vector<rt::NamedTensor> before;
+  if (!rank.world) before = params.tensors;
   for (int64_t s = start; s < total_steps; ++s) {
     const int64_t epoch = s / steps_per_epoch, i = s % steps_per_epoch;
     if (epoch != order_epoch) {
@@ -377,6 +385,9 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       MLC_CHECK_OK(rt::write_safetensors(o.dump_grads_path, named, {{"note", "gradients of step " + std::to_string(s)}}));
     }
 
+    for (size_t k = 0; k < before.size(); ++k)
+      std::memcpy(before[k].tensor.bytes(), params.tensors[k].tensor.bytes(),
+                  static_cast<size_t>(params.tensors[k].tensor.num_bytes()));
     auto t0 = Clock::now();
     MLC_TRY(auto args, binder.bind(prog->train_step->signature(), inputs, &step_tensor));
     // Results other than the loss replace {param} and {state} arguments, as
@@ -388,6 +399,15 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     summary.final_loss = loss;
     ++summary.steps_run;
     write_metric({{"step", s}, {"epoch", epoch}, {"loss", loss}});
+    if (!std::isfinite(loss)) {  // every rank sees the same loss, so every rank stops here
+      if (metrics.is_open()) metrics.flush();
+      const Function* forward = nullptr;
+      if (!rank.world)
+        if (auto f = rank.functions->program().ir("loss", (end - begin) * rank.data_ranks)) forward = *f;
+      return make_error(rank.functions->program().path() + ": error: " +
+                        explain_non_finite_loss(config, forward, s, epoch, loss, inputs,
+                                                rank.world ? params.tensors : before));
+    }
     progress.step(s + 1, loss);
     bool epoch_end = i == steps_per_epoch - 1 || s + 1 == total_steps;
     if (epoch_end) MLC_CHECK_OK(run_eval(epoch, loss));
