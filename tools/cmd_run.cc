@@ -146,7 +146,7 @@ int report_eval(const EvalResult& result, const Args& args) {
 
 int run_eval(const Program& program, const Args& args, uint64_t seed) {
   const ModelConfig& config = program.config();
-  auto params = args.has("init") ? rt::load_parameters(config.params, args.get("init"))
+  auto params = args.get("init") != "seed" ? rt::load_parameters(config.params, args.get("init"))
                                  : Expected<std::vector<rt::NamedTensor>>(rt::init_parameters(config.params, seed));
   if (!params) return user_error(params.error().message);
   std::string data_path = args.get("data", config.data.file);
@@ -180,6 +180,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!parse_command_args(*find_command_doc("run"), argv, args, error))
     return usage_error(error + "\n" + usage_line(*find_command_doc("run")));
   if (args.positional.size() != 1) return usage_error(usage_line(*find_command_doc("run")));
+  if (args.has("eval") && !args.has("init"))
+    return usage_error("--eval evaluates given parameters: pass --init F.safetensors (what --save or a "
+                       "checkpoint wrote), or --init seed for the initialization train.seed draws");
   TrainOptions o;
   struct IntOption {
     const char* name;
@@ -263,7 +266,7 @@ int cmd_run(const std::vector<std::string>& argv) {
         return user_error(writable.error().message);
 
   o.data_path = args.get("data");
-  o.init_path = args.get("init");
+  o.init_path = args.get("init") == "seed" ? "" : args.get("init");  // `seed`: train.seed's draw
   o.metrics_path = args.get("metrics");
   o.save_path = args.get("save");
   o.checkpoint_dir = args.get("checkpoint-dir");

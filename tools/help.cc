@@ -29,9 +29,10 @@ const std::vector<CommandDoc>& docs() {
          "evaluate instead of training: mean loss (and accuracy for classifiers) over the eval split; on a mesh "
          "spread over its ranks",
          K::plain_switch},
-        {"init", "F.safetensors",
-         "start from these parameters (safetensors with PyTorch's state_dict names) instead of the model's "
-         "initialization"},
+        {"init", "F.safetensors|seed",
+         "start from these parameters (safetensors with PyTorch's state_dict names, or a checkpoint) instead of "
+         "the model's initialization; `seed` names that initialization (train.seed, or --seed) explicitly; "
+         "--eval needs one of them (./seed is a file)"},
         {"data", "F.safetensors", "read the data from F instead of the model file's data.file"},
         {"epochs", "N", "train N epochs instead of the model file's train.epochs or train.steps"},
         {"steps", "N", "train N optimizer steps instead (not with --epochs)"},

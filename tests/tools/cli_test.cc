@@ -194,6 +194,14 @@ TEST(Errors, OutputMistakesAreCaughtBeforeTraining) {
   EXPECT_EQ(save.status, 1);
   EXPECT_EQ(save.err, "no-such-dir/final.safetensors: error: --save: directory 'no-such-dir' does not exist\n");
   EXPECT_EQ(save.out, "");  // nothing trained
+  RunResult eval = mlc("run examples/digits_mlp.json --eval");
+  EXPECT_EQ(eval.status, 2);
+  EXPECT_EQ(eval.err,
+            "mlc: --eval evaluates given parameters: pass --init F.safetensors (what --save or a "
+            "checkpoint wrote), or --init seed for the initialization train.seed draws\n");
+  RunResult seeded = mlc("run examples/digits_mlp.json --eval --init seed");
+  EXPECT_EQ(seeded.status, 0) << seeded.err;
+  EXPECT_EQ(seeded.out.rfind("eval: loss 2.31", 0), 0u) << seeded.out;
 }
 
 TEST(Errors, InitFileMustMatchTheModel) {
@@ -206,12 +214,12 @@ TEST(Errors, InitFileMustMatchTheModel) {
 }
 
 TEST(Errors, DataFileMustHoldTheMappedTensors) {
-  RunResult r = mlc("run examples/digits_cnn.json --eval --data tests/data/oracle/digits_cnn/init.safetensors");
+  RunResult r = mlc("run examples/digits_cnn.json --eval --init seed --data tests/data/oracle/digits_cnn/init.safetensors");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("tests/data/oracle/digits_cnn/init.safetensors: error: no tensor 'val_images'"),
             std::string::npos)
       << r.err;
-  RunResult missing = mlc("run examples/digits_cnn.json --eval --data nowhere.safetensors");
+  RunResult missing = mlc("run examples/digits_cnn.json --eval --init seed --data nowhere.safetensors");
   EXPECT_EQ(missing.status, 1);
   EXPECT_EQ(missing.err, "nowhere.safetensors: error: cannot open: No such file or directory\n");
 }

@@ -200,8 +200,8 @@ TEST(MeshRun, EvalOnAMeshIsOneDevicesEvaluation) {
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, one.out) << mesh;
   }
-  const RunResult gpt_one = run_mlc("run examples/tiny_gpt.json --eval");
-  const RunResult gpt_mesh = run_mlc("run examples/tiny_gpt.json --eval --mesh dp=2,tp=2 --metrics " + scratch("eval.jsonl"));
+  const RunResult gpt_one = run_mlc("run examples/tiny_gpt.json --eval --init seed");
+  const RunResult gpt_mesh = run_mlc("run examples/tiny_gpt.json --eval --init seed --mesh dp=2,tp=2 --metrics " + scratch("eval.jsonl"));
   EXPECT_EQ(gpt_mesh.status, 0) << gpt_mesh.err;
   EXPECT_EQ(gpt_mesh.out, gpt_one.out);
   EXPECT_NE(testing::slurp(scratch("eval.jsonl")).find("{\"eval\":{\"accuracy\""), std::string::npos);
