@@ -150,12 +150,17 @@ const CommandDoc* find_command_doc(std::string_view name) {
 
 std::string overview_help() {
   std::string s = "mlc: a deep-learning compiler: model files in, compiled training steps out.\n\nusage: mlc COMMAND [ARGS]\n\ncommands:\n";
+  size_t width = 0;  // the summaries start in one column
+  for (const CommandDoc& d : docs())
+    width = std::max(width, std::string_view(d.name).size() + std::string_view(d.operands).size() + 5);
   for (const CommandDoc& d : docs()) {
     std::string head = std::string("  ") + d.name + " " + d.operands;
-    head.resize(std::max<size_t>(head.size() + 1, 32), ' ');
+    head.resize(width, ' ');
     s += head + d.summary + "\n";
   }
   s += "\n`mlc help COMMAND` (or `mlc COMMAND --help`) explains a command and every flag it takes.\n"
+       "\nA model file is JSON (MODEL.json) or the model language (MODEL.mlc); `mlc convert` turns one into\n"
+       "the other. MODEL.mlcx is an artifact of `mlc compile`.\n"
        "\nexit status: 0 success; 1 an error in the input (a diagnostic on stderr naming the file, line and\n"
        "column or field); 2 a usage error.\n"
        "\nenvironment:\n"
