@@ -16,6 +16,10 @@ namespace {
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
+// The parameters' lines (matplotlib's Dark2): other colours than the loss
+// and accuracy charts', so that each colour on the page means one thing.
+const char* const kLayerPalette[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"};
+
 // Light to dark blue (matplotlib's Blues, 0.35 .. 1): earlier steps lighter.
 std::string ramp(size_t k, size_t n) {
   const double t = n > 1 ? static_cast<double>(k) / static_cast<double>(n - 1) : 1.0;
@@ -146,7 +150,7 @@ std::string grad_charts(const MetricsLog& log) {
   ChartSpec norms{"grad-norms", "Gradient L2 norm per parameter over steps", "step", "L2 norm of the gradient"};
   norms.log_y = true;
   for (size_t k = 0; k < names.size(); ++k) {
-    ChartSeries s{names[k], "grad-norm-" + std::to_string(k), kPalette[k % 10]};
+    ChartSeries s{names[k], "grad-norm-" + std::to_string(k), kLayerPalette[k % 8]};
     s.markers = log.grads.size() <= 30;
     for (const MetricsLog::Grads& g : log.grads)
       for (const GradStats& l : g.layers)
