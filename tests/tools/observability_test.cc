@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/safetensors.h"
+#include "tests/tools/run_mlc.h"
 #include "tools/grad_stats.h"
 #include "tools/train.h"
 
@@ -258,6 +259,45 @@ TEST(EpochLoss, IsTheMeanOfEachCompletedEpochsSteps) {
   EXPECT_EQ(run["steps_per_epoch"], 45);
   EXPECT_EQ(run["total_steps"], 100);
   EXPECT_EQ(run["grad_stats_every"], 0);
+}
+
+// The settings travel in an artifact (`mlc compile`), whose mesh version
+// then holds the sharded @loss_grad: the run of a dp=2 artifact records what
+// the model file's run on one device does. An artifact for a mesh compiled
+// without the setting says what to do.
+TEST(Observability, ArtifactsKeepTheSettings) {
+  const std::string dir = temp_dir("artifact");
+  nlohmann::ordered_json file;
+  std::ifstream("examples/digits_cnn.json") >> file;
+  file["train"].erase("epochs");
+  file["train"]["steps"] = 6;
+  file["train"]["eval_every"] = 4;
+  file["train"]["grad_stats_every"] = 3;
+  file["data"]["file"] = fs::absolute("examples/data/digits.safetensors").string();
+  std::ofstream(dir + "/m.json") << file.dump(1);
+  const std::string init = " --init tests/data/oracle/digits_cnn/init.safetensors --metrics ";
+  auto r = testing::run_mlc("run " + dir + "/m.json" + init + dir + "/one.jsonl");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = testing::run_mlc("compile " + dir + "/m.json --mesh dp=2 -o " + dir + "/m.mlcx");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = testing::run_mlc("run " + dir + "/m.mlcx" + init + dir + "/dp2.jsonl");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<Json> one = read_records(dir + "/one.jsonl"), dp = read_records(dir + "/dp2.jsonl");
+  const std::vector<Json> one_grads = records_with(one, "grads"), dp_grads = records_with(dp, "grads");
+  ASSERT_EQ(one_grads.size(), 2u);  // steps 0 and 3
+  ASSERT_EQ(dp_grads.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) expect_stats(dp_grads[k]["grads"], stats_of_record(one_grads[k]["grads"]), 2e-6);
+  EXPECT_EQ(records_with(dp, "eval").size(), 2u);  // after 4 and 6 steps
+  EXPECT_EQ(records_with(dp, "run")[0]["run"]["mesh"], "dp=2");
+
+  r = testing::run_mlc("compile examples/digits_cnn.json --mesh dp=2 -o " + dir + "/plain.mlcx");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = testing::run_mlc("run " + dir + "/plain.mlcx --steps 1 --grad-stats-every 1");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "rank 0: " + dir + "/plain.mlcx: error: the artifact has no sharded @loss_grad, which gradient "
+                   "statistics need; an artifact for a mesh holds it when the model file sets \"grad_stats_every\" in "
+                   "\"train\": compile the model with it set (mlc compile MODEL.json --mesh dp=2), or run the model "
+                   "file\n");
 }
 
 }  // namespace
