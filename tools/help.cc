@@ -114,7 +114,7 @@ const std::vector<CommandDoc>& docs() {
        "evaluations' loss and accuracy over steps (train.eval_every), and the gradient flow (train.grad_stats_every):\n"
        "mean |g| per parameter for the recorded steps, max and mean |g| bars of the last one, and each parameter's\n"
        "gradient norm over steps, as inline SVG. A malformed file is an error naming its line.",
-       {{"output", "REPORT.html", "the page to write (also -o; default: METRICS.jsonl with .html)"}}},
+       {{"output", "REPORT.html", "the page to write (also -o; default: the metrics file's name with .html in place of .jsonl)"}}},
       {"help", "[COMMAND]", "explain mlc, or one command and every flag it takes", "", {}},
       {"version", "", "print mlc's version and its artifact format", "", {}},
   };

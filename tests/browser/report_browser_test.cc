@@ -161,6 +161,7 @@ TEST(ReportInBrowser, ShowsARealRunsCurvesAndGradientFlow) {
 
   ASSERT_EQ(std::system((browser + "--window-size=1000,3000 --screenshot=" + shot + " file://" + page +
                          " >/dev/null 2>&1").c_str()), 0);
+  std::filesystem::remove_all(dir / "profile");  // Chromium's, megabytes
   Image image;
   std::string error;
   ASSERT_TRUE(decode_png(slurp(shot), image, error)) << error;
