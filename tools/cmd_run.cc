@@ -3,7 +3,11 @@
 //
 // Training prints a progress bar on a terminal (else one line per epoch) to
 // stderr and a summary on stdout; the metrics file gets one JSON object per
-// step {"step", "epoch", "loss"} and per evaluation {"epoch", "eval": {...}}.
+// step {"step", "epoch", "loss"}, per evaluation {"epoch", "step", "eval":
+// {...}}, per completed epoch {"epoch", "train": {...}}, per gradient
+// statistics {"epoch", "step", "grads": [...]} and the run's facts {"run":
+// {...}} first (tools/train_metrics.h, docs/metrics.md). --eval-every N and
+// --grad-stats-every N override train.eval_every and train.grad_stats_every.
 // --eval prints the mean loss (and accuracy) over the eval split and appends
 // {"eval": {"loss": L, "accuracy": A}} to the metrics file.
 //
@@ -195,6 +199,8 @@ int cmd_run(const std::vector<std::string>& argv) {
       {"steps", 0, [&](int64_t v) { o.steps = v; }},
       {"checkpoint-every", 1, [&](int64_t v) { o.checkpoint_every = v; }},
       {"start-step", 0, [&](int64_t v) { o.start_step = v; }},
+      {"eval-every", 0, [&](int64_t v) { o.eval_every = v; }},
+      {"grad-stats-every", 0, [&](int64_t v) { o.grad_stats_every = v; }},
       {"keep-checkpoints", 1, [&](int64_t v) { o.keep_checkpoints = static_cast<int>(std::min<int64_t>(v, 1 << 20)); }},
       // Capped at 2^24 s (194 days) so that deadlines fit the clock.
       {"comm-timeout", 1, [&](int64_t v) { o.comm.timeout = std::chrono::seconds(std::min<int64_t>(v, 1 << 24)); }},

@@ -38,7 +38,15 @@ const std::vector<CommandDoc>& docs() {
         {"steps", "N", "train N optimizer steps instead (not with --epochs)"},
         {"seed", "S", "seed of the parameter initialization and of shuffling (default: train.seed)"},
         {"metrics", "OUT.jsonl",
-         "append a JSON line per step ({\"step\", \"epoch\", \"loss\"}) and per evaluation ({\"epoch\", \"eval\"})"},
+         "write a JSON line per step ({\"step\", \"epoch\", \"loss\"}), per evaluation ({\"epoch\", \"step\", "
+         "\"eval\"}), per completed epoch ({\"epoch\", \"train\"}: the mean loss), per gradient statistics "
+         "({\"epoch\", \"step\", \"grads\"}) and the run's facts first ({\"run\"}); appended to with --resume. "
+         "docs/metrics.md is the schema; `mlc report` draws it"},
+        {"eval-every", "N",
+         "also evaluate after every N optimizer steps (besides each epoch's end); 0: off. Default: train.eval_every"},
+        {"grad-stats-every", "N",
+         "every N steps (steps 0, N, 2N, ...) record each parameter's gradient mean |g|, max |g| and L2 norm, "
+         "after backward and before clipping and the update; 0: off. Default: train.grad_stats_every"},
         {"save", "F.safetensors", "write the trained parameters at the end, with their state_dict names"},
         {"checkpoint-dir", "DIR",
          "where checkpoints go: parameters, optimizer state and the position in the run, written atomically"},
@@ -105,6 +113,14 @@ const std::vector<CommandDoc>& docs() {
        "Loads the model file (so its mistakes are reported first) and writes it in the other form, or in the\n"
        "form -o's extension names. Both forms build the same IR (docs/model-language.md); comments are not kept.",
        {{"output", "OUT.mlc|OUT.json", "the file to write, atomically (also -o; default: stdout, in the other form)"}}},
+      {"report", "METRICS.jsonl",
+       "draw a training run's metrics file as one self-contained HTML page",
+       "Reads the metrics file of `mlc run --metrics METRICS.jsonl` (docs/metrics.md) and writes one HTML page with\n"
+       "no scripts and no network access: the run's facts, the training loss per step with the epochs' means, the\n"
+       "evaluations' loss and accuracy over steps (train.eval_every), and the gradient flow (train.grad_stats_every):\n"
+       "mean |g| per parameter for the recorded steps, max and mean |g| bars of the last one, and each parameter's\n"
+       "gradient norm over steps, as inline SVG. A malformed file is an error naming its line.",
+       {{"output", "REPORT.html", "the page to write (also -o; default: the metrics file's name with .html in place of .jsonl)"}}},
       {"help", "[COMMAND]", "explain mlc, or one command and every flag it takes", "", {}},
       {"version", "", "print mlc's version and its artifact format", "", {}},
   };

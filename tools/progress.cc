@@ -73,4 +73,12 @@ void Progress::epoch(int64_t epoch, int64_t epochs, double loss,
   std::fputc('\n', stderr);
 }
 
+void Progress::eval(int64_t steps_done, const EvalResult& eval) {
+  erase_bar();
+  std::fprintf(stderr, "step %lld/%lld: eval loss %.5f", static_cast<long long>(steps_done),
+               static_cast<long long>(total_), eval.loss);
+  if (eval.accuracy) std::fprintf(stderr, "  accuracy %.4f", *eval.accuracy);
+  std::fputc('\n', stderr);
+}
+
 }  // namespace mlc

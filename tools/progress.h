@@ -11,7 +11,7 @@
 //    stays when the line gets shorter. The width is the terminal's
 //    (TIOCGWINSZ on stderr, else $COLUMNS, else 80), read at each redraw, less
 //    one column (a full line would wrap on some terminals).
-//  - Before an epoch line and after the last step the bar's line is erased:
+//  - Before an epoch or evaluation line and after the last step the bar's line is erased:
 //    the bar never stays behind as a line of its own.
 #pragma once
 
@@ -38,6 +38,8 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
   void step(int64_t done, double loss);
   void epoch(int64_t epoch, int64_t epochs, double loss, const std::optional<EvalResult>& eval);
+  // An evaluation between epochs (train.eval_every): "step 40/135: eval loss ...".
+  void eval(int64_t steps_done, const EvalResult& eval);
 
  private:
   using Clock = std::chrono::steady_clock;
