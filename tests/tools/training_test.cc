@@ -429,12 +429,12 @@ TEST(NonFinite, LossStopsTheRunNamingTheStepAndTheOp) {
               dir + "/model.json: error: step 2 (epoch 0): the loss is nan; the first non-finite value "
                     "of the forward pass is the result of dot at " + dir +
                     "/model.json:13:14 (layer 'fc2')");
-    // The metrics end with that step (NaN is null in JSON).
+    // The metrics (the run record, then steps 0-2) end with that step (NaN is null in JSON).
     std::ifstream lines(o.metrics_path);
     std::string line, last;
     int n = 0;
     while (std::getline(lines, line)) last = line, ++n;
-    EXPECT_EQ(n, 3);
+    EXPECT_EQ(n, 4);
     EXPECT_EQ(last, R"({"step":2,"epoch":0,"loss":null})");
   }
 }
