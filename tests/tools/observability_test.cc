@@ -303,6 +303,31 @@ TEST(EpochLoss, IsTheMeanOfEachCompletedEpochsSteps) {
   EXPECT_EQ(run["grad_stats_every"], 0);
 }
 
+// A run resumed in the middle of epoch 0 (from step 30's checkpoint)
+// appends the epoch's record with the mean of the 15 steps it trained.
+TEST(EpochLoss, OfAResumedEpochCountsItsSteps) {
+  const std::string dir = temp_dir("epoch_resume");
+  ModelFile model = load_model("examples/digits_mlp.json");
+  TrainOptions o;
+  o.metrics_path = dir + "/metrics.jsonl";
+  o.checkpoint_dir = dir + "/ckpt";
+  o.steps = 30;
+  ASSERT_TRUE(train(model, o).ok());
+  o.steps = 50;
+  o.resume = true;
+  ASSERT_TRUE(train(model, o).ok());
+  const std::vector<Json> records = read_records(o.metrics_path);
+  ASSERT_EQ(records_with(records, "run").size(), 2u);
+  EXPECT_EQ(records_with(records, "run")[1]["run"]["start_step"], 30);
+  const std::vector<Json> epochs = records_with(records, "train");
+  ASSERT_EQ(epochs.size(), 1u);
+  EXPECT_EQ(epochs[0]["train"]["steps"], 15);
+  double sum = 0;
+  for (const Json& r : records_with(records, "loss"))
+    if (r["step"] >= 30 && r["step"] < 45) sum += r["loss"].get<double>();
+  EXPECT_DOUBLE_EQ(epochs[0]["train"]["loss"].get<double>(), sum / 15);
+}
+
 // The settings travel in an artifact (`mlc compile`), whose mesh version
 // then holds the sharded @loss_grad: the run of a dp=2 artifact records what
 // the model file's run on one device does. An artifact for a mesh compiled
