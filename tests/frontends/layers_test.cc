@@ -175,12 +175,12 @@ TEST(ForwardStatements, ErrorsPointInsideTheString) {
   EXPECT_EQ(err("return x + t"), at(9, "operands of '+' have different dtypes: f32[1,4] and i64[1,4]"));
   EXPECT_EQ(err("return t * 0.5"), at(11, "cannot combine the number 0.5 with a i64 tensor"));
   EXPECT_EQ(err("return 3"), at(-1, "the result must be a tensor, found the number 3"));
-  EXPECT_EQ(err("return arange(x)"), at(7, "arange(n) needs a positive integer literal n"));
+  EXPECT_EQ(err("return arange(x)"), at(14, "arange(n) needs a positive integer n, found f32[1,4]"));
   EXPECT_EQ(err("return relu(t)"), at(7, "relu expects a float tensor, found i64[1,4]"));
   EXPECT_EQ(err("x"), at(0, "expected 'name = expr' or 'return expr', found 'x'"));
   EXPECT_EQ(err("return 1e999 * x"), at(7, "number 1e999 is out of range"));
   EXPECT_EQ(err("y = 1"), at(-1, "the result must be a tensor, found the number 1"));
-  EXPECT_EQ(err("return x +  @"), at(12, "unexpected character '@'"));
+  EXPECT_EQ(err("return x +  $"), at(12, "unexpected character '$'"));
   EXPECT_EQ(err("return x * 2x"), at(12, "unexpected character 'x' in a number"));
 }
 
