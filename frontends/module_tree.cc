@@ -304,6 +304,36 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
   }
 }
 
+namespace {
+Status check_ties_in(const ModuleNode& m, const std::unordered_map<std::string, const ParamInfo*>& by_name) {
+  switch (m.kind) {
+    case ModuleNode::Kind::layer:
+      for (const TiedParam& t : m.layer->ties()) {
+        auto it = by_name.find(t.target);
+        if (it == by_name.end())
+          return error_at(t.loc, "tie: the model has no parameter " + squote(t.target) +
+                                     " (a full state_dict name, e.g. 'tok_emb.weight')");
+        if (it->second->type.shape != t.shape)
+          return error_at(t.loc, "tie: " + squote(t.target) + " is " + it->second->type.str() +
+                                     " but this " + m.layer->type() + "'s " + t.param + " is f32" +
+                                     shape_to_string(t.shape));
+      }
+      return {};
+    case ModuleNode::Kind::container:
+      for (const auto& [name, c] : m.children) MLC_CHECK_OK(check_ties_in(*c, by_name));
+      return {};
+    case ModuleNode::Kind::repeat: return check_ties_in(*m.block, by_name);
+  }
+  return {};
+}
+}  // namespace
+
+Status check_ties(const ModuleNode& root, const std::vector<ParamInfo>& params) {
+  std::unordered_map<std::string, const ParamInfo*> by_name;
+  for (const ParamInfo& p : params) by_name.emplace(p.name, &p);
+  return check_ties_in(root, by_name);
+}
+
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,
                              const std::string& prefix, const std::vector<Value*>& args) {
   // Ops emitted for this module carry its state_dict path as their scope.
@@ -316,7 +346,11 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& pa
   b.set_scope(path);
   switch (m.kind) {
     case ModuleNode::Kind::layer: {
-      LayerContext ctx{b, path, [&](const std::string& n) { return params.at(prefix + n); }};
+      LayerContext ctx{b, path, [&](const std::string& n) {
+                         for (const TiedParam& t : m.layer->ties())
+                           if (t.param == n) return params.at(t.target);
+                         return params.at(prefix + n);
+                       }};
       b.set_loc(m.layer->loc());
       return m.layer->apply(ctx, args.at(0));
     }

@@ -5,7 +5,8 @@
 // built-in of the language, run by PyTorch as the Python they are; 2 SGD
 // steps: losses, first-step gradients and final parameters.
 //
-// Gpt2Tied (tests/oracle/gpt2_tied.py, recorded in tests/data/oracle/gpt2_tied): examples/gpt2_tied.json -- attention written
+// Gpt2Tied (tests/oracle/gpt2_tied.py, recorded in tests/data/oracle/gpt2_tied),
+// also with the head as a Linear layer with "tie_weight": examples/gpt2_tied.json -- attention written
 // by hand in "forward", q/k/v/o with biases, exact GELU MLP, the head tied to
 // the token embedding through `x @ tok_emb.weight.T` -- trained 40 steps with
 // AdamW (decay on 2-D tensors), warmup + cosine and gradient clipping, from
@@ -23,6 +24,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -123,11 +125,42 @@ TEST_P(ForwardExpressions, MatchPyTorch) {
 INSTANTIATE_TEST_SUITE_P(Backends, ForwardExpressions, ::testing::Values(Backend::compiled, Backend::interp),
                          [](const auto& info) { return backend_name(info.param); });
 
-class Gpt2Tied : public ::testing::TestWithParam<Backend> {};
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The example, or (tie_field) the same model with the head as a Linear layer
+// tied by "tie_weight" instead of the parameter reference in forward.
+std::string gpt2_text(bool tie_field) {
+  std::string text = read_text("examples/gpt2_tied.json");
+  if (!tie_field) return text;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  };
+  replace(R"j("return x @ tok_emb.weight.T")j", R"j("return head(x)")j");
+  replace(R"("ln_f": {"type": "LayerNorm", "normalized_shape": 32})",
+          R"("ln_f": {"type": "LayerNorm", "normalized_shape": 32},
+      "head": {"type": "Linear", "in_features": 32, "out_features": 64, "bias": false,
+               "tie_weight": "tok_emb.weight"})");
+  return text;
+}
+
+struct Gpt2Case {
+  Backend backend;
+  bool tie_field;
+};
+
+class Gpt2Tied : public ::testing::TestWithParam<Gpt2Case> {};
 
 TEST_P(Gpt2Tied, MatchesPyTorchStepForStep) {
-  const std::string dir = temp_dir("gpt2_" + backend_name(GetParam()));
-  auto model = ModelFile::load("examples/gpt2_tied.json");
+  const std::string dir = temp_dir("gpt2_" + backend_name(GetParam().backend) +
+                                   (GetParam().tie_field ? "_field" : ""));
+  auto model = ModelFile::parse(gpt2_text(GetParam().tie_field), "examples/gpt2_tied.json");
   ASSERT_TRUE(model.ok()) << model.error().message;
   // One parameter per tensor, as named_parameters(): the head has none of its own.
   std::vector<std::string> names;
@@ -137,7 +170,7 @@ TEST_P(Gpt2Tied, MatchesPyTorchStepForStep) {
   EXPECT_EQ(names, ref["parameters"].get<std::vector<std::string>>());
 
   TrainOptions o;
-  o.backend = GetParam();
+  o.backend = GetParam().backend;
   o.init_path = kRef + "/init.safetensors";
   o.metrics_path = dir + "/metrics.jsonl";
   o.save_path = dir + "/final.safetensors";
@@ -150,8 +183,12 @@ TEST_P(Gpt2Tied, MatchesPyTorchStepForStep) {
   EXPECT_EQ(expect_tensors(o.save_path, kRef + "/final.safetensors", 1e-4, false, 1e-3), 34);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, Gpt2Tied, ::testing::Values(Backend::compiled, Backend::interp),
-                         [](const auto& info) { return backend_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(Backends, Gpt2Tied,
+                         ::testing::Values(Gpt2Case{Backend::compiled, false}, Gpt2Case{Backend::interp, false},
+                                           Gpt2Case{Backend::compiled, true}),
+                         [](const auto& info) {
+                           return backend_name(info.param.backend) + (info.param.tie_field ? "_tie_weight" : "");
+                         });
 
 }  // namespace
 }  // namespace mlc
