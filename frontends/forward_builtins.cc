@@ -241,10 +241,10 @@ const BuiltinSpec* find_builtin(std::string_view name, unsigned form) {
   return nullptr;
 }
 
-std::vector<std::string> builtin_function_names() {
+std::vector<std::string> builtin_names(unsigned form) {
   std::vector<std::string> names;
   for (const BuiltinSpec& s : table())
-    if (s.forms & kFunction) names.emplace_back(s.name);
+    if (s.forms & form) names.emplace_back(s.name);
   return names;
 }
 

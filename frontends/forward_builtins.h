@@ -35,8 +35,9 @@ struct BuiltinSpec {
 };
 
 const BuiltinSpec* find_builtin(std::string_view name, unsigned form);
-// Names callable as functions (for messages), in table order.
-std::vector<std::string> builtin_function_names();
+// Names callable in `form` (for messages), in table order.
+std::vector<std::string> builtin_names(unsigned form);
+inline std::vector<std::string> builtin_function_names() { return builtin_names(kFunction); }
 
 // An argument during evaluation: a tensor, a number (not yet typed), a list,
 // a dtype, None, or absent (an optional argument not given).

@@ -23,6 +23,13 @@ std::string join(const std::vector<std::string>& names) {
   return s.empty() ? "none" : s;
 }
 
+// "a, b, c": every name (lists of built-ins, which are the answer to the mistake).
+std::string join_all(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
 // The names a statement can read: in definition order for messages, hashed for lookups.
 struct DefinedNames {
   std::vector<std::string> order;
@@ -295,7 +302,11 @@ class StatementParser {
                                              : squote(name.text) + " is a method; call it: ." +
                                                    std::string(name.text) + "(...)");
           return error(name.offset, "unknown " + std::string(called ? "method" : "attribute") +
-                                        " " + squote(name.text));
+                                        " " + squote(name.text) + " (" +
+                                        (called ? "methods: " + join_all(builtin_names(kMethod))
+                                                : std::string("attributes: T, mT; parameters are "
+                                                              "named through their layer, e.g. fc.weight")) +
+                                        ")");
         }
         std::vector<Arg> args;
         args.push_back({"", std::move(e), name.offset});
@@ -447,8 +458,10 @@ class StatementParser {
         return e;
       }
     }
-    return error(head.offset, squote(path) + " is a module, not a value; name one of its "
-                              "parameters (it has: " + join(info.members) + ")");
+    return error(head.offset, squote(path) + " is a module, not a value; " +
+                                  (info.members.empty() ? std::string("it has no parameters")
+                                                        : "name one of its parameters (it has: " +
+                                                              join(info.members) + ")"));
   }
 
   Expected<std::unique_ptr<Expr>> parse_name(const Token& t) {
@@ -567,11 +580,8 @@ class StatementParser {
   Expected<std::unique_ptr<Expr>> parse_builtin_call(const Token& t, int depth) {
     const BuiltinSpec* spec = find_builtin(t.text, kFunction);
     if (!spec)
-    {
-      std::string all;  // every built-in, unlike join's cap: the list is the answer
-      for (const std::string& b : builtin_function_names()) all += (all.empty() ? "" : ", ") + b;
-      return error(t.offset, "unknown layer or function " + squote(t.text) + " (built-ins: " + all + ")");
-    }
+      return error(t.offset, "unknown layer or function " + squote(t.text) + " (built-ins: " +
+                                 join_all(builtin_function_names()) + ")");
     MLC_TRY(auto args, parse_args({}, depth));
     return bind_builtin(*spec, t, std::move(args), false);
   }
