@@ -6,7 +6,9 @@
 // steps: losses, first-step gradients and final parameters.
 //
 // Gpt2Tied (tests/oracle/gpt2_tied.py, recorded in tests/data/oracle/gpt2_tied),
-// also with the head as a Linear layer with "tie_weight": examples/gpt2_tied.json -- attention written
+// also with the head as a Linear layer with "tie_weight" and the attention
+// layer (CausalSelfAttention with "projections" and biases) instead of the
+// hand-written one: examples/gpt2_tied.json -- attention written
 // by hand in "forward", q/k/v/o with biases, exact GELU MLP, the head tied to
 // the token embedding through `x @ tok_emb.weight.T` -- trained 40 steps with
 // AdamW (decay on 2-D tensors), warmup + cosine and gradient clipping, from
@@ -132,16 +134,26 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-// The example, or (tie_field) the same model with the head as a Linear layer
-// tied by "tie_weight" instead of the parameter reference in forward.
-std::string gpt2_text(bool tie_field) {
+// The example; with tie_field, the head is a Linear layer tied by
+// "tie_weight" instead of the parameter reference in forward; with
+// attention_layer, attention is the CausalSelfAttention layer with GPT-2's
+// projection names and biases instead of the hand-written container.
+std::string gpt2_text(bool tie_field, bool attention_layer) {
   std::string text = read_text("examples/gpt2_tied.json");
-  if (!tie_field) return text;
   auto replace = [&](const std::string& from, const std::string& to) {
     size_t at = text.find(from);
     EXPECT_NE(at, std::string::npos) << from;
     if (at != std::string::npos) text.replace(at, from.size(), to);
   };
+  if (attention_layer) {
+    size_t begin = text.find(R"("attn": {)"), end = text.find(R"("ln_2")");
+    EXPECT_TRUE(begin != std::string::npos && end != std::string::npos && begin < end);
+    if (begin != std::string::npos && end != std::string::npos && begin < end)
+      text.replace(begin, end - begin, R"("attn": {"type": "CausalSelfAttention", "dim": 32, "heads": 2, "bias": true,
+                     "projections": ["q", "k", "v", "o"]},
+            )");
+  }
+  if (!tie_field) return text;
   replace(R"j("return x @ tok_emb.weight.T")j", R"j("return head(x)")j");
   replace(R"("ln_f": {"type": "LayerNorm", "normalized_shape": 32})",
           R"("ln_f": {"type": "LayerNorm", "normalized_shape": 32},
@@ -152,15 +164,16 @@ std::string gpt2_text(bool tie_field) {
 
 struct Gpt2Case {
   Backend backend;
-  bool tie_field;
+  bool tie_field = false, attention_layer = false;
 };
 
 class Gpt2Tied : public ::testing::TestWithParam<Gpt2Case> {};
 
 TEST_P(Gpt2Tied, MatchesPyTorchStepForStep) {
-  const std::string dir = temp_dir("gpt2_" + backend_name(GetParam().backend) +
-                                   (GetParam().tie_field ? "_field" : ""));
-  auto model = ModelFile::parse(gpt2_text(GetParam().tie_field), "examples/gpt2_tied.json");
+  const Gpt2Case& c = GetParam();
+  const std::string dir = temp_dir("gpt2_" + backend_name(c.backend) + (c.tie_field ? "_field" : "") +
+                                   (c.attention_layer ? "_layer" : ""));
+  auto model = ModelFile::parse(gpt2_text(c.tie_field, c.attention_layer), "examples/gpt2_tied.json");
   ASSERT_TRUE(model.ok()) << model.error().message;
   // One parameter per tensor, as named_parameters(): the head has none of its own.
   std::vector<std::string> names;
@@ -184,10 +197,11 @@ TEST_P(Gpt2Tied, MatchesPyTorchStepForStep) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Gpt2Tied,
-                         ::testing::Values(Gpt2Case{Backend::compiled, false}, Gpt2Case{Backend::interp, false},
-                                           Gpt2Case{Backend::compiled, true}),
+                         ::testing::Values(Gpt2Case{Backend::compiled}, Gpt2Case{Backend::interp},
+                                           Gpt2Case{Backend::compiled, true, true}),
                          [](const auto& info) {
-                           return backend_name(info.param.backend) + (info.param.tie_field ? "_tie_weight" : "");
+                           return backend_name(info.param.backend) +
+                                  (info.param.tie_field ? "_tie_weight_attention_layer" : "");
                          });
 
 }  // namespace
