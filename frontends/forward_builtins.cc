@@ -37,9 +37,9 @@ const std::vector<BuiltinSpec>& table() {
       {"tril", kFM, {"input", "diagonal"}, 1, -1, 8},
       // constructors
       {"arange", kFunction, {"end"}, 1},
-      {"ones", kFunction, {"size", "dtype"}, 0, 0},
-      {"zeros", kFunction, {"size", "dtype"}, 0, 0},
-      {"full", kFunction, {"size", "fill_value", "dtype"}, 2},
+      {"ones", kFunction, {"size", "dtype"}, 0, 0, 3},  // constant, cast, broadcast
+      {"zeros", kFunction, {"size", "dtype"}, 0, 0, 3},
+      {"full", kFunction, {"size", "fill_value", "dtype"}, 2, -1, 3},
       // casts
       {"float", kMethod, {"input"}, 1},
       {"double", kMethod, {"input"}, 1},
@@ -61,8 +61,8 @@ const std::vector<BuiltinSpec>& table() {
       {"unsqueeze", kFM, {"input", "dim"}, 2},
       {"squeeze", kFM, {"input", "dim"}, 1},
       {"contiguous", kMethod, {"input"}, 1, -1, 0},
-      {"size", kMethod, {"input", "dim"}, 1, -1, 0},
-      {"dim", kMethod, {"input"}, 1, -1, 0},
+      {"size", kMethod, {"input", "dim"}, 1, -1, 1},  // the number may become a constant
+      {"dim", kMethod, {"input"}, 1, -1, 1},
       {"cat", kFunction, {"tensors", "dim"}, 1},
       {"sum", kFM, {"input", "dim", "keepdim"}, 1},
       {"mean", kFM, {"input", "dim", "keepdim"}, 1, -1, 3},
