@@ -294,6 +294,13 @@ Expected<std::vector<int64_t>> int_list(const Val& v, const std::string& what, c
 
 Expected<Val> emit_builtin(Builder& b, const BuiltinSpec& spec, std::vector<Val> args, const Loc& at) {
   std::string_view n = spec.name;
+  if (spec.variadic >= 0) {  // x.view(x.size()): one list given where the arguments collect
+    Val& rest = args[spec.variadic];
+    if (rest.kind == Val::Kind::list && rest.items.size() == 1 && rest.items[0].kind == Val::Kind::list) {
+      Val inner = std::move(rest.items[0]);
+      rest = std::move(inner);
+    }
+  }
   if (n == "where") return where(b, args, at);
   if (n == "masked_fill") return masked_fill(b, args, at);
   if (n == "tril" || n == "triu") return triangle(b, args, n == "tril", at);
