@@ -102,6 +102,21 @@ void expect_losses(const std::vector<double>& got, const std::vector<double>& wa
     EXPECT_LE(std::fabs(got[i] - want[i]) / std::fabs(want[i]), 1e-5) << "step " << i;
 }
 
+// Trains `model` from `init` on `backend`, writing the metrics, the final
+// parameters and the first step's gradients under `dir` (the options name them).
+TrainOptions train_from(const ModelFile& model, Backend backend, const std::string& init,
+                        const std::string& dir) {
+  TrainOptions o;
+  o.backend = backend;
+  o.init_path = init;
+  o.metrics_path = dir + "/metrics.jsonl";
+  o.save_path = dir + "/final.safetensors";
+  o.dump_grads_path = dir + "/grads.safetensors";
+  auto s = train(model, o);
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return o;
+}
+
 std::string backend_name(Backend b) { return b == Backend::compiled ? "compiled" : "interp"; }
 
 class ForwardExpressions : public ::testing::TestWithParam<Backend> {};
@@ -110,14 +125,7 @@ TEST_P(ForwardExpressions, MatchPyTorch) {
   const std::string ref = "tests/data/oracle/forward_exprs", dir = temp_dir("exprs_" + backend_name(GetParam()));
   auto model = ModelFile::load(ref + "/model.json");
   ASSERT_TRUE(model.ok()) << model.error().message;
-  TrainOptions o;
-  o.backend = GetParam();
-  o.init_path = ref + "/init.safetensors";
-  o.metrics_path = dir + "/metrics.jsonl";
-  o.save_path = dir + "/final.safetensors";
-  o.dump_grads_path = dir + "/grads.safetensors";
-  auto s = train(*model, o);
-  ASSERT_TRUE(s.ok()) << s.error().message;
+  TrainOptions o = train_from(*model, GetParam(), ref + "/init.safetensors", dir);
   std::ifstream in(ref + "/losses.json");
   expect_losses(read_losses(o.metrics_path), nlohmann::json::parse(in)["losses"].get<std::vector<double>>());
   EXPECT_EQ(expect_tensors(o.dump_grads_path, ref + "/grads_step0.safetensors", 1e-5, true), 4);
@@ -182,14 +190,7 @@ TEST_P(Gpt2Tied, MatchesPyTorchStepForStep) {
   auto ref = nlohmann::json::parse(in);
   EXPECT_EQ(names, ref["parameters"].get<std::vector<std::string>>());
 
-  TrainOptions o;
-  o.backend = GetParam().backend;
-  o.init_path = kRef + "/init.safetensors";
-  o.metrics_path = dir + "/metrics.jsonl";
-  o.save_path = dir + "/final.safetensors";
-  o.dump_grads_path = dir + "/grads.safetensors";
-  auto s = train(*model, o);
-  ASSERT_TRUE(s.ok()) << s.error().message;
+  TrainOptions o = train_from(*model, c.backend, kRef + "/init.safetensors", dir);
   expect_losses(read_losses(o.metrics_path), ref["losses"].get<std::vector<double>>());
   // 36 tensors, 2 of them k biases.
   EXPECT_EQ(expect_tensors(o.dump_grads_path, kRef + "/grads_step0.safetensors", 1e-5, true, 1e-9), 34);
