@@ -101,7 +101,7 @@ class Evaluator {
         return v;
       }
       case Expr::Kind::name: return Val::tensor(vars_.at(e.name), e.loc);
-      case Expr::Kind::param: return Val::tensor(param_(e.name), e.loc);
+      case Expr::Kind::param: return Val::tensor(param_(e.name, e.tied), e.loc);
       case Expr::Kind::list: {
         Val v;
         v.kind = Val::Kind::list;

@@ -454,7 +454,8 @@ class StatementParser {
       info = std::move(ci);
       if (info.kind == PathInfo::Kind::param) {
         auto e = make(Expr::Kind::param, head.offset);
-        e->name = path;
+        e->tied = !info.tied_to.empty();
+        e->name = e->tied ? info.tied_to : path;
         return e;
       }
     }

@@ -59,7 +59,8 @@ struct Expr {
     number,     // a literal; also True/False (`boolean`) and inf
     none,       // None
     dtype,      // a dtype name: `dtype`
-    param,      // a parameter: `name` is its path below the container
+    param,      // a parameter: `name` is its path below the container, or
+                // (`tied`) the full state_dict name of the one it is tied to
     list,       // (a, b) or [a, b]: `args`
     call,       // `name`(args): a layer, or a built-in (`builtin`) with args in
                 // the built-in's parameter order (absent optional ones null)
@@ -75,6 +76,7 @@ struct Expr {
   DType dtype = DType::f32;
   std::string op;         // binary: "+", "-", "*", "/", "@", "**", "<", "<=", ...
   bool builtin = false;   // call: of a built-in (not a layer of the container)
+  bool tied = false;      // param: `name` is a full state_dict name
   int height = 1;
   std::vector<std::unique_ptr<Expr>> args;  // may hold nulls (absent optional arguments)
   struct Sub {
@@ -108,6 +110,9 @@ struct PathInfo {
   // path ("" for the container); module: its members (for messages).
   std::vector<std::string> members;
   std::string reached;
+  // param: the parameter's full state_dict name when a layer uses it tied
+  // (Linear "tie_weight": head.weight is tok_emb.weight), else "".
+  std::string tied_to;
 };
 
 // What parse_forward needs to know about the container.
@@ -129,8 +134,9 @@ Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
 using LayerCall =
     std::function<Expected<Value*>(const std::string& layer, std::vector<Value*> args,
                                    const Loc& call)>;
-// The value of a parameter, by its path below the container (parse_forward checked it).
-using ParamLookup = std::function<Value*(const std::string& path)>;
+// The value of a parameter, by its path below the container or (`full`) its
+// full state_dict name (parse_forward checked it).
+using ParamLookup = std::function<Value*(const std::string& path, bool full)>;
 
 Expected<Value*> run_forward(const ForwardProgram& program, const std::vector<Value*>& inputs,
                              Builder& b, const LayerCall& call_layer, const ParamLookup& param);

@@ -98,6 +98,8 @@ PathInfo resolve_path(const ModuleNode& root, const std::string& path) {
     } else if (m->kind == ModuleNode::Kind::repeat) {
       out.push_back("0 to " + std::to_string(m->repeat - 1));
     } else {
+      if (prefix.empty())
+        for (const TiedParam& t : m->layer->ties()) out.push_back(t.param);
       for (const ParamDecl& p : m->layer->params()) {
         if (p.name.compare(0, prefix.size(), prefix) != 0) continue;
         std::string next = p.name.substr(prefix.size(), p.name.find('.', prefix.size()) - prefix.size());
@@ -118,6 +120,12 @@ PathInfo resolve_path(const ModuleNode& root, const std::string& path) {
   std::string rest, prefix;
   for (size_t j = i; j < parts.size(); ++j) rest += (j > i ? "." : "") + parts[j];
   for (size_t j = i; j + 1 < parts.size(); ++j) prefix += parts[j] + ".";
+  for (const TiedParam& t : m->layer->ties())
+    if (t.param == rest) {
+      info.kind = PathInfo::Kind::param;
+      info.tied_to = t.target;
+      return info;
+    }
   for (const ParamDecl& p : m->layer->params()) {
     if (p.name == rest) {
       info.kind = PathInfo::Kind::param;
@@ -360,7 +368,9 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& pa
                              const Loc&) -> Expected<Value*> {
           return emit_module(*m.child(name), b, params, prefix + name + ".", call_args);
         };
-        ParamLookup param = [&](const std::string& path) { return params.at(prefix + path); };
+        ParamLookup param = [&](const std::string& path, bool full) {
+          return params.at(full ? path : prefix + path);
+        };
         return run_forward(*m.forward, args, b, call, param);
       }
       Value* v = args.at(0);

@@ -361,5 +361,25 @@ TEST(FrontendModules, SequentialIntegerNamesAndLists) {
   EXPECT_EQ(op_counts(m)["dot"], 2);
 }
 
+// A tied weight is one parameter, under its owner's name; referenced through
+// the tying layer (head.weight) it is the owner's tensor.
+TEST(FrontendModules, TiedWeightIsOneParameter) {
+  std::string io = R"("x": {"dtype": "f32", "shape": ["batch", 4]}, "t": {"dtype": "f32", "shape": ["batch", 4]})";
+  ModelFile mf = parse_ok(model_text(io, R"({"layers": {
+      "emb": {"type": "Linear", "in_features": 4, "out_features": 4, "bias": false},
+      "head": {"type": "Linear", "in_features": 4, "out_features": 4, "tie_weight": "emb.weight"}},
+      "forward": ["return head(emb(x)) + x @ head.weight.T"]})"));
+  std::vector<std::string> names;
+  for (const ParamInfo& p : mf.config().params) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"emb.weight", "head.bias"}));
+  Module m = build_ok(mf, 2);
+  const Function& loss = *m.find("loss");
+  ASSERT_EQ(loss.args.size(), 4u);  // x, t, emb.weight, head.bias
+  int readers = 0;  // emb's dot, head's dot, the transpose of head.weight.T
+  for (const auto& op : loss.ops)
+    for (const Value* v : op->operands) readers += v == loss.args[2];
+  EXPECT_EQ(readers, 3);
+}
+
 }  // namespace
 }  // namespace mlc
