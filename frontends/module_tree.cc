@@ -313,7 +313,8 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
 }
 
 namespace {
-Status check_ties_in(const ModuleNode& m, const std::unordered_map<std::string, const ParamInfo*>& by_name) {
+Status check_ties_in(const ModuleNode& m, const std::string& prefix,
+                     const std::unordered_map<std::string, ParamInfo*>& by_name) {
   switch (m.kind) {
     case ModuleNode::Kind::layer:
       for (const TiedParam& t : m.layer->ties()) {
@@ -325,21 +326,25 @@ Status check_ties_in(const ModuleNode& m, const std::unordered_map<std::string, 
           return error_at(t.loc, "tie: " + squote(t.target) + " is " + it->second->type.str() +
                                      " but this " + m.layer->type() + "'s " + t.param + " is f32" +
                                      shape_to_string(t.shape));
+        it->second->aliases.push_back(prefix + t.param);
       }
       return {};
     case ModuleNode::Kind::container:
-      for (const auto& [name, c] : m.children) MLC_CHECK_OK(check_ties_in(*c, by_name));
+      for (const auto& [name, c] : m.children) MLC_CHECK_OK(check_ties_in(*c, prefix + name + ".", by_name));
       return {};
-    case ModuleNode::Kind::repeat: return check_ties_in(*m.block, by_name);
+    case ModuleNode::Kind::repeat:
+      for (int64_t i = 0; i < m.repeat; ++i)
+        MLC_CHECK_OK(check_ties_in(*m.block, prefix + std::to_string(i) + ".", by_name));
+      return {};
   }
   return {};
 }
 }  // namespace
 
-Status check_ties(const ModuleNode& root, const std::vector<ParamInfo>& params) {
-  std::unordered_map<std::string, const ParamInfo*> by_name;
-  for (const ParamInfo& p : params) by_name.emplace(p.name, &p);
-  return check_ties_in(root, by_name);
+Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
+  std::unordered_map<std::string, ParamInfo*> by_name;
+  for (ParamInfo& p : params) by_name.emplace(p.name, &p);
+  return check_ties_in(root, "", by_name);
 }
 
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,

@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/parameters.h"
 #include "runtime/safetensors.h"
 #include "tools/train.h"
 
@@ -204,6 +205,36 @@ INSTANTIATE_TEST_SUITE_P(Backends, Gpt2Tied,
                            return backend_name(info.param.backend) +
                                   (info.param.tie_field ? "_tie_weight_attention_layer" : "");
                          });
+
+// PyTorch's state_dict of the tied model lists the tensor twice
+// (tok_emb.weight and head.weight): --init takes such a file when both are
+// equal, and says which name differs otherwise.
+TEST(Gpt2TiedInit, TakesTheStateDictsTiedName) {
+  auto model = ModelFile::parse(gpt2_text(true, false), "examples/gpt2_tied.json");
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const auto& params = model->config().params;
+  ASSERT_FALSE(params.empty());
+  EXPECT_EQ(params[0].name, "tok_emb.weight");
+  EXPECT_EQ(params[0].aliases, std::vector<std::string>{"head.weight"});
+  auto init = rt::read_safetensors(kRef + "/init.safetensors");
+  ASSERT_TRUE(init.ok());
+  std::vector<std::pair<std::string, const rt::Tensor*>> tensors;
+  for (const rt::SafetensorsEntry& e : init->entries) tensors.emplace_back(e.name, &e.tensor);
+  rt::Tensor head = **init->get("tok_emb.weight");
+  tensors.emplace_back("head.weight", &head);
+  const std::string dir = temp_dir("state_dict"), path = dir + "/state_dict.safetensors";
+  ASSERT_TRUE(rt::write_safetensors(path, tensors).ok());
+  auto loaded = rt::load_parameters(params, path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(loaded->size(), params.size());
+  head.data<float>()[5] += 1;
+  ASSERT_TRUE(rt::write_safetensors(path, tensors).ok());
+  loaded = rt::load_parameters(params, path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error().message.find("\n  not equal to the tensor they are tied to: head.weight (tied to tok_emb.weight)"),
+            std::string::npos)
+      << loaded.error().message;
+}
 
 }  // namespace
 }  // namespace mlc
