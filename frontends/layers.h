@@ -39,11 +39,22 @@ struct LayerContext {
   std::function<Value*(const std::string& name)> param;
 };
 
+// A parameter a layer uses but does not own: `param` (relative, "weight") is
+// the model's parameter `target` (a full state_dict name, "tok_emb.weight"),
+// as PyTorch's `head.weight = tok_emb.weight`.
+struct TiedParam {
+  std::string param, target;
+  Shape shape;
+  Loc loc;  // of the field naming the target
+};
+
 class Layer {
  public:
   virtual ~Layer() = default;
   const std::string& type() const { return type_; }
   const Loc& loc() const { return loc_; }
+  // Parameters used but not declared by params() (checked by check_ties).
+  virtual std::vector<TiedParam> ties() const { return {}; }
   virtual std::vector<ParamDecl> params() const { return {}; }
   // Emits the layer on `x` (the builder's loc is set to loc() by the caller).
   virtual Expected<Value*> apply(LayerContext& ctx, Value* x) const = 0;

@@ -120,6 +120,7 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
     MLC_TRY(c.train, parse_train(doc, *train));
   }
   collect_params(*tree, "", true, c.params);
+  MLC_CHECK_OK(check_ties(*tree, c.params));
   if (auto parallel = top.get("parallel")) {
     MLC_TRY(c.parallel, parse_parallel(doc, *parallel, c.params));
   }

@@ -74,6 +74,12 @@ Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Nod
 void collect_params(const ModuleNode& m, const std::string& prefix, bool trainable,
                     std::vector<ParamInfo>& out);
 
+// Every layer's tied parameters (Layer::ties) name a parameter of `params`
+// (the whole model's, from collect_params) of the shape the layer needs, which
+// gets the tied uses' full names as aliases; errors at the naming field.
+// Recursion follows the module tree.
+Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params);
+
 using ParamMap = std::unordered_map<std::string, Value*>;
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,
                              const std::string& prefix, const std::vector<Value*>& args);

@@ -29,6 +29,9 @@ struct ParamInfo {
   bool trainable = true;
   Loc loc;  // the layer that declares it
   std::string layer_type;  // the declaring layer's "type" ("Linear", "Embedding", ...)
+  // Names of tied uses ("head.weight" for a Linear tied by "tie_weight"): PyTorch's
+  // state_dict lists the tensor under them too; an --init file may hold them, equal.
+  std::vector<std::string> aliases;
 };
 
 // One model input read from the data file: `tensor[slices]`.
