@@ -1,5 +1,6 @@
 #include "frontends/dsl_parse.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -252,7 +253,11 @@ class Parser {
     add(c, "layers", c.at, std::move(l));
     MLC_CHECK_OK(count(c.at, 2));
     MLC_CHECK_OK(block(c, Ctx::module, depth, name));
-    if ((c.find("type") || c.find("repeat")) && layers(c).children.empty()) {
+    // Its own "layers" goes when the block is a layer or repeat written field
+    // by field, or gives "layers" itself (nn.Sequential's list: layers = [...]).
+    bool own_layers = std::count_if(c.children.begin(), c.children.end(),
+                                    [](const PNode::Member& m) { return m.first == "layers"; }) > 1;
+    if ((c.find("type") || c.find("repeat") || own_layers) && layers(c).children.empty()) {
       for (size_t i = 0; i < c.children.size(); ++i)
         if (c.children[i].second.block_layers) {
           c.children.erase(c.children.begin() + static_cast<std::ptrdiff_t>(i));

@@ -78,9 +78,11 @@ bool is_tensor_type(const Json& v) {
   return it.key() == "shape" && it->is_array();
 }
 
+// A container: "layers" as an object (its lines), or as nn.Sequential's list
+// (then a field line `layers = [...]`).
 bool is_container(const Json& v) {
   return v.is_object() && !v.contains("type") && !v.contains("repeat") && v.contains("layers") &&
-         v["layers"].is_object();
+         (v["layers"].is_object() || v["layers"].is_array());
 }
 
 // A container's inputs, when the header `name(a, b):` can hold them.
@@ -249,7 +251,7 @@ class Printer {
     if (v.is_object() && !v.empty()) {  // a layer written field by field
       line(indent, block_key + ":");
       for (auto it = v.begin(); it != v.end(); ++it)
-        line(indent + 4, key_text(it.key()) + " = " + value(*it, false));
+        line(indent + 4, key_text(it.key()) + " = " + value(*it, !it->is_object()));
       return;
     }
     line(indent, key + " = " + value(v, false));
@@ -274,7 +276,7 @@ class Printer {
           continue;
         }
       }
-      line(indent, key_text(k) + " = " + value(*it, false));
+      line(indent, key_text(k) + " = " + value(*it, !it->is_object()));
     }
     if (out_.size() == before) line(indent, "pass");
   }
