@@ -48,7 +48,10 @@ const PNode* PNode::find(std::string_view key) const {
   return nullptr;
 }
 
-enum class Ctx { top, module, object };
+// Where a line is: the file, a module's block, any other object, and the
+// blocks of a custom op (`custom_ops:`, one op `name(x):`, its `backward:`),
+// whose `forward:` and gradients are statements.
+enum class Ctx { top, module, object, custom_ops, custom_op, backward };
 
 struct Key {
   std::string name;
@@ -144,7 +147,7 @@ class Parser {
   // One line of a block (or of the file): `key = value`, `key: value`,
   // `key:` + block, `name(inputs):` + block (a container), `pass`.
   Status line(PNode& obj, Ctx ctx, int depth) {
-    if (ctx == Ctx::module && tok().is_word("pass") && next().kind == DslToken::newline) {
+    if (ctx != Ctx::top && tok().is_word("pass") && next().kind == DslToken::newline) {
       pos_ += 2;
       return {};
     }
@@ -152,15 +155,21 @@ class Parser {
     MLC_CHECK_OK(count(k.at));
     bool modular = ctx == Ctx::module || (ctx == Ctx::top && k.name == "model");
     if (tok().is("(") && modular) return container_block(obj, ctx, k, depth);
+    if (tok().is("(") && ctx == Ctx::custom_ops) return custom_op_block(obj, k, depth);
     if (tok().is(":") && next().kind == DslToken::newline) {
       if (modular && !(ctx == Ctx::module && k.name == "forward" && !k.quoted))
         return container_block(obj, ctx, k, depth);
       ++pos_;
-      if (ctx == Ctx::module) return statements(obj, k, depth);
+      bool statement_block = (ctx == Ctx::module || ctx == Ctx::custom_op) && k.name == "forward" && !k.quoted;
+      if (statement_block || ctx == Ctx::backward) return statements(obj, k, depth);
+      Ctx inner = ctx == Ctx::top && k.name == "custom_ops"       ? Ctx::custom_ops
+                  : ctx == Ctx::custom_ops                        ? Ctx::custom_op
+                  : ctx == Ctx::custom_op && k.name == "backward" ? Ctx::backward
+                                                                  : Ctx::object;
       PNode o = make(PNode::Kind::object, k.at);
       MLC_CHECK_OK(count(k.at));
       MLC_CHECK_OK(check_depth(depth + 1, k.at));
-      MLC_CHECK_OK(block(o, Ctx::object, depth + 1, k.name));
+      MLC_CHECK_OK(block(o, inner, depth + 1, k.name));
       add(obj, k.name, k.at, std::move(o));
       return {};
     }
@@ -212,21 +221,10 @@ class Parser {
   // `name:` or `name(a, b):` and the block below, in a module (or `model` at
   // the top): a container whose inputs are the names in parentheses.
   Status container_block(PNode& obj, Ctx ctx, const Key& k, int depth) {
-    PNode inputs = make(PNode::Kind::array, tok().begin);
-    bool has_inputs = accept("(");
+    const bool has_inputs = tok().is("(");
+    PNode inputs;
     if (has_inputs) {
-      MLC_CHECK_OK(count(inputs.at, 2));
-      while (!tok().is(")")) {
-        if (tok().kind != DslToken::word)
-          return error(tok(), "expected an input name, found " + tok().describe());
-        PNode s = bare(tok(), std::string(tok().text));
-        MLC_CHECK_OK(count(s.at));
-        inputs.children.emplace_back("", std::move(s));
-        ++pos_;
-        if (!accept(",") && !tok().is(")"))
-          return error(tok(), "expected ',' or ')', found " + tok().describe());
-      }
-      ++pos_;
+      MLC_TRY(inputs, input_names());
     }
     if (!tok().is(":") || next().kind != DslToken::newline)
       return error(tok(), "expected ':' and a block below " + squote(k.name) + ", found " +
@@ -241,6 +239,25 @@ class Parser {
     else
       add(obj, k.name, k.at, std::move(c));
     return {};
+  }
+
+  // `(a, b)`: the input names of a container or custom op.
+  Expected<PNode> input_names() {
+    PNode inputs = make(PNode::Kind::array, tok().begin);
+    ++pos_;  // '('
+    MLC_CHECK_OK(count(inputs.at, 2));
+    while (!tok().is(")")) {
+      if (tok().kind != DslToken::word)
+        return error(tok(), "expected an input name, found " + tok().describe());
+      PNode s = bare(tok(), std::string(tok().text));
+      MLC_CHECK_OK(count(s.at));
+      inputs.children.emplace_back("", std::move(s));
+      ++pos_;
+      if (!accept(",") && !tok().is(")"))
+        return error(tok(), "expected ',' or ')', found " + tok().describe());
+    }
+    ++pos_;
+    return inputs;
   }
 
   // A container's block: its layers go to "layers" (kept only if the block is
@@ -288,15 +305,16 @@ class Parser {
     return {};
   }
 
-  // `forward:` and one statement per line, each kept as its text.
+  // `forward:` (or a custom op's gradient, `x:`) and one statement per line,
+  // each kept as its text, under the key `k`.
   Status statements(PNode& obj, const Key& k, int depth) {
     MLC_CHECK_OK(check_depth(depth + 1, k.at));
     PNode arr = make(PNode::Kind::array, k.at);
     MLC_CHECK_OK(count(k.at));
     if (tok().kind == DslToken::newline) ++pos_;
     if (tok().kind != DslToken::indent)
-      return error(tok(), "expected an indented block of statements after 'forward:', found " +
-                              tok().describe());
+      return error(tok(), "expected an indented block of statements after " +
+                              squote(k.name + ":") + ", found " + tok().describe());
     ++pos_;
     while (tok().kind != DslToken::dedent && tok().kind != DslToken::end) {
       if (tok().kind == DslToken::indent) return error(tok(), "unexpected indent");
@@ -313,7 +331,24 @@ class Parser {
       arr.children.emplace_back("", std::move(s));
     }
     if (tok().kind == DslToken::dedent) ++pos_;
-    add(obj, "forward", k.at, std::move(arr));
+    add(obj, k.name, k.at, std::move(arr));
+    return {};
+  }
+
+  // `name(a, b):` in `custom_ops:` and the op's block below.
+  Status custom_op_block(PNode& obj, const Key& k, int depth) {
+    MLC_TRY(PNode inputs, input_names());
+    if (!tok().is(":") || next().kind != DslToken::newline)
+      return error(tok(), "expected ':' and a block below " + squote(k.name) + ", found " +
+                              tok().describe());
+    ++pos_;
+    PNode op = make(PNode::Kind::object, k.at);
+    MLC_CHECK_OK(count(k.at, 2));
+    MLC_CHECK_OK(check_depth(depth + 1, k.at));
+    size_t at = inputs.at;
+    add(op, "inputs", at, std::move(inputs));
+    MLC_CHECK_OK(block(op, Ctx::custom_op, depth + 1, k.name));
+    add(obj, k.name, k.at, std::move(op));
     return {};
   }
 

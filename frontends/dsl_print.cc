@@ -103,6 +103,9 @@ class Printer {
       size_t before = out_.size();
       if (it.key() == "model") {
         module_member(0, it.key(), *it);
+      } else if (it.key() == "custom_ops" && it->is_object() && !it->empty()) {
+        line(0, "custom_ops:");
+        for (auto op = it->begin(); op != it->end(); ++op) custom_op(4, op.key(), *op);
       } else if (it.key() == "inputs" && it->is_object() && !it->empty()) {
         line(0, "inputs:");
         for (auto in = it->begin(); in != it->end(); ++in) {
@@ -198,6 +201,51 @@ class Printer {
     return s + ")";
   }
 
+  // One custom op: `name(a, b):`, its `forward:` and each `backward:` gradient
+  // as statement blocks (fields that do not fit print as they are).
+  void custom_op(int indent, const std::string& name, const Json& v) {
+    if (!v.is_object() || v.empty()) {
+      member(indent, name, v);
+      return;
+    }
+    bool header = v.begin().key() == "inputs" && header_inputs(v);
+    std::string head = key_text(name);
+    if (header) {
+      head += "(";
+      bool first = true;
+      for (const Json& n : v["inputs"]) {
+        head += (first ? "" : ", ") + n.get<std::string>();
+        first = false;
+      }
+      head += ")";
+    }
+    line(indent, head + ":");
+    size_t before = out_.size();
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (header && it == v.begin()) continue;
+      if (it.key() == "forward" && statements(indent + 4, "forward", *it)) continue;
+      if (it.key() == "backward" && it->is_object() && !it->empty()) {
+        line(indent + 4, "backward:");
+        for (auto g = it->begin(); g != it->end(); ++g)
+          if (!is_word(g.key()) || is_literal_word(g.key()) || !statements(indent + 8, g.key(), *g))
+            member(indent + 8, g.key(), *g);
+        continue;
+      }
+      member(indent + 4, it.key(), *it);
+    }
+    if (out_.size() == before) line(indent + 4, "pass");
+  }
+
+  // `key:` and one statement per line, if every statement fits on its line.
+  bool statements(int indent, const std::string& key, const Json& v) {
+    if (!v.is_array() || v.empty()) return false;
+    for (const Json& st : v)
+      if (!is_line_statement(st)) return false;
+    line(indent, key + ":");
+    for (const Json& st : v) line(indent + 4, st.get<std::string>());
+    return true;
+  }
+
   // A member of a container's block (or the top-level `model`).
   void module_member(int indent, const std::string& name, const Json& v) {
     std::string key = key_text(name);
@@ -267,15 +315,7 @@ class Printer {
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string& k = it.key();
       if ((k == "inputs" && header) || (k == "layers" && it->is_object())) continue;
-      if (k == "forward" && it->is_array() && !it->empty()) {
-        bool lines = true;
-        for (const Json& st : *it) lines = lines && is_line_statement(st);
-        if (lines) {
-          line(indent, "forward:");
-          for (const Json& st : *it) line(indent + 4, st.get<std::string>());
-          continue;
-        }
-      }
+      if (k == "forward" && statements(indent, "forward", *it)) continue;
       line(indent, key_text(k) + " = " + value(*it, !it->is_object()));
     }
     if (out_.size() == before) line(indent, "pass");

@@ -186,6 +186,52 @@ TEST(ModelLanguage, ErrorsInsideStatementsAndSlicesPointIntoTheText) {
   EXPECT_NE(d.error().message.find("slice steps are not supported"), std::string::npos);
 }
 
+// A custom op reads as its header's inputs and statement blocks, and prints
+// back the same way.
+TEST(ModelLanguage, CustomOpsAreStatementBlocks) {
+  const std::string text = R"J(custom_ops:
+    legendre3(x):
+        forward:
+            return 0.5 * (5 * x * x * x - 3 * x)
+        backward:
+            x:
+                return grad * 1.5 * (5 * x * x - 1)
+    scaled(a, b):
+        forward = ["return a * b"]
+        backward:
+            a:
+                return grad * b
+            b = ["return grad * a"]
+)J";
+  auto doc = parse_model_language(text, "c.mlc");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  EXPECT_EQ(*doc->root().json, Json::parse(R"J({"custom_ops": {
+    "legendre3": {"inputs": ["x"], "forward": ["return 0.5 * (5 * x * x * x - 3 * x)"],
+                  "backward": {"x": ["return grad * 1.5 * (5 * x * x - 1)"]}},
+    "scaled": {"inputs": ["a", "b"], "forward": ["return a * b"],
+               "backward": {"a": ["return grad * b"], "b": ["return grad * a"]}}}})J"));
+  std::string printed = print_model_language(*doc->root().json);
+  EXPECT_EQ(printed, R"J(custom_ops:
+    legendre3(x):
+        forward:
+            return 0.5 * (5 * x * x * x - 3 * x)
+        backward:
+            x:
+                return grad * 1.5 * (5 * x * x - 1)
+    scaled(a, b):
+        forward:
+            return a * b
+        backward:
+            a:
+                return grad * b
+            b:
+                return grad * a
+)J");
+  // Statements keep their columns.
+  Node st = doc->root().child("custom_ops").child("legendre3").child("backward").child("x").element(0);
+  EXPECT_EQ(doc->string_locator(st).at(7).str(), "c.mlc:7:24");
+}
+
 TEST(ModelLanguage, StandardInputIsReadByItsFirstCharacter) {
   EXPECT_TRUE(reads_as_model_language("name = m\n", "-"));
   EXPECT_FALSE(reads_as_model_language("  {\"name\": \"m\"}", "-"));
