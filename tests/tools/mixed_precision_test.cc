@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/tools/run_mlc.h"
 #include "tools/program.h"
 #include "tools/train.h"
 
@@ -172,6 +173,24 @@ TEST(Fsdp2Policy, TrainsOnDp2Zero3LikeOneDevice) {
   EXPECT_NEAR(dp[0], one[0], 1e-6 * one[0]);
   const double d = reference("tiny_gpt")["max_abs_diff"];
   EXPECT_LE(max_distance(one, dp), kK * d);
+}
+
+// `mlc ir --after autocast` shows the casts; every stage of a policy's
+// pipeline prints IR that `mlc opt` re-prints identically.
+TEST(MixedPrecisionIr, EveryStageRoundTrips) {
+  for (const char* model : {"tiny_gpt_bf16", "tiny_gpt_fsdp2", "digits_mlp_f16"})
+    for (const char* pass : {"autocast", "optimizer", "canonicalize"}) {
+      SCOPED_TRACE(std::string(model) + " " + pass);
+      const std::string file = kRef + "/" + model + ".json";
+      testing::RunResult ir = testing::run_mlc("ir " + file + " --after " + pass);
+      ASSERT_EQ(ir.status, 0) << ir.err;
+      EXPECT_NE(ir.out.find("cast("), std::string::npos);
+      const std::string text = (testing::scratch_dir("mlc_mixed_precision_ir") / "m.mlir").string();
+      std::ofstream(text) << ir.out;
+      testing::RunResult opt = testing::run_mlc("opt " + text);
+      ASSERT_EQ(opt.status, 0) << opt.err;
+      EXPECT_EQ(opt.out, ir.out);
+    }
 }
 
 }  // namespace
