@@ -2,7 +2,12 @@
 // applied to @loss and @eval as casts in the IR, before autodiff, so that the
 // gradient of each cast is the cast back (the cast's VJP) as in PyTorch, and
 // parameters and their gradients stay f32 at the function boundary (f32 master
-// weights; the optimizer never sees a half tensor).
+// weights; the optimizer never sees a half tensor). A pass over the IR rather
+// than a choice made in lowering: autodiff then differentiates the half ops
+// with the rules it has (the backward runs in bf16 where the forward does, as
+// torch's does), the sharding pass sees the casts (so ZeRO-3 gathers the half
+// parameter and reduces the f32 gradient), every backend runs the same
+// program, and `mlc ir --after autocast` shows where each cast went.
 //
 // With `param` = bf16/f16 (FSDP2's param_dtype), every float {param}/{frozen}
 // and {input} argument is cast once, at the top of the function; every use
