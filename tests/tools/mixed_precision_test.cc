@@ -160,19 +160,23 @@ TEST(Fsdp2Policy, GathersBf16ParametersAndReducesF32Gradients) {
 
 // The same policy trains the same on dp=2 (ZeRO 3) as on one device: the runs
 // differ only in the order of f32 sums, which bf16 rounding of the gathered
-// parameters then amplifies like any bf16 perturbation, so they are held to
-// k times PyTorch's own bf16 drift on this model (measured: 3.1e-4 against a
-// bound of 8.4e-4), and step 0 (same parameters, same data) agrees to f32
-// rounding of the loss.
+// parameters then amplifies like any bf16 perturbation, so over one epoch (16
+// steps) they are held to k times PyTorch's own bf16 drift over those steps
+// (measured: 1.5e-4 against a bound of 2 x 2.2e-4), and step 0 (same
+// parameters, same data) agrees to f32 rounding of the loss.
 TEST(Fsdp2Policy, TrainsOnDp2Zero3LikeOneDevice) {
+  constexpr int64_t kSteps = 16;
   const std::string file = kRef + "/tiny_gpt_fsdp2.json";
-  const auto one = train_losses(file, "tiny_gpt", 40, Backend::compiled);
-  const auto dp = train_losses(file, "tiny_gpt", 40, Backend::compiled, "dp=2", 3);
-  ASSERT_EQ(one.size(), 40u);
-  ASSERT_EQ(dp.size(), 40u);
+  const auto one = train_losses(file, "tiny_gpt", kSteps, Backend::compiled);
+  const auto dp = train_losses(file, "tiny_gpt", kSteps, Backend::compiled, "dp=2", 3);
+  ASSERT_EQ(one.size(), static_cast<size_t>(kSteps));
+  ASSERT_EQ(dp.size(), static_cast<size_t>(kSteps));
   EXPECT_NEAR(dp[0], one[0], 1e-6 * one[0]);
-  const double d = reference("tiny_gpt")["max_abs_diff"];
-  EXPECT_LE(max_distance(one, dp), kK * d);
+  nlohmann::json ref = reference("tiny_gpt");
+  auto f32 = ref["losses_f32"].get<std::vector<double>>(), bf16 = ref["losses_bf16"].get<std::vector<double>>();
+  f32.resize(kSteps);
+  bf16.resize(kSteps);
+  EXPECT_LE(max_distance(one, dp), kK * max_distance(f32, bf16));
 }
 
 // `mlc ir --after autocast` shows the casts; every stage of a policy's
