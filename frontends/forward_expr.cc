@@ -92,7 +92,7 @@ class StatementParser {
     while (i < text_.size()) {
       char c = text_[i];
       size_t start = i;
-      if (c == ' ' || c == '\t') {
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {  // a model-language statement may span lines
         ++i;
         continue;
       }
