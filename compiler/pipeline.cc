@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "ir/verifier.h"
+#include "passes/autocast.h"
 #include "passes/optimizer.h"
 
 namespace mlc {
@@ -23,7 +24,7 @@ bool verify_each_pass_by_default() {
 }
 
 const std::vector<std::string>& pipeline_passes() {
-  static const std::vector<std::string> passes = {"autodiff", "optimizer", "decompose", "canonicalize",
+  static const std::vector<std::string> passes = {"autocast", "autodiff", "optimizer", "decompose", "canonicalize",
                                                      "sharding"};
   return passes;
 }
@@ -59,9 +60,12 @@ Status run_pipeline(Module& module, const PipelineOptions& options, const std::s
   }
   for (auto it = all.begin(); it != end; ++it) {
     std::unique_ptr<Pass> pass;
-    if (*it == "optimizer") {
+    if (*it == "autocast") {
+      if (!options.mixed_precision.enabled()) continue;
+      pass = std::make_unique<AutocastPass>(options.mixed_precision);
+    } else if (*it == "optimizer") {
       if (!options.optimizer) continue;
-      pass = std::make_unique<OptimizerPass>(*options.optimizer);
+      pass = std::make_unique<OptimizerPass>(*options.optimizer, options.mixed_precision.loss_scale);
     } else if (*it == "sharding") {
       if (options.mesh.empty()) continue;
       module.set_mesh(options.mesh);

@@ -2,6 +2,8 @@
 // after the frontend. `mlc ir --after=PASS` stops after PASS; `--after=all`
 // prints every stage; `--timings` reports the time of each pass.
 //
+//   autocast      with a mixed-precision policy only: casts in @loss and @eval
+//                 (passes/autocast.h)
 //   autodiff      @loss -> + @loss_grad
 //   optimizer     @loss_grad -> + @train_step, @optimizer_init (needs an optimizer)
 //   decompose     composites -> primitives
@@ -39,6 +41,7 @@ struct PassTiming {
 
 struct PipelineOptions {
   std::optional<OptimizerConfig> optimizer;  // without it, the optimizer pass is skipped
+  MixedPrecisionConfig mixed_precision;      // off (the default): the autocast pass is skipped
   Mesh mesh;     // without one, the sharding pass is skipped; with one, the module gets it
   int zero = 0;  // ZeRO stage of the sharding pass's data-parallel plan
   TensorParallelPlan tensor_parallel;  // the sharding pass's plan for the mesh's "tp" axis

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "frontends/forward_expr.h"
+#include "frontends/mixed_precision.h"
 #include "ir/diagnostics.h"
 
 namespace mlc {
@@ -317,7 +318,7 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   MLC_TRY(Fields f, Fields::of(doc, node, "'train'"));
   MLC_CHECK_OK(f.allow({"batch_size", "epochs", "steps", "shuffle", "drop_last", "seed",
                         "eval_batch_size", "optimizer", "schedule", "clip_grad_norm", "eval_every",
-                        "grad_stats_every"}));
+                        "grad_stats_every", "mixed_precision"}));
   TrainConfig t;
   MLC_TRY(t.batch_size, f.positive("batch_size"));
   if (f.has("epochs") && f.has("steps"))
@@ -340,6 +341,9 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   MLC_TRY(t.optimizer.clip_grad_norm, non_negative(f, "clip_grad_norm", 0));
   MLC_TRY(t.eval_every, f.positive("eval_every", 0));
   MLC_TRY(t.grad_stats_every, f.positive("grad_stats_every", 0));
+  if (auto mp = f.get("mixed_precision")) {  // mixed precision
+    MLC_TRY(t.mixed_precision, parse_mixed_precision(doc, *mp));
+  }
   return t;
 }
 

@@ -88,6 +88,33 @@ struct OptimizerConfig {
   Loc loc;
 };
 
+// ---- mixed precision (train.mixed_precision, docs/model-format.md) ----
+// A policy applied as casts in the IR (passes/autocast.h) and, for f16, dynamic
+// loss scaling in the train step (passes/optimizer.h). Master weights and
+// optimizer state stay f32 whatever the policy.
+//   param:   the dtype parameters (and float inputs) are cast to where the
+//            forward uses them: FSDP2's MixedPrecisionPolicy(param_dtype); on a
+//            ZeRO-3 mesh the cast precedes the all-gather.
+//   compute: the autocast dtype (torch.autocast("cpu", dtype=...)): f32 is off;
+//            bf16/f16 run dot and conv2d in it, the losses in f32, the rest in
+//            the dtype of their inputs.
+//   reduce:  the dtype gradients are reduced in across data-parallel ranks
+//            (FSDP2's reduce_dtype); only f32 is implemented.
+//   loss scaling: torch.cuda.amp.GradScaler's dynamic scale (on by default
+//            with f16 compute or param dtype).
+struct LossScaleConfig {
+  bool enabled = false;
+  double init_scale = 65536.0, growth_factor = 2.0, backoff_factor = 0.5;
+  int64_t growth_interval = 2000;
+};
+struct MixedPrecisionConfig {
+  DType param = DType::f32, compute = DType::f32, reduce = DType::f32;
+  LossScaleConfig loss_scale;
+  Loc loc;
+  bool enabled() const { return param != DType::f32 || compute != DType::f32 || loss_scale.enabled; }
+};
+// ---- end mixed precision ----
+
 struct TrainConfig {
   int64_t batch_size = 0;
   int64_t epochs = 0;  // 0: use steps
@@ -100,6 +127,7 @@ struct TrainConfig {
   // Observability (tools/train.h, docs/metrics.md); 0: off.
   int64_t eval_every = 0;        // evaluate every N optimizer steps
   int64_t grad_stats_every = 0;  // per-parameter gradient statistics every N steps
+  MixedPrecisionConfig mixed_precision;  // off by default
 };
 
 // The model file's "parallel" section (docs/model-format.md): a default mesh

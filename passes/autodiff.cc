@@ -51,7 +51,12 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
   Value* loss = g.results[0];
   Builder b(g);
   std::unordered_map<const Value*, Value*> adjoint;
-  adjoint[loss] = b.scalar(1.0, loss->type.dtype);
+  // The seed: 1, or the loss scale (mixed precision's loss scaling, passes/autodiff.h).
+  Value* seed = nullptr;
+  for (size_t i = 0; i < g.args.size(); ++i)
+    if (g.arg_kinds[i] == ArgKind::state && g.args[i]->name == kLossScaleArg && g.args[i]->type.rank() == 0)
+      seed = g.args[i]->type.dtype == loss->type.dtype ? g.args[i] : b.cast(g.args[i], loss->type.dtype);
+  adjoint[loss] = seed ? seed : b.scalar(1.0, loss->type.dtype);
   std::vector<Value*> dx;
   for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
     Op* op = *it;

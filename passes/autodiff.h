@@ -17,6 +17,11 @@
 
 namespace mlc {
 
+// Loss scaling (mixed precision, passes/autocast.h): when `f` has a 0-d
+// {state} argument of this name, the backward starts from it instead of 1, so
+// the gradients returned are those of loss * scale.
+inline constexpr std::string_view kLossScaleArg = "grad_scaler.scale";
+
 // Adds @<f.name>_grad to `module`. `f` must return a 0-d float loss first.
 Expected<Function*> differentiate(Module& module, const Function& f);
 

@@ -1,9 +1,11 @@
 #include "passes/optimizer.h"
 
 #include <cmath>
+#include <optional>
 #include <unordered_set>
 
 #include "ir/builder.h"
+#include "passes/loss_scaling.h"
 
 namespace mlc {
 
@@ -13,26 +15,32 @@ namespace {
 struct Slot {
   Value* param;
   Value* grad;
+  Value* grad_source_param = nullptr;  // the parameter argument (param is replaced by its update)
   std::vector<Value*> state;      // state arguments, in `state_names` order
   std::vector<Value*> new_state;  // results, same order
 };
 
 // Scalars of the update, built once per step: f64 math rounded to the param dtype.
+// `step` counts the train steps (the schedule's clock); `opt_step` the
+// updates the optimizer took (its own `state["step"]`), which lags behind when
+// loss scaling skips steps.
 class Scalars {
  public:
-  Scalars(Builder& b, Value* step) : b_(b), step_(step) {}
+  Scalars(Builder& b, Value* step, Value* opt_step) : b_(b), step_(step), opt_step_(opt_step) {}
   Value* f64(double v) { return b_.scalar(v, DType::f64); }
   // Python float `v` used with an f32 tensor.
   Value* f32(double v) { return b_.scalar(v, DType::f32); }
   Value* to_f32(Value* v) { return b_.cast(v, DType::f32); }
-  Value* t() { return b_.cast(step_, DType::f64); }             // 1-based step, f64
-  Value* s() { return b_.sub(t(), f64(1)); }                      // 0-based step, f64
-  Value* s_i64() { return b_.sub(step_, b_.scalar(1, DType::i64)); }
+  Value* t() { return b_.cast(opt_step_, DType::f64); }          // 1-based optimizer step, f64
+  Value* s() { return b_.sub(t(), f64(1)); }                      // 0-based optimizer step, f64
+  Value* sched_s() { return b_.sub(b_.cast(step_, DType::f64), f64(1)); }  // 0-based train step, f64
+  Value* sched_s_i64() { return b_.sub(step_, b_.scalar(1, DType::i64)); }
   Builder& b() { return b_; }
 
  private:
   Builder& b_;
   Value* step_;
+  Value* opt_step_;
 };
 
 // lr(s) per the schedule, f64.
@@ -42,26 +50,26 @@ Value* learning_rate(Scalars& k, const OptimizerConfig& c) {
   Value* lr = k.f64(c.lr);
   if (sc.type == "constant") return lr;
   if (sc.type == "linear_warmup") {
-    Value* progress = b.div(b.create(OpCode::Min, {k.s(), k.f64(static_cast<double>(sc.warmup_steps))}),
+    Value* progress = b.div(b.create(OpCode::Min, {k.sched_s(), k.f64(static_cast<double>(sc.warmup_steps))}),
                             k.f64(static_cast<double>(sc.warmup_steps)));
     Value* factor = b.add(k.f64(sc.start_factor), b.mul(k.f64(1 - sc.start_factor), progress));
     return b.mul(lr, factor);
   }
   if (sc.type == "step") {
-    Value* k_steps = b.cast(b.div(k.s_i64(), b.scalar(static_cast<double>(sc.step_size), DType::i64)),
+    Value* k_steps = b.cast(b.div(k.sched_s_i64(), b.scalar(static_cast<double>(sc.step_size), DType::i64)),
                             DType::f64);
     return b.mul(lr, b.binary(OpCode::Pow, k.f64(sc.gamma), k_steps));
   }
   // cosine, with optional linear warmup.
   double w = static_cast<double>(sc.warmup_steps);
   double span = static_cast<double>(sc.total_steps - sc.warmup_steps);
-  Value* s_after = b.create(OpCode::Min, {b.sub(k.s(), k.f64(w)), k.f64(span)});
+  Value* s_after = b.create(OpCode::Min, {b.sub(k.sched_s(), k.f64(w)), k.f64(span)});
   Value* cosine = b.unary(OpCode::Cos, b.mul(k.f64(M_PI), b.div(s_after, k.f64(span))));
   Value* decayed = b.add(k.f64(sc.min_lr),
                          b.mul(k.f64(c.lr - sc.min_lr), b.div(b.add(k.f64(1), cosine), k.f64(2))));
   if (sc.warmup_steps == 0) return decayed;
-  Value* warm = b.mul(lr, b.div(b.add(k.s(), k.f64(1)), k.f64(w)));
-  return b.select(b.compare(k.s(), k.f64(w), "lt"), warm, decayed);
+  Value* warm = b.mul(lr, b.div(b.add(k.sched_s(), k.f64(1)), k.f64(w)));
+  return b.select(b.compare(k.sched_s(), k.f64(w), "lt"), warm, decayed);
 }
 
 // torch.nn.utils.clip_grad_norm_: per-tensor 2-norms, their 2-norm, then
@@ -201,7 +209,7 @@ double initial_state(const OptimizerConfig& c) {
 
 }  // namespace
 
-Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config) {
+Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config, const LossScaleConfig& loss_scale) {
   const std::string& t = config.type;
   if (t != "sgd" && t != "adam" && t != "adamw" && t != "rmsprop" && t != "adagrad")
     return make_error("error: optimizer: unknown type '" + t + "'");
@@ -215,11 +223,15 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   std::vector<Slot> slots;
   size_t grad_index = 1;
   for (size_t i = 0; i < f.args.size(); ++i)
-    if (f.arg_kinds[i] == ArgKind::param) slots.push_back({f.args[i], f.results[grad_index++], {}, {}});
+    if (f.arg_kinds[i] == ArgKind::param) slots.push_back({f.args[i], f.results[grad_index++], f.args[i], {}, {}});
   const std::vector<std::string> names = state_names(config);
   for (Slot& slot : slots)
     for (const std::string& n : names)
       slot.state.push_back(f.add_arg(slot.param->name + "." + n, slot.param->type, ArgKind::state));
+  std::optional<LossScaling> scaling;
+  if (loss_scale.enabled) {
+    MLC_TRY(scaling, add_loss_scale_state(f));
+  }
   Value* step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
 
   // Where each updated value goes back to: the param args, then their state.
@@ -234,7 +246,17 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
     for (Value* v : slot.state) updates.push_back(arg_index(v));
 
   Builder b(f);
-  Scalars k(b, step);
+  Value* opt_step = step;
+  if (scaling) {
+    b.set_scope("grad_scaler");
+    std::vector<Value*> grads;
+    for (Slot& slot : slots) grads.push_back(slot.grad);
+    unscale_gradients(b, *scaling, grads);
+    for (size_t i = 0; i < slots.size(); ++i) slots[i].grad = grads[i];
+    opt_step = b.sub(step, scaling->skipped);
+    b.set_scope("");
+  }
+  Scalars k(b, step, opt_step);
   Value* lr = learning_rate(k, config);
   Value* neg_lr = k.to_f32(b.unary(OpCode::Neg, lr));
   if (config.clip_grad_norm > 0) clip_gradients(k, slots, config.clip_grad_norm);
@@ -248,26 +270,49 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
     else update_adagrad(k, config, slot, lr);
   }
   b.set_scope("");
+  if (scaling) {
+    // A step whose gradients overflowed changes nothing but the scaler.
+    b.set_scope("grad_scaler");
+    for (Slot& slot : slots) {
+      slot.param = unless_skipped(b, *scaling, slot.param, slot.grad_source_param);
+      for (size_t i = 0; i < slot.new_state.size(); ++i)
+        slot.new_state[i] = unless_skipped(b, *scaling, slot.new_state[i], slot.state[i]);
+    }
+    b.set_scope("");
+  }
   std::vector<Value*> results = {f.results[0]};
   for (Slot& slot : slots) results.push_back(slot.param);
   for (Slot& slot : slots)
     for (Value* v : slot.new_state) results.push_back(v);
+  if (scaling) {
+    b.set_scope("grad_scaler");
+    for (Value* v : update_loss_scale(b, *scaling, loss_scale)) results.push_back(v);
+    for (Value* v : {scaling->scale, scaling->growth_tracker, scaling->skipped}) updates.push_back(arg_index(v));
+    b.set_scope("");
+  }
   f.results = results;
   f.result_updates = updates;
 
+  // Initial state, in the order of the {state} arguments: the scale (an
+  // argument of @loss, so before the parameters' state), the parameters'
+  // state, then the growth tracker and skip count.
   Function& init = module.add_function("optimizer_init");
   Builder ib(init);
+  std::vector<Value*> scaler_init;
+  if (scaling) scaler_init = initial_loss_scale_state(ib, loss_scale);
+  if (scaling) init.results.push_back(scaler_init[0]);
   for (Slot& slot : slots)
     for (size_t i = 0; i < names.size(); ++i)
       init.results.push_back(ib.broadcast_to(ib.scalar(initial_state(config), slot.param->type.dtype),
                                              slot.param->type.shape));
+  if (scaling) init.results.insert(init.results.end(), scaler_init.begin() + 1, scaler_init.end());
   module.functions.insert(module.functions.end() - 1, std::move(owned));
   return module.find("train_step");
 }
 
 Expected<bool> OptimizerPass::run(Module& module) {
   if (module.find("train_step")) return false;
-  MLC_TRY(Function * f, build_train_step(module, config_));
+  MLC_TRY(Function * f, build_train_step(module, config_, loss_scale_));
   (void)f;
   return true;
 }

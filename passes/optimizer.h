@@ -20,16 +20,21 @@
 
 namespace mlc {
 
-Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config);
+// With `loss_scale.enabled`, the step also does dynamic loss scaling
+// (passes/loss_scaling.h): @loss must carry the scale argument.
+Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config,
+                                     const LossScaleConfig& loss_scale = {});
 
 class OptimizerPass : public Pass {
  public:
-  explicit OptimizerPass(OptimizerConfig config) : config_(std::move(config)) {}
+  explicit OptimizerPass(OptimizerConfig config, LossScaleConfig loss_scale = {})
+      : config_(std::move(config)), loss_scale_(loss_scale) {}
   std::string_view name() const override { return "optimizer"; }
   Expected<bool> run(Module& module) override;
 
  private:
   OptimizerConfig config_;
+  LossScaleConfig loss_scale_;
 };
 
 }  // namespace mlc

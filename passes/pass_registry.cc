@@ -3,6 +3,7 @@
 #include <functional>
 #include <utility>
 
+#include "passes/autocast.h"
 #include "passes/autodiff.h"
 #include "passes/canonicalize.h"
 #include "passes/cse.h"
@@ -20,6 +21,7 @@ using Factory = std::function<std::unique_ptr<Pass>()>;
 
 const std::vector<std::pair<std::string, Factory>>& registry() {
   static const std::vector<std::pair<std::string, Factory>> passes = {
+      {"autocast", [] { return std::make_unique<AutocastPass>(); }},
       {"autodiff", [] { return std::make_unique<AutodiffPass>(); }},
       {"decompose", [] { return std::make_unique<DecomposePass>(); }},
       {"simplify", [] { return std::make_unique<SimplifyPass>(); }},

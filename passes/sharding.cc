@@ -359,6 +359,7 @@ class Sharder {
         for (size_t i = 0; i < s.operands.size(); ++i) t.operands[i][a] = s.operands[i];
         for (size_t r = 0; r < s.results.size(); ++r) t.results[r][a] = s.results[r];
         if (!fits(op, t) || keeps_parameter_sharded(op, s, a) || moves_pinned(op, s, a)) continue;
+        if (reduces_before_widening(op, s, a)) continue;
         Scored sc{0, 0, 0, k};
         for (size_t i = 0; i < op.operands.size(); ++i) {
           sc.us += axis_move_us(op.operands[i], a, s.operands[i]);
@@ -443,6 +444,14 @@ class Sharder {
       MLC_CHECK_OK(resolve_partial(op.results[r]));
     }
     return {};
+  }
+
+  // Mixed precision: a partial (sum) value that is widened is reduced after
+  // the cast, in the wider dtype (FSDP2's reduce_dtype = f32; PyTorch's AMP
+  // reduces the f32 gradients of f32 parameters), never before it.
+  bool reduces_before_widening(const Op& op, const ShardingSignature& s, size_t a) const {
+    return widens(op) && placed_.at(op.operands[0])[a].kind == Placement::Kind::partial &&
+           s.operands[0].kind != Placement::Kind::partial;
   }
 
   // FSDP (zero = 3): a sharded parameter is gathered for every use but the

@@ -54,6 +54,16 @@ class Signatures {
 const Shape& shape_of(const Value* v) { return v->type.shape; }
 int64_t rank_of(const Value* v) { return v->type.rank(); }
 
+}  // namespace
+
+bool widens(const Op& op) {
+  if (op.code != OpCode::Cast) return false;
+  const DType from = op.operands[0]->type.dtype, to = op.result()->type.dtype;
+  return is_float(from) && is_float(to) && dtype_size(to) > dtype_size(from);
+}
+
+namespace {
+
 void elementwise(const Op& op, Signatures& s) {
   const Shape& out = shape_of(op.result());
   const int64_t r = static_cast<int64_t>(out.size());
@@ -71,6 +81,9 @@ void elementwise(const Op& op, Signatures& s) {
     case OpCode::Mul: s.partial({true, false}); s.partial({false, true}); break;
     case OpCode::Div: s.partial({true, false}); break;
     case OpCode::Select: s.partial({false, true, true}); break;
+    case OpCode::Cast:  // a widening float cast is exact, so it sums like its operand (mixed precision)
+      if (widens(op)) s.partial({true});
+      break;
     default: break;
   }
 }

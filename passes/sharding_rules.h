@@ -50,6 +50,11 @@ enum class ShardingRuleKind {
 ShardingRuleKind sharding_rule_kind(OpCode code);
 std::string_view sharding_rule_kind_name(ShardingRuleKind kind);
 
+// A cast to a wider float dtype (bf16/f16 -> f32/f64, f32 -> f64): exact, so a
+// partial sum stays partial through it (gradients reduced after the widening
+// cast, mixed precision's reduce dtype).
+bool widens(const Op& op);
+
 // The op's signatures on one axis; the first is all-replicated.
 std::vector<ShardingSignature> sharding_signatures(const Op& op);
 

@@ -70,6 +70,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
   if (args.has("after") || mlir) {
     PipelineOptions options;
     if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
+    options.mixed_precision = model->config().train.mixed_precision;
     options.mesh = parallel.mesh;
     options.zero = parallel.zero;
     options.tensor_parallel = parallel.tensor_parallel;

@@ -113,6 +113,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   if (!module) return user_error(module.error().message);
   PipelineOptions options;
   options.optimizer = config.train.optimizer;
+  options.mixed_precision = config.train.mixed_precision;
   options.mesh = parallel.mesh;
   options.zero = parallel.zero;
   options.tensor_parallel = parallel.tensor_parallel;

@@ -91,8 +91,8 @@ const std::vector<CommandDoc>& docs() {
        {{"format", "text|json", "text (default) or one JSON object"}, kMesh, kZero}},
       {"ir", "MODEL.json|MODEL.mlc",
        "print a model's IR, after any pass",
-       "Prints the textual IR the model file builds; --after runs the pipeline (autodiff, optimizer, decompose,\n"
-       "canonicalize, sharding with a mesh) up to a pass. Tests and debug builds verify the IR after every pass\n"
+       "Prints the textual IR the model file builds; --after runs the pipeline (autocast with a mixed-precision\n"
+       "policy, autodiff, optimizer, decompose, canonicalize, sharding with a mesh) up to a pass. Tests and debug builds verify the IR after every pass\n"
        "(MLC_VERIFY_PASSES=1 turns it on anywhere).",
        {{"after", "PASS|all|fusion|lower",
          "run the pipeline up to PASS; all: print every stage; fusion: with fused kernels as fusion ops; lower: "
@@ -106,7 +106,8 @@ const std::vector<CommandDoc>& docs() {
        "parse, verify and transform textual IR",
        "Reads textual IR (what `mlc ir` prints), verifies it, runs the passes given and prints the result.",
        {{"passes", "a,b{key=value},c",
-         "passes to run in order, with options: autodiff, decompose, canonicalize{max-rounds=N}, cse, dce, "
+         "passes to run in order, with options: autocast{compute=T,param=T,loss_scale=dynamic|none} (T: f32, "
+         "bf16, f16), autodiff, decompose, canonicalize{max-rounds=N}, cse, dce, "
          "fold-constants, simplify, sharding{zero=N} (over the module's mesh attribute)"}}},
       {"convert", "MODEL.json|MODEL.mlc",
        "write a model file in the other form: JSON <-> the model language (.mlc)",

@@ -6,9 +6,11 @@ namespace mlc {
 
 namespace {
 // Functions taken from the module after the pipeline; with a mesh also @eval,
-// which the sharding stage partitions.
-bool after_pipeline(const std::string& name, bool sharded) {
-  return name == "train_step" || name == "optimizer_init" || name == "loss_grad" || (sharded && name == "eval");
+// which the sharding stage partitions, and with a mixed-precision policy, which
+// the autocast stage rewrites.
+bool after_pipeline(const std::string& name, bool sharded, bool autocast) {
+  return name == "train_step" || name == "optimizer_init" || name == "loss_grad" ||
+         ((sharded || autocast) && name == "eval");
 }
 }  // namespace
 
@@ -45,7 +47,9 @@ const ModelConfig& Program::config() const { return model_ ? model_->config() : 
 
 Expected<const Function*> Program::ir(const std::string& name, int64_t batch) const {
   if (!model_) return make_error(path_ + ": error: an artifact holds no IR");
-  const bool pipeline = after_pipeline(name, !parallel_.mesh.empty());
+  const MixedPrecisionConfig& mp = config().train.mixed_precision;
+  const bool pipeline =
+      after_pipeline(name, !parallel_.mesh.empty(), mp.param != DType::f32 || mp.compute != DType::f32);
   auto& slot = modules_[{pipeline, batch}];
   if (!slot) {
     MLC_TRY(Module m, model_->build(batch));
@@ -54,6 +58,7 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
         return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
       PipelineOptions options;
       options.optimizer = config().train.optimizer;
+      options.mixed_precision = config().train.mixed_precision;
       options.mesh = parallel_.mesh;
       options.zero = parallel_.zero;
       options.tensor_parallel = parallel_.tensor_parallel;

@@ -3,7 +3,8 @@
 // broadcasting and edge shapes (rank 0, size-1 and empty dims, NaN and inf),
 // lowered (compiler/lower.h) and run by rt::Executor. A coverage test fails if
 // an op of the table has no case. At the end: pooling fused with its
-// neighbours (WindowFusion).
+// neighbours (WindowFusion). Half types: every op a mixed-precision policy
+// produces (add_half_cases), and f32 accumulation in their dots and convolutions.
 //
 // Tolerances, in units of the dtype's epsilon times the largest magnitude of
 // the reference result (a normwise bound):
@@ -128,6 +129,54 @@ void add_pool_cases(std::vector<Case>& c) {
   c.push_back({"f16", OpCode::AvgPool2dGrad, {A(DType::f16, {1, 2, 3, 3})}, pool, TensorType{DType::f16, {1, 2, 5, 5}}});
 }
 
+// Every op a mixed-precision policy puts in a train step (passes/autocast.h;
+// the ops of tiny_gpt, digits_cnn and digits_mlp under bf16/f16 policies after
+// canonicalize), in bf16 and f16: casts to and from f32 and between the half
+// types (NaN, inf, values past f16's range), dots (plain, transposed,
+// batched, a shared rank-2 operand), conv2d and its gradients, the
+// elementwise ops, reductions, movement, gather/scatter_add and max pooling
+// (and f64 values past f16's range, cast to -inf).
+// Half types run their reference kernels on the compiled path too (fusion.h),
+// so each is bit-exact.
+void add_half_cases(std::vector<Case>& c) {
+  const DType kBf16 = DType::bf16, kF16 = DType::f16;
+  const Attrs conv = {{"stride", Ints{1, 1}}, {"padding", Ints{1, 1}}};
+  const Attrs pool = {{"kernel", Ints{2, 2}}, {"stride", Ints{2, 2}}, {"padding", Ints{0, 0}}};
+  for (DType t : {kBf16, kF16}) {
+    const std::string n(dtype_name(t));
+    for (DType other : {kF32, t == kBf16 ? kF16 : kBf16}) {
+      c.push_back({n + "_from_" + std::string(dtype_name(other)), OpCode::Cast, {A(other, {3, 6}, Fill::special)}, {},
+                   TensorType{t, {3, 6}}});
+      c.push_back({n + "_to_" + std::string(dtype_name(other)), OpCode::Cast, {A(t, {3, 6}, Fill::special)}, {},
+                   TensorType{other, {3, 6}}});
+    }
+    c.push_back({n + "_from_f64_large", OpCode::Cast, {A(kF64, {2, 5}, Fill::underflow)}, {}, TensorType{t, {2, 5}}});
+    c.push_back({n, OpCode::Dot, {A(t, {5, 7}), A(t, {7, 3})}});
+    c.push_back({n + "_transpose_b", OpCode::Dot, {A(t, {2, 4, 8}), A(t, {6, 8})}, {{"transpose_b", true}}});
+    c.push_back({n + "_batched_transpose_a", OpCode::Dot, {A(t, {2, 3, 5, 4}), A(t, {2, 3, 5, 6})}, {{"transpose_a", true}}});
+    c.push_back({n, OpCode::Conv2d, {A(t, {2, 3, 5, 5}), A(t, {4, 3, 3, 3})}, conv});
+    c.push_back({n, OpCode::Conv2dInputGrad, {A(t, {2, 4, 5, 5}), A(t, {4, 3, 3, 3})}, conv, TensorType{t, {2, 3, 5, 5}}});
+    c.push_back({n, OpCode::Conv2dWeightGrad, {A(t, {2, 3, 5, 5}), A(t, {2, 4, 5, 5})}, conv, TensorType{t, {4, 3, 3, 3}}});
+    for (OpCode b : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Max})
+      c.push_back({n + "_bcast", b, {A(t, {3, 4}, Fill::special), A(t, {4})}});
+    for (OpCode u : {OpCode::Neg, OpCode::Exp, OpCode::Rsqrt, OpCode::Sigmoid})
+      c.push_back({n, u, {A(t, {3, 5}, u == OpCode::Rsqrt ? Fill::positive : Fill::special)}});
+    c.push_back({n, OpCode::Select, {A(kBool, {3, 4}, Fill::predicate), A(t, {}), A(t, {3, 4})}});
+    c.push_back({n, OpCode::Compare, {A(t, {3, 4}, Fill::small_ints), A(t, {3, 4}, Fill::small_ints)}, {{"direction", std::string("gt")}}});
+    c.push_back({n, OpCode::ReduceSum, {A(t, {4, 33})}, {{"dims", Ints{1}}}});
+    c.push_back({n, OpCode::ReduceMax, {A(t, {4, 9})}, {{"dims", Ints{1}}, {"keepdim", true}}});
+    c.push_back({n, OpCode::Transpose, {A(t, {2, 3, 4})}, {{"perm", Ints{0, 2, 1}}}});
+    c.push_back({n, OpCode::Reshape, {A(t, {4, 6})}, {}, TensorType{t, {2, 3, 4}}});
+    c.push_back({n, OpCode::Broadcast, {A(t, {3})}, {{"dims", Ints{1}}}, TensorType{t, {2, 3}}});
+    c.push_back({n, OpCode::Constant, {}, {{"value", 0.1}}, TensorType{t, {2, 2}}});
+    c.push_back({n, OpCode::Gather, {A(t, {6, 4}), I({2, 3}, 6)}, {{"axis", int64_t{0}}}});
+    c.push_back({n, OpCode::ScatterAdd, {A(t, {6, 4}), I({5}, 6), A(t, {5, 4})}, {{"axis", int64_t{0}}}});
+    c.push_back({n, OpCode::MaxPool2d, {A(t, {2, 3, 4, 4})}, pool});
+    c.push_back({n, OpCode::MaxPool2dIndices, {A(t, {2, 3, 4, 4})}, pool});
+    c.push_back({n, OpCode::MaxPool2dScatter, {A(t, {2, 3, 2, 2}), I({2, 3, 2, 2}, 16)}, pool, TensorType{t, {2, 3, 4, 4}}});
+  }
+}
+
 std::vector<Case> cases() {
   std::vector<Case> c;
   auto name = [](DType t, const char* what) { return std::string(dtype_name(t)) + "_" + what; };
@@ -235,6 +284,7 @@ std::vector<Case> cases() {
   c.push_back({"bf16", OpCode::Unfold, {A(DType::bf16, {1, 2, 4, 4})}, {{"kernel", Ints{2, 2}}}});
   c.push_back({"bf16", OpCode::Fold, {A(DType::bf16, {1, 8, 9})}, {{"kernel", Ints{2, 2}}, {"output_size", Ints{4, 4}}}});
   add_pool_cases(c);
+  add_half_cases(c);
   c.push_back({"", OpCode::Gather, {A(kF32, {5, 3}), I({2, 2}, 5)}, {{"axis", int64_t{0}}}});
   c.push_back({"", OpCode::ScatterAdd, {A(kF32, {5, 3}), I({4}, 5), A(kF32, {4, 3})}, {{"axis", int64_t{0}}}});
   return c;
@@ -329,6 +379,35 @@ TEST_P(Compiled, MatchesTheInterpreter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, Compiled, ::testing::ValuesIn(cases()), mlc::testing::case_name<Case>);
+
+// bf16/f16 dots and convolutions accumulate in f32 and round once, as
+// PyTorch's CPU bf16 matmul does: 1 + 256 terms of 2^-8 is 2, where a bf16
+// running sum would stay at 1 (1 + 2^-8 rounds back to 1), and the same sum as
+// a 1x1 convolution over 257 channels. Interpreter and compiled path alike.
+TEST(CompiledHalf, DotAndConvAccumulateInF32) {
+  for (DType t : {DType::bf16, DType::f16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    std::vector<double> terms(257, 1.0 / 256);
+    terms[0] = 1;
+    const std::vector<double> ones(257, 1.0);
+    for (OpCode code : {OpCode::Dot, OpCode::Conv2d}) {
+      Module m;
+      Function& f = m.add_function("f");
+      const bool dot = code == OpCode::Dot;
+      Value* a = f.add_arg("a", TensorType{t, dot ? Shape{1, 257} : Shape{1, 257, 1, 1}}, ArgKind::input);
+      Value* b = f.add_arg("b", TensorType{t, dot ? Shape{257, 1} : Shape{1, 257, 1, 1}}, ArgKind::input);
+      f.results.push_back(Builder(f).create(code, {a, b}));
+      std::vector<rt::Tensor> in = {rt::testing::make_tensor(t, a->type.shape, terms),
+                                    rt::testing::make_tensor(t, b->type.shape, ones)};
+      auto interp = rt::Interpreter::create(f);
+      ASSERT_TRUE(interp.ok()) << interp.error().message;
+      auto want = interp->run(in);
+      ASSERT_TRUE(want.ok()) << want.error().message;
+      EXPECT_EQ(rt::testing::to_doubles((*want)[0]), std::vector<double>{2.0});
+      expect_compiled_matches(f, std::move(in), 0);
+    }
+  }
+}
 
 TEST(CompiledCoverage, EveryOpHasACase) {
   std::set<OpCode> covered;

@@ -152,7 +152,7 @@ TEST(Errors, UsageAndInputErrors) {
   EXPECT_EQ(missing.err, "no/such/model.json: error: cannot open: No such file or directory\n");
   RunResult bad_pass = mlc("ir examples/digits_cnn.json --after nope");
   EXPECT_EQ(bad_pass.status, 1);
-  EXPECT_EQ(bad_pass.err, "error: no pass 'nope' in the pipeline (autodiff, optimizer, decompose, canonicalize, sharding)\n");
+  EXPECT_EQ(bad_pass.err, "error: no pass 'nope' in the pipeline (autocast, autodiff, optimizer, decompose, canonicalize, sharding)\n");
 }
 
 // `mlc help` lists every command; `mlc help X` and `mlc X --help` print the

@@ -64,7 +64,7 @@ TEST(EmitMlir, UsageErrors) {
                  "mlc: --emit mlir prints one module, so it takes --after PASS, not --after all\n");
   expect_failure(ir + "--emit", 2, "mlc: option --emit needs a value\n");
   expect_failure(ir + "--emit mlir --after nope", 1,
-                 "error: no pass 'nope' in the pipeline (autodiff, optimizer, decompose, canonicalize, sharding)\n");
+                 "error: no pass 'nope' in the pipeline (autocast, autodiff, optimizer, decompose, canonicalize, sharding)\n");
 }
 
 }  // namespace
