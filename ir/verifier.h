@@ -13,7 +13,9 @@
 //  - the function's results are values of the function;
 //  - a fusion op has a body (verify_fusion_body), and no other op has one.
 // verify_module(m) also checks that function names are unique and that module and
-// function names match [A-Za-z0-9_.-]* (functions: non-empty).
+// function names match [A-Za-z0-9_.-]* (functions: non-empty), and that every
+// call op names a function of the module that holds no call, whose argument
+// and result types are the call's operand and result types.
 //
 // Errors name the op and its index in f.ops (which is also its printed result
 // number %k) and use the op's loc:
