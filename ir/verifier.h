@@ -24,6 +24,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 #include "ir/expected.h"
 #include "ir/graph.h"
@@ -37,6 +38,11 @@ namespace mlc {
 // (ir/collectives.h: its axis exists and its sizes change by the axis size).
 Status verify_function(const Function& f, const Mesh& mesh = {});
 Status verify_module(const Module& m);
+
+// "" if call op `call` of function `caller` of `m` names a function of `m`
+// other than `caller` that holds no call, whose argument and result types are
+// the call's operand and result types; else what is wrong.
+std::string check_call(const Module& m, const Function& caller, const Op& call);
 
 // A fusion op's body (Op::body) for operands of `operand_types` and, unless
 // `result_types` is empty, results of those types: a verified function whose
