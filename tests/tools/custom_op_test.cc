@@ -133,9 +133,9 @@ TEST(CustomOpIr, TheParserAndTheVerifierCheckCalleesAndSignatures) {
   Status st = verify_module(*m);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "error: verifier: call (op #0 of @f): callee @h is not a function of the module");
-  auto unknown = parse_module(module_text("f32[2]").replace(module_text("f32[2]").find("callee = \"g\""), 14,
-                                                            "callee = \"q\""),
-                              "m.mlir");
+  std::string text = module_text("f32[2]");
+  text.replace(text.find("callee = \"g\""), 12, "callee = \"q\"");
+  auto unknown = parse_module(text, "m.mlir");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "m.mlir:3:10: error: call: callee @q is not a function of the module");
 }
