@@ -38,7 +38,12 @@ class Lowering {
     auto t0 = Clock::now();
     std::unique_ptr<Function> owned = original.clone();
     Function& f = *owned;
-    for (auto& op : f.ops) MLC_CHECK_OK(complete_and_check(*op));
+    for (auto& op : f.ops) {
+      MLC_CHECK_OK(complete_and_check(*op));
+      if (op->code == OpCode::Call)  // its meaning is in the module, not the function (ir/inline_calls.h)
+        return error_at(op->loc, "call of @" + op->attrs.get_string("callee") +
+                                     ": calls are lowered only once inlined (the decompose pass)");
+    }
     decompose_composites(f);
     convolutions_to_gemm(f);
     out_.num_ops = static_cast<int>(f.ops.size());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "frontends/custom_ops.h"
 #include "frontends/dsl_parse.h"
 #include "frontends/emit_util.h"
 #include "frontends/json_doc.h"
@@ -90,7 +91,7 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
     return doc.error(doc.root(), "a model file must be a JSON object, found " +
                                      json_kind(*doc.root().json));
   Fields top(doc, doc.root(), "the model file");
-  MLC_CHECK_OK(top.allow({"name", "inputs", "model", "loss", "data", "train", "parallel"}));
+  MLC_CHECK_OK(top.allow({"name", "inputs", "custom_ops", "model", "loss", "data", "train", "parallel"}));
   ModelFile mf;
   ModelConfig& c = mf.config_;
   c.path = path;
@@ -101,8 +102,13 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
                                " must use only letters, digits, '_', '.' and '-'");
   MLC_TRY(Node inputs, top.require("inputs"));
   MLC_TRY(c.inputs, parse_inputs(doc, inputs));
+  auto custom = std::make_shared<CustomOps>();
+  if (auto section = top.get("custom_ops")) {
+    MLC_TRY(*custom, parse_custom_ops(doc, *section));
+  }
+  mf.custom_ops_ = custom;
   MLC_TRY(Node model, top.require("model"));
-  MLC_TRY(std::unique_ptr<ModuleNode> tree, parse_module(doc, model, "", limits));
+  MLC_TRY(std::unique_ptr<ModuleNode> tree, parse_module(doc, model, "", limits, custom.get()));
   MLC_CHECK_OK(check_model_inputs(doc, model, *tree, c.inputs));
   mf.model_inputs_ = tree->kind == ModuleNode::Kind::container ? tree->inputs
                                                                 : std::vector<std::string>{"x"};
@@ -136,6 +142,7 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch) const {
   if (batch < 1) return error_at(Loc{c.path}, "batch must be positive, got " + std::to_string(batch));
   Module module;
   module.name = c.name;
+  CustomOpEmitter custom(module, *custom_ops_);
   for (const char* fn : {"loss", "eval"}) {
     Function& f = module.add_function(fn);
     std::vector<Value*> inputs;
@@ -156,7 +163,7 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch) const {
       model_args.push_back(inputs[i]);
     }
     Builder b(f);
-    MLC_TRY(Value* out, emit_module(*model_, b, params, "", model_args));
+    MLC_TRY(Value* out, emit_module(*model_, b, params, "", model_args, &custom));
     Value* targets = inputs[static_cast<size_t>(find_input(c.inputs, c.loss_targets) - c.inputs.data())];
     b.set_loc(loss_loc_);
     bool eval = std::string_view(fn) == "eval";

@@ -15,7 +15,11 @@
 //        func @loss(<inputs in file order> {input}, <params in order> {param}) -> (f32[])
 //        func @eval(<same args>) -> (f32[] summed loss, i64[] correct argmax predictions)
 //      }
-//    (@eval returns only the summed loss for mse.) Every op carries the Loc of
+//    (@eval returns only the summed loss for mse.) With custom ops, the
+//    functions above call them (`call`, ir/ops.def) and the module also holds
+//    each custom op's @F and @F_vjp per argument types (frontends/custom_ops.h);
+//    inline_calls (ir/inline_calls.h) gives functions without calls, after
+//    autodiff. Every op carries the Loc of
 //    the layer object, forward statement or loss object it comes from.
 //  - Nothing here throws, aborts or recurses deeper than the JSON nesting cap;
 //    running out of memory is an Error naming the file.
@@ -33,6 +37,7 @@
 namespace mlc {
 
 struct ModuleNode;
+class CustomOps;
 
 // Whether a model file is read as the model language (frontends/dsl_parse.h):
 // a path ending in ".mlc"; for other names that are not ".json" (standard
@@ -47,6 +52,8 @@ class ModelFile {
                                    const ModelLimits& limits = {});
 
   const ModelConfig& config() const { return config_; }
+  // The "custom_ops" section (frontends/custom_ops.h); empty without one.
+  const CustomOps& custom_ops() const { return *custom_ops_; }
   Expected<Module> build(int64_t batch) const;
 
  private:
@@ -56,6 +63,7 @@ class ModelFile {
 
   ModelConfig config_;
   std::shared_ptr<const ModuleNode> model_;
+  std::shared_ptr<const CustomOps> custom_ops_;
   std::vector<std::string> model_inputs_;  // the top-level model's inputs (names in config_.inputs)
   Loc loss_loc_;
   std::string loss_reduction_;

@@ -178,7 +178,7 @@ Expected<std::vector<std::string>> parse_input_names(const JsonDoc& doc, const N
 }
 
 Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std::string& name,
-                                                      const ModelLimits& limits) {
+                                                      const ModelLimits& limits, const CustomOps* custom) {
   const JsonDoc& doc = f.doc();
   MLC_CHECK_OK(f.allow({"layers", "forward", "inputs", "trainable"}));
   auto m = std::make_unique<ModuleNode>();
@@ -199,7 +199,9 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
                                                     "only allowed in a container without \"forward\""
                                                   : ""));
     if (input_names.count(key)) return name_error("layer name " + squote(key) + " is also an input name");
-    MLC_TRY(auto child, parse_module(doc, c, key, limits));
+    if (custom && custom->find(key))
+      return name_error("layer name " + squote(key) + " is also the name of a custom op");
+    MLC_TRY(auto child, parse_module(doc, c, key, limits, custom));
     if (!f.has("forward") && child->arity() != 1)
       return name_error(squote(key) + " takes " + std::to_string(child->arity()) +
                         " inputs; a container without \"forward\" passes one value");
@@ -224,15 +226,24 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
   if (auto fwd = f.get("forward")) {
     ForwardScope scope;
     scope.inputs = m->inputs;
-    scope.layer_arity = [&m](const std::string& n) -> std::optional<int> {
-      const ModuleNode* c = m->child(n);
-      return c ? std::optional<int>(c->arity()) : std::nullopt;
+    scope.layer_arity = [&m, custom](const std::string& n) -> std::optional<int> {
+      if (const ModuleNode* c = m->child(n)) return c->arity();
+      if (const CustomOp* op = custom ? custom->find(n) : nullptr) return static_cast<int>(op->inputs.size());
+      return std::nullopt;
     };
     scope.resolve_path = [&m](const std::string& path) { return resolve_path(*m, path); };
     MLC_TRY(m->forward, parse_forward(doc, *fwd, scope));
     m->work.forward_ops = m->forward->ops;
     m->work.ir_ops = m->forward->ops;
-    for (const auto& [callee, n] : m->forward->calls) add_to(m->work, times(m->child(callee)->work, n));
+    for (const auto& [callee, n] : m->forward->calls) {
+      if (const ModuleNode* c = m->child(callee)) {
+        add_to(m->work, times(c->work, n));
+      } else {  // a custom op: the call, and at most one specialisation per call
+        Work w;
+        w.ir_ops = sat_add(1, custom->find(callee)->ops());
+        add_to(m->work, times(w, n));
+      }
+    }
   } else if (m->inputs.size() != 1) {
     return doc.error(*f.get("inputs"), "a container without \"forward\" takes exactly one input");
   } else {
@@ -243,7 +254,7 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
 }
 
 Expected<std::unique_ptr<ModuleNode>> parse_repeat(const Fields& f, const std::string& name,
-                                                   const ModelLimits& limits) {
+                                                   const ModelLimits& limits, const CustomOps* custom) {
   const JsonDoc& doc = f.doc();
   MLC_CHECK_OK(f.allow({"repeat", "block", "trainable"}));
   auto m = std::make_unique<ModuleNode>();
@@ -254,7 +265,7 @@ Expected<std::unique_ptr<ModuleNode>> parse_repeat(const Fields& f, const std::s
                                            " is too large (at most " +
                                            std::to_string(limits.max_repeat) + ")");
   MLC_TRY(Node block, f.require("block"));
-  MLC_TRY(m->block, parse_module(doc, block, name.empty() ? "block" : name + ".block", limits));
+  MLC_TRY(m->block, parse_module(doc, block, name.empty() ? "block" : name + ".block", limits, custom));
   if (m->block->arity() != 1)
     return doc.error(block, "a repeated block must take one input, this one takes " +
                                 std::to_string(m->block->arity()));
@@ -275,16 +286,16 @@ const ModuleNode* ModuleNode::child(const std::string& name) const {
 
 Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Node& node,
                                                    const std::string& name,
-                                                   const ModelLimits& limits) {
+                                                   const ModelLimits& limits, const CustomOps* custom) {
   std::string what = name.empty() ? "the model" : "module " + squote(name);
   MLC_TRY(Fields f, Fields::of(doc, node, what));
   std::unique_ptr<ModuleNode> m;
   if (f.has("type")) {
     MLC_TRY(m, parse_layer_node(f, name));
   } else if (f.has("layers")) {
-    MLC_TRY(m, parse_container(f, name, limits));
+    MLC_TRY(m, parse_container(f, name, limits, custom));
   } else if (f.has("repeat")) {
-    MLC_TRY(m, parse_repeat(f, name, limits));
+    MLC_TRY(m, parse_repeat(f, name, limits, custom));
   } else {
     return doc.error(node, what + " needs \"type\" (a layer), \"layers\" (a container) or "
                                   "\"repeat\" (a repeated block)");
@@ -348,7 +359,8 @@ Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
 }
 
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,
-                             const std::string& prefix, const std::vector<Value*>& args) {
+                             const std::string& prefix, const std::vector<Value*>& args,
+                             CustomOpEmitter* custom) {
   // Ops emitted for this module carry its state_dict path as their scope.
   struct ScopeGuard {
     Builder& b;
@@ -370,8 +382,10 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& pa
     case ModuleNode::Kind::container: {
       if (m.forward) {
         LayerCall call = [&](const std::string& name, std::vector<Value*> call_args,
-                             const Loc&) -> Expected<Value*> {
-          return emit_module(*m.child(name), b, params, prefix + name + ".", call_args);
+                             const Loc& at) -> Expected<Value*> {
+          if (const ModuleNode* c = m.child(name)) return emit_module(*c, b, params, prefix + name + ".", call_args, custom);
+          b.set_loc(at);
+          return custom->call(b, name, call_args);
         };
         ParamLookup param = [&](const std::string& path, bool full) {
           return params.at(full ? path : prefix + path);
@@ -380,14 +394,14 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& pa
       }
       Value* v = args.at(0);
       for (const auto& [name, c] : m.children) {
-        MLC_TRY(v, emit_module(*c, b, params, prefix + name + ".", {v}));
+        MLC_TRY(v, emit_module(*c, b, params, prefix + name + ".", {v}, custom));
       }
       return v;
     }
     case ModuleNode::Kind::repeat: {
       Value* v = args.at(0);
       for (int64_t i = 0; i < m.repeat; ++i) {
-        MLC_TRY(v, emit_module(*m.block, b, params, prefix + std::to_string(i) + ".", {v}));
+        MLC_TRY(v, emit_module(*m.block, b, params, prefix + std::to_string(i) + ".", {v}, custom));
       }
       return v;
     }

@@ -15,6 +15,9 @@
 //  - collect_params lists ParamInfo in state_dict (registration) order:
 //    container children in file order, repeat copies 0..N-1, then each layer's
 //    params(). `trainable` is false below any "trainable": false.
+//  - `custom`: the model file's custom ops, which forward statements call like
+//    layers (a layer may not share a custom op's name); emit_module emits
+//    their calls through `custom`'s emitter.
 //  - emit_module emits the forward of a module on `args`; parameters are looked
 //    up in `params` by full name. Every op it emits has the scope (OpMeta) of
 //    the innermost module it was emitted for: "layers.0.attn" for a layer's
@@ -28,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "frontends/custom_ops.h"
 #include "frontends/forward_expr.h"
 #include "frontends/json_doc.h"
 #include "frontends/layers.h"
@@ -69,7 +73,8 @@ struct ModuleNode {
 // `name` names the module in messages ("" for the top-level model).
 Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Node& node,
                                                    const std::string& name,
-                                                   const ModelLimits& limits);
+                                                   const ModelLimits& limits,
+                                                   const CustomOps* custom = nullptr);
 
 void collect_params(const ModuleNode& m, const std::string& prefix, bool trainable,
                     std::vector<ParamInfo>& out);
@@ -82,6 +87,7 @@ Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params);
 
 using ParamMap = std::unordered_map<std::string, Value*>;
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,
-                             const std::string& prefix, const std::vector<Value*>& args);
+                             const std::string& prefix, const std::vector<Value*>& args,
+                             CustomOpEmitter* custom = nullptr);
 
 }  // namespace mlc

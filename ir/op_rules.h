@@ -12,6 +12,7 @@ namespace mlc::rules {
 
 // Attribute schemas.
 const std::vector<AttrSpec>& attrs_none();
+const std::vector<AttrSpec>& attrs_call();
 const std::vector<AttrSpec>& attrs_compare();
 const std::vector<AttrSpec>& attrs_broadcast();
 const std::vector<AttrSpec>& attrs_transpose();
@@ -78,6 +79,7 @@ Expected<TensorType> infer_rms_norm(const InferContext&);
 Expected<TensorType> infer_cross_entropy(const InferContext&);
 Expected<TensorType> infer_mse(const InferContext&);
 Expected<TensorType> infer_fusion(const InferContext&);
+Expected<std::vector<TensorType>> infer_call(const InferContext&);
 Expected<TensorType> infer_all_reduce(const InferContext&);
 Expected<TensorType> infer_all_gather(const InferContext&);
 Expected<TensorType> infer_reduce_scatter(const InferContext&);
@@ -96,6 +98,7 @@ Cost cost_pool2d(const Op&);
 Cost cost_conv2d_grad(const Op&);
 Cost cost_pool2d_grad(const Op&);
 Cost cost_composite(const Op&);  // sum over the op's decomposition
+Cost cost_call(const Op&);       // the bytes of operands and results (the callee is not seen)
 Cost cost_collective(const Op&);  // bytes of the local operand and result; no FLOPs
 
 // Decompositions.

@@ -86,7 +86,7 @@ Expected<std::vector<TensorType>> infer_result_types(OpCode code, std::span<cons
                       std::to_string(operands.size()));
   if (info.arity < 0 && operands.empty())
     return make_error(std::string(info.name) + ": expected at least one operand, got 0");
-  InferContext ctx{info.name, operands, attrs, declared.size() == 1 ? &declared[0] : nullptr};
+  InferContext ctx{info.name, operands, attrs, declared.size() == 1 ? &declared[0] : nullptr, declared};
   MLC_TRY(std::vector<TensorType> types, info.infer(ctx));
   for (const TensorType& type : types)
     if (!checked_num_elements(type.shape))

@@ -36,6 +36,9 @@ struct InferContext {
   std::span<const TensorType* const> operands;
   const Attrs& attrs;
   const TensorType* declared = nullptr;
+  // Every declared result type (empty when none are given): for ops whose
+  // several results are all declared (call).
+  std::span<const TensorType> declared_all = {};
 
   const TensorType& operand(size_t i) const { return *operands[i]; }
 };

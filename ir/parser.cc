@@ -664,10 +664,15 @@ class Parser {
     } else if (at_keyword("body")) {
       return error_at(tok_.offset, "only fusion ops have a body, not " + std::string(name.text));
     }
+    if (*code == OpCode::Call) {
+      if (in_body_) return error_at(name.offset, "a fusion body cannot hold a call");
+      calls_.push_back({&f, nullptr, name.offset});
+    }
     Op* op = f.insert_op(f.ops.size(), *code, std::move(operands), std::move(attrs),
                          std::move(declared), std::move(loc));
     op->meta = std::move(meta);
     op->body = std::move(body);
+    if (*code == OpCode::Call) calls_.back().op = op;
     for (size_t k = 0; k < results.size(); ++k) {
       op->results[k]->placements = std::move(placements[k]);
       MLC_CHECK_OK(check_placed(results[k].offset, op->results[k], "'%" + std::string(results[k].text) + "'"));
@@ -804,12 +809,22 @@ class Parser {
     }
     MLC_CHECK_OK(advance());
     if (!at(Tok::End)) return unexpected("end of input", "after module");
+    // Calls name functions that may follow them: checked once all are read.
+    for (const PendingCall& c : calls_)
+      if (std::string problem = check_call(m, *c.caller, *c.op); !problem.empty())
+        return error_at(c.offset, "call: " + problem);
     return {};
   }
 
   std::string_view text_;
   const std::string& file_;
   bool in_body_ = false;  // parsing a fusion body
+  struct PendingCall {
+    const Function* caller;
+    const Op* op;
+    size_t offset;  // of the op's name
+  };
+  std::vector<PendingCall> calls_;  // checked at the end of the module (ir/verifier.h check_call)
   std::vector<Placements> result_placements_;  // of the function being parsed, one per result
   Mesh mesh_;                                   // the module's
   std::optional<bool> sharded_;                 // whether the function's values have placements

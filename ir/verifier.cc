@@ -225,6 +225,17 @@ class FunctionVerifier {
   std::unordered_set<const Value*> all_results_;  // results of every op
 };
 
+// Every call op of `f` satisfies check_call.
+Status verify_calls(const Module& m, const Function& f) {
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    const Op& op = *f.ops[i];
+    if (op.code != OpCode::Call) continue;
+    if (std::string problem = check_call(m, f, op); !problem.empty())
+      return error_at(op.loc, "verifier: call (op #" + std::to_string(i) + " of @" + f.name + "): " + problem);
+  }
+  return {};
+}
+
 }  // namespace
 
 Status verify_function(const Function& f, const Mesh& mesh) { return FunctionVerifier(f, mesh).run(); }
@@ -262,6 +273,30 @@ Status verify_fusion_body(const Function& body, std::span<const TensorType* cons
   return {};
 }
 
+std::string check_call(const Module& m, const Function& caller, const Op& op) {
+  const std::string& name = op.attrs.get_string("callee");
+  const Function* callee = m.find(name);
+  if (!callee) return "callee @" + name + " is not a function of the module";
+  if (callee == &caller) return "@" + name + " calls itself";
+  for (const auto& inner : callee->ops)
+    if (inner->code == OpCode::Call) return "callee @" + name + " holds a call (calls do not nest)";
+  if (callee->args.size() != op.operands.size())
+    return "@" + name + " takes " + std::to_string(callee->args.size()) + " arguments, the call passes " +
+           std::to_string(op.operands.size());
+  for (size_t k = 0; k < op.operands.size(); ++k)
+    if (callee->args[k]->type != op.operands[k]->type)
+      return "operand #" + std::to_string(k) + " is " + op.operands[k]->type.str() + ", @" + name + "'s argument %" +
+             callee->args[k]->name + " is " + callee->args[k]->type.str();
+  if (callee->results.size() != op.results.size())
+    return "@" + name + " returns " + std::to_string(callee->results.size()) + " values, the call has " +
+           std::to_string(op.results.size()) + " results";
+  for (size_t k = 0; k < op.results.size(); ++k)
+    if (callee->results[k]->type != op.results[k]->type)
+      return "result #" + std::to_string(k) + " is " + op.results[k]->type.str() + ", @" + name + " returns " +
+             callee->results[k]->type.str();
+  return "";
+}
+
 Status verify_module(const Module& m) {
   if (!is_symbol_name(m.name))
     return error_at(Loc{}, "verifier: invalid module name '" + m.name +
@@ -283,6 +318,7 @@ Status verify_module(const Module& m) {
       return error_at(Loc{}, "verifier: duplicate function name '@" + f->name + "'");
     MLC_CHECK_OK(verify_function(*f, m.mesh()));
   }
+  for (const auto& f : m.functions) MLC_CHECK_OK(verify_calls(m, *f));
   return {};
 }
 

@@ -13,7 +13,9 @@
 //  - the function's results are values of the function;
 //  - a fusion op has a body (verify_fusion_body), and no other op has one.
 // verify_module(m) also checks that function names are unique and that module and
-// function names match [A-Za-z0-9_.-]* (functions: non-empty).
+// function names match [A-Za-z0-9_.-]* (functions: non-empty), and that every
+// call op names a function of the module that holds no call, whose argument
+// and result types are the call's operand and result types.
 //
 // Errors name the op and its index in f.ops (which is also its printed result
 // number %k) and use the op's loc:
@@ -22,6 +24,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 #include "ir/expected.h"
 #include "ir/graph.h"
@@ -35,6 +38,11 @@ namespace mlc {
 // (ir/collectives.h: its axis exists and its sizes change by the axis size).
 Status verify_function(const Function& f, const Mesh& mesh = {});
 Status verify_module(const Module& m);
+
+// "" if call op `call` of function `caller` of `m` names a function of `m`
+// other than `caller` that holds no call, whose argument and result types are
+// the call's operand and result types; else what is wrong.
+std::string check_call(const Module& m, const Function& caller, const Op& call);
 
 // A fusion op's body (Op::body) for operands of `operand_types` and, unless
 // `result_types` is empty, results of those types: a verified function whose

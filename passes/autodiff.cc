@@ -19,6 +19,27 @@ bool has_own_rule(const Op& op) { return vjp_rule(op.code).kind != VjpRule::Kind
 
 bool differentiated(ArgKind kind) { return kind == ArgKind::param; }
 
+// A call's gradient is @<callee>_vjp(operands..., result, dresult) -> one
+// gradient per operand (ir/ops.def `call`): it must exist with that signature.
+Status check_call_gradient(const Module& module, const Op& call) {
+  const std::string name = call.attrs.get_string("callee") + "_vjp";
+  const Function* vjp = module.find(name);
+  auto fail = [&](const std::string& what) {
+    return error_at(call.loc, "autodiff: the gradient of call @" + call.attrs.get_string("callee") + " is @" + name +
+                                  ", which " + what);
+  };
+  if (!vjp) return fail("is not a function of the module");
+  const size_t n = call.operands.size();
+  if (vjp->args.size() != n + 2 || vjp->results.size() != n)
+    return fail("does not take (operands..., result, dresult) and return one gradient per operand");
+  for (size_t i = 0; i < n; ++i)
+    if (vjp->args[i]->type != call.operands[i]->type || vjp->results[i]->type != call.operands[i]->type)
+      return fail("does not match operand #" + std::to_string(i) + " (" + call.operands[i]->type.str() + ")");
+  if (vjp->args[n]->type != call.result()->type || vjp->args[n + 1]->type != call.result()->type)
+    return fail("does not take the result (" + call.result()->type.str() + ") and its gradient");
+  return {};
+}
+
 }  // namespace
 
 Expected<Function*> differentiate(Module& module, const Function& f) {
@@ -68,6 +89,7 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
       return error_at(op->loc, "autodiff: no gradient rule for " + std::string(op_name(op->code)) +
                                    (max_all_reduce ? " with reduce = \"" + op->attrs.get_string("reduce") + "\"" : "") +
                                    ", and the loss depends on its operands through it");
+    if (op->code == OpCode::Call) MLC_CHECK_OK(check_call_gradient(module, *op));
     b.set_loc(op->loc);
     b.set_scope(op->meta.scope);
     dx.assign(op->operands.size(), nullptr);

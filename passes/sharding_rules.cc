@@ -273,7 +273,7 @@ void source(const Op& op, Signatures& s) {
 
 ShardingRuleKind sharding_rule_kind(OpCode code) {
   const OpInfo& info = op_info(code);
-  if (info.is_composite() || info.has(kFused)) return ShardingRuleKind::decomposed;
+  if (info.is_composite() || info.has(kFused) || code == OpCode::Call) return ShardingRuleKind::decomposed;
   if (info.has(kCollective) || code == OpCode::ShardSlice) return ShardingRuleKind::collective;
   if (code == OpCode::Gather || code == OpCode::ScatterAdd) return ShardingRuleKind::indexing;
   if (info.has(kSource)) return ShardingRuleKind::source;

@@ -324,6 +324,20 @@ void all_to_all_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& d
                    operand(op, 0)->type);
 }
 
+// A custom op's declared gradient (ir/ops.def `call`): @<callee>_vjp on the
+// operands, the result and dy returns one gradient per operand (autodiff has
+// checked that it exists).
+void call_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  std::vector<Value*> operands = op.operands;
+  operands.push_back(op.result());
+  operands.push_back(dy);
+  std::vector<TensorType> types;
+  for (const Value* x : op.operands) types.push_back(x->type);
+  std::vector<Value*> grads = b.create_results(
+      OpCode::Call, std::move(operands), {{"callee", op.attrs.get_string("callee") + "_vjp"}}, std::move(types));
+  for (size_t i = 0; i < grads.size(); ++i) dx[i] = grads[i];
+}
+
 constexpr VjpRule rule(VjpFn fn) { return {Kind::rule, fn}; }
 constexpr VjpRule kZero{Kind::zero, nullptr};
 constexpr VjpRule kNone{Kind::none, nullptr};
@@ -348,6 +362,7 @@ constexpr VjpRule Broadcast = rule(broadcast_rule), Reshape = rule(reshape_rule)
 constexpr VjpRule Split = kDecompose;
 // Fusion ops are made after autodiff (compiler/outline_fusions.h).
 constexpr VjpRule Fusion = kNone;
+constexpr VjpRule Call = rule(call_rule);
 constexpr VjpRule ReduceSum = rule(reduce_sum_rule), ReduceMax = rule(reduce_extremum_rule),
                   ReduceMin = rule(reduce_extremum_rule), Argmax = kZero;
 constexpr VjpRule Dot = rule(dot_rule), Conv2d = rule(conv2d_rule),

@@ -36,6 +36,7 @@ int cmd_plan(const std::vector<std::string>& argv);
 int cmd_compile(const std::vector<std::string>& argv);
 int cmd_convert(const std::vector<std::string>& argv);
 int cmd_report(const std::vector<std::string>& argv);
+int cmd_check_grad(const std::vector<std::string>& argv);  // custom ops (tools/cmd_check_grad.cc)
 
 // `--mesh dp=2,tp=2` and `--zero 0|1|2|3` (tools/program.h ParallelOptions):
 // false with a usage message in `error` when malformed, or --zero without --mesh.

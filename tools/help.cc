@@ -122,6 +122,17 @@ const std::vector<CommandDoc>& docs() {
        "mean |g| per parameter for the recorded steps, max and mean |g| bars of the last one, and each parameter's\n"
        "gradient norm over steps, as inline SVG. A malformed file is an error naming its line.",
        {{"output", "REPORT.html", "the page to write (also -o; default: the metrics file's name with .html in place of .jsonl)"}}},
+      // ---- custom ops (docs/model-format.md "custom_ops")
+      {"check-grad", "MODEL.json|MODEL.mlc",
+       "check each custom op's declared backward against finite differences of its forward",
+       "For each custom op, at the argument shapes of its call sites in the model (built at train.batch_size),\n"
+       "in f64: random inputs uniform in [-1, 1] and random cotangents u of the output; the backward's gradient\n"
+       "of <u, f(x)> is compared, element by element (at most 4096 random elements per input), with the central\n"
+       "difference (f(x + h e) - f(x - h e)) / 2h, h = 1e-5 max(1, |x_e|). An input passes when every error is\n"
+       "at most 1e-6 max(1, |gradient|). Prints one line per input with its max abs and rel error; exits 1\n"
+       "naming the op and input when one fails.",
+       {{"seed", "S", "seed of the random inputs and cotangents (default 0)"},
+        {"cotangents", "K", "random output cotangents per op, 1 to 64 (default 3)"}}},
       {"help", "[COMMAND]", "explain mlc, or one command and every flag it takes", "", {}},
       {"version", "", "print mlc's version and its artifact format", "", {}},
   };

@@ -1,6 +1,7 @@
 #include "tools/program.h"
 
 #include "compiler/pipeline.h"
+#include "ir/inline_calls.h"
 
 namespace mlc {
 
@@ -64,6 +65,8 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
       options.tensor_parallel = parallel_.tensor_parallel;
       options.ledger = &ledgers_[batch];
       MLC_CHECK_OK(run_pipeline(m, options));
+    } else {
+      inline_calls(m);  // @eval and @loss as built call custom ops; nothing runs a call
     }
     slot = std::make_shared<Module>(std::move(m));
   }

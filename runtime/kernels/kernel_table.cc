@@ -33,6 +33,13 @@ Status no_kernel_for_composite(const Op& op, std::span<const Tensor* const>, Ten
 
 }  // namespace
 
+// A call has no kernel: its meaning is its callee, which the op does not hold.
+// Calls are inlined (ir/inline_calls.h) before anything runs.
+Status kernel_Call(const Op& op, std::span<const Tensor* const>, Tensor&) {
+  return make_error("call of @" + op.attrs.get_string("callee") +
+                    ": calls run only once inlined (the decompose pass, or inline_calls)");
+}
+
 KernelFn reference_kernel(OpCode code) {
   KernelFn k = kReferenceKernels[static_cast<size_t>(code)];
   return k ? k : &no_kernel_for_composite;

@@ -505,6 +505,7 @@ TEST(EmitMlirCoverage, EveryOpHasACase) {
   for (const Case& c : cases()) covered.insert(c.code);
   for (const OpInfo& info : all_ops()) {
     if (uses_mesh_axis(info.code)) continue;  // EmitMlirText.CollectivesHaveNoUpstreamForm
+    if (info.code == OpCode::Call) continue;  // inlined before lowering (ir/inline_calls.h); tests/tools/custom_op_test.cc
     EXPECT_TRUE(covered.count(info.code)) << "no emit_mlir case for " << info.name;
   }
 }

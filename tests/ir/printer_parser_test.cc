@@ -136,6 +136,8 @@ Module make_all_ops() {
                                                     {"stride", std::vector<int64_t>{1, 2}}}));
   f.results.push_back(b.create(OpCode::Concat, {x, x, x}, {{"axis", int64_t{0}}}));
   f.results.push_back(testing::sample_fusion(b, x, w));
+  // A call of @twice (added below, after @everything): a custom op's use.
+  f.results.push_back(b.create(OpCode::Call, {x}, {{"callee", std::string("twice")}}, x->type));
   for (Value* piece : b.create_results(OpCode::Split, {x}, {{"axis", int64_t{-1}}, {"sizes", std::vector<int64_t>{2, 0, 1}}}))
     f.results.push_back(piece);
   f.results.push_back(b.create(OpCode::Pad, {x}, {{"low", std::vector<int64_t>{0, 1}},
@@ -208,6 +210,10 @@ Module make_all_ops() {
   c.results.push_back(cb.create(OpCode::Send, {y}, on_dp({{"peer", int64_t{1}}})));
   c.results.push_back(cb.create(OpCode::Recv, {}, on_dp({{"peer", int64_t{0}}}), TensorType{DType::f32, {4, 6}}));
   c.results.push_back(cb.create(OpCode::ShardSlice, {y}, on_dp({{"dim", int64_t{0}}}), TensorType{DType::f32, {2, 6}}));
+  Function& twice = m.add_function("twice");
+  Value* a = twice.add_arg("a", {DType::f32, {2, 3}}, ArgKind::input);
+  Builder tb(twice);
+  twice.results.push_back(tb.add(a, a));
   return m;
 }
 

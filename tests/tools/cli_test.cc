@@ -178,7 +178,7 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
   }
   RunResult none = mlc("help frobnicate");
   EXPECT_EQ(none.status, 2);
-  EXPECT_EQ(none.err, "mlc: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, convert, report, help, version)\n");
+  EXPECT_EQ(none.err, "mlc: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, convert, report, check-grad, help, version)\n");
   RunResult version = mlc("--version");
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.out.rfind("mlc 0.", 0), 0u) << version.out;

@@ -1,0 +1,34 @@
+// passes: decompose
+// Calls are inlined (ir/inline_calls.h) and the called functions, with their
+// _vjp, are dropped: nothing after decompose sees a call.
+module @m {
+  func @loss(%x: f32[3] {input}, %w: f32[3] {param}) -> (f32[]) {
+    %0 = mul(%x, %w) : f32[3]
+    %1 = call(%0) {callee = "cube"} : f32[3]
+    %2 = reduce_sum(%1) {dims = [0], keepdim = false} : f32[]
+    return %2
+  }
+
+  func @cube(%x: f32[3] {input}) -> (f32[3]) {
+    %0 = mul(%x, %x) : f32[3]
+    %1 = mul(%0, %x) : f32[3]
+    return %1
+  }
+
+  func @cube_vjp(%x: f32[3] {input}, %out: f32[3] {input}, %grad: f32[3] {input}) -> (f32[3]) {
+    %0 = constant() {value = 3.0} : f32[]
+    %1 = broadcast(%0) {dims = []} : f32[3]
+    %2 = mul(%1, %x) : f32[3]
+    %3 = mul(%2, %x) : f32[3]
+    %4 = mul(%grad, %3) : f32[3]
+    return %4
+  }
+}
+// CHECK-LABEL: func @loss(%x: f32[3] {input}, %w: f32[3] {param}) -> (f32[]) {
+// CHECK-NEXT:    %0 = mul(%x, %w) : f32[3]
+// CHECK-NEXT:    %1 = mul(%0, %0) : f32[3]
+// CHECK-NEXT:    %2 = mul(%1, %0) : f32[3]
+// CHECK-NEXT:    %3 = reduce_sum(%2) {dims = [0], keepdim = false} : f32[]
+// CHECK-NEXT:    return %3
+// CHECK-NEXT:  }
+// CHECK-NEXT: }
