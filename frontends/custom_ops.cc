@@ -30,6 +30,7 @@ Expected<ForwardProgram> parse_statements(const JsonDoc& doc, const Node& n, std
   ForwardScope scope;
   scope.inputs = std::move(names);
   scope.layer_arity = [](const std::string&) -> std::optional<int> { return std::nullopt; };
+  scope.resolve_path = [](const std::string&) { return PathInfo{}; };  // a custom op has no parameters
   auto program = parse_forward(doc, n, scope);
   if (!program) return relabel(program.take_error(), what);
   return program;
@@ -129,6 +130,9 @@ Expected<Value*> no_layers(const std::string& name, std::vector<Value*>, const L
   return error_at(loc, "custom op statements call no layers, found " + squote(name));
 }
 
+// Nor parameters (parse_statements resolves no path, so this is never asked).
+Value* no_params(const std::string&, bool) { return nullptr; }
+
 }  // namespace
 
 Expected<std::string> CustomOpEmitter::specialize(const CustomOp& op, const std::vector<TensorType>& types) {
@@ -143,7 +147,7 @@ Expected<std::string> CustomOpEmitter::specialize(const CustomOp& op, const std:
   std::vector<Value*> args;
   for (size_t i = 0; i < types.size(); ++i) args.push_back(f.add_arg(op.inputs[i], types[i], ArgKind::input));
   Builder fb(f);
-  auto out = run_forward(op.forward, args, fb, no_layers);
+  auto out = run_forward(op.forward, args, fb, no_layers, no_params);
   if (!out) return relabel(out.take_error(), what + " forward");
   f.results = {*out};
 
@@ -156,7 +160,7 @@ Expected<std::string> CustomOpEmitter::specialize(const CustomOp& op, const std:
   for (size_t i = 0; i < types.size(); ++i) {
     const ForwardProgram& program = op.backward[i];
     const std::string part = what + " backward of " + squote(op.inputs[i]);
-    auto dx = run_forward(program, gargs, gb, no_layers);
+    auto dx = run_forward(program, gargs, gb, no_layers, no_params);
     if (!dx) return relabel(dx.take_error(), part);
     if ((*dx)->type != types[i])
       return error_at(program.statements.back().loc,
