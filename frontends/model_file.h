@@ -11,9 +11,15 @@
 //  - config().params lists PyTorch state_dict names in registration order.
 //  - build(batch) binds the "batch" symbol and returns
 //      module @<name> {
-//        func @loss(<inputs in file order> {input}, <params in order> {param}) -> (f32[])
-//        func @eval(<same args>) -> (f32[] summed loss, i64[] correct argmax predictions)
+//        func @loss(<inputs in file order> {input}, <params in order> {param}
+//                   (buffers {buffer}) [, %step {step}]) -> (f32[] [, buffer'...])
+//        func @eval(<inputs, params and buffers>) -> (f32[] summed loss, i64[] correct argmax predictions)
 //      }
+//    @loss is the forward in training mode: BatchNorm's batch statistics, whose
+//    running-statistics updates are results updating their {buffer}
+//    arguments (state_dict order), and Dropout, whose masks read the {step}
+//    argument (added only when a dropout draws). @eval is the forward in
+//    evaluation mode (running statistics, no dropout) and updates nothing.
 //    (@eval returns only the summed loss for mse.) Every op carries the Loc of
 //    the layer object, forward statement or loss object it comes from.
 //  - Nothing here throws, aborts or recurses deeper than the JSON nesting cap;

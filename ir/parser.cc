@@ -546,10 +546,10 @@ class Parser {
                                        "', which is not an argument of '@" + f.name + "'");
     const std::string arg = "'%" + std::string(name.text) + "'";
     ArgKind kind = f.arg_kinds[index];
-    if (kind != ArgKind::param && kind != ArgKind::state)
+    if (kind != ArgKind::param && kind != ArgKind::state && kind != ArgKind::buffer)
       return error_at(name.offset, "'updates' names " + arg + ", which is {" +
                                        std::string(arg_kind_name(kind)) +
-                                       "}, not a {param} or {state} argument");
+                                       "}, not a {param}, {state} or {buffer} argument");
     if (f.args[index]->type != result_type)
       return error_at(name.offset, "result of type " + result_type.str() + " cannot update " + arg +
                                        " of type " + f.args[index]->type.str());

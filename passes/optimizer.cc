@@ -220,7 +220,18 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   for (Slot& slot : slots)
     for (const std::string& n : names)
       slot.state.push_back(f.add_arg(slot.param->name + "." + n, slot.param->type, ArgKind::state));
-  Value* step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
+  // The forward may read the step already (dropout's random stream): one counter.
+  Value* step = nullptr;
+  for (size_t i = 0; i < f.args.size(); ++i)
+    if (f.arg_kinds[i] == ArgKind::step) step = f.args[i];
+  if (!step) step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
+  // Buffer updates of the forward (after the gradients of @loss_grad) stay results.
+  std::vector<Value*> buffer_results;
+  std::vector<int> buffer_updates;
+  for (size_t k = grad_index; k < f.results.size(); ++k) {
+    buffer_results.push_back(f.results[k]);
+    buffer_updates.push_back(f.updated_arg(k));
+  }
 
   // Where each updated value goes back to: the param args, then their state.
   std::vector<int> updates = {-1};
@@ -252,6 +263,8 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   for (Slot& slot : slots) results.push_back(slot.param);
   for (Slot& slot : slots)
     for (Value* v : slot.new_state) results.push_back(v);
+  results.insert(results.end(), buffer_results.begin(), buffer_results.end());
+  updates.insert(updates.end(), buffer_updates.begin(), buffer_updates.end());
   f.results = results;
   f.result_updates = updates;
 
