@@ -47,6 +47,10 @@ struct LayerContext {
   std::function<void(const std::string& name, Value* value)> update_buffer;
   // Training only: the {step} argument (added to the function on first use).
   std::function<Value*()> step;
+  // The load-time build at train.batch_size: training shapes that PyTorch
+  // refuses at run time (BatchNorm with one value per channel) are errors. Other
+  // batches (an evaluation's remainder) build @loss anyway, never running it.
+  bool training_batch = false;
   uint64_t seed = 0;    // train.seed: keys random_uniform
   uint32_t stream = 0;  // this call's random stream: a hash of the layer path and call number
 };

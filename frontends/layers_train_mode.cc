@@ -83,7 +83,7 @@ class BatchNorm : public Layer {
     const bool batch_stats = ctx.training || !track_running_stats;
     Value *mean, *centered, *var_sum = nullptr, *inv_std;
     if (batch_stats) {
-      if (ctx.training && n == 1)
+      if (ctx.training && ctx.training_batch && n == 1)
         return error(ctx, "expected more than 1 value per channel when training, found input " + x->type.str());
       MLC_TRY(Value* count, scalar(static_cast<double>(n)));
       MLC_TRY(Value* sum, emit_op(b, OpCode::ReduceSum, {x}, {{"dims", dims}, {"keepdim", false}}));
@@ -160,7 +160,7 @@ class Dropout : public Layer {
 
 Expected<double> nonnegative(const Fields& f, std::string_view key, double dflt) {
   MLC_TRY(double v, f.number(key, dflt));
-  if (v < 0) return f.doc().error(*f.get(key), "'" + std::string(key) + "': must be >= 0, found " + std::to_string(v));
+  if (v < 0) return f.doc().error(*f.get(key), "'" + std::string(key) + "': must be >= 0");
   return v;
 }
 
@@ -172,7 +172,7 @@ Expected<std::unique_ptr<Layer>> parse_batch_norm(const Fields& f, bool two_d) {
   MLC_TRY(l->eps, nonnegative(f, "eps", 1e-5));
   MLC_TRY(l->momentum, nonnegative(f, "momentum", 0.1));
   if (l->momentum > 1)
-    return f.doc().error(*f.get("momentum"), "'momentum': must be in [0, 1], found " + std::to_string(l->momentum));
+    return f.doc().error(*f.get("momentum"), "'momentum': must be in [0, 1]");
   MLC_TRY(l->affine, f.boolean("affine", true));
   MLC_TRY(l->track_running_stats, f.boolean("track_running_stats", true));
   MLC_TRY(l->sync, f.boolean("sync", false));
@@ -184,7 +184,7 @@ Expected<std::unique_ptr<Layer>> parse_dropout(const Fields& f) {
   auto l = std::make_unique<Dropout>();
   MLC_TRY(l->p, f.number("p", 0.5));
   if (l->p < 0 || l->p >= 1)
-    return f.doc().error(*f.get("p"), "'p': must be in [0, 1), found " + std::to_string(l->p));
+    return f.doc().error(*f.get("p"), "'p': must be in [0, 1) (p = 1 drops everything)");
   return std::unique_ptr<Layer>(std::move(l));
 }
 

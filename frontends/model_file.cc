@@ -116,12 +116,13 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
   }
   mf.model_ = std::move(tree);
   // Trial build: shape errors between layers are load errors too.
-  MLC_TRY(Module trial, mf.build(c.trial_batch()));
+  MLC_TRY(Module trial, catch_out_of_memory([&] { return mf.build_unguarded(c.trial_batch(), true); },
+                                            path + ": error: out of memory while building the IR"));
   (void)trial;
   return mf;
 }
 
-Expected<Module> ModelFile::build_unguarded(int64_t batch) const {
+Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial) const {
   const ModelConfig& c = config_;
   if (batch < 1) return error_at(Loc{c.path}, "batch must be positive, got " + std::to_string(batch));
   Module module;
@@ -148,6 +149,7 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch) const {
     }
     // @loss is the forward in training mode, @eval in evaluation mode.
     state.training = !eval;
+    state.training_batch = trial && c.train.batch_size > 0;
     state.seed = c.train.seed;
     Value* step = nullptr;
     state.step = [&]() {

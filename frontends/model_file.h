@@ -52,7 +52,8 @@ class ModelFile {
  private:
   static Expected<ModelFile> parse_unguarded(std::string_view text, const std::string& path,
                                              const ModelLimits& limits);
-  Expected<Module> build_unguarded(int64_t batch) const;
+  // trial: the load-time build at train.batch_size (LayerContext::training_batch).
+  Expected<Module> build_unguarded(int64_t batch, bool trial = false) const;
 
   ModelConfig config_;
   std::shared_ptr<const ModuleNode> model_;

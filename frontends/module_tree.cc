@@ -260,6 +260,7 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
     case ModuleNode::Kind::layer: {
       LayerContext ctx{b, path, [&](const std::string& n) { return state.values.at(prefix + n); }};
       ctx.training = state.training;
+      ctx.training_batch = state.training_batch;
       ctx.update_buffer = [&](const std::string& n, Value* v) {
         Value*& slot = state.values.at(prefix + n);
         if (!slot->producer) state.updated.push_back(prefix + n);  // first update: still the argument

@@ -84,6 +84,7 @@ using ParamMap = std::unordered_map<std::string, Value*>;
 struct EmitState {
   ParamMap values;
   bool training = false;
+  bool training_batch = false;   // LayerContext::training_batch
   std::function<Value*()> step;  // training: the {step} argument
   uint64_t seed = 0;
   std::unordered_map<std::string, int64_t> calls;  // layer path -> calls so far (random streams)

@@ -13,7 +13,9 @@ digits_cnn_bn: examples/digits_cnn_bn.json with Dropout p = 0 (torch's
 Dropout(p=0) is the identity), Conv2d, BatchNorm2d, ReLU, MaxPool2d,
 Linear, BatchNorm1d, Adam (lr 0.01), 45 steps of 32 on the digits training
 split in order, then eval mode on the validation split: losses.json and
-final.safetensors.
+final.safetensors. The convolution and Linear in front of a BatchNorm have no
+bias (BatchNorm cancels it: its gradient is rounding noise, which Adam would
+amplify to +-lr per step).
 
 Both models are initialized by torch.manual_seed(0) in constructor order,
 which mlc's seeded initialization reproduces bit for bit (BatchNorm's ones and
@@ -46,13 +48,13 @@ def mlp():
 
 def cnn():
     return nn.Sequential(OrderedDict([
-        ("conv1", nn.Conv2d(1, 8, 3, padding=1)),
+        ("conv1", nn.Conv2d(1, 8, 3, padding=1, bias=False)),
         ("bn1", nn.BatchNorm2d(8)),
         ("relu1", nn.ReLU()),
         ("pool1", nn.MaxPool2d(2)),
         ("drop1", nn.Dropout(0.0)),
         ("flatten", nn.Flatten()),
-        ("fc1", nn.Linear(128, 32)),
+        ("fc1", nn.Linear(128, 32, bias=False)),
         ("bn2", nn.BatchNorm1d(32)),
         ("relu2", nn.ReLU()),
         ("drop2", nn.Dropout(0.0)),
