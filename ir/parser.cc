@@ -520,7 +520,7 @@ class Parser {
     std::optional<ArgKind> kind;
     for (ArgKind k : kAllArgKinds)
       if (at_keyword(arg_kind_name(k))) kind = k;
-    if (!kind) return unexpected("'input', 'param', 'frozen' or 'state'");
+    if (!kind) return unexpected("'input', 'param', 'frozen', 'state', 'step' or 'buffer'");
     MLC_CHECK_OK(advance());
     MLC_CHECK_OK(expect(Tok::RBrace, "'}'", "after argument kind"));
     Value* arg = f.add_arg(std::string(name.text), std::move(type), *kind);

@@ -505,8 +505,24 @@ TEST(EmitMlirCoverage, EveryOpHasACase) {
   for (const Case& c : cases()) covered.insert(c.code);
   for (const OpInfo& info : all_ops()) {
     if (uses_mesh_axis(info.code)) continue;  // EmitMlirText.CollectivesHaveNoUpstreamForm
+    if (info.code == OpCode::RandomUniform) continue;  // EmitMlirText.RandomUniformHasNoUpstreamForm
     EXPECT_TRUE(covered.count(info.code)) << "no emit_mlir case for " << info.name;
   }
+}
+
+// random_uniform (Philox4x32-10, ir/random.h) is not emitted as arith ops
+// yet: a module that draws (dropout in training mode) is refused, naming it.
+TEST(EmitMlirText, RandomUniformHasNoUpstreamForm) {
+  Module m;
+  m.name = "draws";
+  Function& f = m.add_function("f");
+  Value* index = f.add_arg("index", {DType::i64, {4}}, ArgKind::input);
+  Value* step = f.add_arg("step", {DType::i64, {}}, ArgKind::input);
+  Builder b(f);
+  f.results = {b.create(OpCode::RandomUniform, {index, step}, {{"seed", int64_t{0}}, {"stream", int64_t{1}}})};
+  auto text = emit_mlir(m);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message, "error: emit mlir: @f op #0: random_uniform has no MLIR form");
 }
 
 // Upstream MLIR has no dialect among func/arith/tensor/linalg for collectives
