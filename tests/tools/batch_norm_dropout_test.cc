@@ -23,6 +23,7 @@
 #include "passes/autodiff.h"
 #include "runtime/interpreter.h"
 #include "runtime/safetensors.h"
+#include "tests/tools/run_mlc.h"
 #include "tools/train.h"
 
 namespace mlc {
@@ -117,6 +118,26 @@ TEST(BatchNormOracle, TutorialMlpMatchesPyTorch) {
 // Conv2d + BatchNorm2d + Linear + BatchNorm1d with Dropout(p=0), 45 Adam steps.
 TEST(BatchNormOracle, DigitsCnnMatchesPyTorch) {
   expect_matches_pytorch("tests/data/oracle/digits_cnn_bn/model_p0.json", "tests/data/oracle/digits_cnn_bn", "cnn");
+}
+
+// `--init` reads PyTorch's final state_dict, buffers included, and `--eval`
+// runs in evaluation mode (running statistics, no dropout): PyTorch's eval.
+TEST(BatchNormOracle, EvalOfPyTorchsFinalStateUsesRunningStatistics) {
+  for (auto [model, ref] : {std::pair{"examples/batchnorm_mlp.json", "tests/data/oracle/batchnorm_mlp"},
+                            std::pair{"examples/digits_cnn_bn.json", "tests/data/oracle/digits_cnn_bn"}}) {
+    SCOPED_TRACE(model);
+    std::ifstream in(std::string(ref) + "/losses.json");
+    auto want = nlohmann::json::parse(in);
+    auto r = testing::run_mlc(std::string("run ") + model + " --eval --init " + ref + "/final.safetensors");
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::ostringstream line;
+    line.precision(6);
+    line << std::fixed << "eval: loss " << want["eval_loss"].get<double>() << "  accuracy ";
+    EXPECT_NE((r.out + r.err).find(line.str()), std::string::npos) << line.str() << "\n" << r.out << r.err;
+    const std::string counts = "(" + std::to_string(want["eval_correct"].get<int>()) + "/" +
+                               std::to_string(want["eval_examples"].get<int>()) + ")";
+    EXPECT_NE((r.out + r.err).find(counts), std::string::npos) << r.out << r.err;
+  }
 }
 
 // SyncBatchNorm: statistics all_reduced over dp; the same run as one device
