@@ -31,7 +31,8 @@ def mlc_losses(model, data, steps, init=None):
                "--steps", str(steps), "--metrics", metrics] + (["--init", init] if init else [])
         subprocess.run(cmd, check=True, capture_output=True)
         with open(metrics) as f:
-            return [json.loads(l)["loss"] for l in f if '"step"' in l]
+            records = [json.loads(l) for l in f]
+            return [r["loss"] for r in records if "loss" in r]  # step records
 
 
 def main():

@@ -3,7 +3,9 @@
 #include <unordered_map>
 
 #include "frontends/emit_util.h"
+#include "frontends/forward_builtins.h"
 #include "frontends/forward_expr.h"
+#include "frontends/forward_shape_ops.h"
 #include "ir/attributes.h"
 #include "ir/diagnostics.h"
 
@@ -11,25 +13,47 @@ namespace mlc {
 
 namespace {
 
-// A value during evaluation: a tensor, or a number literal not yet typed.
-struct Val {
-  Value* v = nullptr;
-  double num = 0;
-  bool integral = false;
+struct BinaryOp {
+  std::string_view op;
+  OpCode code;
+  const char* direction;  // comparisons
 };
+constexpr BinaryOp kBinary[] = {
+    {"+", OpCode::Add, nullptr},     {"-", OpCode::Sub, nullptr},     {"*", OpCode::Mul, nullptr},
+    {"/", OpCode::Div, nullptr},     {"**", OpCode::Pow, nullptr},    {"<", OpCode::Compare, "lt"},
+    {"<=", OpCode::Compare, "le"},   {">", OpCode::Compare, "gt"},    {">=", OpCode::Compare, "ge"},
+    {"==", OpCode::Compare, "eq"},   {"!=", OpCode::Compare, "ne"}};
 
-std::string number_text(const Val& x) {
-  bool exact = x.integral && std::abs(x.num) < 9e15;
-  return exact ? std::to_string(static_cast<int64_t>(x.num)) : float_to_string(x.num);
-}
-
-Error fwd_error(const Loc& loc, const std::string& message) {
-  return error_at(loc, "forward: " + message);
+// The value of `a op c` for two numbers.
+Expected<Val> fold(const Expr& e, const Val& a, const Val& c) {
+  double x = a.num, y = c.num, r = 0;
+  bool integral = a.integral && c.integral;
+  const std::string& op = e.op;
+  if (op == "+") r = x + y;
+  else if (op == "-") r = x - y;
+  else if (op == "*") r = x * y;
+  else if (op == "/") {
+    if (y == 0) return fwd_error(e.loc, "division by zero");
+    r = x / y;
+    integral = false;
+  } else if (op == "**") {
+    r = std::pow(x, y);
+    integral = integral && y >= 0;
+  } else {
+    bool v = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y
+             : op == "==" ? x == y : x != y;
+    Val b = Val::number(v, true, e.loc);
+    b.boolean = true;
+    return b;
+  }
+  if (!std::isfinite(r)) return fwd_error(e.loc, "the result of '" + op + "' is out of range");
+  return Val::number(r, integral, e.loc);
 }
 
 class Evaluator {
  public:
-  Evaluator(Builder& b, const LayerCall& call) : b_(b), call_(call) {}
+  Evaluator(Builder& b, const LayerCall& call, const ParamLookup& param)
+      : b_(b), call_(call), param_(param) {}
 
   Expected<Value*> run(const ForwardProgram& program, const std::vector<Value*>& inputs) {
     for (size_t i = 0; i < program.inputs.size() && i < inputs.size(); ++i)
@@ -38,12 +62,14 @@ class Evaluator {
     for (const Statement& st : program.statements) {
       stmt_loc_ = st.loc;
       MLC_TRY(last, eval(*st.expr));
-      if (!last.v) {
+      if (!last.is_tensor()) {
         if (st.target.empty() || &st == &program.statements.back())
-          return fwd_error(st.loc, "the result must be a tensor, found the number " +
-                                       number_text(last));
-        return fwd_error(st.loc, "cannot assign a bare number to " + squote(st.target) +
-                                     "; use it inside an expression");
+          return fwd_error(st.loc, "the result must be a tensor, found " + describe_value(last));
+        if (last.is_number())
+          return fwd_error(st.loc, "cannot assign a bare number to " + squote(st.target) +
+                                       "; use it inside an expression");
+        return fwd_error(st.loc, "cannot assign " + last.describe() + " to " + squote(st.target) +
+                                     "; only tensors can be assigned");
       }
       if (!st.target.empty()) vars_[st.target] = last.v;
     }
@@ -51,111 +77,165 @@ class Evaluator {
   }
 
  private:
+  static std::string describe_value(const Val& v) { return v.describe(); }
+
   Expected<Val> eval(const Expr& e) {
+    b_.set_loc(stmt_loc_);
     switch (e.kind) {
-      case Expr::Kind::number: return Val{nullptr, e.number, e.integral};
-      case Expr::Kind::name: return Val{vars_.at(e.name)};
+      case Expr::Kind::number: {
+        Val v = Val::number(e.number, e.integral, e.loc);
+        v.boolean = e.boolean;
+        return v;
+      }
+      case Expr::Kind::none: {
+        Val v;
+        v.kind = Val::Kind::none;
+        v.loc = e.loc;
+        return v;
+      }
+      case Expr::Kind::dtype: {
+        Val v;
+        v.kind = Val::Kind::dtype;
+        v.dtype = e.dtype;
+        v.loc = e.loc;
+        return v;
+      }
+      case Expr::Kind::name: return Val::tensor(vars_.at(e.name), e.loc);
+      case Expr::Kind::param: return Val::tensor(param_(e.name, e.tied), e.loc);
+      case Expr::Kind::list: {
+        Val v;
+        v.kind = Val::Kind::list;
+        v.loc = e.loc;
+        for (const auto& a : e.args) {
+          MLC_TRY(Val item, eval(*a));
+          v.items.push_back(std::move(item));
+        }
+        return v;
+      }
       case Expr::Kind::negate: {
         MLC_TRY(Val x, eval(*e.args[0]));
-        if (!x.v) return Val{nullptr, -x.num, x.integral};
+        if (x.is_number()) return Val::number(-x.num, x.integral, e.loc);
+        if (!x.is_tensor()) return fwd_error(e.loc, "'-' expects a tensor or a number, found " + x.describe());
         b_.set_loc(stmt_loc_);
         MLC_TRY(Value* y, emit_op(b_, OpCode::Neg, {x.v}));
-        return Val{y};
+        return Val::tensor(y, e.loc);
       }
       case Expr::Kind::binary: {
         MLC_TRY(Val a, eval(*e.args[0]));
         MLC_TRY(Val c, eval(*e.args[1]));
-        return binary(e, a, c);
+        b_.set_loc(stmt_loc_);
+        return binary(e, std::move(a), std::move(c));
       }
+      case Expr::Kind::subscript: return subscript(e);
       case Expr::Kind::call: return call(e);
     }
     return fwd_error(e.loc, "internal: unknown expression");
   }
 
-  Expected<Value*> literal_like(const Loc& loc, const Val& lit, DType dtype) {
-    if (!is_float(dtype) && !lit.integral)
-      return fwd_error(loc, "cannot combine the number " + number_text(lit) + " with a " +
-                                std::string(dtype_name(dtype)) + " tensor");
-    if (dtype == DType::boolean)
-      return fwd_error(loc, "cannot do arithmetic on a bool tensor");
-    if (!is_float(dtype) && std::abs(lit.num) > 9e15)
-      return fwd_error(loc, "the number " + number_text(lit) + " is out of range for " +
-                                std::string(dtype_name(dtype)));
-    b_.set_loc(stmt_loc_);
-    return emit_scalar(b_, lit.num, dtype);
-  }
-
   Expected<Val> binary(const Expr& e, Val a, Val c) {
-    if (!a.v && !c.v) {
-      double r = e.op == '+' ? a.num + c.num : e.op == '-' ? a.num - c.num : a.num * c.num;
-      return Val{nullptr, r, a.integral && c.integral};
+    const std::string& op = e.op;
+    for (const Val* v : {&a, &c})
+      if (!v->is_tensor() && !v->is_number())
+        return fwd_error(e.loc, "operands of '" + op + "' must be tensors or numbers, found " +
+                                    v->describe());
+    if (a.is_number() && c.is_number()) return fold(e, a, c);
+    if (op == "@") {
+      if (!a.is_tensor() || !c.is_tensor())
+        return fwd_error(e.loc, "'@' expects two tensors, found " + a.describe() + " and " + c.describe());
+      MLC_TRY(Value* y, emit_matmul(b_, a.v, c.v, e.loc));
+      return Val::tensor(y, e.loc);
     }
-    if (!a.v) {
-      MLC_TRY(a.v, literal_like(e.args[0]->loc, a, c.v->type.dtype));
+    if (!a.is_tensor()) {
+      MLC_TRY(a.v, literal_like(b_, a, c.v->type.dtype));
     }
-    if (!c.v) {
-      MLC_TRY(c.v, literal_like(e.args[1]->loc, c, a.v->type.dtype));
+    if (!c.is_tensor()) {
+      MLC_TRY(c.v, literal_like(b_, c, a.v->type.dtype));
     }
-    std::string op(1, e.op);
     if (a.v->type.dtype != c.v->type.dtype)
-      return fwd_error(e.loc, "operands of '" + op + "' have different dtypes: " +
-                                  a.v->type.str() + " and " + c.v->type.str());
+      return fwd_error(e.loc, "operands of '" + op + "' have different dtypes: " + a.v->type.str() +
+                                  " and " + c.v->type.str());
     if (!broadcast_shapes(a.v->type.shape, c.v->type.shape))
       return fwd_error(e.loc, "cannot broadcast " + a.v->type.str() + " and " + c.v->type.str() +
                                   " in '" + op + "'");
-    OpCode code = e.op == '+' ? OpCode::Add : e.op == '-' ? OpCode::Sub : OpCode::Mul;
+    const BinaryOp* spec = nullptr;
+    for (const BinaryOp& s : kBinary)
+      if (s.op == op) spec = &s;
+    DType dt = a.v->type.dtype;
+    if ((op == "/" || op == "**") && !is_float(dt))
+      return fwd_error(e.loc, "'" + op + "' expects float tensors, found " + a.v->type.str() +
+                                  " and " + c.v->type.str() + " (cast with .float())");
+    if (!spec->direction && dt == DType::boolean)
+      return fwd_error(e.loc, "cannot do arithmetic on a bool tensor");
+    Attrs attrs;
+    if (spec->direction) attrs.set("direction", std::string(spec->direction));
+    MLC_TRY(Value* y, emit_op(b_, spec->code, {a.v, c.v}, std::move(attrs)));
+    return Val::tensor(y, e.loc);
+  }
+
+  Expected<Val> subscript(const Expr& e) {
+    MLC_TRY(Val base, eval(*e.args[0]));
+    if (base.kind == Val::Kind::list) {  // x.size()[1]
+      if (e.subs.size() != 1 || e.subs[0].kind != Expr::Sub::Kind::index)
+        return fwd_error(e.loc, "a list takes one integer index, e.g. x.size()[1]");
+      MLC_TRY(Val iv, eval(*e.args[e.subs[0].start]));
+      MLC_TRY(int64_t i, int_arg(iv, "a list index", e.loc));
+      auto n = static_cast<int64_t>(base.items.size());
+      if (i < -n || i >= n)
+        return fwd_error(iv.loc, "index " + std::to_string(i) + " is out of range for " + base.describe());
+      return base.items[i < 0 ? i + n : i];
+    }
+    if (!base.is_tensor()) return fwd_error(e.loc, "cannot index " + base.describe());
+    std::vector<SubscriptItem> items;
+    auto arg = [&](int i) -> Expected<Val> {
+      if (i < 0) return Val{};
+      return eval(*e.args[i]);
+    };
+    for (const Expr::Sub& s : e.subs) {
+      SubscriptItem it;
+      it.loc = s.loc;
+      it.kind = static_cast<SubscriptItem::Kind>(s.kind);
+      MLC_TRY(it.start, arg(s.start));
+      MLC_TRY(it.stop, arg(s.stop));
+      MLC_TRY(it.step, arg(s.step));
+      if (it.kind == SubscriptItem::Kind::index && !it.start.is_number())
+        return fwd_error(s.loc, "an index must be an integer, a slice, '...' or None, found " +
+                                    it.start.describe());
+      items.push_back(std::move(it));
+    }
     b_.set_loc(stmt_loc_);
-    MLC_TRY(Value* y, emit_op(b_, code, {a.v, c.v}));
-    return Val{y};
+    MLC_TRY(Value* y, emit_subscript(b_, base.v, items, e.loc));
+    return Val::tensor(y, e.loc);
   }
 
   Expected<Val> call(const Expr& e) {
-    if (e.builtin && e.name == "arange") {  // the parser checked the literal
+    if (e.builtin) {
+      std::vector<Val> args;
+      for (const auto& a : e.args) {
+        if (!a) {
+          args.emplace_back();
+          continue;
+        }
+        MLC_TRY(Val x, eval(*a));
+        args.push_back(std::move(x));
+      }
       b_.set_loc(stmt_loc_);
-      auto n = static_cast<int64_t>(e.args[0]->number);
-      MLC_TRY(Value* y, emit_iota(b_, TensorType{DType::i64, {n}}, 0));
-      return Val{y};
+      return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute), std::move(args),
+                          e.loc);
     }
     std::vector<Value*> args;
     for (const auto& a : e.args) {
       MLC_TRY(Val x, eval(*a));
-      if (!x.v)
-        return fwd_error(a->loc, squote(e.name) + " expects a tensor, found the number " +
-                                     number_text(x));
+      if (!x.is_tensor())
+        return fwd_error(a->loc, squote(e.name) + " expects a tensor, found " + x.describe());
       args.push_back(x.v);
     }
-    if (e.builtin) return builtin(e, args[0]);
     MLC_TRY(Value* y, call_(e.name, std::move(args), e.loc));
-    return Val{y};
-  }
-
-  Expected<Val> builtin(const Expr& e, Value* x) {
-    b_.set_loc(stmt_loc_);
-    const TensorType& t = x->type;
-    if (!is_float(t.dtype))
-      return fwd_error(e.loc, e.name + " expects a float tensor, found " + t.str());
-    Expected<Value*> y = Error{};
-    if (e.name == "relu") y = emit_op(b_, OpCode::Relu, {x});
-    if (e.name == "gelu") y = emit_op(b_, OpCode::Gelu, {x});
-    if (e.name == "silu") y = emit_op(b_, OpCode::Silu, {x});
-    if (e.name == "tanh") y = emit_op(b_, OpCode::Tanh, {x});
-    if (e.name == "sigmoid") y = emit_op(b_, OpCode::Sigmoid, {x});
-    if (e.name == "softmax") {
-      if (t.rank() == 0) return fwd_error(e.loc, "softmax expects rank >= 1, found " + t.str());
-      y = emit_op(b_, OpCode::Softmax, {x}, {{"axis", int64_t{-1}}});
-    }
-    if (e.name == "flatten") {
-      if (t.rank() < 2) return fwd_error(e.loc, "flatten expects rank >= 2, found " + t.str());
-      int64_t rest = 1;
-      for (int64_t i = 1; i < t.rank(); ++i) rest *= t.shape[i];
-      y = emit_reshape(b_, x, {t.shape[0], rest});
-    }
-    if (!y) return y.take_error();
-    return Val{*y};
+    return Val::tensor(y, e.loc);
   }
 
   Builder& b_;
   const LayerCall& call_;
+  const ParamLookup& param_;
   std::unordered_map<std::string, Value*> vars_;
   Loc stmt_loc_;
 };
@@ -163,8 +243,8 @@ class Evaluator {
 }  // namespace
 
 Expected<Value*> run_forward(const ForwardProgram& program, const std::vector<Value*>& inputs,
-                             Builder& b, const LayerCall& call_layer) {
-  Evaluator ev(b, call_layer);
+                             Builder& b, const LayerCall& call_layer, const ParamLookup& param) {
+  Evaluator ev(b, call_layer, param);
   return ev.run(program, inputs);
 }
 

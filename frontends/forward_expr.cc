@@ -1,18 +1,18 @@
+// parse_forward (declared in forward_expr.h): the lexer and parser of forward statements.
 #include "frontends/forward_expr.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <unordered_set>
 
+#include "frontends/forward_builtins.h"
 #include "ir/diagnostics.h"
 
 namespace mlc {
 
 namespace {
-
-constexpr std::string_view kBuiltins[] = {"relu",    "gelu",    "silu",   "tanh",
-                                          "sigmoid", "flatten", "softmax", "arange"};
 
 // "a, b, c" ("none" if empty), at most kMaxListed names, then "and N more".
 std::string join(const std::vector<std::string>& names) {
@@ -21,6 +21,13 @@ std::string join(const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size() && i < kMaxListed; ++i) s += (i ? ", " : "") + names[i];
   if (names.size() > kMaxListed) s += " and " + std::to_string(names.size() - kMaxListed) + " more";
   return s.empty() ? "none" : s;
+}
+
+// "a, b, c": every name (lists of built-ins, which are the answer to the mistake).
+std::string join_all(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
 }
 
 // The names a statement can read: in definition order for messages, hashed for lookups.
@@ -37,6 +44,22 @@ struct DefinedNames {
 bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
 bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// Names with a fixed meaning (besides the built-ins and dtypes).
+bool is_reserved(std::string_view s) {
+  return s == "True" || s == "False" || s == "None" || s == "inf" || s == "torch" || s == "F";
+}
+
+// Dtype names: the IR's (f32, bf16, ...) and torch's (float32, bfloat16, ...).
+std::optional<DType> dtype_named(std::string_view s) {
+  if (auto d = parse_dtype(s)) return d;
+  static const std::pair<std::string_view, DType> kTorch[] = {
+      {"float32", DType::f32}, {"float64", DType::f64}, {"bfloat16", DType::bf16},
+      {"float16", DType::f16}, {"int32", DType::i32},   {"int64", DType::i64}};
+  for (auto [n, d] : kTorch)
+    if (n == s) return d;
+  return std::nullopt;
+}
 
 struct Token {
   enum Kind { ident, number, punct, end } kind;
@@ -86,20 +109,35 @@ class StatementParser {
   }
   Loc loc(size_t offset) const { return locator_.at(offset); }
   const Token& tok() const { return tokens_[pos_]; }
+  const Token& next() const { return tokens_[pos_ + 1]; }
+  bool is_punct(const Token& t, std::string_view p) const {
+    return t.kind == Token::punct && t.text == p;
+  }
+
+  // The previous token ends a value, so '.' after it is an attribute, not a number.
+  bool after_value() const {
+    if (tokens_.empty()) return false;
+    const Token& t = tokens_.back();
+    return t.kind == Token::ident || t.kind == Token::number || t.text == ")" || t.text == "]";
+  }
 
   Status lex() {
     size_t i = 0;
     while (i < text_.size()) {
       char c = text_[i];
       size_t start = i;
-      if (c == ' ' || c == '\t') {
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {  // a model-language statement may span lines
         ++i;
         continue;
       }
+      bool after_dot = !tokens_.empty() && tokens_.back().text == ".";
       if (ident_start(c)) {
         while (i < text_.size() && ident_char(text_[i])) ++i;
         tokens_.push_back({Token::ident, start, text_.substr(start, i - start)});
-      } else if (digit(c) || (c == '.' && i + 1 < text_.size() && digit(text_[i + 1]))) {
+      } else if (digit(c) && after_dot) {  // a path component: layers.0.attn
+        while (i < text_.size() && digit(text_[i])) ++i;
+        tokens_.push_back({Token::number, start, text_.substr(start, i - start)});
+      } else if (digit(c) || (c == '.' && !after_value() && i + 1 < text_.size() && digit(text_[i + 1]))) {
         while (i < text_.size() && (digit(text_[i]) || text_[i] == '.')) ++i;
         if (i < text_.size() && (text_[i] == 'e' || text_[i] == 'E')) {
           ++i;
@@ -109,7 +147,15 @@ class StatementParser {
         if (i < text_.size() && ident_char(text_[i]))
           return error(i, "unexpected character " + squote(text_.substr(i, 1)) + " in a number");
         tokens_.push_back({Token::number, start, text_.substr(start, i - start)});
-      } else if (std::string_view("=(),+-*").find(c) != std::string_view::npos) {
+      } else if (text_.substr(i, 3) == "...") {
+        tokens_.push_back({Token::punct, start, text_.substr(start, 3)});
+        i += 3;
+      } else if (text_.substr(i, 2) == "**" || text_.substr(i, 2) == "<=" ||
+                 text_.substr(i, 2) == ">=" || text_.substr(i, 2) == "==" ||
+                 text_.substr(i, 2) == "!=") {
+        tokens_.push_back({Token::punct, start, text_.substr(start, 2)});
+        i += 2;
+      } else if (std::string_view("=(),+-*/@<>[].:").find(c) != std::string_view::npos) {
         tokens_.push_back({Token::punct, start, text_.substr(start, 1)});
         ++i;
       } else {
@@ -135,15 +181,22 @@ class StatementParser {
       return error(t.offset, "cannot assign to " + squote(name) + ": it is a built-in function");
     if (name == "batch")
       return error(t.offset, "cannot assign to 'batch': the symbol \"batch\" is reserved");
+    if (is_reserved(name) || dtype_named(name))
+      return error(t.offset, "cannot assign to " + squote(name) + ": the name is reserved");
     return {};
   }
 
   bool accept(std::string_view punct) {
-    if (tok().kind == Token::punct && tok().text == punct) {
+    if (is_punct(tok(), punct)) {
       ++pos_;
       return true;
     }
     return false;
+  }
+
+  Status expect(std::string_view punct) {
+    if (accept(punct)) return {};
+    return error(tok().offset, "expected '" + std::string(punct) + "', found " + tok().describe());
   }
 
   std::unique_ptr<Expr> make(Expr::Kind kind, size_t offset) {
@@ -154,48 +207,67 @@ class StatementParser {
   }
 
   Expected<std::unique_ptr<Expr>> finish(std::unique_ptr<Expr> e, size_t offset) {
-    for (const auto& a : e->args) e->height = std::max(e->height, a->height + 1);
+    for (const auto& a : e->args)
+      if (a) e->height = std::max(e->height, a->height + 1);
     if (e->height > kMaxExprHeight)
       return error(offset, "expression too large (more than " + std::to_string(kMaxExprHeight) +
                                " nested operations)");
     return e;
   }
 
+  Status check_depth(int depth) const {
+    if (depth >= kMaxExprDepth)
+      return error(tok().offset, "expression nested too deeply (more than " +
+                                     std::to_string(kMaxExprDepth) + " levels)");
+    return {};
+  }
+
+  Expected<std::unique_ptr<Expr>> binary(std::string op, size_t off, std::unique_ptr<Expr> lhs,
+                                         std::unique_ptr<Expr> rhs) {
+    auto e = make(Expr::Kind::binary, off);
+    e->op = std::move(op);
+    e->args.push_back(std::move(lhs));
+    e->args.push_back(std::move(rhs));
+    return finish(std::move(e), off);
+  }
+
   Expected<std::unique_ptr<Expr>> parse_expr(int depth) {
+    MLC_TRY(auto lhs, parse_sum(depth));
+    for (std::string_view op : {"<", ">", "<=", ">=", "==", "!="})
+      if (is_punct(tok(), op)) {
+        size_t off = tok().offset;
+        ++pos_;
+        MLC_TRY(auto rhs, parse_sum(depth));
+        return binary(std::string(op), off, std::move(lhs), std::move(rhs));
+      }
+    return lhs;
+  }
+
+  Expected<std::unique_ptr<Expr>> parse_sum(int depth) {
     MLC_TRY(auto lhs, parse_term(depth));
-    while (tok().kind == Token::punct && (tok().text == "+" || tok().text == "-")) {
-      size_t off = tok().offset;
-      auto e = make(Expr::Kind::binary, off);
-      e->op = tok().text[0];
+    while (is_punct(tok(), "+") || is_punct(tok(), "-")) {
+      Token t = tok();
       ++pos_;
       MLC_TRY(auto rhs, parse_term(depth));
-      e->args.push_back(std::move(lhs));
-      e->args.push_back(std::move(rhs));
-      MLC_TRY(lhs, finish(std::move(e), off));
+      MLC_TRY(lhs, binary(std::string(t.text), t.offset, std::move(lhs), std::move(rhs)));
     }
     return lhs;
   }
 
   Expected<std::unique_ptr<Expr>> parse_term(int depth) {
     MLC_TRY(auto lhs, parse_unary(depth));
-    while (tok().kind == Token::punct && tok().text == "*") {
-      size_t off = tok().offset;
-      auto e = make(Expr::Kind::binary, off);
-      e->op = '*';
+    while (is_punct(tok(), "*") || is_punct(tok(), "/") || is_punct(tok(), "@")) {
+      Token t = tok();
       ++pos_;
       MLC_TRY(auto rhs, parse_unary(depth));
-      e->args.push_back(std::move(lhs));
-      e->args.push_back(std::move(rhs));
-      MLC_TRY(lhs, finish(std::move(e), off));
+      MLC_TRY(lhs, binary(std::string(t.text), t.offset, std::move(lhs), std::move(rhs)));
     }
     return lhs;
   }
 
   Expected<std::unique_ptr<Expr>> parse_unary(int depth) {
-    if (depth >= kMaxExprDepth)
-      return error(tok().offset, "expression nested too deeply (more than " +
-                                     std::to_string(kMaxExprDepth) + " levels)");
-    if (tok().kind == Token::punct && tok().text == "-") {
+    MLC_CHECK_OK(check_depth(depth));
+    if (is_punct(tok(), "-")) {
       size_t off = tok().offset;
       ++pos_;
       auto e = make(Expr::Kind::negate, off);
@@ -203,7 +275,110 @@ class StatementParser {
       e->args.push_back(std::move(x));
       return finish(std::move(e), off);
     }
-    return parse_primary(depth);
+    MLC_TRY(auto base, parse_postfix(depth));
+    if (is_punct(tok(), "**")) {
+      size_t off = tok().offset;
+      ++pos_;
+      MLC_TRY(auto exponent, parse_unary(depth + 1));
+      return binary("**", off, std::move(base), std::move(exponent));
+    }
+    return base;
+  }
+
+  Expected<std::unique_ptr<Expr>> parse_postfix(int depth) {
+    MLC_TRY(auto e, parse_primary(depth));
+    for (;;) {
+      if (is_punct(tok(), ".") && next().kind == Token::ident) {
+        Token name = next();
+        pos_ += 2;
+        bool called = is_punct(tok(), "(");
+        unsigned form = called ? kMethod : kAttribute;
+        const BuiltinSpec* spec = find_builtin(name.text, form);
+        if (!spec) {
+          const BuiltinSpec* other = find_builtin(name.text, called ? kAttribute : kMethod);
+          if (other)
+            return error(name.offset, called ? squote(name.text) + " is an attribute; write ." +
+                                                   std::string(name.text) + " without ()"
+                                             : squote(name.text) + " is a method; call it: ." +
+                                                   std::string(name.text) + "(...)");
+          return error(name.offset, "unknown " + std::string(called ? "method" : "attribute") +
+                                        " " + squote(name.text) + " (" +
+                                        (called ? "methods: " + join_all(builtin_names(kMethod))
+                                                : std::string("attributes: T, mT; parameters are "
+                                                              "named through their layer, e.g. fc.weight")) +
+                                        ")");
+        }
+        std::vector<Arg> args;
+        args.push_back({"", std::move(e), name.offset});
+        if (called) {
+          MLC_TRY(args, parse_args(std::move(args), depth));
+        }
+        MLC_TRY(e, bind_builtin(*spec, name, std::move(args), true));
+      } else if (is_punct(tok(), "[")) {
+        MLC_TRY(e, parse_subscript(std::move(e), depth));
+      } else {
+        return e;
+      }
+    }
+  }
+
+  Expected<std::unique_ptr<Expr>> parse_subscript(std::unique_ptr<Expr> base, int depth) {
+    MLC_CHECK_OK(check_depth(depth));
+    size_t off = tok().offset;
+    ++pos_;  // '['
+    auto e = make(Expr::Kind::subscript, off);
+    e->args.push_back(std::move(base));
+    auto add = [&](std::unique_ptr<Expr> x) {
+      e->args.push_back(std::move(x));
+      return static_cast<int>(e->args.size() - 1);
+    };
+    auto ends_part = [&] { return is_punct(tok(), ":") || is_punct(tok(), ",") || is_punct(tok(), "]"); };
+    do {
+      Expr::Sub s;
+      s.loc = loc(tok().offset);
+      if (accept("...")) {
+        s.kind = Expr::Sub::Kind::ellipsis;
+      } else if (tok().kind == Token::ident && tok().text == "None" && !is_defined("None")) {
+        ++pos_;
+        s.kind = Expr::Sub::Kind::newaxis;
+      } else {
+        if (!ends_part()) {
+          MLC_TRY(auto x, parse_expr(depth + 1));
+          s.start = add(std::move(x));
+        }
+        if (accept(":")) {
+          s.kind = Expr::Sub::Kind::slice;
+          if (!ends_part()) {
+            MLC_TRY(auto x, parse_expr(depth + 1));
+            s.stop = add(std::move(x));
+          }
+          if (accept(":") && !ends_part()) {
+            MLC_TRY(auto x, parse_expr(depth + 1));
+            s.step = add(std::move(x));
+          }
+        } else if (s.start < 0) {
+          return error(tok().offset, "expected an index, a slice, '...' or None, found " +
+                                         tok().describe());
+        }
+      }
+      e->subs.push_back(s);
+    } while (accept(","));
+    if (!accept("]")) return error(tok().offset, "expected ',' or ']', found " + tok().describe());
+    return finish(std::move(e), off);
+  }
+
+  // A list: [a, b] or (a, b, ...) after its first element.
+  Expected<std::unique_ptr<Expr>> parse_list_rest(std::unique_ptr<Expr> e, std::string_view close,
+                                                  int depth) {
+    while (!is_punct(tok(), close)) {
+      MLC_TRY(auto x, parse_expr(depth + 1));
+      e->args.push_back(std::move(x));
+      if (!accept(",")) break;
+    }
+    if (!accept(close))
+      return error(tok().offset, "expected ',' or '" + std::string(close) + "', found " +
+                                     tok().describe());
+    return e;
   }
 
   Expected<std::unique_ptr<Expr>> parse_primary(int depth) {
@@ -217,17 +392,77 @@ class StatementParser {
       if (!std::isfinite(e->number)) return error(t.offset, "number " + s + " is out of range");
       return e;
     }
-    if (t.kind == Token::punct && t.text == "(") {
+    if (is_punct(t, "(")) {
+      MLC_CHECK_OK(check_depth(depth));
       ++pos_;
       MLC_TRY(auto e, parse_expr(depth + 1));
+      if (accept(",")) {  // a tuple
+        auto list = make(Expr::Kind::list, t.offset);
+        list->args.push_back(std::move(e));
+        MLC_TRY(list, parse_list_rest(std::move(list), ")", depth));
+        return finish(std::move(list), t.offset);
+      }
       if (!accept(")")) return error(tok().offset, "expected ')', found " + tok().describe());
       return e;
+    }
+    if (is_punct(t, "[")) {
+      MLC_CHECK_OK(check_depth(depth));
+      ++pos_;
+      auto list = make(Expr::Kind::list, t.offset);
+      MLC_TRY(list, parse_list_rest(std::move(list), "]", depth));
+      return finish(std::move(list), t.offset);
     }
     if (t.kind != Token::ident)
       return error(t.offset, "expected an expression, found " + t.describe());
     ++pos_;
-    if (tokens_[pos_].kind == Token::punct && tokens_[pos_].text == "(") return parse_call(t, depth);
+    std::string name(t.text);
+    bool defined = is_defined(name);
+    if (!defined && !is_layer(name) && (name == "torch" || name == "F") && is_punct(tok(), ".") &&
+        next().kind == Token::ident) {  // torch.f(...), F.f(...), torch.bfloat16
+      Token inner = next();
+      pos_ += 2;
+      if (!is_punct(tok(), "(")) {
+        if (auto d = dtype_named(inner.text)) return dtype_expr(*d, inner.offset);
+        return error(inner.offset, "unknown name " + squote(name + "." + std::string(inner.text)));
+      }
+      return parse_builtin_call(inner, depth);
+    }
+    if (is_punct(tok(), "(")) return parse_call(t, depth);
+    if (!defined && is_layer(name) && is_punct(tok(), ".")) return parse_param(t);
     return parse_name(t);
+  }
+
+  std::unique_ptr<Expr> dtype_expr(DType d, size_t offset) {
+    auto e = make(Expr::Kind::dtype, offset);
+    e->dtype = d;
+    return e;
+  }
+
+  // layer.a.b...: a parameter's path below the container.
+  Expected<std::unique_ptr<Expr>> parse_param(const Token& head) {
+    std::string path(head.text);
+    PathInfo info = scope_.resolve_path(path);
+    while (is_punct(tok(), ".") && (next().kind == Token::ident || next().kind == Token::number)) {
+      Token comp = next();
+      std::string candidate = path + "." + std::string(comp.text);
+      PathInfo ci = scope_.resolve_path(candidate);
+      if (ci.kind == PathInfo::Kind::none)
+        return error(comp.offset, squote(path) + " has no parameter or module " +
+                                      squote(comp.text) + " (it has: " + join(info.members) + ")");
+      pos_ += 2;
+      path = candidate;
+      info = std::move(ci);
+      if (info.kind == PathInfo::Kind::param) {
+        auto e = make(Expr::Kind::param, head.offset);
+        e->tied = !info.tied_to.empty();
+        e->name = e->tied ? info.tied_to : path;
+        return e;
+      }
+    }
+    return error(head.offset, squote(path) + " is a module, not a value; " +
+                                  (info.members.empty() ? std::string("it has no parameters")
+                                                        : "name one of its parameters (it has: " +
+                                                              join(info.members) + ")"));
   }
 
   Expected<std::unique_ptr<Expr>> parse_name(const Token& t) {
@@ -237,6 +472,19 @@ class StatementParser {
       e->name = name;
       return e;
     }
+    if (name == "True" || name == "False") {
+      auto e = make(Expr::Kind::number, t.offset);
+      e->number = name == "True";
+      e->integral = e->boolean = true;
+      return e;
+    }
+    if (name == "inf") {
+      auto e = make(Expr::Kind::number, t.offset);
+      e->number = std::numeric_limits<double>::infinity();
+      return e;
+    }
+    if (name == "None") return make(Expr::Kind::none, t.offset);
+    if (auto d = dtype_named(name)) return dtype_expr(*d, t.offset);
     if (is_layer(name))
       return error(t.offset, squote(name) + " is a layer; call it: " + name + "(...)");
     if (is_forward_builtin(name))
@@ -247,37 +495,117 @@ class StatementParser {
     return error(t.offset, "unknown name " + squote(name) + " (defined here: " + join(defined_.order) + ")");
   }
 
+  struct Arg {
+    std::string keyword;  // "" if positional
+    std::unique_ptr<Expr> value;
+    size_t offset;
+  };
+
+  // '(' [arg (',' arg)*] ')', appended to `args`.
+  Expected<std::vector<Arg>> parse_args(std::vector<Arg> args, int depth) {
+    MLC_CHECK_OK(check_depth(depth));
+    ++pos_;  // '('
+    bool keywords = false;
+    while (!is_punct(tok(), ")")) {
+      Arg a;
+      a.offset = tok().offset;
+      if (tok().kind == Token::ident && is_punct(next(), "=")) {
+        a.keyword = std::string(tok().text);
+        pos_ += 2;
+        keywords = true;
+      } else if (keywords) {
+        return error(tok().offset, "positional argument after a keyword argument");
+      }
+      MLC_TRY(a.value, parse_expr(depth + 1));
+      args.push_back(std::move(a));
+      if (!accept(",")) break;
+    }
+    if (!accept(")")) return error(tok().offset, "expected ',' or ')', found " + tok().describe());
+    return args;
+  }
+
+  // Binds `args` to the parameters of `spec` (see forward_builtins.h).
+  Expected<std::unique_ptr<Expr>> bind_builtin(const BuiltinSpec& spec, const Token& callee,
+                                               std::vector<Arg> args, bool method) {
+    std::string name(spec.name);
+    std::string shown = method ? "." + name + "()" : squote(name);
+    size_t n = spec.params.size();
+    auto e = make(Expr::Kind::call, callee.offset);
+    e->name = name;
+    e->builtin = true;
+    e->args.resize(n);
+    size_t given = std::count_if(args.begin(), args.end(), [](const Arg& x) { return x.keyword.empty(); });
+    size_t positional = 0;
+    auto var = static_cast<size_t>(spec.variadic);
+    for (Arg& a : args) {
+      if (!a.keyword.empty()) continue;
+      size_t slot = positional++;
+      if (spec.variadic >= 0 && slot >= var) {
+        std::unique_ptr<Expr>& rest = e->args[var];
+        if (given == var + 1 && a.value->kind == Expr::Kind::list) {
+          rest = std::move(a.value);  // x.view((B, T, C))
+          continue;
+        }
+        if (!rest) rest = make(Expr::Kind::list, a.offset);
+        rest->args.push_back(std::move(a.value));
+        continue;
+      }
+      if (slot >= n) {
+        size_t hidden = method ? 1 : 0;
+        return error(a.offset, shown + " takes at most " + std::to_string(n - hidden) + " argument" +
+                                   (n - hidden == 1 ? "" : "s") + ", given " + std::to_string(given - hidden));
+      }
+      e->args[slot] = std::move(a.value);
+    }
+    for (Arg& a : args) {
+      if (a.keyword.empty()) continue;
+      auto it = std::find(spec.params.begin() + (method ? 1 : 0), spec.params.end(), a.keyword);
+      if (it == spec.params.end()) {
+        std::vector<std::string> names(spec.params.begin() + (method ? 1 : 0), spec.params.end());
+        return error(a.offset, shown + " has no argument " + squote(a.keyword) + " (arguments: " +
+                                   join(names) + ")");
+      }
+      auto& slot = e->args[it - spec.params.begin()];
+      if (slot) return error(a.offset, shown + ": argument " + squote(a.keyword) + " given twice");
+      slot = std::move(a.value);
+    }
+    for (int i = 0; i < spec.required; ++i)
+      if (!e->args[i])
+        return error(callee.offset, shown + " needs the argument " + squote(spec.params[i]));
+    if (spec.variadic >= 0 && e->args[var]) {  // the list of the remaining arguments
+      MLC_TRY(e->args[var], finish(std::move(e->args[var]), callee.offset));
+    }
+    return finish(std::move(e), callee.offset);
+  }
+
+  Expected<std::unique_ptr<Expr>> parse_builtin_call(const Token& t, int depth) {
+    const BuiltinSpec* spec = find_builtin(t.text, kFunction);
+    if (!spec)
+      return error(t.offset, "unknown layer or function " + squote(t.text) + " (built-ins: " +
+                                 join_all(builtin_function_names()) + ")");
+    MLC_TRY(auto args, parse_args({}, depth));
+    return bind_builtin(*spec, t, std::move(args), false);
+  }
+
   Expected<std::unique_ptr<Expr>> parse_call(const Token& t, int depth) {
     std::string name(t.text);
     std::optional<int> arity = scope_.layer_arity(name);
-    if (!arity && is_forward_builtin(name)) arity = 1;
     if (!arity) {
       if (is_defined(name)) return error(t.offset, squote(name) + " is a value, not a layer");
-      std::vector<std::string> builtins(std::begin(kBuiltins), std::end(kBuiltins));
-      return error(t.offset, "unknown layer or function " + squote(name) +
-                                 " (built-ins: " + join(builtins) + ")");
+      return parse_builtin_call(t, depth);
     }
+    MLC_TRY(auto args, parse_args({}, depth));
     auto e = make(Expr::Kind::call, t.offset);
     e->name = name;
-    e->builtin = !scope_.layer_arity(name).has_value();
-    ++pos_;  // '('
-    if (!accept(")")) {
-      do {
-        MLC_TRY(auto a, parse_expr(depth + 1));
-        e->args.push_back(std::move(a));
-      } while (accept(","));
-      if (!accept(")"))
-        return error(tok().offset, "expected ',' or ')', found " + tok().describe());
+    for (Arg& a : args) {
+      if (!a.keyword.empty())
+        return error(a.offset, "layer " + squote(name) + " takes positional arguments only");
+      e->args.push_back(std::move(a.value));
     }
     if (static_cast<int>(e->args.size()) != *arity)
       return error(t.offset, squote(name) + " takes " + std::to_string(*arity) + " argument" +
                                  (*arity == 1 ? "" : "s") + ", given " +
                                  std::to_string(e->args.size()));
-    if (e->builtin && name == "arange") {
-      const Expr& a = *e->args[0];
-      if (a.kind != Expr::Kind::number || !a.integral || a.number < 1 || a.number > 1e12)
-        return error(t.offset, "arange(n) needs a positive integer literal n");
-    }
     return finish(std::move(e), t.offset);
   }
 
@@ -291,22 +619,18 @@ class StatementParser {
   size_t pos_ = 0;
 };
 
-}  // namespace
-
-bool is_identifier(std::string_view s) {
-  if (s.empty() || !ident_start(s[0])) return false;
-  for (char c : s)
-    if (!ident_char(c)) return false;
-  return true;
+// Ops an expression node emits itself, at most.
+int64_t own_ops(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::call:
+      return e.builtin ? find_builtin(e.name, kFunction | kMethod | kAttribute)->max_ops : 0;
+    case Expr::Kind::binary: return e.op == "@" ? 8 : 1;
+    case Expr::Kind::subscript: return 2;  // slice, reshape
+    case Expr::Kind::number:
+    case Expr::Kind::negate: return 1;
+    default: return 0;
+  }
 }
-
-bool is_forward_builtin(std::string_view name) {
-  for (auto b : kBuiltins)
-    if (b == name) return true;
-  return false;
-}
-
-namespace {
 
 // Adds the work of one expression to the program's (iteratively: expressions
 // are at most kMaxExprHeight deep, but this need not rely on it).
@@ -317,13 +641,23 @@ void count_work(const Expr& root, ForwardProgram& program) {
     stack.pop_back();
     if (e->kind == Expr::Kind::call && !e->builtin)
       ++program.calls[e->name];
-    else if (e->kind != Expr::Kind::name)
-      ++program.ops;
-    for (const auto& a : e->args) stack.push_back(a.get());
+    else
+      program.ops += own_ops(*e);
+    for (const auto& a : e->args)
+      if (a) stack.push_back(a.get());
   }
 }
 
 }  // namespace
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || !ident_start(s[0])) return false;
+  for (char c : s)
+    if (!ident_char(c)) return false;
+  return true;
+}
+
+bool is_forward_builtin(std::string_view name) { return find_builtin(name, kFunction) != nullptr; }
 
 Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
                                        const ForwardScope& scope) {

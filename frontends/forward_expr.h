@@ -1,26 +1,41 @@
-// The statement language of a container's "forward":
+// The statement language of a container's "forward": a subset of the Python
+// that PyTorch users write in a module's forward.
 //
-//   statement := name '=' expr | 'return' expr
-//   expr      := term (('+' | '-') term)*
-//   term      := unary ('*' unary)*
-//   unary     := '-' unary | primary
-//   primary   := number | name | name '(' [expr (',' expr)*] ')' | '(' expr ')'
+//   statement  := name '=' expr | 'return' expr
+//   expr       := sum [('<' | '>' | '<=' | '>=' | '==' | '!=') sum]
+//   sum        := term (('+' | '-') term)*
+//   term       := unary (('*' | '/' | '@') unary)*
+//   unary      := '-' unary | power
+//   power      := postfix ['**' unary]
+//   postfix    := primary ('.' ident | '.' ident '(' args ')' | '[' subscripts ']')*
+//   primary    := number | name | param | call | '(' expr ')' | '(' expr ',' ... ')'
+//               | '[' expr, ... ']'
+//   call       := callee '(' args ')'        callee: a layer, a built-in, torch.f or F.f
+//   args       := [arg (',' arg)*]           arg := [ident '='] expr  (keywords last)
+//   param      := layer ('.' (ident | integer))+   a parameter's state_dict path below
+//                                               the container, e.g. tok_emb.weight
+//   subscripts := sub (',' sub)*             sub := expr | [expr] ':' [expr] [':' [expr]]
+//                                                 | '...' | None
 //
-// Names are the container's inputs and earlier assignments; callees are the
-// container's layers (any arity the layer takes) or the built-ins relu, gelu,
-// silu, tanh, sigmoid, flatten (from dim 1), softmax (last dim) and arange(n)
-// (i64 0..n-1, n a positive integer literal). `+ - *` use numpy broadcasting;
-// a number next to a tensor becomes a scalar constant of the tensor's dtype.
+// Names are the container's inputs and earlier assignments, True, False, None,
+// inf and the dtypes (f32, bf16, float32, bfloat16, ...). Callees are the
+// container's layers (any arity the layer takes) or the built-ins of
+// forward_builtins.h (also as methods, x.sum(-1), and the attributes x.T,
+// x.mT). `+ - * / ** <...` use numpy broadcasting; a number next to a tensor
+// becomes a scalar constant of the tensor's dtype. (...) with commas and [...]
+// are lists (shapes, dims, cat's tensors).
 //
 // Contracts:
-//  - parse_forward checks syntax and names statically; every error points into
-//    the JSON string: FILE:LINE:(column of the string's character). It is
-//    linear in the total length of the statements (names are hashed).
-//  - Nesting is bounded (kMaxExprDepth parentheses / unary minus, kMaxExprHeight
-//    for the whole tree), so parsing, evaluation and destruction recurse at most
-//    that deep whatever the input.
+//  - parse_forward checks syntax, names, parameter paths and the arguments of
+//    every call (count, keywords) statically; every error points into the JSON
+//    string: FILE:LINE:(column of the string's character). It is linear in the
+//    total length of the statements (names are hashed).
+//  - Nesting is bounded (kMaxExprDepth brackets / unary minus / powers,
+//    kMaxExprHeight for the whole tree), so parsing, evaluation and destruction
+//    recurse at most that deep whatever the input.
 //  - run_forward emits ops at the statement's Loc (layer calls set their own)
-//    and reports type errors (broadcasting, dtypes) at the operator's column.
+//    and reports type errors (shapes, dims, dtypes) at the operator's or
+//    callee's column, saying what was expected and what was found.
 #pragma once
 
 #include <functional>
@@ -39,15 +54,37 @@ inline constexpr int kMaxExprDepth = 32;
 inline constexpr int kMaxExprHeight = 256;
 
 struct Expr {
-  enum class Kind { name, number, call, binary, negate } kind = Kind::name;
+  enum class Kind {
+    name,       // a defined value: `name`
+    number,     // a literal; also True/False (`boolean`) and inf
+    none,       // None
+    dtype,      // a dtype name: `dtype`
+    param,      // a parameter: `name` is its path below the container, or
+                // (`tied`) the full state_dict name of the one it is tied to
+    list,       // (a, b) or [a, b]: `args`
+    call,       // `name`(args): a layer, or a built-in (`builtin`) with args in
+                // the built-in's parameter order (absent optional ones null)
+    binary,     // args[0] `op` args[1]
+    negate,     // -args[0]
+    subscript,  // args[0][subs], the items' expressions in args[1..]
+  } kind = Kind::name;
   Loc loc;           // of the token that starts it (binary: of the operator)
-  std::string name;  // name, or callee
+  std::string name;  // name, callee or parameter path
   double number = 0;
   bool integral = false;  // a number literal without '.' or exponent
-  char op = 0;            // binary: '+', '-', '*'
+  bool boolean = false;   // True or False
+  DType dtype = DType::f32;
+  std::string op;         // binary: "+", "-", "*", "/", "@", "**", "<", "<=", ...
   bool builtin = false;   // call: of a built-in (not a layer of the container)
+  bool tied = false;      // param: `name` is a full state_dict name
   int height = 1;
-  std::vector<std::unique_ptr<Expr>> args;  // call arguments; binary: lhs, rhs; negate: x
+  std::vector<std::unique_ptr<Expr>> args;  // may hold nulls (absent optional arguments)
+  struct Sub {
+    enum class Kind { index, slice, ellipsis, newaxis } kind = Kind::index;
+    int start = -1, stop = -1, step = -1;  // positions in args; -1 if absent (index: start)
+    Loc loc;
+  };
+  std::vector<Sub> subs;  // subscript
 };
 
 struct Statement {
@@ -60,10 +97,22 @@ struct ForwardProgram {
   std::vector<std::string> inputs;
   std::vector<Statement> statements;  // the last one's value is returned
   // Work of one run, for the model's budget: `ops` bounds the ops the
-  // statements emit themselves (one per operator, built-in call or literal);
-  // `calls` counts the calls of each layer of the container.
+  // statements emit themselves (each operator, built-in call or literal at
+  // most its max_ops); `calls` counts the calls of each layer of the container.
   int64_t ops = 0;
   std::unordered_map<std::string, int64_t> calls;
+};
+
+// What a dotted path below a container names.
+struct PathInfo {
+  enum class Kind { none, module, param } kind = Kind::none;
+  // none: the members of the deepest module the path reaches and that module's
+  // path ("" for the container); module: its members (for messages).
+  std::vector<std::string> members;
+  std::string reached;
+  // param: the parameter's full state_dict name when a layer uses it tied
+  // (Linear "tie_weight": head.weight is tok_emb.weight), else "".
+  std::string tied_to;
 };
 
 // What parse_forward needs to know about the container.
@@ -71,6 +120,8 @@ struct ForwardScope {
   std::vector<std::string> inputs;
   // Number of arguments a layer of the container takes, or nullopt if no such layer.
   std::function<std::optional<int>(const std::string&)> layer_arity;
+  // What "a.b.c" names below the container (a is a layer of it).
+  std::function<PathInfo(const std::string&)> resolve_path;
 };
 
 bool is_identifier(std::string_view s);
@@ -83,8 +134,11 @@ Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
 using LayerCall =
     std::function<Expected<Value*>(const std::string& layer, std::vector<Value*> args,
                                    const Loc& call)>;
+// The value of a parameter, by its path below the container or (`full`) its
+// full state_dict name (parse_forward checked it).
+using ParamLookup = std::function<Value*(const std::string& path, bool full)>;
 
 Expected<Value*> run_forward(const ForwardProgram& program, const std::vector<Value*>& inputs,
-                             Builder& b, const LayerCall& call_layer);
+                             Builder& b, const LayerCall& call_layer, const ParamLookup& param);
 
 }  // namespace mlc

@@ -95,6 +95,14 @@ Expected<JsonDoc> JsonDoc::parse(std::string_view text, const std::string& path)
   return doc;
 }
 
+JsonDoc JsonDoc::from_parts(std::shared_ptr<const Json> root,
+                            std::shared_ptr<const JsonLocations> locs) {
+  JsonDoc doc;
+  doc.root_ = std::move(root);
+  doc.locs_ = std::move(locs);
+  return doc;
+}
+
 Error JsonDoc::error(const Node& n, std::string_view message) const {
   return error_at(loc(n), message);
 }

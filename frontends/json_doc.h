@@ -52,6 +52,9 @@ struct Node {
 class JsonDoc {
  public:
   static Expected<JsonDoc> parse(std::string_view text, const std::string& path);
+  // A DOM built by another reader (the model language) with its positions.
+  static JsonDoc from_parts(std::shared_ptr<const Json> root,
+                            std::shared_ptr<const JsonLocations> locs);
 
   Node root() const { return Node{root_.get(), ""}; }
   const JsonLocations& locs() const { return *locs_; }

@@ -206,14 +206,24 @@ class JsonScanner {
   std::vector<Frame> stack_;
 };
 
-Expected<JsonLocations> JsonLocations::scan(std::string_view text, const std::string& path,
-                                            const json::Json& root) {
+JsonLocations JsonLocations::for_source(std::string_view text, const std::string& path) {
   JsonLocations locs;
   locs.path_ = path;
   locs.text_ = std::string(text);
   locs.line_starts_.push_back(0);
   for (size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n') locs.line_starts_.push_back(i + 1);
+  return locs;
+}
+
+void JsonLocations::add(const json::Json* value, size_t value_offset, size_t key_offset,
+                        size_t bare_end) {
+  entries_[value] = Entry{value_offset, key_offset, bare_end};
+}
+
+Expected<JsonLocations> JsonLocations::scan(std::string_view text, const std::string& path,
+                                            const json::Json& root) {
+  JsonLocations locs = for_source(text, path);
   JsonScanner scanner(locs, locs.text_);
   MLC_CHECK_OK(scanner.run(root));
   return locs;
@@ -242,6 +252,12 @@ StringLocator JsonLocations::string_locator(const json::Json* value) const {
   StringLocator s;
   s.locs_ = this;
   auto it = entries_.find(value);
+  if (it != entries_.end() && it->second.bare_end != std::string::npos) {
+    s.known_ = true;
+    s.raw_begin_ = it->second.value;
+    s.raw_end_ = std::min(it->second.bare_end, text_.size());
+    return s;
+  }
   if (it == entries_.end() || it->second.value >= text_.size() || text_[it->second.value] != '"')
     return s;
   s.known_ = true;

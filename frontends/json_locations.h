@@ -61,6 +61,14 @@ class JsonLocations {
   // `root` is the DOM json::parse built from `text`.
   static Expected<JsonLocations> scan(std::string_view text, const std::string& path,
                                       const json::Json& root);
+  // Positions recorded by another producer of a DOM from `text` (the model
+  // language's parser, frontends/dsl_parse.h), one `add` per value.
+  static JsonLocations for_source(std::string_view text, const std::string& path);
+  // `value` starts at byte `value_offset` (a string written in double quotes:
+  // its opening quote, JSON escapes); its key at `key_offset` (npos: none).
+  // A string written without quotes is the raw bytes [value_offset, bare_end).
+  void add(const json::Json* value, size_t value_offset, size_t key_offset = std::string::npos,
+           size_t bare_end = std::string::npos);
 
   // Loc of a value of the DOM (its first byte); values not in the DOM give the
   // file-only Loc. key_loc: the key's opening quote, or value_loc for array
@@ -80,6 +88,7 @@ class JsonLocations {
   struct Entry {
     size_t value = 0;
     size_t key = std::string::npos;
+    size_t bare_end = std::string::npos;  // a string without quotes ends here
   };
   std::string path_;
   std::string text_;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "frontends/emit_util.h"
 #include "ir/diagnostics.h"
@@ -105,10 +106,15 @@ class Linear : public Layer {
   int64_t max_ops() const override { return 4; }  // reshape, dot, add, reshape
   int64_t in = 0, out = 0;
   bool bias = true;
+  std::optional<TiedParam> tie;  // "tie_weight": the weight is another layer's
   std::vector<ParamDecl> params() const override {
     std::vector<ParamDecl> p;
     linear_params(p, "", in, out, bias);
+    if (tie) p.erase(p.begin());
     return p;
+  }
+  std::vector<TiedParam> ties() const override {
+    return tie ? std::vector<TiedParam>{*tie} : std::vector<TiedParam>{};
   }
   Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
     MLC_CHECK_OK(require_float(ctx, x, true));
@@ -208,11 +214,15 @@ class Flatten : public Layer {
 };
 
 Expected<std::unique_ptr<Layer>> parse_linear(const Fields& f) {
-  MLC_CHECK_OK(f.allow(with_common_fields({"in_features", "out_features", "bias"})));
+  MLC_CHECK_OK(f.allow(with_common_fields({"in_features", "out_features", "bias", "tie_weight"})));
   auto l = std::make_unique<Linear>();
   MLC_TRY(l->in, f.positive("in_features"));
   MLC_TRY(l->out, f.positive("out_features"));
   MLC_TRY(l->bias, f.boolean("bias", true));
+  if (auto tie = f.get("tie_weight")) {
+    MLC_TRY(std::string target, f.doc().as_string(*tie));
+    l->tie = TiedParam{"weight", target, {l->out, l->in}, f.doc().loc(*tie)};
+  }
   return std::unique_ptr<Layer>(std::move(l));
 }
 

@@ -55,11 +55,22 @@ struct LayerContext {
   uint32_t stream = 0;  // this call's random stream: a hash of the layer path and call number
 };
 
+// A parameter a layer uses but does not own: `param` (relative, "weight") is
+// the model's parameter `target` (a full state_dict name, "tok_emb.weight"),
+// as PyTorch's `head.weight = tok_emb.weight`.
+struct TiedParam {
+  std::string param, target;
+  Shape shape;
+  Loc loc;  // of the field naming the target
+};
+
 class Layer {
  public:
   virtual ~Layer() = default;
   const std::string& type() const { return type_; }
   const Loc& loc() const { return loc_; }
+  // Parameters used but not declared by params() (checked by check_ties).
+  virtual std::vector<TiedParam> ties() const { return {}; }
   virtual std::vector<ParamDecl> params() const { return {}; }
   // Buffers (PyTorch's register_buffer), in registration order, after the
   // parameters in the state_dict: saved and loaded like parameters, never trained.

@@ -1,9 +1,13 @@
 // Layers: Embedding, LayerNorm, RMSNorm, CausalSelfAttention, SwiGLU.
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "frontends/emit_util.h"
 #include "frontends/layers.h"
+#include "ir/diagnostics.h"
 
 namespace mlc {
 
@@ -69,9 +73,11 @@ class CausalSelfAttention : public Layer {
   int64_t max_ops() const override { return 34; }  // 3 x (linear, reshape, transpose), 12, linear
   int64_t dim = 0, heads = 0;
   bool bias = false;
+  // The projections' names, in the order query, key, value, output.
+  std::array<std::string, 4> names{"wq", "wk", "wv", "wo"};
   std::vector<ParamDecl> params() const override {
     std::vector<ParamDecl> p;
-    for (const char* w : {"wq.", "wk.", "wv.", "wo."}) linear_params(p, w, dim, dim, bias);
+    for (const std::string& w : names) linear_params(p, w + ".", dim, dim, bias);
     return p;
   }
   Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
@@ -82,14 +88,14 @@ class CausalSelfAttention : public Layer {
                             std::to_string(dim));
     Builder& b = ctx.b;
     int64_t B = x->type.shape[0], T = x->type.shape[1], hd = dim / heads;
-    auto split = [&](const char* w) -> Expected<Value*> {  // [B,T,D] -> [B,h,T,hd]
-      MLC_TRY(Value* y, emit_linear(ctx, x, w, bias));
+    auto split = [&](const std::string& w) -> Expected<Value*> {  // [B,T,D] -> [B,h,T,hd]
+      MLC_TRY(Value* y, emit_linear(ctx, x, w + ".", bias));
       MLC_TRY(y, emit_reshape(b, y, {B, T, heads, hd}));
       return emit_transpose(b, y, {0, 2, 1, 3});
     };
-    MLC_TRY(Value* q, split("wq."));
-    MLC_TRY(Value* k, split("wk."));
-    MLC_TRY(Value* v, split("wv."));
+    MLC_TRY(Value* q, split(names[0]));
+    MLC_TRY(Value* k, split(names[1]));
+    MLC_TRY(Value* v, split(names[2]));
     MLC_TRY(Value* s, emit_op(b, OpCode::Dot, {q, k}, {{"transpose_b", true}}));
     MLC_TRY(Value* scale, emit_scalar(b, 1.0 / std::sqrt(static_cast<double>(hd)), DType::f32));
     MLC_TRY(s, emit_op(b, OpCode::Mul, {s, scale}));
@@ -102,7 +108,7 @@ class CausalSelfAttention : public Layer {
     MLC_TRY(Value* y, emit_op(b, OpCode::Dot, {att, v}));
     MLC_TRY(y, emit_transpose(b, y, {0, 2, 1, 3}));
     MLC_TRY(y, emit_reshape(b, y, {B, T, dim}));
-    return emit_linear(ctx, y, "wo.", bias);
+    return emit_linear(ctx, y, names[3] + ".", bias);
   }
 };
 
@@ -149,11 +155,31 @@ Expected<std::unique_ptr<Layer>> parse_norm(const Fields& f, bool rms) {
 }
 
 Expected<std::unique_ptr<Layer>> parse_attention(const Fields& f) {
-  MLC_CHECK_OK(f.allow(with_common_fields({"dim", "heads", "bias"})));
+  MLC_CHECK_OK(f.allow(with_common_fields({"dim", "heads", "bias", "projections"})));
   auto l = std::make_unique<CausalSelfAttention>();
   MLC_TRY(l->dim, f.positive("dim"));
   MLC_TRY(l->heads, f.positive("heads"));
   MLC_TRY(l->bias, f.boolean("bias", false));
+  if (auto proj = f.get("projections")) {  // ["q", "k", "v", "o"]: state_dict names
+    const JsonDoc& doc = f.doc();
+    MLC_CHECK_OK(doc.expect_array(*proj));
+    if (proj->json->size() != 4)
+      return doc.error(*proj, "'projections': expected 4 names (query, key, value, output), found " +
+                                  std::to_string(proj->json->size()));
+    for (size_t i = 0; i < 4; ++i) {
+      Node n = proj->element(i);
+      MLC_TRY(l->names[i], doc.as_string(n));
+      bool ident = !l->names[i].empty();
+      for (char c : l->names[i])
+        ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+      if (!ident)
+        return doc.error(n, "'projections': " + squote(l->names[i]) +
+                                " is not a name (letters, digits and _)");
+      for (size_t j = 0; j < i; ++j)
+        if (l->names[j] == l->names[i])
+          return doc.error(n, "'projections': " + squote(l->names[i]) + " is listed twice");
+    }
+  }
   if (l->dim % l->heads != 0)
     return f.doc().error(*f.get("heads"), "'heads': dim " + std::to_string(l->dim) +
                                               " is not divisible by heads " +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "frontends/dsl_parse.h"
 #include "frontends/emit_util.h"
 #include "frontends/json_doc.h"
 #include "frontends/model_settings.h"
@@ -57,6 +58,14 @@ std::vector<int64_t> all_dims(const Value* v) {
 
 }  // namespace
 
+bool reads_as_model_language(std::string_view text, std::string_view path) {
+  if (is_model_language_path(path)) return true;
+  if (path.size() >= 5 && path.substr(path.size() - 5) == ".json") return false;
+  // Another name (standard input): JSON starts with '{' after blanks.
+  size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] != '{' && text[first] != '[';
+}
+
 Expected<ModelFile> ModelFile::load(const std::string& path, const ModelLimits& limits) {
   MLC_TRY(SourceFile file, read_source_file(path, kMaxModelFileBytes, "model file"));
   return parse(file.text, file.name, limits);
@@ -75,7 +84,8 @@ Expected<Module> ModelFile::build(int64_t batch) const {
 
 Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std::string& path,
                                                const ModelLimits& limits) {
-  MLC_TRY(JsonDoc doc, JsonDoc::parse(text, path));
+  MLC_TRY(JsonDoc doc, reads_as_model_language(text, path) ? parse_model_language(text, path)
+                                                            : JsonDoc::parse(text, path));
   if (!doc.root().json->is_object())
     return doc.error(doc.root(), "a model file must be a JSON object, found " +
                                      json_kind(*doc.root().json));
@@ -111,6 +121,7 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
   }
   collect_params(*tree, "", true, c.params);
   collect_unsynced_batch_norms(*tree, "", c.unsynced_batch_norms);
+  MLC_CHECK_OK(check_ties(*tree, c.params));
   if (auto parallel = top.get("parallel")) {
     MLC_TRY(c.parallel, parse_parallel(doc, *parallel, c.params));
   }

@@ -1,4 +1,5 @@
-// A model file (docs/model-format.md): JSON in, ModelConfig + IR out.
+// A model file (docs/model-format.md): JSON or the model language
+// (docs/model-language.md) in, ModelConfig + IR out.
 //
 // Contracts:
 //  - load reads a regular file (or "-", standard input) of at most
@@ -38,6 +39,11 @@
 namespace mlc {
 
 struct ModuleNode;
+
+// Whether a model file is read as the model language (frontends/dsl_parse.h):
+// a path ending in ".mlc"; for other names that are not ".json" (standard
+// input), text that does not start with '{'.
+bool reads_as_model_language(std::string_view text, std::string_view path);
 
 class ModelFile {
  public:

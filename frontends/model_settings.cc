@@ -316,7 +316,8 @@ Expected<ScheduleConfig> parse_schedule(const JsonDoc& doc, const Node& node) {
 Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   MLC_TRY(Fields f, Fields::of(doc, node, "'train'"));
   MLC_CHECK_OK(f.allow({"batch_size", "epochs", "steps", "shuffle", "drop_last", "seed",
-                        "eval_batch_size", "optimizer", "schedule", "clip_grad_norm"}));
+                        "eval_batch_size", "optimizer", "schedule", "clip_grad_norm", "eval_every",
+                        "grad_stats_every"}));
   TrainConfig t;
   MLC_TRY(t.batch_size, f.positive("batch_size"));
   if (f.has("epochs") && f.has("steps"))
@@ -337,6 +338,8 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
     MLC_TRY(t.optimizer.schedule, parse_schedule(doc, *schedule));
   }
   MLC_TRY(t.optimizer.clip_grad_norm, non_negative(f, "clip_grad_norm", 0));
+  MLC_TRY(t.eval_every, f.positive("eval_every", 0));
+  MLC_TRY(t.grad_stats_every, f.positive("grad_stats_every", 0));
   return t;
 }
 

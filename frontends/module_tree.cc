@@ -59,6 +59,84 @@ Status check_totals(const JsonDoc& doc, const Node& node, const std::string& nam
   return {};
 }
 
+// A state_dict index of nn.Sequential: "0", "1", ... (no leading zeros).
+bool is_sequential_index(const std::string& s) {
+  if (s.empty() || s.size() > 9 || (s.size() > 1 && s[0] == '0')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t dot; (dot = path.find('.', start)) != std::string::npos; start = dot + 1)
+    parts.push_back(path.substr(start, dot - start));
+  parts.push_back(path.substr(start));
+  return parts;
+}
+
+// What `path` ("a.b.c") names below the container `root` (forward_expr.h's PathInfo).
+PathInfo resolve_path(const ModuleNode& root, const std::string& path) {
+  std::vector<std::string> parts = split_path(path);
+  const ModuleNode* m = &root;
+  PathInfo info;
+  size_t i = 0;
+  for (; i < parts.size() && m->kind != ModuleNode::Kind::layer; ++i) {
+    const ModuleNode* next = nullptr;
+    if (m->kind == ModuleNode::Kind::container) {
+      next = m->child(parts[i]);
+    } else if (is_sequential_index(parts[i]) && std::stoll(parts[i]) < m->repeat) {
+      next = m->block.get();
+    }
+    if (!next) break;
+    info.reached += (info.reached.empty() ? "" : ".") + parts[i];
+    m = next;
+  }
+  auto members = [&](const std::string& prefix) {
+    std::vector<std::string> out;
+    if (m->kind == ModuleNode::Kind::container) {
+      for (const auto& [name, c] : m->children) out.push_back(name);
+    } else if (m->kind == ModuleNode::Kind::repeat) {
+      out.push_back("0 to " + std::to_string(m->repeat - 1));
+    } else {
+      if (prefix.empty())
+        for (const TiedParam& t : m->layer->ties()) out.push_back(t.param);
+      for (const ParamDecl& p : m->layer->params()) {
+        if (p.name.compare(0, prefix.size(), prefix) != 0) continue;
+        std::string next = p.name.substr(prefix.size(), p.name.find('.', prefix.size()) - prefix.size());
+        if (std::find(out.begin(), out.end(), next) == out.end()) out.push_back(next);
+      }
+    }
+    return out;
+  };
+  if (i == parts.size()) {  // a module
+    info.kind = PathInfo::Kind::module;
+    info.members = members("");
+    return info;
+  }
+  if (m->kind != ModuleNode::Kind::layer) {
+    info.members = members("");
+    return info;
+  }
+  std::string rest, prefix;
+  for (size_t j = i; j < parts.size(); ++j) rest += (j > i ? "." : "") + parts[j];
+  for (size_t j = i; j + 1 < parts.size(); ++j) prefix += parts[j] + ".";
+  for (const TiedParam& t : m->layer->ties())
+    if (t.param == rest) {
+      info.kind = PathInfo::Kind::param;
+      info.tied_to = t.target;
+      return info;
+    }
+  for (const ParamDecl& p : m->layer->params()) {
+    if (p.name == rest) {
+      info.kind = PathInfo::Kind::param;
+      return info;
+    }
+    if (p.name.compare(0, rest.size() + 1, rest + ".") == 0) info.kind = PathInfo::Kind::module;
+  }
+  info.members = members(info.kind == PathInfo::Kind::module ? rest + "." : prefix);
+  return info;
+}
+
 Expected<std::unique_ptr<ModuleNode>> parse_layer_node(const Fields& f, const std::string& name) {
   MLC_TRY(Node type_node, f.require("type"));
   MLC_TRY(std::string type, f.doc().as_string(type_node));
@@ -111,23 +189,38 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
     MLC_TRY(m->inputs, parse_input_names(doc, *in));
   }
   Node layers = f.node().child("layers");
-  MLC_CHECK_OK(doc.expect_object(layers));
   std::unordered_set<std::string> input_names(m->inputs.begin(), m->inputs.end());
-  for (auto it = layers.json->begin(); it != layers.json->end(); ++it) {
-    Node c = layers.member(it);
-    if (!is_identifier(it.key()))
-      return doc.key_error(c, "layer name " + squote(it.key()) +
-                                  " is not an identifier (letters, digits and _)");
-    if (input_names.count(it.key()))
-      return doc.key_error(c, "layer name " + squote(it.key()) + " is also an input name");
-    MLC_TRY(auto child, parse_module(doc, c, it.key(), limits));
+  // One child: `c` named `key` (an object member, or the index of a list element).
+  auto add_child = [&](const Node& c, const std::string& key, bool listed) -> Status {
+    auto name_error = [&](const std::string& message) {
+      return listed ? doc.error(c, message) : doc.key_error(c, message);
+    };
+    if (!is_identifier(key) && (f.has("forward") || !is_sequential_index(key)))
+      return name_error("layer name " + squote(key) + " is not an identifier (letters, digits and _)" +
+                        (is_sequential_index(key) ? "; integer names (nn.Sequential's 0, 1, ...) are "
+                                                    "only allowed in a container without \"forward\""
+                                                  : ""));
+    if (input_names.count(key)) return name_error("layer name " + squote(key) + " is also an input name");
+    MLC_TRY(auto child, parse_module(doc, c, key, limits));
     if (!f.has("forward") && child->arity() != 1)
-      return doc.key_error(c, squote(it.key()) + " takes " + std::to_string(child->arity()) +
-                                  " inputs; a container without \"forward\" passes one value");
+      return name_error(squote(key) + " takes " + std::to_string(child->arity()) +
+                        " inputs; a container without \"forward\" passes one value");
     m->param_tensors = sat_add(m->param_tensors, child->param_tensors);
     m->param_elements = sat_add(m->param_elements, child->param_elements);
-    m->child_index.emplace(it.key(), m->children.size());
-    m->children.emplace_back(it.key(), std::move(child));
+    m->child_index.emplace(key, m->children.size());
+    m->children.emplace_back(key, std::move(child));
+    return {};
+  };
+  if (layers.json->is_array()) {  // nn.Sequential: children named 0, 1, ...
+    if (f.has("forward"))
+      return doc.error(layers, "'layers': a list of layers (named 0, 1, ...) is only allowed in a "
+                               "container without \"forward\"; name them in an object");
+    for (size_t i = 0; i < layers.json->size(); ++i)
+      MLC_CHECK_OK(add_child(layers.element(i), std::to_string(i), true));
+  } else {
+    MLC_CHECK_OK(doc.expect_object(layers));
+    for (auto it = layers.json->begin(); it != layers.json->end(); ++it)
+      MLC_CHECK_OK(add_child(layers.member(it), it.key(), false));
   }
   m->work.modules = 1;
   if (auto fwd = f.get("forward")) {
@@ -137,6 +230,7 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
       const ModuleNode* c = m->child(n);
       return c ? std::optional<int>(c->arity()) : std::nullopt;
     };
+    scope.resolve_path = [&m](const std::string& path) { return resolve_path(*m, path); };
     MLC_TRY(m->forward, parse_forward(doc, *fwd, scope));
     m->work.forward_ops = m->forward->ops;
     m->work.ir_ops = m->forward->ops;
@@ -246,6 +340,41 @@ uint32_t stream_of(const std::string& path, int64_t call) {
 }
 }  // namespace
 
+namespace {
+Status check_ties_in(const ModuleNode& m, const std::string& prefix,
+                     const std::unordered_map<std::string, ParamInfo*>& by_name) {
+  switch (m.kind) {
+    case ModuleNode::Kind::layer:
+      for (const TiedParam& t : m.layer->ties()) {
+        auto it = by_name.find(t.target);
+        if (it == by_name.end())
+          return error_at(t.loc, "tie: the model has no parameter " + squote(t.target) +
+                                     " (a full state_dict name, e.g. 'tok_emb.weight')");
+        if (it->second->type.shape != t.shape)
+          return error_at(t.loc, "tie: " + squote(t.target) + " is " + it->second->type.str() +
+                                     " but this " + m.layer->type() + "'s " + t.param + " is f32" +
+                                     shape_to_string(t.shape));
+        it->second->aliases.push_back(prefix + t.param);
+      }
+      return {};
+    case ModuleNode::Kind::container:
+      for (const auto& [name, c] : m.children) MLC_CHECK_OK(check_ties_in(*c, prefix + name + ".", by_name));
+      return {};
+    case ModuleNode::Kind::repeat:
+      for (int64_t i = 0; i < m.repeat; ++i)
+        MLC_CHECK_OK(check_ties_in(*m.block, prefix + std::to_string(i) + ".", by_name));
+      return {};
+  }
+  return {};
+}
+}  // namespace
+
+Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
+  std::unordered_map<std::string, ParamInfo*> by_name;
+  for (ParamInfo& p : params) by_name.emplace(p.name, &p);
+  return check_ties_in(root, "", by_name);
+}
+
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args) {
   // Ops emitted for this module carry its state_dict path as their scope.
@@ -258,7 +387,11 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
   b.set_scope(path);
   switch (m.kind) {
     case ModuleNode::Kind::layer: {
-      LayerContext ctx{b, path, [&](const std::string& n) { return state.values.at(prefix + n); }};
+      LayerContext ctx{b, path, [&](const std::string& n) {
+                         for (const TiedParam& t : m.layer->ties())
+                           if (t.param == n) return state.values.at(t.target);
+                         return state.values.at(prefix + n);
+                       }};
       ctx.training = state.training;
       ctx.training_batch = state.training_batch;
       ctx.update_buffer = [&](const std::string& n, Value* v) {
@@ -278,7 +411,10 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const Loc&) -> Expected<Value*> {
           return emit_module(*m.child(name), b, state, prefix + name + ".", call_args);
         };
-        return run_forward(*m.forward, args, b, call);
+        ParamLookup param = [&](const std::string& path, bool full) {
+          return state.values.at(full ? path : prefix + path);
+        };
+        return run_forward(*m.forward, args, b, call, param);
       }
       Value* v = args.at(0);
       for (const auto& [name, c] : m.children) {

@@ -77,6 +77,12 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
 void collect_unsynced_batch_norms(const ModuleNode& m, const std::string& prefix,
                                   std::vector<std::pair<std::string, Loc>>& out);
 
+// Every layer's tied parameters (Layer::ties) name a parameter of `params`
+// (the whole model's, from collect_params) of the shape the layer needs, which
+// gets the tied uses' full names as aliases; errors at the naming field.
+// Recursion follows the module tree.
+Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params);
+
 using ParamMap = std::unordered_map<std::string, Value*>;
 // What emit_module reads and records beyond the builder: the parameters and
 // buffers by full name (a buffer's entry follows its updates), the mode

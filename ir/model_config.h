@@ -33,6 +33,9 @@ struct ParamInfo {
   bool buffer = false;
   Loc loc;  // the layer that declares it
   std::string layer_type;  // the declaring layer's "type" ("Linear", "Embedding", ...)
+  // Names of tied uses ("head.weight" for a Linear tied by "tie_weight"): PyTorch's
+  // state_dict lists the tensor under them too; an --init file may hold them, equal.
+  std::vector<std::string> aliases;
 };
 
 // One model input read from the data file: `tensor[slices]`.
@@ -98,6 +101,9 @@ struct TrainConfig {
   uint64_t seed = 0;
   int64_t eval_batch_size = 0;  // 0: number of eval examples, at most 1024
   OptimizerConfig optimizer;
+  // Observability (tools/train.h, docs/metrics.md); 0: off.
+  int64_t eval_every = 0;        // evaluate every N optimizer steps
+  int64_t grad_stats_every = 0;  // per-parameter gradient statistics every N steps
 };
 
 // The model file's "parallel" section (docs/model-format.md): a default mesh

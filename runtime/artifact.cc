@@ -137,7 +137,8 @@ Json model_json(const Artifact& a, const std::string& artifact_dir) {
           {"data", {{"file", data_file}, {"train", slices_json(c.data.train)}, {"eval", slices_json(c.data.eval)}}},
           {"train", {{"batch_size", t.batch_size}, {"epochs", t.epochs}, {"steps", t.steps}, {"shuffle", t.shuffle},
                      {"drop_last", t.drop_last}, {"seed", t.seed}, {"eval_batch_size", t.eval_batch_size},
-                     {"optimizer", optimizer}}}};
+                     {"optimizer", optimizer}, {"eval_every", t.eval_every},
+                     {"grad_stats_every", t.grad_stats_every}}}};
 }
 
 // Appends bytes to the blobs, 64-byte aligned; returns [offset, size].
@@ -450,6 +451,12 @@ Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir
   MLC_TRY(int64_t seed, t.integer("seed", 0, std::numeric_limits<int64_t>::max()));
   tc.seed = static_cast<uint64_t>(seed);
   MLC_TRY(tc.eval_batch_size, t.integer("eval_batch_size", 0, kMaxElements));
+  // Observability settings, absent from artifacts written before they existed.
+  for (auto [key, out] : {std::pair<const char*, int64_t*>{"eval_every", &tc.eval_every},
+                          {"grad_stats_every", &tc.grad_stats_every}})
+    if (t.json().is_object() && t.json().contains(key)) {
+      MLC_TRY(*out, t.integer(key, 0, kMaxElements));
+    }
   MLC_TRY(Field o, t.get("optimizer"));
   OptimizerConfig& oc = tc.optimizer;
   MLC_TRY(oc.type, o.string("type"));

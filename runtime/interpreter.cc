@@ -73,6 +73,24 @@ Expected<std::vector<Tensor>> Interpreter::run(const std::vector<Tensor>& args, 
 }
 
 Expected<std::vector<Tensor>> Interpreter::run(std::span<const Tensor* const> args, World* world) const {
+  return execute(args, world, nullptr);
+}
+
+Expected<const Op*> Interpreter::find_first(std::span<const Tensor* const> args,
+                                            const std::function<bool(const Tensor&)>& found) const {
+  const Op* first = nullptr;
+  std::function<bool(const Op&, const Tensor&)> after = [&](const Op& op, const Tensor& t) {
+    if (!found(t)) return true;
+    first = &op;
+    return false;
+  };
+  MLC_CHECK_OK(execute(args, nullptr, &after));
+  return first;
+}
+
+Expected<std::vector<Tensor>> Interpreter::execute(
+    std::span<const Tensor* const> args, World* world,
+    const std::function<bool(const Op&, const Tensor&)>* after) const {
   const Function& f = *f_;
   if (args.size() != f.args.size())
     return make_error("function '" + f.name + "' expects " + std::to_string(f.args.size()) +
@@ -99,6 +117,7 @@ Expected<std::vector<Tensor>> Interpreter::run(std::span<const Tensor* const> ar
     Status st = collective ? run_collective(*step.op, *world, operands, out)
                            : reference_kernel(step.op->code)(*step.op, operands, out);
     if (!st) return collective ? st.error() : error_at(step.op->loc, st.error().message);
+    if (after && !(*after)(*step.op, out)) return std::vector<Tensor>{};
     ptr[step.result] = &out;
     for (int s : step.release) {
       owned[s] = Tensor();

@@ -19,6 +19,7 @@
 //    on several threads at once.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -38,6 +39,11 @@ class Interpreter {
   // collectives and shard_slice (runtime/collective_run.h); without one they fail.
   Expected<std::vector<Tensor>> run(std::span<const Tensor* const> args, World* world = nullptr) const;
   Expected<std::vector<Tensor>> run(const std::vector<Tensor>& args, World* world = nullptr) const;
+  // Runs like `run` (no collectives) up to the first op, in program order,
+  // whose result satisfies `found`, and returns that op (of function()), or
+  // nullptr if none does. For diagnostics (the first non-finite value).
+  Expected<const Op*> find_first(std::span<const Tensor* const> args,
+                                 const std::function<bool(const Tensor&)>& found) const;
 
   // The function being run: the clone, with composites decomposed.
   const Function& function() const { return *f_; }
@@ -52,6 +58,11 @@ class Interpreter {
   };
 
   void plan();
+  // The shared loop: `after` sees each op's result and returns false to stop
+  // (then the results are empty).
+  Expected<std::vector<Tensor>> execute(
+      std::span<const Tensor* const> args, World* world,
+      const std::function<bool(const Op&, const Tensor&)>* after) const;
 
   std::unique_ptr<Function> f_;
   std::vector<Step> steps_;

@@ -1,6 +1,8 @@
 #include "runtime/parameters.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "runtime/safetensors.h"
@@ -73,7 +75,7 @@ Expected<std::vector<NamedTensor>> load_parameters(const std::vector<ParamInfo>&
                                                    const std::string& path,
                                                    std::vector<NamedTensor>* state) {
   MLC_TRY(SafetensorsFile file, read_safetensors(path));
-  std::vector<std::string> missing, extra, mismatched, missing_state;
+  std::vector<std::string> missing, extra, mismatched, missing_state, untied;
   std::vector<NamedTensor> out;
   auto check = [&](const std::string& name, const TensorType& type, std::vector<std::string>& absent) {
     const SafetensorsEntry* e = file.find(name);
@@ -98,17 +100,29 @@ Expected<std::vector<NamedTensor>> load_parameters(const std::vector<ParamInfo>&
       if (check(s.name, s.tensor.type(), missing_state)) s.tensor = file.find(s.name)->tensor;
   for (const SafetensorsEntry& e : file.entries) {
     bool known = false;
-    for (const ParamInfo& p : params) known |= p.name == e.name;
+    for (const ParamInfo& p : params) {
+      known |= p.name == e.name;
+      // A tied use's name (PyTorch's state_dict lists it too): the same values.
+      const SafetensorsEntry* owner = file.find(p.name);
+      if (std::find(p.aliases.begin(), p.aliases.end(), e.name) != p.aliases.end() && owner) {
+        known = true;
+        bool same = e.supported && owner->supported && e.tensor.type() == owner->tensor.type() &&
+                    std::memcmp(e.tensor.bytes(), owner->tensor.bytes(), e.tensor.num_bytes()) == 0;
+        if (!same) untied.push_back(e.name + " (tied to " + p.name + ")");
+      }
+    }
     if (state)
       for (const NamedTensor& s : *state) known |= s.name == e.name;
     if (!known) extra.push_back(e.name);
   }
-  if (missing.empty() && extra.empty() && mismatched.empty() && missing_state.empty()) return out;
+  if (missing.empty() && extra.empty() && mismatched.empty() && missing_state.empty() && untied.empty())
+    return out;
   std::string msg = path + ": error: parameters do not match the model:";
   if (!missing.empty()) msg += "\n  missing: " + list(missing);
   if (!missing_state.empty()) msg += "\n  missing optimizer state: " + list(missing_state);
   if (!mismatched.empty()) msg += "\n  wrong type: " + list(mismatched);
   if (!extra.empty()) msg += "\n  not in the model: " + list(extra);
+  if (!untied.empty()) msg += "\n  not equal to the tensor they are tied to: " + list(untied);
   return make_error(msg);
 }
 

@@ -32,7 +32,9 @@ std::vector<NamedTensor> init_parameters(const std::vector<ParamInfo>& params, u
 // mis-shaped tensor (up to 10 of each). When `state` is given (optimizer state
 // with its names and types), the file may also hold all of those tensors
 // (PyTorch names: `fc.weight.momentum_buffer`, ...), which then replace the
-// values in `state`; holding only some of them is an error.
+// values in `state`; holding only some of them is an error. It may also hold
+// a parameter's aliases (ParamInfo::aliases: a tied weight under its user's
+// name, as PyTorch's state_dict lists it) with values equal to the parameter's.
 Expected<std::vector<NamedTensor>> load_parameters(const std::vector<ParamInfo>& params,
                                                    const std::string& path,
                                                    std::vector<NamedTensor>* state = nullptr);

@@ -34,6 +34,8 @@ int cmd_opt(const std::vector<std::string>& argv);
 int cmd_run(const std::vector<std::string>& argv);
 int cmd_plan(const std::vector<std::string>& argv);
 int cmd_compile(const std::vector<std::string>& argv);
+int cmd_convert(const std::vector<std::string>& argv);
+int cmd_report(const std::vector<std::string>& argv);
 
 // `--mesh dp=2,tp=2` and `--zero 0|1|2|3` (tools/program.h ParallelOptions):
 // false with a usage message in `error` when malformed, or --zero without --mesh.

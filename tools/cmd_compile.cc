@@ -1,4 +1,4 @@
-// mlc compile MODEL.json [-o MODEL.mlcx] [--target cpu] [--data F]
+// mlc compile MODEL.json|MODEL.mlc [-o MODEL.mlcx] [--target cpu] [--data F]
 // [--mesh M [--zero N]]: compiles the model's training and evaluation
 // functions ahead of time and writes an artifact (runtime/artifact.h) that
 // `mlc run MODEL.mlcx` trains from with no frontend, pass pipeline or code
@@ -17,7 +17,9 @@
 // batches a mesh run asks for (tools/train.cc, tools/evaluate.cc): train_step
 // and optimizer_init as above, eval for the even split's global batches, and
 // the unsharded eval for batches of 1 when the eval split does not divide by
-// the data ranks. No loss_grad: --dump-grads does not run on a mesh.
+// the data ranks. loss_grad only when the model file sets
+// train.grad_stats_every (gradient statistics; --dump-grads does not run on a
+// mesh).
 #include <cstdio>
 
 #include "compiler/lower.h"
@@ -40,6 +42,7 @@ namespace {
 std::string default_output(const std::string& model) {
   std::string base = model;
   if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
+  else if (base.size() > 4 && base.compare(base.size() - 4, 4, ".mlc") == 0) base.resize(base.size() - 4);
   return base + ".mlcx";
 }
 
@@ -118,7 +121,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
   std::vector<std::tuple<std::string, int64_t, bool>> functions;  // name, batch, sharded
   for (int64_t b : train_batches)
     for (const char* name : {"train_step", "optimizer_init", "loss_grad"})
-      if (mesh.empty() || std::string_view(name) != "loss_grad") functions.emplace_back(name, b, true);
+      if (mesh.empty() || std::string_view(name) != "loss_grad" || tc.grad_stats_every > 0)
+        functions.emplace_back(name, b, true);
   for (int64_t b : {eval.full, eval.tail})
     if (b) functions.emplace_back("eval", b, true);
   if (eval.remainder) functions.emplace_back("eval", 1, false);

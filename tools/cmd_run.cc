@@ -3,7 +3,11 @@
 //
 // Training prints a progress bar on a terminal (else one line per epoch) to
 // stderr and a summary on stdout; the metrics file gets one JSON object per
-// step {"step", "epoch", "loss"} and per evaluation {"epoch", "eval": {...}}.
+// step {"step", "epoch", "loss"}, per evaluation {"epoch", "step", "eval":
+// {...}}, per completed epoch {"epoch", "train": {...}}, per gradient
+// statistics {"epoch", "step", "grads": [...]} and the run's facts {"run":
+// {...}} first (tools/train_metrics.h, docs/metrics.md). --eval-every N and
+// --grad-stats-every N override train.eval_every and train.grad_stats_every.
 // --eval prints the mean loss (and accuracy) over the eval split and appends
 // {"eval": {"loss": L, "accuracy": A}} to the metrics file.
 //
@@ -146,7 +150,7 @@ int report_eval(const EvalResult& result, const Args& args) {
 
 int run_eval(const Program& program, const Args& args, uint64_t seed) {
   const ModelConfig& config = program.config();
-  auto params = args.has("init") ? rt::load_parameters(config.params, args.get("init"))
+  auto params = args.get("init") != "seed" ? rt::load_parameters(config.params, args.get("init"))
                                  : Expected<std::vector<rt::NamedTensor>>(rt::init_parameters(config.params, seed));
   if (!params) return user_error(params.error().message);
   std::string data_path = args.get("data", config.data.file);
@@ -180,6 +184,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!parse_command_args(*find_command_doc("run"), argv, args, error))
     return usage_error(error + "\n" + usage_line(*find_command_doc("run")));
   if (args.positional.size() != 1) return usage_error(usage_line(*find_command_doc("run")));
+  if (args.has("eval") && !args.has("init"))
+    return usage_error("--eval evaluates given parameters: pass --init F.safetensors (what --save or a "
+                       "checkpoint wrote), or --init seed for the initialization train.seed draws");
   TrainOptions o;
   struct IntOption {
     const char* name;
@@ -192,6 +199,8 @@ int cmd_run(const std::vector<std::string>& argv) {
       {"steps", 0, [&](int64_t v) { o.steps = v; }},
       {"checkpoint-every", 1, [&](int64_t v) { o.checkpoint_every = v; }},
       {"start-step", 0, [&](int64_t v) { o.start_step = v; }},
+      {"eval-every", 0, [&](int64_t v) { o.eval_every = v; }},
+      {"grad-stats-every", 0, [&](int64_t v) { o.grad_stats_every = v; }},
       {"keep-checkpoints", 1, [&](int64_t v) { o.keep_checkpoints = static_cast<int>(std::min<int64_t>(v, 1 << 20)); }},
       // Capped at 2^24 s (194 days) so that deadlines fit the clock.
       {"comm-timeout", 1, [&](int64_t v) { o.comm.timeout = std::chrono::seconds(std::min<int64_t>(v, 1 << 24)); }},
@@ -263,7 +272,7 @@ int cmd_run(const std::vector<std::string>& argv) {
         return user_error(writable.error().message);
 
   o.data_path = args.get("data");
-  o.init_path = args.get("init");
+  o.init_path = args.get("init") == "seed" ? "" : args.get("init");  // `seed`: train.seed's draw
   o.metrics_path = args.get("metrics");
   o.save_path = args.get("save");
   o.checkpoint_dir = args.get("checkpoint-dir");

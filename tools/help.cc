@@ -20,7 +20,7 @@ const FlagDoc kZero = {"zero", "0|1|2|3",
 
 const std::vector<CommandDoc>& docs() {
   static const std::vector<CommandDoc> d = {
-      {"run", "MODEL.json|MODEL.mlcx",
+      {"run", "MODEL.json|MODEL.mlc|MODEL.mlcx",
        "train a model (or, with --eval, evaluate it)",
        "Trains from the model file's \"train\" section: progress on stderr, a summary on stdout. MODEL.json is\n"
        "compiled now; MODEL.mlcx was compiled by `mlc compile`. On a mesh the ranks run as threads of this\n"
@@ -29,15 +29,24 @@ const std::vector<CommandDoc>& docs() {
          "evaluate instead of training: mean loss (and accuracy for classifiers) over the eval split; on a mesh "
          "spread over its ranks",
          K::plain_switch},
-        {"init", "F.safetensors",
-         "start from these parameters (safetensors with PyTorch's state_dict names) instead of the model's "
-         "initialization"},
+        {"init", "F.safetensors|seed",
+         "start from these parameters (safetensors with PyTorch's state_dict names, or a checkpoint) instead of "
+         "the model's initialization; `seed` names that initialization (train.seed, or --seed) explicitly; "
+         "--eval needs one of them (./seed is a file)"},
         {"data", "F.safetensors", "read the data from F instead of the model file's data.file"},
         {"epochs", "N", "train N epochs instead of the model file's train.epochs or train.steps"},
         {"steps", "N", "train N optimizer steps instead (not with --epochs)"},
         {"seed", "S", "seed of the parameter initialization and of shuffling (default: train.seed)"},
         {"metrics", "OUT.jsonl",
-         "append a JSON line per step ({\"step\", \"epoch\", \"loss\"}) and per evaluation ({\"epoch\", \"eval\"})"},
+         "write a JSON line per step ({\"step\", \"epoch\", \"loss\"}), per evaluation ({\"epoch\", \"step\", "
+         "\"eval\"}), per completed epoch ({\"epoch\", \"train\"}: the mean loss), per gradient statistics "
+         "({\"epoch\", \"step\", \"grads\"}) and the run's facts first ({\"run\"}); appended to with --resume. "
+         "docs/metrics.md is the schema; `mlc report` draws it"},
+        {"eval-every", "N",
+         "also evaluate after every N optimizer steps (besides each epoch's end); 0: off. Default: train.eval_every"},
+        {"grad-stats-every", "N",
+         "every N steps (steps 0, N, 2N, ...) record each parameter's gradient mean |g|, max |g| and L2 norm, "
+         "after backward and before clipping and the update; 0: off. Default: train.grad_stats_every"},
         {"save", "F.safetensors", "write the trained parameters at the end, with their state_dict names"},
         {"checkpoint-dir", "DIR",
          "where checkpoints go: parameters, optimizer state and the position in the run, written atomically"},
@@ -63,24 +72,24 @@ const std::vector<CommandDoc>& docs() {
         {"comm-timeout", "S",
          "seconds a collective waits for the other ranks before every rank stops with an error naming the "
          "collective and the missing rank (default 300; needs a mesh)"}}},
-      {"compile", "MODEL.json",
+      {"compile", "MODEL.json|MODEL.mlc",
        "compile a model ahead of time into an artifact (MODEL.mlcx)",
        "Compiles the training and evaluation functions for the batch sizes a run on the data uses (the data file\n"
        "must be readable) and writes them, with the model's settings and kernel objects, to one file that\n"
        "`mlc run MODEL.mlcx` trains from without a frontend, passes or code generation.",
-       {{"output", "MODEL.mlcx", "the artifact to write (also -o; default: MODEL.json with .mlcx)"},
+       {{"output", "MODEL.mlcx", "the artifact to write (also -o; default: the model file's name with .mlcx)"},
         {"target", "cpu", "what to compile for: cpu (this machine's CPU features)"},
         {"data", "F.safetensors", "size the batches from F instead of the model file's data.file"},
         kMesh,
         kZero}},
-      {"plan", "MODEL.json",
+      {"plan", "MODEL.json|MODEL.mlc",
        "parameters, memory, FLOPs and, on a mesh, placements and collectives of a training step",
        "Prints, for train.batch_size: parameters; bytes of parameters, gradients, optimizer state and the\n"
        "activations kept for backward; FLOPs per step; the compiled step's instructions, arena and liveness\n"
        "lower bound. With a mesh also the placement of every parameter and optimizer-state tensor, per-device\n"
        "bytes, communication per mesh axis and the collective ledger (why each collective was inserted).",
        {{"format", "text|json", "text (default) or one JSON object"}, kMesh, kZero}},
-      {"ir", "MODEL.json",
+      {"ir", "MODEL.json|MODEL.mlc",
        "print a model's IR, after any pass",
        "Prints the textual IR the model file builds; --after runs the pipeline (autodiff, optimizer, decompose,\n"
        "canonicalize, sharding with a mesh) up to a pass. Tests and debug builds verify the IR after every pass\n"
@@ -99,6 +108,19 @@ const std::vector<CommandDoc>& docs() {
        {{"passes", "a,b{key=value},c",
          "passes to run in order, with options: autodiff, decompose, canonicalize{max-rounds=N}, cse, dce, "
          "fold-constants, simplify, sharding{zero=N} (over the module's mesh attribute)"}}},
+      {"convert", "MODEL.json|MODEL.mlc",
+       "write a model file in the other form: JSON <-> the model language (.mlc)",
+       "Loads the model file (so its mistakes are reported first) and writes it in the other form, or in the\n"
+       "form -o's extension names. Both forms build the same IR (docs/model-language.md); comments are not kept.",
+       {{"output", "OUT.mlc|OUT.json", "the file to write, atomically (also -o; default: stdout, in the other form)"}}},
+      {"report", "METRICS.jsonl",
+       "draw a training run's metrics file as one self-contained HTML page",
+       "Reads the metrics file of `mlc run --metrics METRICS.jsonl` (docs/metrics.md) and writes one HTML page with\n"
+       "no scripts and no network access: the run's facts, the training loss per step with the epochs' means, the\n"
+       "evaluations' loss and accuracy over steps (train.eval_every), and the gradient flow (train.grad_stats_every):\n"
+       "mean |g| per parameter for the recorded steps, max and mean |g| bars of the last one, and each parameter's\n"
+       "gradient norm over steps, as inline SVG. A malformed file is an error naming its line.",
+       {{"output", "REPORT.html", "the page to write (also -o; default: the metrics file's name with .html in place of .jsonl)"}}},
       {"help", "[COMMAND]", "explain mlc, or one command and every flag it takes", "", {}},
       {"version", "", "print mlc's version and its artifact format", "", {}},
   };
@@ -144,12 +166,17 @@ const CommandDoc* find_command_doc(std::string_view name) {
 
 std::string overview_help() {
   std::string s = "mlc: a deep-learning compiler: model files in, compiled training steps out.\n\nusage: mlc COMMAND [ARGS]\n\ncommands:\n";
+  size_t width = 0;  // the summaries start in one column
+  for (const CommandDoc& d : docs())
+    width = std::max(width, std::string_view(d.name).size() + std::string_view(d.operands).size() + 5);
   for (const CommandDoc& d : docs()) {
     std::string head = std::string("  ") + d.name + " " + d.operands;
-    head.resize(std::max<size_t>(head.size() + 1, 32), ' ');
+    head.resize(width, ' ');
     s += head + d.summary + "\n";
   }
   s += "\n`mlc help COMMAND` (or `mlc COMMAND --help`) explains a command and every flag it takes.\n"
+       "\nA model file is JSON (MODEL.json) or the model language (MODEL.mlc); `mlc convert` turns one into\n"
+       "the other. MODEL.mlcx is an artifact of `mlc compile`.\n"
        "\nexit status: 0 success; 1 an error in the input (a diagnostic on stderr naming the file, line and\n"
        "column or field); 2 a usage error.\n"
        "\nenvironment:\n"

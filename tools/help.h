@@ -33,7 +33,7 @@ const std::vector<CommandDoc>& command_docs();
 // nullptr when there is no such command.
 const CommandDoc* find_command_doc(std::string_view name);
 
-// "run, compile, plan, ir, opt, help, version".
+// "run, compile, plan, ir, opt, convert, help, version".
 std::string command_names();
 // `mlc help`: every command with its summary, the exit codes, the environment.
 std::string overview_help();

@@ -88,6 +88,8 @@ int main(int argc, char** argv) {
     if (command == "run") return mlc::cli::cmd_run(rest);
     if (command == "plan") return mlc::cli::cmd_plan(rest);
     if (command == "compile") return mlc::cli::cmd_compile(rest);
+    if (command == "convert") return mlc::cli::cmd_convert(rest);
+    if (command == "report") return mlc::cli::cmd_report(rest);
   } catch (const std::bad_alloc&) {
     return out_of_memory(command, rest);
   } catch (const std::length_error&) {

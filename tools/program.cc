@@ -106,6 +106,10 @@ Expected<StepFunction> Program::function(const std::string& name, int64_t batch)
   const std::string mesh = artifact_->mesh.empty() ? ""
                            : " --mesh " + artifact_->mesh.str() +
                                  (artifact_->zero ? " --zero " + std::to_string(artifact_->zero) : "");
+  if (have.empty() && name == "loss_grad" && sharded_)  // `mlc compile --mesh` leaves it out unless asked for
+    return make_error(path_ + ": error: the artifact has no sharded @loss_grad, which gradient statistics need; an artifact "
+                      "for a mesh holds it when the model file sets \"grad_stats_every\" in \"train\": compile the "
+                      "model with it set (mlc compile MODEL.json" + mesh + "), or run the model file");
   return make_error(path_ + ": error: the artifact has no " + what + " for batches of " + std::to_string(batch) +
                     (have.empty() ? " (it has no " + what + " at all)" : " (it has batches of " + have + ")") +
                     "; compile the model for this data: mlc compile MODEL.json" + mesh + " --data DATA.safetensors");

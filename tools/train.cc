@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,8 +19,12 @@
 #include "runtime/sampler.h"
 #include "runtime/sharded_checkpoint.h"
 #include "tools/evaluate.h"
+#include "tools/grad_stats.h"
 #include "tools/mesh_train.h"
+#include "tools/non_finite.h"
+#include "tools/progress.h"
 #include "tools/sharded_checkpoint.h"
+#include "tools/train_metrics.h"
 
 namespace mlc {
 
@@ -27,7 +33,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The functions of one batch size. loss_grad is made only when asked for
-// (--dump-grads).
+// (--dump-grads, gradient statistics).
 struct BatchFunctions {
   std::optional<StepFunction> train_step, loss_grad;
 };
@@ -83,6 +89,20 @@ class ArgumentBinder {
   std::vector<rt::NamedTensor>& state_;
 };
 
+// Runs @loss_grad: the gradients by parameter name (valid until its next run).
+Expected<std::vector<std::pair<std::string, const rt::Tensor*>>> gradients(StepFunction& loss_grad,
+                                                                          const ArgumentBinder& binder,
+                                                                          std::vector<rt::Tensor>& inputs,
+                                                                          rt::Tensor* step) {
+  MLC_TRY(auto args, binder.bind(loss_grad.signature(), inputs, step));
+  MLC_CHECK_OK(loss_grad.run(args));
+  std::vector<std::pair<std::string, const rt::Tensor*>> named;
+  size_t g = 1;
+  for (const Signature::Arg& a : loss_grad.signature().args)
+    if (a.kind == ArgKind::param) named.emplace_back(a.name, &loss_grad.result(g++));
+  return named;
+}
+
 std::vector<rt::NamedTensor> state_layout(const Signature& step_fn, std::vector<const rt::Tensor*> values) {
   std::vector<rt::NamedTensor> state;
   size_t k = 0;
@@ -114,39 +134,6 @@ Expected<std::optional<rt::TrainState>> newest_checkpoint(const std::string& dir
   return newest;
 }
 
-class Progress {
- public:
-  Progress(bool bar, int64_t total) : bar_(bar), total_(total), start_(Clock::now()) {}
-  void step(int64_t done, double loss) {
-    if (!bar_) return;
-    auto now = Clock::now();
-    if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    double elapsed = std::chrono::duration<double>(now - start_).count();
-    double rate = elapsed > 0 ? done / elapsed : 0;
-    double eta = rate > 0 ? (total_ - done) / rate : 0;
-    int width = 30, filled = static_cast<int>(width * done / std::max<int64_t>(total_, 1));
-    std::fprintf(stderr, "\r[%s%s] %lld/%lld  %.1f steps/s  loss %.4f  ETA %.0fs ",
-                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
-                 static_cast<long long>(done), static_cast<long long>(total_), rate, loss, eta);
-    if (done == total_) std::fputc('\n', stderr);
-  }
-  void epoch(int64_t epoch, int64_t epochs, double loss, const std::optional<EvalResult>& eval) {
-    if (bar_) std::fputc('\n', stderr);
-    std::fprintf(stderr, "epoch %lld/%lld: loss %.5f", static_cast<long long>(epoch + 1),
-                 static_cast<long long>(epochs), loss);
-    if (eval) {
-      std::fprintf(stderr, "  eval loss %.5f", eval->loss);
-      if (eval->accuracy) std::fprintf(stderr, "  accuracy %.4f", *eval->accuracy);
-    }
-    std::fputc('\n', stderr);
-  }
-
- private:
-  bool bar_;
-  int64_t total_;
-  Clock::time_point start_, last_;
-};
 
 }  // namespace
 
@@ -307,7 +294,10 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   const TrainConfig& tc = config.train;
   const int64_t n = setup.train_split.num_examples(), batch = setup.batch, total_steps = setup.total_steps;
   const int64_t steps_per_epoch = setup.steps_per_epoch, start = setup.start;
-  const bool leader = rank.leader(), with_grad = !o.dump_grads_path.empty();
+  // Observability (tools/train_metrics.h): 0 is off.
+  const int64_t eval_every = o.eval_every.value_or(tc.eval_every);
+  const int64_t grad_stats_every = o.grad_stats_every.value_or(tc.grad_stats_every);
+  const bool leader = rank.leader(), with_grad = !o.dump_grads_path.empty() || grad_stats_every > 0;
 
   stage = "compiling the train step";
   MLC_TRY(BatchFunctions program, compile(rank, batch, with_grad, o.profile && leader));
@@ -356,13 +346,13 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   int64_t order_epoch = -1;
   MLC_TRY(Evaluator evaluator, Evaluator::create(rank, config, setup.eval_split.num_examples(), setup.eval_batch));
   if (o.profile && leader) evaluator.enable_profiling();
-  auto run_eval = [&](int64_t epoch, double last_loss) -> Status {
+  // After `steps_done` steps: at an epoch's end, or every eval_every steps.
+  auto run_eval = [&](int64_t epoch, int64_t steps_done, double last_loss, bool epoch_end) -> Status {
     MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params.tensors));
-    nlohmann::ordered_json eval = {{"loss", r.loss}};
-    if (r.accuracy) eval["accuracy"] = *r.accuracy;
-    write_metric({{"epoch", epoch}, {"eval", eval}});
+    write_metric(eval_record(epoch, steps_done, r));
     if (metrics.is_open()) metrics.flush();
-    if (leader) progress.epoch(epoch, setup.epochs, last_loss, r);
+    if (leader && epoch_end) progress.epoch(epoch, setup.epochs, last_loss, r);
+    if (leader && !epoch_end) progress.eval(steps_done, r);
     summary.eval_loss = r.loss;
     summary.eval_accuracy = r.accuracy;
     summary.eval = r;
@@ -377,7 +367,14 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   }
 
   stage = "training";
+  write_metric(run_record(setup, o, rank, eval_every, grad_stats_every));
+  EpochLoss epoch_loss;
   const int64_t local_batch = batch / rank.data_ranks;
+  // The parameters each step starts from, on one device: a step whose loss is
+  // not finite is explained from them (tools/non_finite.h). One copy per step,
+  // outside the timed step.
+  std::vector<rt::NamedTensor> before;
+  if (!rank.world) before = params.tensors;
   for (int64_t s = start; s < total_steps; ++s) {
     const int64_t epoch = s / steps_per_epoch, i = s % steps_per_epoch;
     if (epoch != order_epoch) {
@@ -398,17 +395,21 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     rt::Tensor step_tensor(DType::i64, {});
     step_tensor.data<int64_t>()[0] = s + 1;
 
-    if (s == start && !o.dump_grads_path.empty()) {
-      MLC_TRY(auto args, binder.bind(prog->loss_grad->signature(), inputs, &step_tensor));
-      MLC_CHECK_OK(prog->loss_grad->run(args));
-      std::vector<std::pair<std::string, const rt::Tensor*>> named;
-      size_t g = 1;
-      const Signature& gf = prog->loss_grad->signature();
-      for (const Signature::Arg& a : gf.args)
-        if (a.kind == ArgKind::param) named.emplace_back(a.name, &prog->loss_grad->result(g++));
-      MLC_CHECK_OK(rt::write_safetensors(o.dump_grads_path, named, {{"note", "gradients of step " + std::to_string(s)}}));
+    // This step's gradients before its update: for --dump-grads, and the
+    // statistics every grad_stats_every steps (every rank runs @loss_grad; a
+    // sharded one's gradients are whole on each, tools/grad_stats.h).
+    const bool dump = s == start && !o.dump_grads_path.empty();
+    if (dump || (grad_stats_every > 0 && s % grad_stats_every == 0)) {
+      MLC_TRY(auto named, gradients(*prog->loss_grad, binder, inputs, &step_tensor));
+      if (dump)
+        MLC_CHECK_OK(rt::write_safetensors(o.dump_grads_path, named, {{"note", "gradients of step " + std::to_string(s)}}));
+      if (grad_stats_every > 0 && s % grad_stats_every == 0 && leader)
+        write_metric(grads_record(epoch, s, grad_stats(named)));
     }
 
+    for (size_t k = 0; k < before.size(); ++k)
+      std::memcpy(before[k].tensor.bytes(), params.tensors[k].tensor.bytes(),
+                  static_cast<size_t>(params.tensors[k].tensor.num_bytes()));
     auto t0 = Clock::now();
     MLC_TRY(auto args, binder.bind(prog->train_step->signature(), inputs, &step_tensor));
     // Results other than the loss replace {param} and {state} arguments, as
@@ -420,9 +421,21 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     summary.final_loss = loss;
     ++summary.steps_run;
     write_metric({{"step", s}, {"epoch", epoch}, {"loss", loss}});
+    epoch_loss.add(loss);
+    if (!std::isfinite(loss)) {  // every rank sees the same loss, so every rank stops here
+      if (metrics.is_open()) metrics.flush();
+      const Function* forward = nullptr;
+      if (!rank.world)
+        if (auto f = rank.functions->program().ir("loss", (end - begin) * rank.data_ranks)) forward = *f;
+      return make_error(rank.functions->program().path() + ": error: " +
+                        explain_non_finite_loss(config, forward, s, epoch, loss, inputs,
+                                                rank.world ? params.tensors : before));
+    }
     progress.step(s + 1, loss);
+    if (i == steps_per_epoch - 1) write_metric(epoch_loss.finish(epoch));  // a completed epoch
     bool epoch_end = i == steps_per_epoch - 1 || s + 1 == total_steps;
-    if (epoch_end) MLC_CHECK_OK(run_eval(epoch, loss));
+    if (epoch_end || (eval_every > 0 && (s + 1) % eval_every == 0))
+      MLC_CHECK_OK(run_eval(epoch, s + 1, loss, epoch_end));
     if (!o.checkpoint_dir.empty() &&
         ((o.checkpoint_every > 0 && (s + 1) % o.checkpoint_every == 0) || s + 1 == total_steps))
       MLC_CHECK_OK(checkpoint(s + 1));

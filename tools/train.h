@@ -47,6 +47,12 @@ struct TrainOptions {
   // the ranks instead of training; TrainSummary::eval holds the result.
   bool eval_only = false;
   std::string dump_grads_path;  // gradients of the run's first step
+  // Override train.eval_every and train.grad_stats_every (0: off): evaluate
+  // after every N optimizer steps (besides each epoch's end), and record
+  // per-parameter gradient statistics of the steps s with s % N == 0, computed
+  // by @loss_grad before the step's update (after backward, before clipping;
+  // tools/grad_stats.h). Both go to the metrics file (tools/train_metrics.h).
+  std::optional<int64_t> eval_every, grad_stats_every;
   bool progress_bar = false;    // a live bar on stderr (else one line per epoch)
   Backend backend = Backend::compiled;  // of the train step and evaluation
   bool profile = false;  // time every instruction of the compiled train step and eval (tools/profile.h)

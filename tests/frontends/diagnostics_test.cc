@@ -1,5 +1,6 @@
-// The diagnostics suite: every tests/frontends/data/bad/NAME.json must fail to
-// load with exactly the one-line message in NAME.json.expected. Plus robustness:
+// The diagnostics suite: every tests/frontends/data/bad/NAME.json (and
+// NAME.mlc, the model language) must fail to load with exactly the one-line
+// message in NAME.json.expected (NAME.mlc.expected). Plus robustness:
 // truncations and byte mutations of the examples never crash or hang.
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "frontends/model_file.h"
+#include "tests/frontends/source_root.h"
 
 namespace mlc {
 namespace {
@@ -17,24 +19,13 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kBadDir = "tests/frontends/data/bad";
 
-// Every frontends test names files relative to the source root (as ctest runs
-// them), so that messages carry short, machine-independent paths.
-const bool kInSourceRoot = [] {
-  fs::current_path(MLC_SOURCE_DIR);
-  return true;
-}();
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::read_text;
 
 std::vector<std::string> bad_cases() {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(kBadDir))
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+    if (e.path().extension() == ".json" || e.path().extension() == ".mlc")
+      names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -44,7 +35,7 @@ TEST(ModelFileDiagnostics, EveryBadFileHasItsExactMessage) {
   EXPECT_GE(names.size(), 30u);
   for (const auto& name : names) {
     SCOPED_TRACE(name);
-    std::string path = kBadDir + "/" + name + ".json";
+    std::string path = kBadDir + "/" + name;
     std::string expected = read_text(path + ".expected");
     ASSERT_FALSE(expected.empty()) << "missing " << path << ".expected";
     while (!expected.empty() && (expected.back() == '\n' || expected.back() == '\r')) expected.pop_back();
@@ -62,7 +53,7 @@ TEST(ModelFileDiagnostics, EveryExpectedFileHasItsModel) {
     if (e.path().extension() == ".expected")
       EXPECT_TRUE(fs::exists(kBadDir + "/" + file.substr(0, file.size() - 9))) << file;
     else
-      EXPECT_EQ(e.path().extension(), ".json") << file;
+      EXPECT_TRUE(e.path().extension() == ".json" || e.path().extension() == ".mlc") << file;
   }
 }
 
@@ -79,10 +70,12 @@ TEST(ModelFileDiagnostics, DirectoryIsNotAModelFile) {
   EXPECT_EQ(mf.error().message.rfind("tests/frontends/data: error: ", 0), 0u) << mf.error().message;
 }
 
-// Every prefix of every example is rejected (or accepted) without crashing.
+// Every prefix of every example, in both forms, is rejected (or accepted)
+// without crashing.
 TEST(ModelFileRobustness, TruncatedExamples) {
-  for (const char* name : {"digits_mlp", "digits_cnn", "tiny_gpt"}) {
-    std::string path = std::string("examples/") + name + ".json";
+  for (const char* name : {"digits_mlp.json", "digits_cnn.json", "tiny_gpt.json",
+                           "digits_mlp.mlc", "digits_cnn.mlc", "tiny_gpt.mlc"}) {
+    std::string path = std::string("examples/") + name;
     std::string text = read_text(path);
     ASSERT_FALSE(text.empty());
     for (size_t n = 0; n < text.size(); ++n) {
@@ -98,9 +91,9 @@ TEST(ModelFileRobustness, TruncatedExamples) {
 // Random byte edits (deterministic seed): no crash, errors are located.
 TEST(ModelFileRobustness, MutatedExamples) {
   std::mt19937 rng(1234);
-  const std::string alphabet = "{}[]\",:0123456789-+.eE \\/abcxyz_\xff\x01\n";
-  for (const char* name : {"digits_cnn", "tiny_gpt"}) {
-    std::string path = std::string("examples/") + name + ".json";
+  const std::string alphabet = "{}[]()\",:=;#0123456789-+.eE \\/abcxyz_\xff\x01\n\t";
+  for (const char* name : {"digits_cnn.json", "tiny_gpt.json", "digits_cnn.mlc", "tiny_gpt.mlc"}) {
+    std::string path = std::string("examples/") + name;
     std::string text = read_text(path);
     for (int iter = 0; iter < 3000; ++iter) {
       std::string t = text;
@@ -135,6 +128,18 @@ TEST(ModelFileRobustness, DeepNestingAnywhere) {
     EXPECT_NE(mf.error().message.find("nesting deeper than 64 levels"), std::string::npos)
         << mf.error().message;
   }
+  // The model language: brackets, and blocks nested by indentation.
+  std::string brackets = "name = " + std::string(100000, '[');
+  auto mb = ModelFile::parse(brackets, "deep.mlc");
+  ASSERT_FALSE(mb.ok());
+  EXPECT_EQ(mb.error().message, "deep.mlc:1:72: error: brackets nested deeper than 64 levels");
+  std::string blocks = "name = m\nmodel(x):\n";
+  for (int i = 1; i < 2000; ++i)
+    blocks += std::string(static_cast<size_t>(4 * i), ' ') + "b" + std::to_string(i) + ":\n";
+  auto mk = ModelFile::parse(blocks, "deep.mlc");
+  ASSERT_FALSE(mk.ok());
+  EXPECT_NE(mk.error().message.find("error: nesting deeper than 64 levels"), std::string::npos)
+      << mk.error().message;
 }
 
 TEST(ModelFileRobustness, HugeForwardExpressions) {

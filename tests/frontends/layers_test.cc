@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "frontends/json_doc.h"
 #include "frontends/layers.h"
@@ -175,12 +178,12 @@ TEST(ForwardStatements, ErrorsPointInsideTheString) {
   EXPECT_EQ(err("return x + t"), at(9, "operands of '+' have different dtypes: f32[1,4] and i64[1,4]"));
   EXPECT_EQ(err("return t * 0.5"), at(11, "cannot combine the number 0.5 with a i64 tensor"));
   EXPECT_EQ(err("return 3"), at(-1, "the result must be a tensor, found the number 3"));
-  EXPECT_EQ(err("return arange(x)"), at(7, "arange(n) needs a positive integer literal n"));
+  EXPECT_EQ(err("return arange(x)"), at(14, "arange(n) needs a positive integer n, found f32[1,4]"));
   EXPECT_EQ(err("return relu(t)"), at(7, "relu expects a float tensor, found i64[1,4]"));
   EXPECT_EQ(err("x"), at(0, "expected 'name = expr' or 'return expr', found 'x'"));
   EXPECT_EQ(err("return 1e999 * x"), at(7, "number 1e999 is out of range"));
   EXPECT_EQ(err("y = 1"), at(-1, "the result must be a tensor, found the number 1"));
-  EXPECT_EQ(err("return x +  @"), at(12, "unexpected character '@'"));
+  EXPECT_EQ(err("return x +  $"), at(12, "unexpected character '$'"));
   EXPECT_EQ(err("return x * 2x"), at(12, "unexpected character 'x' in a number"));
 }
 
@@ -307,6 +310,78 @@ TEST(FrontendLayers, OpsCarryTheirModuleScope) {
   auto back = parse_module(print_module(m), "t.mlir");
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->find("loss")->ops[0]->meta.scope, m.find("loss")->ops[0]->meta.scope);
+}
+
+}  // namespace
+}  // namespace mlc
+
+namespace mlc {
+namespace {
+
+// The work budget counts, before emitting, at least the ops forward
+// statements emit: every operator and built-in of tests/oracle/forward_exprs.py's
+// statements (wrapped in a container "inner", so its forward's ops carry the
+// scope "inner") emits no more than the count the over-budget message reports.
+TEST(ForwardStatements, WorkBoundCoversEveryBuiltin) {
+  std::ifstream in("tests/data/oracle/forward_exprs/model.json");
+  auto file = nlohmann::json::parse(in);
+  nlohmann::json inner = file["model"];
+  file["model"] = {{"inputs", {"x"}}, {"layers", {{"inner", inner}}}, {"forward", {"return inner(x)"}}};
+  ModelLimits tight;
+  tight.max_forward_ops = 1;
+  auto over = ModelFile::parse(file.dump(), "t.json", tight);
+  ASSERT_FALSE(over.ok());
+  const std::string& msg = over.error().message;
+  size_t at = msg.find("expands to ");
+  ASSERT_NE(at, std::string::npos) << msg;
+  int64_t bound = std::stoll(msg.substr(at + 11));
+  ModelFile mf = parse_ok(file.dump());
+  Module m = build_ok(mf, 3);
+  int64_t emitted = 0;
+  for (const auto& op : m.find("loss")->ops) emitted += op->meta.scope == "inner";
+  EXPECT_GT(emitted, 100);
+  EXPECT_LE(emitted, bound);
+}
+
+// nn.Sequential's naming: integer names, or a list of layers named by position.
+TEST(FrontendModules, SequentialIntegerNamesAndLists) {
+  std::string io = R"("x": {"dtype": "f32", "shape": ["batch", 4]}, "t": {"dtype": "f32", "shape": ["batch", 2]})";
+  for (const char* layers :
+       {R"({"0": {"type": "Linear", "in_features": 4, "out_features": 3}, "1": {"type": "ReLU"},
+            "2": {"type": "Linear", "in_features": 3, "out_features": 2}})",
+        R"([{"type": "Linear", "in_features": 4, "out_features": 3}, {"type": "ReLU"},
+            {"type": "Linear", "in_features": 3, "out_features": 2}])"}) {
+    ModelFile mf = parse_ok(model_text(io, std::string(R"({"layers": )") + layers + "}"));
+    std::vector<std::string> names;
+    for (const ParamInfo& p : mf.config().params) names.push_back(p.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
+  }
+  // Inside a container with forward, parameters of a Sequential are referenced by index.
+  ModelFile mf = parse_ok(model_text(io, R"({"layers": {"seq": {"layers": [
+      {"type": "Linear", "in_features": 4, "out_features": 2}]}},
+      "forward": ["return seq(x) + x @ seq.0.weight.T"]})"));
+  Module m = build_ok(mf, 2);
+  EXPECT_EQ(op_counts(m)["dot"], 2);
+}
+
+// A tied weight is one parameter, under its owner's name; referenced through
+// the tying layer (head.weight) it is the owner's tensor.
+TEST(FrontendModules, TiedWeightIsOneParameter) {
+  std::string io = R"("x": {"dtype": "f32", "shape": ["batch", 4]}, "t": {"dtype": "f32", "shape": ["batch", 4]})";
+  ModelFile mf = parse_ok(model_text(io, R"({"layers": {
+      "emb": {"type": "Linear", "in_features": 4, "out_features": 4, "bias": false},
+      "head": {"type": "Linear", "in_features": 4, "out_features": 4, "tie_weight": "emb.weight"}},
+      "forward": ["return head(emb(x)) + x @ head.weight.T"]})"));
+  std::vector<std::string> names;
+  for (const ParamInfo& p : mf.config().params) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"emb.weight", "head.bias"}));
+  Module m = build_ok(mf, 2);
+  const Function& loss = *m.find("loss");
+  ASSERT_EQ(loss.args.size(), 4u);  // x, t, emb.weight, head.bias
+  int readers = 0;  // emb's dot, head's dot, the transpose of head.weight.T
+  for (const auto& op : loss.ops)
+    for (const Value* v : op->operands) readers += v == loss.args[2];
+  EXPECT_EQ(readers, 3);
 }
 
 }  // namespace

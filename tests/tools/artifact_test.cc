@@ -80,7 +80,7 @@ TEST_P(CompiledExample, TrainsExactlyAsTheModelFile) {
 TEST_P(CompiledExample, EvaluatesExactlyAsTheModelFile) {
   const std::string name = GetParam(), model = "examples/" + name + ".json", artifact = scratch(name + ".eval.mlcx");
   ASSERT_EQ(mlc("compile " + model + " -o " + artifact).status, 0);
-  for (const std::string& init : {std::string(), " --init tests/data/oracle/" + name + "/init.safetensors"}) {
+  for (const std::string& init : {std::string(" --init seed"), " --init tests/data/oracle/" + name + "/init.safetensors"}) {
     RunResult from_model = mlc("run " + model + " --eval" + init),
               from_artifact = mlc("run " + artifact + " --eval" + init);
     ASSERT_EQ(from_model.status, 0) << from_model.err;
@@ -171,7 +171,7 @@ TEST_F(ArtifactCli, OutputWithoutMlcxIsAUsageError) {
   RunResult none = mlc("compile");
   EXPECT_EQ(none.status, 2);
   EXPECT_EQ(none.err,
-            "mlc: usage: mlc compile MODEL.json [flags]; `mlc help compile` explains them\n");
+            "mlc: usage: mlc compile MODEL.json|MODEL.mlc [flags]; `mlc help compile` explains them\n");
 }
 
 TEST_F(ArtifactCli, ModelWithoutTrainSection) {
@@ -219,7 +219,7 @@ TEST_F(ArtifactCli, EvalSplitOfAnotherSize) {
   const std::string message = artifact() +
                               ": error: the artifact has no @eval for batches of 100 (it has batches of 357); compile "
                               "the model for this data: mlc compile MODEL.json --data DATA.safetensors\n";
-  RunResult eval = mlc("run " + artifact() + " --eval --data " + small);
+  RunResult eval = mlc("run " + artifact() + " --eval --init seed --data " + small);
   EXPECT_EQ(eval.status, 1);
   EXPECT_EQ(eval.err, message);
   RunResult train = mlc("run " + artifact() + " --steps 2 --data " + small);
@@ -229,7 +229,7 @@ TEST_F(ArtifactCli, EvalSplitOfAnotherSize) {
   // Compiled for that data (which becomes the artifact's data file), it runs.
   const std::string resized = scratch("digits_val100.mlcx");
   ASSERT_EQ(mlc("compile examples/digits_mlp.json --data " + small + " -o " + resized).status, 0);
-  RunResult ok = mlc("run " + resized + " --eval");
+  RunResult ok = mlc("run " + resized + " --eval --init seed");
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_NE(ok.out.find("/100)\n"), std::string::npos) << ok.out;
 }
@@ -247,7 +247,7 @@ TEST_F(ArtifactCli, RunReportsADamagedBlob) {
   std::string bytes = valid();
   bytes[bytes.size() - 100] ^= 0x10;  // inside a kernel object
   const std::string path = write("damaged_blob", bytes);
-  RunResult r = mlc("run " + path + " --eval");
+  RunResult r = mlc("run " + path + " --eval --init seed");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, path + ": error: section 'blobs' checksum mismatch (the file is corrupt)\n");
 }
@@ -281,7 +281,7 @@ TEST_F(ArtifactCli, RunReportsKernelRowsThatDoNotMatchTheirResult) {
 
 TEST_F(ArtifactCli, RunReportsAnArtifactWithoutFunctions) {
   const std::string path = with_manifest("no_functions", [](Json& m) { m["functions"] = Json::array(); });
-  RunResult r = mlc("run " + path + " --eval");
+  RunResult r = mlc("run " + path + " --eval --init seed");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, path + ": error: manifest field 'functions': the artifact has no functions\n");
 }
@@ -391,9 +391,9 @@ TEST_F(MeshArtifactCli, RunsOnItsMeshOnly) {
   RunResult same = mlc("run " + mesh_artifact() + " --mesh dp=2 --zero 1 --steps 1");
   EXPECT_EQ(same.status, 0) << same.err;
   // --eval evaluates on the artifact's mesh, as the model file does on one device.
-  RunResult eval = mlc("run " + mesh_artifact() + " --eval");
+  RunResult eval = mlc("run " + mesh_artifact() + " --eval --init seed");
   EXPECT_EQ(eval.status, 0) << eval.err;
-  EXPECT_EQ(eval.out, mlc("run examples/digits_mlp.json --eval").out);
+  EXPECT_EQ(eval.out, mlc("run examples/digits_mlp.json --eval --init seed").out);
   const std::pair<std::string, std::string> usage_errors[] = {
       {mesh_artifact() + " --mesh dp=4 --steps 1",
        "--mesh dp=4: " + mesh_artifact() + " was compiled for mesh dp=2: run it without --mesh, or compile the "

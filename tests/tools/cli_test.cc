@@ -98,6 +98,31 @@ INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::Values("digits_mlp", "digits_
 
 // With PyTorch's final weights, the digits models reach the oracle's last
 // validation loss and exactly its number of correct predictions.
+// `mlc convert`: JSON -> the model language is the shipped .mlc (less its
+// leading comments), and back gives a model file that trains identically.
+TEST_P(Examples, ConvertGivesTheShippedModelLanguageFile) {
+  RunResult to_mlc = mlc("convert examples/" + GetParam() + ".json");
+  ASSERT_EQ(to_mlc.status, 0) << to_mlc.err;
+  std::string shipped = slurp("examples/" + GetParam() + ".mlc");
+  while (shipped.rfind("#", 0) == 0) shipped.erase(0, shipped.find('\n') + 1);
+  EXPECT_EQ(to_mlc.out, shipped);
+  std::string json = temp_path(GetParam() + ".json");
+  RunResult back = mlc("convert examples/" + GetParam() + ".mlc -o " + json);
+  ASSERT_EQ(back.status, 0) << back.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(json)),
+            nlohmann::json::parse(slurp("examples/" + GetParam() + ".json")));
+}
+
+TEST(Convert, Mistakes) {
+  RunResult ext = mlc("convert examples/digits_mlp.json -o model.txt");
+  EXPECT_EQ(ext.status, 2);
+  EXPECT_EQ(ext.err, "mlc: -o model.txt: the output's name must end in .mlc or .json (it names the form)\n");
+  RunResult bad = mlc("convert tests/frontends/data/bad/dsl_nn_prefix.mlc");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err, slurp("tests/frontends/data/bad/dsl_nn_prefix.mlc.expected"));
+  EXPECT_EQ(bad.out, "");
+}
+
 TEST(Eval, TrainedDigitsMatchOracle) {
   for (std::string name : {"digits_mlp", "digits_cnn"}) {
     std::string metrics = temp_path(name + "_final.jsonl");
@@ -153,7 +178,7 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
   }
   RunResult none = mlc("help frobnicate");
   EXPECT_EQ(none.status, 2);
-  EXPECT_EQ(none.err, "mlc: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, help, version)\n");
+  EXPECT_EQ(none.err, "mlc: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, convert, report, help, version)\n");
   RunResult version = mlc("--version");
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.out.rfind("mlc 0.", 0), 0u) << version.out;
@@ -169,6 +194,14 @@ TEST(Errors, OutputMistakesAreCaughtBeforeTraining) {
   EXPECT_EQ(save.status, 1);
   EXPECT_EQ(save.err, "no-such-dir/final.safetensors: error: --save: directory 'no-such-dir' does not exist\n");
   EXPECT_EQ(save.out, "");  // nothing trained
+  RunResult eval = mlc("run examples/digits_mlp.json --eval");
+  EXPECT_EQ(eval.status, 2);
+  EXPECT_EQ(eval.err,
+            "mlc: --eval evaluates given parameters: pass --init F.safetensors (what --save or a "
+            "checkpoint wrote), or --init seed for the initialization train.seed draws\n");
+  RunResult seeded = mlc("run examples/digits_mlp.json --eval --init seed");
+  EXPECT_EQ(seeded.status, 0) << seeded.err;
+  EXPECT_EQ(seeded.out.rfind("eval: loss 2.31", 0), 0u) << seeded.out;
 }
 
 TEST(Errors, InitFileMustMatchTheModel) {
@@ -181,12 +214,12 @@ TEST(Errors, InitFileMustMatchTheModel) {
 }
 
 TEST(Errors, DataFileMustHoldTheMappedTensors) {
-  RunResult r = mlc("run examples/digits_cnn.json --eval --data tests/data/oracle/digits_cnn/init.safetensors");
+  RunResult r = mlc("run examples/digits_cnn.json --eval --init seed --data tests/data/oracle/digits_cnn/init.safetensors");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("tests/data/oracle/digits_cnn/init.safetensors: error: no tensor 'val_images'"),
             std::string::npos)
       << r.err;
-  RunResult missing = mlc("run examples/digits_cnn.json --eval --data nowhere.safetensors");
+  RunResult missing = mlc("run examples/digits_cnn.json --eval --init seed --data nowhere.safetensors");
   EXPECT_EQ(missing.status, 1);
   EXPECT_EQ(missing.err, "nowhere.safetensors: error: cannot open: No such file or directory\n");
 }

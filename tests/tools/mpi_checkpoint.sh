@@ -22,8 +22,8 @@ done
 "$mlc" run "$model" $mesh --steps 10 --checkpoint-dir "$dir/ckpt" --resume --metrics "$dir/resumed.jsonl" \
   --save "$dir/resumed.safetensors" > "$dir/resumed.out" 2> "$dir/resumed.err"
 grep -q "resuming at step 5 of" "$dir/resumed.err" || { echo "did not resume from step 5:" >&2; cat "$dir/resumed.err" >&2; exit 1; }
-grep '"step"' "$dir/full.jsonl" > "$dir/full.steps"
-grep '"step"' "$dir/resumed.jsonl" > "$dir/resumed.steps"
+grep '^{"step"' "$dir/full.jsonl" > "$dir/full.steps"
+grep '^{"step"' "$dir/resumed.jsonl" > "$dir/resumed.steps"
 if ! cmp "$dir/full.steps" "$dir/resumed.steps"; then
   echo "losses differ between the uninterrupted run and the one resumed from mpirun's checkpoint:" >&2
   diff "$dir/full.steps" "$dir/resumed.steps" >&2 || true

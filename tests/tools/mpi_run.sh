@@ -27,7 +27,7 @@ if ! cmp "$dir/threads.jsonl" "$dir/mpi.jsonl"; then
   diff "$dir/threads.jsonl" "$dir/mpi.jsonl" >&2 || true
   exit 1
 fi
-steps=$(grep -c '"step"' "$dir/mpi.jsonl")
+steps=$(grep -c '^{"step"' "$dir/mpi.jsonl")  # step records (docs/metrics.md)
 [ "$steps" -eq 20 ] || { echo "expected 20 step lines in the metrics, got $steps" >&2; exit 1; }
 summaries=$(grep -c '^trained 20 steps' "$dir/mpi.out" || true)
 [ "$summaries" -eq 1 ] || { echo "expected one summary (rank 0's) under mpirun, got $summaries:" >&2; cat "$dir/mpi.out" >&2; exit 1; }

@@ -118,7 +118,7 @@ TEST(Profile, ArtifactsKeepTheOrigins) {
 }
 
 TEST(Profile, EvalAloneIsProfiled) {
-  RunResult r = testing::run_mlc("run examples/digits_mlp.json --eval --profile");
+  RunResult r = testing::run_mlc("run examples/digits_mlp.json --eval --init seed --profile");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("profile of @eval (batch "), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("profile of @train_step"), std::string::npos) << r.err;

@@ -36,8 +36,8 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// A metrics file of `mlc run --metrics` (JSON lines): the step lines' losses
-// and the evaluation lines.
+// A metrics file of `mlc run --metrics` (JSON lines, docs/metrics.md): the
+// step lines' losses and the evaluation lines.
 struct Metrics {
   std::vector<double> losses;
   std::vector<nlohmann::json> evals;
@@ -50,7 +50,7 @@ inline Metrics read_metrics(const std::string& path) {
   while (std::getline(lines, line)) {
     const nlohmann::json j = nlohmann::json::parse(line);
     if (j.contains("eval")) m.evals.push_back(j["eval"]);
-    else m.losses.push_back(j.at("loss"));
+    else if (j.contains("loss")) m.losses.push_back(j["loss"]);  // not the run, epoch and grads records
   }
   return m;
 }

@@ -404,5 +404,40 @@ TEST(BadData, TargetOutsideTheClassesIsReported) {
   EXPECT_FALSE(fs::exists(o.metrics_path));
 }
 
+// A non-finite loss stops the run at its step, naming the first op of the
+// forward pass (replayed on the reference interpreter from the parameters the
+// step started from) whose result is not finite: with lr 1e12, fc2's matmul
+// overflows at step 2. The same on both backends.
+TEST(NonFinite, LossStopsTheRunNamingTheStepAndTheOp) {
+  const std::string dir = temp_dir("non_finite");
+  std::stringstream model_text;
+  model_text << std::ifstream("examples/digits_mlp.json").rdbuf();
+  std::string text = model_text.str();
+  text.replace(text.find("\"lr\": 0.1"), 9, "\"lr\": 1e12");
+  text.replace(text.find("data/digits.safetensors"), 23, "digits.safetensors");
+  std::ofstream(dir + "/model.json") << text;
+  fs::copy_file("examples/data/digits.safetensors", dir + "/digits.safetensors",
+                fs::copy_options::overwrite_existing);
+  ModelFile model = load_model(dir + "/model.json");
+  for (Backend backend : {Backend::compiled, Backend::interp}) {
+    TrainOptions o;
+    o.backend = backend;
+    o.metrics_path = dir + "/metrics.jsonl";
+    auto result = train(model, o);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error().message,
+              dir + "/model.json: error: step 2 (epoch 0): the loss is nan; the first non-finite value "
+                    "of the forward pass is the result of dot at " + dir +
+                    "/model.json:13:14 (layer 'fc2')");
+    // The metrics (the run record, then steps 0-2) end with that step (NaN is null in JSON).
+    std::ifstream lines(o.metrics_path);
+    std::string line, last;
+    int n = 0;
+    while (std::getline(lines, line)) last = line, ++n;
+    EXPECT_EQ(n, 4);
+    EXPECT_EQ(last, R"({"step":2,"epoch":0,"loss":null})");
+  }
+}
+
 }  // namespace
 }  // namespace mlc

@@ -1,0 +1,57 @@
+#include "frontends/dsl_signatures.h"
+
+#include <array>
+
+namespace mlc {
+
+namespace {
+
+using namespace std::string_view_literals;
+
+constexpr std::array kLinear{"in_features"sv, "out_features"sv, "bias"sv};
+constexpr std::array kConv2d{"in_channels"sv, "out_channels"sv, "kernel_size"sv, "stride"sv,
+                             "padding"sv,     "dilation"sv,     "groups"sv,      "bias"sv};
+constexpr std::array kPool{"kernel_size"sv, "stride"sv, "padding"sv};
+constexpr std::array kFlatten{"start_dim"sv, "end_dim"sv};
+constexpr std::array kEmbedding{"num_embeddings"sv, "embedding_dim"sv};
+constexpr std::array kLayerNorm{"normalized_shape"sv, "eps"sv};
+constexpr std::array kRmsNorm{"dim"sv, "eps"sv};
+constexpr std::array kGelu{"approximate"sv};
+constexpr std::array kBatchNorm{"num_features"sv, "eps"sv, "momentum"sv, "affine"sv,
+                                "track_running_stats"sv};
+constexpr std::array kDropout{"p"sv};
+constexpr std::array kAttention{"dim"sv, "heads"sv};
+constexpr std::array kSwiGlu{"dim"sv, "hidden"sv};
+
+struct Entry {
+  std::string_view type;
+  std::span<const std::string_view> positional;
+  size_t printed;
+};
+
+constexpr Entry kSignatures[] = {
+    {"Linear", kLinear, 2},
+    {"Conv2d", kConv2d, 3},
+    {"MaxPool2d", kPool, 1},
+    {"AvgPool2d", kPool, 1},
+    {"Flatten", kFlatten, 0},
+    {"Embedding", kEmbedding, 2},
+    {"LayerNorm", kLayerNorm, 1},
+    {"RMSNorm", kRmsNorm, 1},
+    {"GELU", kGelu, 0},
+    {"BatchNorm1d", kBatchNorm, 1},
+    {"BatchNorm2d", kBatchNorm, 1},
+    {"Dropout", kDropout, 1},
+    {"CausalSelfAttention", kAttention, 2},
+    {"SwiGLU", kSwiGlu, 2},
+};
+
+}  // namespace
+
+CallSignature call_signature(std::string_view type) {
+  for (const Entry& e : kSignatures)
+    if (e.type == type) return CallSignature{e.positional, e.printed};
+  return {};
+}
+
+}  // namespace mlc
