@@ -628,6 +628,36 @@ TV FunctionEmitter::pad(const TV& t, const std::vector<int64_t>& low, const std:
 
 // ---- elementwise
 
+// random_uniform's scalar (ir/random.h) in arith ops: Philox4x32-10 on
+// (lo32(index), hi32(index), lo32(step), stream), the round keys folded to
+// constants, then (word 0 >> 8) * 2^-24.
+std::string philox_uniform(Region& r, const Op& op, const std::string& index, const std::string& step) {
+  auto i32 = [&](uint32_t v) { return r.constant(std::to_string(static_cast<int32_t>(v)), "i32"); };
+  auto i64 = [&](uint64_t v) { return r.constant(std::to_string(v), "i64"); };
+  auto trunc = [&](const std::string& v) { return r.op("arith.trunci " + v + " : i64 to i32"); };
+  auto xor32 = [&](const std::string& a, const std::string& b) { return r.op("arith.xori " + a + ", " + b + " : i32"); };
+  const uint64_t seed = static_cast<uint64_t>(op.attrs.get_int("seed"));
+  std::string c[4] = {trunc(index), trunc(r.op("arith.shrui " + index + ", " + i64(32) + " : i64")), trunc(step),
+                      i32(static_cast<uint32_t>(op.attrs.get_int("stream")))};
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  const std::string m0 = i64(0xD2511F53u), m1 = i64(0xCD9E8D57u), shift = i64(32);
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    std::string p0 = r.op("arith.muli " + r.op("arith.extui " + c[0] + " : i32 to i64") + ", " + m0 + " : i64");
+    std::string p1 = r.op("arith.muli " + r.op("arith.extui " + c[2] + " : i32 to i64") + ", " + m1 + " : i64");
+    std::string hi0 = trunc(r.op("arith.shrui " + p0 + ", " + shift + " : i64"));
+    std::string hi1 = trunc(r.op("arith.shrui " + p1 + ", " + shift + " : i64"));
+    std::string next[4] = {xor32(xor32(hi1, c[1]), i32(k0)), trunc(p1), xor32(xor32(hi0, c[3]), i32(k1)), trunc(p0)};
+    for (int i = 0; i < 4; ++i) c[i] = next[i];
+  }
+  std::string bits = r.op("arith.shrui " + c[0] + ", " + i32(8) + " : i32");
+  std::string u = r.op("arith.uitofp " + bits + " : i32 to f32");
+  return r.op("arith.mulf " + u + ", " + r.constant(literal(0x1p-24, DType::f32), "f32") + " : f32");
+}
+
 Expected<TV> FunctionEmitter::elementwise(const Op& op, const std::vector<TV>& in) {
   const TensorType& rt = op.result()->type;
   if (op.code == OpCode::Cast && in[0].type.dtype == rt.dtype) return in[0];
@@ -643,6 +673,8 @@ Expected<TV> FunctionEmitter::elementwise(const Op& op, const std::vector<TV>& i
         return {r.select(a[0], a[1], a[2], mlir_type(dt))};
       case OpCode::Cast:
         return {r.cast(a[0], dt, rt.dtype)};
+      case OpCode::RandomUniform:
+        return {philox_uniform(r, op, a[0], a[1])};
       default: {
         std::string y = scalar_math(r, op.code, dt, {a.begin(), a.begin() + static_cast<std::ptrdiff_t>(in.size())});
         if (y.empty()) {
@@ -1113,7 +1145,7 @@ Expected<TV> FunctionEmitter::emit_op(const Op& op, const std::vector<TV>& in) {
     case OpCode::Rsqrt: case OpCode::Tanh: case OpCode::Sigmoid: case OpCode::Erf: case OpCode::Sin:
     case OpCode::Cos: case OpCode::Add: case OpCode::Sub: case OpCode::Mul: case OpCode::Div:
     case OpCode::Max: case OpCode::Min: case OpCode::Pow: case OpCode::Compare: case OpCode::Select:
-    case OpCode::Cast:
+    case OpCode::Cast: case OpCode::RandomUniform:
       return elementwise(op, in);
     case OpCode::Broadcast: {
       const auto& dims = op.attrs.get_ints("dims");

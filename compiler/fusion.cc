@@ -57,6 +57,7 @@ bool is_loop_op(const Op& op) {
     case OpCode::ShardSlice:  // which chunk depends on the device
     case OpCode::Gather:  // data-dependent index: may fail
     case OpCode::ScatterAdd:
+    case OpCode::RandomUniform:  // no kernel-IR scalar: runs its reference kernel (ir/random.h)
       return false;
     case OpCode::Constant: {
       const AttrValue* v = op.attrs.find("value");

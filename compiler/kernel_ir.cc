@@ -819,7 +819,12 @@ std::string signature(const Kernel& k) {
   for (const Expr& e : k.exprs) {
     put(e.kind);
     put(e.dtype);
-    put(e.op);
+    // The op by name, not by its enumerator: adding a row to ir/ops.def
+    // renumbers the ops after it, and a kernel cache shared with another
+    // build must not take one op's object for another's.
+    const std::string_view op = op_name(e.op);
+    put(static_cast<uint64_t>(op.size()));
+    s.append(op);
     put(e.dir);
     put(e.a);
     put(e.b);

@@ -296,7 +296,8 @@ const std::vector<std::string>& layer_types() {
   static const std::vector<std::string> types = {
       "Linear",  "Conv2d",    "MaxPool2d", "AvgPool2d", "ReLU",
       "GELU",    "SiLU",      "Tanh",      "Sigmoid",   "Flatten",
-      "Embedding", "LayerNorm", "RMSNorm", "CausalSelfAttention", "SwiGLU"};
+      "Embedding", "LayerNorm", "RMSNorm", "CausalSelfAttention", "SwiGLU",
+      "BatchNorm1d", "BatchNorm2d", "Dropout"};
   return types;
 }
 
@@ -318,6 +319,7 @@ Expected<std::unique_ptr<Layer>> parse_layer(const Fields& f, const std::string&
   else if (type == "Sigmoid") l = parse_activation(f, OpCode::Sigmoid);
   else if (type == "Flatten") l = parse_flatten(f);
   else l = parse_transformer_layer(f, type);
+  if (l && !*l) l = parse_train_mode_layer(f, type);
   if (!l) return l.take_error();
   if (!*l) return f.doc().error(f.node(), "internal: layer type " + squote(type) + " has no parser");
   (*l)->type_ = type;

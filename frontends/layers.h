@@ -29,14 +29,30 @@ struct ParamDecl {
   std::string name;  // relative to the layer
   Shape shape;
   ParamInit init;
+  DType dtype = DType::f32;  // buffers may be i64 (num_batches_tracked)
 };
 
 // What a layer sees while emitting.
 struct LayerContext {
   Builder& b;
   std::string path;  // the layer's state_dict path ("layers.0.attn"); names it in messages
-  // The function argument of a declared parameter, by relative name.
+  // The value of a declared parameter or buffer, by relative name: the function
+  // argument, or a buffer's newest value after update_buffer.
   std::function<Value*(const std::string& name)> param;
+  // The mode the forward is lowered in: training (@loss, the train step) uses
+  // batch statistics and draws dropout masks; evaluation (@eval) uses running
+  // statistics and no dropout.
+  bool training = false;
+  // Training only: records a buffer's new value (a result of @loss that updates it).
+  std::function<void(const std::string& name, Value* value)> update_buffer;
+  // Training only: the {step} argument (added to the function on first use).
+  std::function<Value*()> step;
+  // The load-time build at train.batch_size: training shapes that PyTorch
+  // refuses at run time (BatchNorm with one value per channel) are errors. Other
+  // batches (an evaluation's remainder) build @loss anyway, never running it.
+  bool training_batch = false;
+  uint64_t seed = 0;    // train.seed: keys random_uniform
+  uint32_t stream = 0;  // this call's random stream: a hash of the layer path and call number
 };
 
 // A parameter a layer uses but does not own: `param` (relative, "weight") is
@@ -56,6 +72,9 @@ class Layer {
   // Parameters used but not declared by params() (checked by check_ties).
   virtual std::vector<TiedParam> ties() const { return {}; }
   virtual std::vector<ParamDecl> params() const { return {}; }
+  // Buffers (PyTorch's register_buffer), in registration order, after the
+  // parameters in the state_dict: saved and loaded like parameters, never trained.
+  virtual std::vector<ParamDecl> buffers() const { return {}; }
   // Emits the layer on `x` (the builder's loc is set to loc() by the caller).
   virtual Expected<Value*> apply(LayerContext& ctx, Value* x) const = 0;
   // An upper bound on the ops one apply() emits, whatever the input: the model
@@ -97,5 +116,10 @@ Expected<Value*> emit_linear(LayerContext& ctx, Value* x, const std::string& pre
 std::vector<std::string> with_common_fields(std::vector<std::string> fields);
 // Transformer-style layers (layers_transformer.cc); nullptr result if `type` is not one.
 Expected<std::unique_ptr<Layer>> parse_transformer_layer(const Fields& f, const std::string& type);
+// Layers that differ between training and evaluation, BatchNorm1d/2d and Dropout
+// (layers_train_mode.cc); nullptr result if `type` is not one.
+Expected<std::unique_ptr<Layer>> parse_train_mode_layer(const Fields& f, const std::string& type);
+// A BatchNorm layer without "sync": true (a mesh with a data axis refuses it).
+bool is_unsynced_batch_norm(const Layer& layer);
 
 }  // namespace mlc

@@ -126,18 +126,20 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
     MLC_TRY(c.train, parse_train(doc, *train));
   }
   collect_params(*tree, "", true, c.params);
+  collect_unsynced_batch_norms(*tree, "", c.unsynced_batch_norms);
   MLC_CHECK_OK(check_ties(*tree, c.params));
   if (auto parallel = top.get("parallel")) {
     MLC_TRY(c.parallel, parse_parallel(doc, *parallel, c.params));
   }
   mf.model_ = std::move(tree);
   // Trial build: shape errors between layers are load errors too.
-  MLC_TRY(Module trial, mf.build(c.trial_batch()));
+  MLC_TRY(Module trial, catch_out_of_memory([&] { return mf.build_unguarded(c.trial_batch(), true); },
+                                            path + ": error: out of memory while building the IR"));
   (void)trial;
   return mf;
 }
 
-Expected<Module> ModelFile::build_unguarded(int64_t batch) const {
+Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial) const {
   const ModelConfig& c = config_;
   if (batch < 1) return error_at(Loc{c.path}, "batch must be positive, got " + std::to_string(batch));
   Module module;
@@ -154,19 +156,37 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch) const {
                                     ": shape " + shape_to_string(shape) + " has more than 2^40 elements");
       inputs.push_back(f.add_arg(in.name, TensorType{in.dtype, shape}, ArgKind::input));
     }
-    ParamMap params;
-    for (const ParamInfo& p : c.params)
-      params[p.name] = f.add_arg(p.name, p.type, p.trainable ? ArgKind::param : ArgKind::frozen);
+    const bool eval = std::string_view(fn) == "eval";
+    EmitState state;
+    std::unordered_map<std::string, int> arg_index;
+    for (const ParamInfo& p : c.params) {
+      arg_index[p.name] = static_cast<int>(f.args.size());
+      state.values[p.name] = f.add_arg(p.name, p.type, p.buffer      ? ArgKind::buffer
+                                                       : p.trainable ? ArgKind::param
+                                                                     : ArgKind::frozen);
+    }
+    // @loss is the forward in training mode, @eval in evaluation mode.
+    state.training = !eval;
+    state.training_batch = trial && c.train.batch_size > 0;
+    state.seed = c.train.seed;
+    Value* step = nullptr;
+    state.step = [&]() {
+      if (!step) {
+        std::string name = "step";
+        while (find_input(c.inputs, name)) name += "_";
+        step = f.add_arg(name, TensorType{DType::i64, {}}, ArgKind::step);
+      }
+      return step;
+    };
     std::vector<Value*> model_args;
     for (const std::string& name : model_inputs_) {
       size_t i = static_cast<size_t>(find_input(c.inputs, name) - c.inputs.data());
       model_args.push_back(inputs[i]);
     }
     Builder b(f);
-    MLC_TRY(Value* out, emit_module(*model_, b, params, "", model_args, &custom));
+    MLC_TRY(Value* out, emit_module(*model_, b, state, "", model_args, &custom));
     Value* targets = inputs[static_cast<size_t>(find_input(c.inputs, c.loss_targets) - c.inputs.data())];
     b.set_loc(loss_loc_);
-    bool eval = std::string_view(fn) == "eval";
     std::string reduction = eval ? "sum" : loss_reduction_;
     if (c.classifier && !is_integer(targets->type.dtype))
       return error_at(loss_loc_, "cross_entropy targets " + squote(c.loss_targets) +
@@ -175,6 +195,13 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch) const {
     OpCode code = c.classifier ? OpCode::CrossEntropy : OpCode::Mse;
     MLC_TRY(Value* loss, emit_op(b, code, {out, targets}, {{"reduction", reduction}}));
     f.results.push_back(loss);
+    // Training: the buffers' new values follow the loss, in state_dict order.
+    for (const ParamInfo& p : c.params) {
+      if (!p.buffer || std::find(state.updated.begin(), state.updated.end(), p.name) == state.updated.end()) continue;
+      f.result_updates.resize(f.results.size(), -1);
+      f.results.push_back(state.values.at(p.name));
+      f.result_updates.push_back(arg_index.at(p.name));
+    }
     if (!eval || !c.classifier) continue;
     MLC_TRY(Value* pred, emit_op(b, OpCode::Argmax, {out}, {{"axis", out->type.rank() - 1}}));
     MLC_TRY(Value* t64, emit_cast(b, targets, DType::i64));

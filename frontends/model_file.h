@@ -12,9 +12,15 @@
 //  - config().params lists PyTorch state_dict names in registration order.
 //  - build(batch) binds the "batch" symbol and returns
 //      module @<name> {
-//        func @loss(<inputs in file order> {input}, <params in order> {param}) -> (f32[])
-//        func @eval(<same args>) -> (f32[] summed loss, i64[] correct argmax predictions)
+//        func @loss(<inputs in file order> {input}, <params in order> {param}
+//                   (buffers {buffer}) [, %step {step}]) -> (f32[] [, buffer'...])
+//        func @eval(<inputs, params and buffers>) -> (f32[] summed loss, i64[] correct argmax predictions)
 //      }
+//    @loss is the forward in training mode: BatchNorm's batch statistics, whose
+//    running-statistics updates are results updating their {buffer}
+//    arguments (state_dict order), and Dropout, whose masks read the {step}
+//    argument (added only when a dropout draws). @eval is the forward in
+//    evaluation mode (running statistics, no dropout) and updates nothing.
 //    (@eval returns only the summed loss for mse.) With custom ops, the
 //    functions above call them (`call`, ir/ops.def) and the module also holds
 //    each custom op's @F and @F_vjp per argument types (frontends/custom_ops.h);
@@ -59,7 +65,8 @@ class ModelFile {
  private:
   static Expected<ModelFile> parse_unguarded(std::string_view text, const std::string& path,
                                              const ModelLimits& limits);
-  Expected<Module> build_unguarded(int64_t batch) const;
+  // trial: the load-time build at train.batch_size (LayerContext::training_batch).
+  Expected<Module> build_unguarded(int64_t batch, bool trial = false) const;
 
   ModelConfig config_;
   std::shared_ptr<const ModuleNode> model_;

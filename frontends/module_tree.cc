@@ -149,7 +149,9 @@ Expected<std::unique_ptr<ModuleNode>> parse_layer_node(const Fields& f, const st
   auto m = std::make_unique<ModuleNode>();
   m->kind = ModuleNode::Kind::layer;
   MLC_TRY(m->layer, parse_layer(lf, type));
-  for (const ParamDecl& p : m->layer->params()) {
+  std::vector<ParamDecl> tensors = m->layer->params();
+  for (ParamDecl& p : m->layer->buffers()) tensors.push_back(std::move(p));
+  for (const ParamDecl& p : tensors) {
     auto n = checked_num_elements(p.shape);
     if (!n)
       return f.doc().error(f.node(), type + " " + display(name) + ": parameter " + squote(p.name) +
@@ -311,7 +313,9 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
   switch (m.kind) {
     case ModuleNode::Kind::layer:
       for (const ParamDecl& p : m.layer->params())
-        out.push_back({prefix + p.name, TensorType{DType::f32, p.shape}, p.init, trainable, m.loc, m.layer->type()});
+        out.push_back({prefix + p.name, TensorType{p.dtype, p.shape}, p.init, trainable, false, m.loc, m.layer->type()});
+      for (const ParamDecl& p : m.layer->buffers())
+        out.push_back({prefix + p.name, TensorType{p.dtype, p.shape}, p.init, false, true, m.loc, m.layer->type()});
       break;
     case ModuleNode::Kind::container:
       for (const auto& [name, c] : m.children) collect_params(*c, prefix + name + ".", trainable, out);
@@ -322,6 +326,30 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
       break;
   }
 }
+
+void collect_unsynced_batch_norms(const ModuleNode& m, const std::string& prefix,
+                                  std::vector<std::pair<std::string, Loc>>& out) {
+  switch (m.kind) {
+    case ModuleNode::Kind::layer:
+      if (is_unsynced_batch_norm(*m.layer)) out.emplace_back(prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1), m.loc);
+      break;
+    case ModuleNode::Kind::container:
+      for (const auto& [name, c] : m.children) collect_unsynced_batch_norms(*c, prefix + name + ".", out);
+      break;
+    case ModuleNode::Kind::repeat:
+      for (int64_t i = 0; i < m.repeat; ++i) collect_unsynced_batch_norms(*m.block, prefix + std::to_string(i) + ".", out);
+      break;
+  }
+}
+
+namespace {
+// 32-bit FNV-1a: a layer call's random stream from its path and call number.
+uint32_t stream_of(const std::string& path, int64_t call) {
+  uint32_t h = 2166136261u;
+  for (char c : path + "#" + std::to_string(call)) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  return h;
+}
+}  // namespace
 
 namespace {
 Status check_ties_in(const ModuleNode& m, const std::string& prefix,
@@ -358,7 +386,7 @@ Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
   return check_ties_in(root, "", by_name);
 }
 
-Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,
+Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom) {
   // Ops emitted for this module carry its state_dict path as their scope.
@@ -373,9 +401,19 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& pa
     case ModuleNode::Kind::layer: {
       LayerContext ctx{b, path, [&](const std::string& n) {
                          for (const TiedParam& t : m.layer->ties())
-                           if (t.param == n) return params.at(t.target);
-                         return params.at(prefix + n);
+                           if (t.param == n) return state.values.at(t.target);
+                         return state.values.at(prefix + n);
                        }};
+      ctx.training = state.training;
+      ctx.training_batch = state.training_batch;
+      ctx.update_buffer = [&](const std::string& n, Value* v) {
+        Value*& slot = state.values.at(prefix + n);
+        if (!slot->producer) state.updated.push_back(prefix + n);  // first update: still the argument
+        slot = v;
+      };
+      ctx.step = state.step;
+      ctx.seed = state.seed;
+      ctx.stream = stream_of(path, state.calls[path]++);
       b.set_loc(m.layer->loc());
       return m.layer->apply(ctx, args.at(0));
     }
@@ -383,25 +421,25 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& pa
       if (m.forward) {
         LayerCall call = [&](const std::string& name, std::vector<Value*> call_args,
                              const Loc& at) -> Expected<Value*> {
-          if (const ModuleNode* c = m.child(name)) return emit_module(*c, b, params, prefix + name + ".", call_args, custom);
+          if (const ModuleNode* c = m.child(name)) return emit_module(*c, b, state, prefix + name + ".", call_args, custom);
           b.set_loc(at);
           return custom->call(b, name, call_args);
         };
         ParamLookup param = [&](const std::string& path, bool full) {
-          return params.at(full ? path : prefix + path);
+          return state.values.at(full ? path : prefix + path);
         };
         return run_forward(*m.forward, args, b, call, param);
       }
       Value* v = args.at(0);
       for (const auto& [name, c] : m.children) {
-        MLC_TRY(v, emit_module(*c, b, params, prefix + name + ".", {v}, custom));
+        MLC_TRY(v, emit_module(*c, b, state, prefix + name + ".", {v}, custom));
       }
       return v;
     }
     case ModuleNode::Kind::repeat: {
       Value* v = args.at(0);
       for (int64_t i = 0; i < m.repeat; ++i) {
-        MLC_TRY(v, emit_module(*m.block, b, params, prefix + std::to_string(i) + ".", {v}, custom));
+        MLC_TRY(v, emit_module(*m.block, b, state, prefix + std::to_string(i) + ".", {v}, custom));
       }
       return v;
     }

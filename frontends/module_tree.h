@@ -18,8 +18,8 @@
 //  - `custom`: the model file's custom ops, which forward statements call like
 //    layers (a layer may not share a custom op's name); emit_module emits
 //    their calls through `custom`'s emitter.
-//  - emit_module emits the forward of a module on `args`; parameters are looked
-//    up in `params` by full name. Every op it emits has the scope (OpMeta) of
+//  - emit_module emits the forward of a module on `args` in the state's mode;
+//    parameters and buffers are looked up in `state.values` by full name. Every op it emits has the scope (OpMeta) of
 //    the innermost module it was emitted for: "layers.0.attn" for a layer's
 //    ops, the container's path for its forward statements' ops.
 #pragma once
@@ -78,6 +78,9 @@ Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Nod
 
 void collect_params(const ModuleNode& m, const std::string& prefix, bool trainable,
                     std::vector<ParamInfo>& out);
+// The BatchNorm layers without "sync": true, by state_dict path.
+void collect_unsynced_batch_norms(const ModuleNode& m, const std::string& prefix,
+                                  std::vector<std::pair<std::string, Loc>>& out);
 
 // Every layer's tied parameters (Layer::ties) name a parameter of `params`
 // (the whole model's, from collect_params) of the shape the layer needs, which
@@ -86,7 +89,19 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
 Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params);
 
 using ParamMap = std::unordered_map<std::string, Value*>;
-Expected<Value*> emit_module(const ModuleNode& m, Builder& b, const ParamMap& params,
+// What emit_module reads and records beyond the builder: the parameters and
+// buffers by full name (a buffer's entry follows its updates), the mode
+// (LayerContext::training) and, in training, where the step counter comes from.
+struct EmitState {
+  ParamMap values;
+  bool training = false;
+  bool training_batch = false;   // LayerContext::training_batch
+  std::function<Value*()> step;  // training: the {step} argument
+  uint64_t seed = 0;
+  std::unordered_map<std::string, int64_t> calls;  // layer path -> calls so far (random streams)
+  std::vector<std::string> updated;                // buffers updated, in first-update order
+};
+Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom = nullptr);
 

@@ -18,6 +18,7 @@ std::string_view arg_kind_name(ArgKind k) {
     case ArgKind::frozen: return "frozen";
     case ArgKind::state: return "state";
     case ArgKind::step: return "step";
+    case ArgKind::buffer: return "buffer";
   }
   return "?";
 }

@@ -52,10 +52,12 @@ struct Value {
 // `{param}` (trainable parameter), `{frozen}` (parameter that gets no
 // gradient), `{state}` (optimizer state), `{step}` (the optimizer's step
 // counter: i64[], at most one per function; the runtime binds it by this kind,
-// whatever its name).
-enum class ArgKind : uint8_t { input, param, frozen, state, step };
+// whatever its name), `{buffer}` (a module buffer such as BatchNorm's
+// running_mean: saved with the parameters, never differentiated nor given
+// optimizer state, but updated by the train step's results).
+enum class ArgKind : uint8_t { input, param, frozen, state, step, buffer };
 inline constexpr ArgKind kAllArgKinds[] = {ArgKind::input, ArgKind::param, ArgKind::frozen,
-                                           ArgKind::state, ArgKind::step};
+                                           ArgKind::state, ArgKind::step, ArgKind::buffer};
 std::string_view arg_kind_name(ArgKind k);
 
 // What an op carries besides its schema attributes: facts about where it
@@ -114,8 +116,8 @@ class Function {
   std::vector<std::unique_ptr<Op>> ops;  // program order
   std::vector<Value*> results;
   // The calling convention of results that replace an argument: the train
-  // step's updated parameters and optimizer state. result_updates[k] is the
-  // index of the {param}/{state} argument that result k is the new value of
+  // step's updated parameters, optimizer state and buffers. result_updates[k] is the
+  // index of the {param}/{state}/{buffer} argument that result k is the new value of
   // (same type; the runtime may write it in place, donating the argument's
   // buffer), or -1 for a fresh result. Empty means all -1. Printed as
   // `-> (f32[], f32[128,64] {updates = %fc1.weight})`.

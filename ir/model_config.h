@@ -27,6 +27,10 @@ struct ParamInfo {
   TensorType type;
   ParamInit init;
   bool trainable = true;
+  // A module buffer (BatchNorm's running_mean, running_var, num_batches_tracked):
+  // a {buffer} argument, saved and loaded with the parameters, updated by the
+  // train step, never trained (trainable is false). It may be i64.
+  bool buffer = false;
   Loc loc;  // the layer that declares it
   std::string layer_type;  // the declaring layer's "type" ("Linear", "Embedding", ...)
   // Names of tied uses ("head.weight" for a Linear tied by "tie_weight"): PyTorch's
@@ -164,7 +168,10 @@ struct ModelConfig {
   std::string name;
   std::string path;  // the model file
   std::vector<InputInfo> inputs;
-  std::vector<ParamInfo> params;
+  std::vector<ParamInfo> params;  // parameters and buffers, in state_dict order
+  // BatchNorm layers without "sync": true (state_dict path, location): a mesh
+  // that splits the batch refuses them (their statistics would be per device).
+  std::vector<std::pair<std::string, Loc>> unsynced_batch_norms;
   std::string loss_type;  // "cross_entropy" or "mse"
   std::string loss_targets;
   bool classifier = false;  // cross-entropy: evaluation reports accuracy

@@ -14,6 +14,7 @@ namespace mlc::rules {
 const std::vector<AttrSpec>& attrs_none();
 const std::vector<AttrSpec>& attrs_call();
 const std::vector<AttrSpec>& attrs_compare();
+const std::vector<AttrSpec>& attrs_random();
 const std::vector<AttrSpec>& attrs_broadcast();
 const std::vector<AttrSpec>& attrs_transpose();
 const std::vector<AttrSpec>& attrs_slice();
@@ -45,6 +46,7 @@ Expected<TensorType> infer_unary_float(const InferContext&);
 Expected<TensorType> infer_binary(const InferContext&);
 Expected<TensorType> infer_binary_float(const InferContext&);
 Expected<TensorType> infer_compare(const InferContext&);
+Expected<TensorType> infer_random_uniform(const InferContext&);
 Expected<TensorType> infer_select(const InferContext&);
 Expected<TensorType> infer_cast(const InferContext&);
 Expected<TensorType> infer_broadcast(const InferContext&);

@@ -96,6 +96,23 @@ Expected<TensorType> infer_compare(const InferContext& ctx) {
   return TensorType{DType::boolean, shape};
 }
 
+const std::vector<AttrSpec>& attrs_random() {
+  static const std::vector<AttrSpec> specs = {{"seed", AttrKind::Int, std::nullopt},
+                                              {"stream", AttrKind::Int, std::nullopt}};
+  return specs;
+}
+
+Expected<TensorType> infer_random_uniform(const InferContext& ctx) {
+  for (size_t i = 0; i < 2; ++i)
+    if (ctx.operand(i).dtype != DType::i64)
+      return infer_error(ctx, std::string(i == 0 ? "index" : "step") + " must be i64, got " + ctx.operand(i).str());
+  int64_t stream = ctx.attrs.get_int("stream");
+  if (stream < 0 || stream > 0xFFFFFFFFll)
+    return infer_error(ctx, "stream must be in [0, 2^32), got " + std::to_string(stream));
+  MLC_TRY(Shape shape, broadcast_all(ctx));
+  return TensorType{DType::f32, shape};
+}
+
 Expected<TensorType> infer_select(const InferContext& ctx) {
   if (ctx.operand(0).dtype != DType::boolean)
     return infer_error(ctx, "predicate must be bool, got " + ctx.operand(0).str());

@@ -520,7 +520,7 @@ class Parser {
     std::optional<ArgKind> kind;
     for (ArgKind k : kAllArgKinds)
       if (at_keyword(arg_kind_name(k))) kind = k;
-    if (!kind) return unexpected("'input', 'param', 'frozen' or 'state'");
+    if (!kind) return unexpected("'input', 'param', 'frozen', 'state', 'step' or 'buffer'");
     MLC_CHECK_OK(advance());
     MLC_CHECK_OK(expect(Tok::RBrace, "'}'", "after argument kind"));
     Value* arg = f.add_arg(std::string(name.text), std::move(type), *kind);
@@ -546,10 +546,10 @@ class Parser {
                                        "', which is not an argument of '@" + f.name + "'");
     const std::string arg = "'%" + std::string(name.text) + "'";
     ArgKind kind = f.arg_kinds[index];
-    if (kind != ArgKind::param && kind != ArgKind::state)
+    if (kind != ArgKind::param && kind != ArgKind::state && kind != ArgKind::buffer)
       return error_at(name.offset, "'updates' names " + arg + ", which is {" +
                                        std::string(arg_kind_name(kind)) +
-                                       "}, not a {param} or {state} argument");
+                                       "}, not a {param}, {state} or {buffer} argument");
     if (f.args[index]->type != result_type)
       return error_at(name.offset, "result of type " + result_type.str() + " cannot update " + arg +
                                        " of type " + f.args[index]->type.str());

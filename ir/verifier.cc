@@ -74,10 +74,11 @@ class FunctionVerifier {
       if (a >= static_cast<int>(f_.args.size()))
         return function_error(f_, what + " updates argument #" + std::to_string(a) + ", out of range");
       const Value* arg = f_.args[a];
-      if (f_.arg_kinds[a] != ArgKind::param && f_.arg_kinds[a] != ArgKind::state)
+      if (f_.arg_kinds[a] != ArgKind::param && f_.arg_kinds[a] != ArgKind::state &&
+          f_.arg_kinds[a] != ArgKind::buffer)
         return function_error(f_, what + " updates '%" + arg->name + "', which is {" +
                                       std::string(arg_kind_name(f_.arg_kinds[a])) +
-                                      "}, not a {param} or {state} argument");
+                                      "}, not a {param}, {state} or {buffer} argument");
       if (arg->type != f_.results[k]->type)
         return function_error(f_, what + " has type " + f_.results[k]->type.str() + " but updates '%" +
                                       arg->name + "' of type " + arg->type.str());

@@ -104,6 +104,16 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
 
   b.set_loc(Loc{});
   b.set_scope("");
+  // Results that update an argument (a {buffer}'s new value: BatchNorm's
+  // running statistics) are carried through undifferentiated, after the
+  // gradients, with what they update.
+  std::vector<Value*> carried;
+  std::vector<int> carried_updates;
+  for (size_t k = 1; k < g.results.size(); ++k)
+    if (g.updated_arg(k) >= 0) {
+      carried.push_back(g.results[k]);
+      carried_updates.push_back(g.updated_arg(k));
+    }
   g.results = {loss};
   for (size_t i = 0; i < g.args.size(); ++i) {
     if (!differentiated(g.arg_kinds[i])) continue;
@@ -112,6 +122,12 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
     g.results.push_back(found != adjoint.end()
                             ? found->second
                             : b.broadcast_to(b.scalar(0.0, arg->type.dtype), arg->type.shape));
+  }
+  g.result_updates.clear();
+  if (!carried.empty()) {
+    g.result_updates.assign(g.results.size(), -1);
+    g.results.insert(g.results.end(), carried.begin(), carried.end());
+    g.result_updates.insert(g.result_updates.end(), carried_updates.begin(), carried_updates.end());
   }
   module.functions.push_back(std::move(owned));
   return module.functions.back().get();

@@ -8,7 +8,8 @@
 // gradients of a value used several times are summed. Composite ops without a
 // rule of their own are differentiated through their decomposition. An op with
 // no rule on the path from a parameter to the loss is an error naming the op
-// and its location.
+// and its location. Results of `F` that update an argument (`{updates = %a}`,
+// a {buffer}'s new value) follow the gradients unchanged, still updating it.
 #pragma once
 
 #include <string>

@@ -232,7 +232,18 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   if (loss_scale.enabled) {
     MLC_TRY(scaling, add_loss_scale_state(f));
   }
-  Value* step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
+  // The forward may read the step already (dropout's random stream): one counter.
+  Value* step = nullptr;
+  for (size_t i = 0; i < f.args.size(); ++i)
+    if (f.arg_kinds[i] == ArgKind::step) step = f.args[i];
+  if (!step) step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
+  // Buffer updates of the forward (after the gradients of @loss_grad) stay results.
+  std::vector<Value*> buffer_results;
+  std::vector<int> buffer_updates;
+  for (size_t k = grad_index; k < f.results.size(); ++k) {
+    buffer_results.push_back(f.results[k]);
+    buffer_updates.push_back(f.updated_arg(k));
+  }
 
   // Where each updated value goes back to: the param args, then their state.
   std::vector<int> updates = {-1};
@@ -290,6 +301,8 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
     for (Value* v : {scaling->scale, scaling->growth_tracker, scaling->skipped}) updates.push_back(arg_index(v));
     b.set_scope("");
   }
+  results.insert(results.end(), buffer_results.begin(), buffer_results.end());
+  updates.insert(updates.end(), buffer_updates.begin(), buffer_updates.end());
   f.results = results;
   f.result_updates = updates;
 

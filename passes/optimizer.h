@@ -2,8 +2,10 @@
 //
 // From @loss_grad(args...) -> (loss, grads...) it builds
 //   @train_step(args..., <state> {state}..., %step: i64[] {step})
-//       -> (loss, <param'>..., <state'>...)
-// where the {step} argument (named `step`, or `step_1`, ... when an input has
+//       -> (loss, <param'>..., <state'>..., <buffer'>...)
+// where <buffer'> are @loss_grad's results after the gradients (the forward's
+// {buffer} updates, kept as they are), and the {step} argument (reused when
+// @loss already reads one: dropout's random stream) (named `step`, or `step_1`, ... when an input has
 // that name) is the 1-based number of the update being taken, <param'> are
 // the updated `{param}` arguments in order and <state'> the updated optimizer
 // state in the order of the state arguments, named like PyTorch's state

@@ -353,7 +353,7 @@ constexpr VjpRule Neg = rule(neg_rule), Abs = rule(abs_rule), Exp = rule(exp_rul
                   Sin = rule(sin_rule), Cos = rule(cos_rule);
 constexpr VjpRule Add = rule(add_rule), Sub = rule(sub_rule), Mul = rule(mul_rule),
                   Div = rule(div_rule), Max = rule(max_rule), Min = rule(min_rule),
-                  Pow = rule(pow_rule), Compare = kZero, Select = rule(select_rule),
+                  Pow = rule(pow_rule), Compare = kZero, RandomUniform = kZero, Select = rule(select_rule),
                   Cast = rule(cast_rule);
 constexpr VjpRule Broadcast = rule(broadcast_rule), Reshape = rule(reshape_rule),
                   Transpose = rule(transpose_rule), Slice = rule(slice_rule),

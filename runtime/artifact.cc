@@ -106,6 +106,8 @@ Json model_json(const Artifact& a, const std::string& artifact_dir) {
                       {"init", {{"kind", std::string(init_kind_name(p.init.kind))}, {"fan_in", p.init.fan_in},
                                 {"bound", p.init.bound}, {"stddev", p.init.stddev}}},
                       {"trainable", p.trainable}});
+  for (size_t i = 0; i < c.params.size(); ++i)
+    if (c.params[i].buffer) params[i]["buffer"] = true;  // absent: a parameter
   // The data file, relative to the artifact's folder when it can be.
   std::string data_file = c.data.file;
   if (!data_file.empty() && !std::filesystem::path(data_file).is_absolute()) {
@@ -420,6 +422,9 @@ Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir
     MLC_TRY(p.init.bound, init.number("bound"));
     MLC_TRY(p.init.stddev, init.number("stddev"));
     MLC_TRY(p.trainable, f.boolean("trainable"));
+    if (f.json().contains("buffer")) {
+      MLC_TRY(p.buffer, f.boolean("buffer"));
+    }
     c.params.push_back(std::move(p));
   }
   MLC_TRY(c.loss_type, m.string("loss_type"));

@@ -57,7 +57,7 @@ std::unordered_set<const Op*> forward_ops(const Function& f) {
 Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
   Plan p;
   for (const ParamInfo& info : config.params) {
-    p.params += info.type.num_elements();
+    if (!info.buffer) p.params += info.type.num_elements();  // like torch: buffers are not parameters
     p.param_bytes += info.type.num_bytes();
     if (info.trainable) {
       p.trainable += info.type.num_elements();

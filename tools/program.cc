@@ -2,10 +2,28 @@
 
 #include "compiler/pipeline.h"
 #include "ir/inline_calls.h"
+#include "ir/diagnostics.h"
+#include "passes/sharding.h"
 
 namespace mlc {
 
 namespace {
+// A mesh whose data axes split the batch computes BatchNorm statistics over
+// the global batch (the sharding pass all_reduces the batch sums): what
+// "sync": true (SyncBatchNorm) asks for. Per-device statistics (BatchNorm
+// under DDP) are not expressed, so a BatchNorm without it is refused.
+Status check_batch_norm_sync(const ModelConfig& config, const Mesh& mesh) {
+  int64_t split = 1;
+  for (const MeshAxis& a : mesh.axes)
+    if (is_data_axis(a.name)) split *= a.size;
+  if (split == 1 || config.unsynced_batch_norms.empty()) return {};
+  const auto& [path, loc] = config.unsynced_batch_norms.front();
+  return error_at(loc, "BatchNorm '" + path + "': on mesh " + mesh.str() +
+                           " the batch is split over " + std::to_string(split) +
+                           " devices, and per-device batch statistics are not supported; set \"sync\": true "
+                           "to normalize over the whole batch (SyncBatchNorm)");
+}
+
 // Functions taken from the module after the pipeline; with a mesh also @eval,
 // which the sharding stage partitions, and with a mixed-precision policy, which
 // the autocast stage rewrites.
@@ -55,6 +73,7 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
   if (!slot) {
     MLC_TRY(Module m, model_->build(batch));
     if (pipeline) {
+      MLC_CHECK_OK(check_batch_norm_sync(config(), parallel_.mesh));
       if (config().train.optimizer.type.empty())
         return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
       PipelineOptions options;

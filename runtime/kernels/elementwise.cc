@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "ir/attributes.h"
+#include "ir/random.h"
 #include "ir/scalar_math.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -199,6 +200,16 @@ Status kernel_Compare(const Op& op, std::span<const Tensor* const> in, Tensor& o
   if (d == "gt") return compare<std::greater<>>(op, in, out);
   if (d == "ge") return compare<std::greater_equal<>>(op, in, out);
   return kernel_error(op, "unknown direction \"" + d + "\"");
+}
+
+Status kernel_RandomUniform(const Op& op, std::span<const Tensor* const> in, Tensor& out) {
+  const uint64_t seed = static_cast<uint64_t>(op.attrs.get_int("seed"));
+  const uint32_t stream = static_cast<uint32_t>(op.attrs.get_int("stream"));
+  auto draw = [&](int64_t index, int64_t step) {
+    return random::uniform(static_cast<uint64_t>(index), static_cast<uint64_t>(step), seed, stream);
+  };
+  map2<int64_t, int64_t, float>(*in[0], *in[1], out, draw);
+  return {};
 }
 
 Status kernel_Select(const Op& op, std::span<const Tensor* const> in, Tensor& out) {

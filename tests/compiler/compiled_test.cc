@@ -286,6 +286,8 @@ std::vector<Case> cases() {
   add_pool_cases(c);
   add_half_cases(c);
   c.push_back({"", OpCode::Gather, {A(kF32, {5, 3}), I({2, 2}, 5)}, {{"axis", int64_t{0}}}});
+  // Runs its reference kernel (compiler/fusion.cc): bit-exact.
+  c.push_back({"", OpCode::RandomUniform, {I({3, 5}, 1000), I({}, 7)}, {{"seed", int64_t{5}}, {"stream", int64_t{9}}}});
   c.push_back({"", OpCode::ScatterAdd, {A(kF32, {5, 3}), I({4}, 5), A(kF32, {4, 3})}, {{"axis", int64_t{0}}}});
   return c;
 }

@@ -169,6 +169,8 @@ std::vector<Case> cases() {
   add("f32_unit_stride", OpCode::Fold, {A(kF32, {1, 18, 16})},
       {{"output_size", Ints{4, 4}}, {"kernel", Ints{3, 3}}, {"padding", Ints{1, 1}}});
   add("f32", OpCode::Gather, {A(kF32, {5, 3}), I(kI64, {2, 2}, 5)}, {{"axis", int64_t{0}}});
+  add("philox", OpCode::RandomUniform, {I(kI64, {3, 5}, 100000), I(kI64, {}, 1000)},
+      {{"seed", int64_t{-3}}, {"stream", int64_t{4000000000}}});
   add("i64_axis1_i32_indices", OpCode::Gather, {A(kI64, {2, 4, 3}, Fill::small_ints), I(kI32, {3}, 4)}, {{"axis", int64_t{-2}}});
   add("bf16_scalar_index", OpCode::Gather, {A(kBF16, {4, 3}), I(kI64, {}, 3)}, {{"axis", int64_t{1}}});
   add("i32_axis1", OpCode::ScatterAdd, {A(kI32, {2, 4}, Fill::small_ints), I(kI32, {2, 3}, 4), A(kI32, {2, 2, 3}, Fill::small_ints)},
@@ -510,9 +512,6 @@ TEST(EmitMlirCoverage, EveryOpHasACase) {
   }
 }
 
-// Upstream MLIR has no dialect among func/arith/tensor/linalg for collectives
-// (the mesh dialect's are not in LLVM 19's stable set mlc targets): a sharded
-// module is refused, naming the op.
 TEST(EmitMlirText, CollectivesHaveNoUpstreamForm) {
   Module m;
   m.name = "sharded";

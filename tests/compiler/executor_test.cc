@@ -178,7 +178,7 @@ TEST_P(Examples, TwoThreadsGiveTheOneThreadStepBitForBit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::Values("digits_mlp", "digits_cnn", "tiny_gpt"));
+INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::Values("digits_mlp", "digits_cnn", "tiny_gpt", "batchnorm_mlp", "digits_cnn_bn"));
 
 }  // namespace
 }  // namespace mlc

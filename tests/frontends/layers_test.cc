@@ -252,6 +252,9 @@ TEST(FrontendLayers, EveryLayerEmitsAtMostMaxOps) {
       {"RMSNorm", R"("dim": 3)", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"},
       {"CausalSelfAttention", R"("dim": 4, "heads": 2, "bias": true)", R"("x": {"dtype": "f32", "shape": [1, 3, 4]}, "t": {"dtype": "f32", "shape": [1, 3, 4]})"},
       {"SwiGLU", R"("dim": 4, "hidden": 6, "bias": true)", R"("x": {"dtype": "f32", "shape": [4]}, "t": {"dtype": "f32", "shape": [4]})"},
+      {"BatchNorm1d", R"("num_features": 3)", R"("x": {"dtype": "f32", "shape": [2, 3, 2]}, "t": {"dtype": "f32", "shape": [2, 3, 2]})"},
+      {"BatchNorm2d", R"("num_features": 3)", R"("x": {"dtype": "f32", "shape": [2, 3, 2, 2]}, "t": {"dtype": "f32", "shape": [2, 3, 2, 2]})"},
+      {"Dropout", R"("p": 0.5)", R"("x": {"dtype": "f32", "shape": [2, 3]}, "t": {"dtype": "f32", "shape": [2, 3]})"},
   };
   std::set<std::string> covered;
   for (const Case& c : cases) {

@@ -53,7 +53,7 @@ TEST(OpTable, TraitsClassifyEveryOp) {
       EXPECT_EQ(info.arity, 2);
       EXPECT_TRUE(info.has(kElementwise));
     }
-    EXPECT_EQ(info.has(kEffectful), info.has(kCollective));  // rng will be too
+    EXPECT_EQ(info.has(kEffectful), info.has(kCollective));  // random_uniform is counter-based: pure
   }
   for (OpCode code : {OpCode::Add, OpCode::Mul, OpCode::Max, OpCode::Min})
     EXPECT_TRUE(op_info(code).has(kCommutative)) << op_name(code);

@@ -175,6 +175,8 @@ Module make_all_ops() {
   Value* rows = b.create(OpCode::Gather, {x, idx}, {{"axis", int64_t{1}}});
   f.results.push_back(b.create(OpCode::ScatterAdd, {x, idx, rows}, {{"axis", int64_t{1}}}));
   f.results.push_back(b.iota({DType::i64, {2, 5}}, 1));
+  f.results.push_back(b.create(OpCode::RandomUniform, {f.results.back(), b.scalar(3, DType::i64)},
+                               {{"seed", int64_t{-5}}, {"stream", int64_t{4294967295}}}));
   f.results.push_back(b.constant({1.5, -0.0, 1e-05, 3e300, 5e-324, 0.1},
                                  {DType::f64, {2, 3}}));
   f.results.push_back(b.constant({-7, 9007199254740993.0, 0}, {DType::i64, {3}}));

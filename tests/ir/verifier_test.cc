@@ -130,7 +130,7 @@ TEST(Verifier, ResultUpdates) {
   EXPECT_EQ(t.error(), "error: verifier: function @main: 2 results but 1 result update entries");
   t.f->result_updates = {-1, 0};
   EXPECT_EQ(t.error(), "error: verifier: function @main: result #1 updates '%x', which is {input}, "
-                       "not a {param} or {state} argument");
+                       "not a {param}, {state} or {buffer} argument");
   t.f->result_updates = {1, -1};
   EXPECT_EQ(t.error(), "error: verifier: function @main: result #0 has type f32[] but updates '%b' of type f32[3]");
   t.f->result_updates = {-1, 7};
