@@ -95,6 +95,13 @@ bool header_inputs(const Json& v) {
   return true;
 }
 
+// "(a, b)": the names of a header's inputs (header_inputs(v) holds).
+std::string input_list(const Json& v) {
+  std::string s = "(";
+  for (const Json& n : v["inputs"]) s += (s.size() > 1 ? ", " : "") + n.get<std::string>();
+  return s + ")";
+}
+
 class Printer {
  public:
   std::string run(const Json& root) {
@@ -209,17 +216,7 @@ class Printer {
       return;
     }
     bool header = v.begin().key() == "inputs" && header_inputs(v);
-    std::string head = key_text(name);
-    if (header) {
-      head += "(";
-      bool first = true;
-      for (const Json& n : v["inputs"]) {
-        head += (first ? "" : ", ") + n.get<std::string>();
-        first = false;
-      }
-      head += ")";
-    }
-    line(indent, head + ":");
+    line(indent, key_text(name) + (header ? input_list(v) : "") + ":");
     size_t before = out_.size();
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (header && it == v.begin()) continue;
@@ -282,17 +279,7 @@ class Printer {
     std::string block_key = name == "forward" ? quoted(name) : key;
     if (is_container(v)) {
       bool header = header_inputs(v);
-      std::string head = header ? key : block_key;
-      if (header) {
-        head += "(";
-        bool first = true;
-        for (const Json& n : v["inputs"]) {
-          head += (first ? "" : ", ") + n.get<std::string>();
-          first = false;
-        }
-        head += ")";
-      }
-      line(indent, head + ":");
+      line(indent, (header ? key + input_list(v) : block_key) + ":");
       body(indent + 4, v, header);
       return;
     }
