@@ -70,36 +70,44 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const dou
   gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
 }
 
-namespace {
-// The batch loop is outside gemm; when B is shared and A is not transposed,
-// the batch folds into M (one gemm call).
-template <class T>
-void dot_impl(const DotShape& d, int parts, int t, const T* a, const T* b, T* c) {
-  const int64_t lda = d.trans_a ? d.m : d.k, ldb = d.trans_b ? d.k : d.n;
+DotShare dot_share(const DotShape& d, int parts, int t) {
   const bool fold = d.b_shared && !d.trans_a;
   const int64_t batch = fold ? 1 : d.batch, m = fold ? d.batch * d.m : d.m;
-  int64_t b0 = 0, b1 = batch;
-  const bool by_batch = batch >= parts;
-  if (by_batch) {
+  int64_t b0 = 0, b1 = batch, r0 = 0, r1 = m, c0 = 0, c1 = d.n;
+  if (batch >= parts) {
     b0 = batch * t / parts;
     b1 = batch * (t + 1) / parts;
+  } else if (m >= d.n) {
+    r0 = m * t / parts;
+    r1 = m * (t + 1) / parts;
+  } else {
+    c0 = d.n * t / parts;
+    c1 = d.n * (t + 1) / parts;
   }
-  for (int64_t i = b0; i < b1; ++i) {
-    const T* ai = a + i * d.m * d.k;
-    const T* bi = d.b_shared ? b : b + i * d.k * d.n;
-    T* ci = c + i * d.m * d.n;
-    if (by_batch || parts == 1) {
-      gemm(d.trans_a, d.trans_b, m, d.n, d.k, ai, lda, bi, ldb, ci, d.n);
-    } else if (m >= d.n) {  // rows [r0, r1) of C
-      int64_t r0 = m * t / parts, r1 = m * (t + 1) / parts;
-      gemm(d.trans_a, d.trans_b, r1 - r0, d.n, d.k, d.trans_a ? ai + r0 : ai + r0 * lda, lda, bi, ldb,
-           ci + r0 * d.n, d.n);
-    } else {  // columns [c0, c1) of C
-      int64_t c0 = d.n * t / parts, c1 = d.n * (t + 1) / parts;
-      gemm(d.trans_a, d.trans_b, m, c1 - c0, d.k, ai, lda, d.trans_b ? bi + c0 * ldb : bi + c0, ldb, ci + c0,
-           d.n);
-    }
-  }
+  DotShare s;
+  s.batches = b1 - b0;
+  s.rows = r1 - r0;
+  s.cols = c1 - c0;
+  s.a_stride = d.m * d.k;
+  s.b_stride = d.b_shared ? 0 : d.k * d.n;
+  s.c_stride = d.m * d.n;
+  s.lda = d.trans_a ? d.m : d.k;
+  s.ldb = d.trans_b ? d.k : d.n;
+  s.ldc = d.n;
+  s.a_offset = b0 * s.a_stride + (d.trans_a ? r0 : r0 * s.lda);
+  s.b_offset = b0 * s.b_stride + (d.trans_b ? c0 * s.ldb : c0);
+  s.c_offset = b0 * s.c_stride + r0 * s.ldc + c0;
+  return s;
+}
+
+namespace {
+template <class T>
+void dot_impl(const DotShape& d, int parts, int t, const T* a, const T* b, T* c) {
+  const DotShare s = dot_share(d, parts, t);
+  if (s.rows == 0 || s.cols == 0) return;
+  for (int64_t i = 0; i < s.batches; ++i)
+    gemm(d.trans_a, d.trans_b, s.rows, s.cols, d.k, a + s.a_offset + i * s.a_stride, s.lda,
+         b + s.b_offset + i * s.b_stride, s.ldb, c + s.c_offset + i * s.c_stride, s.ldc);
 }
 }  // namespace
 

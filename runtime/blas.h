@@ -32,6 +32,23 @@ struct DotShape {
 void dot(const DotShape& d, const float* a, const float* b, float* c);
 void dot(const DotShape& d, const double* a, const double* b, double* c);
 
+// The part of dot(d) that share t of `parts` computes, in elements of the
+// row-major operands. When B is shared and A is not transposed, the batch
+// folds into the rows (one product of batch*m rows). A share is a range of
+// the (folded) batches when there are at least `parts` of them, else the same
+// range of C's rows or columns (whichever dim is longer) of every batch.
+// Batch i of the share reads A at a_offset + i * a_stride, B at b_offset +
+// i * b_stride, and writes C at c_offset + i * c_stride, with leading
+// dimensions lda, ldb, ldc; it is a rows x cols product over k.
+struct DotShare {
+  int64_t batches = 0, rows = 0, cols = 0;
+  int64_t a_offset = 0, b_offset = 0, c_offset = 0;
+  int64_t a_stride = 0, b_stride = 0, c_stride = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  bool empty() const { return batches == 0 || rows == 0 || cols == 0; }
+};
+DotShare dot_share(const DotShape& d, int parts, int t);
+
 // Share t of `parts` of dot(d, ...): the batches [batch*t/parts,
 // batch*(t+1)/parts) when there are at least `parts` of them, else the same
 // range of C's rows or columns (whichever dim is longer) of every batch. The

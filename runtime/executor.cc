@@ -74,11 +74,18 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
     if (!c.bytes.empty()) std::memcpy(x.slot_ptr_[c.slot], c.bytes.data(), c.bytes.size());
   }
   x.buffers_.resize(e.instructions.size());
+  // Each gemm's library (see bench/results/gemm_libs.md): libxsmm for small
+  // products where it has a kernel, oneDNN for large ones, else OpenBLAS.
   x.onednn_.resize(e.instructions.size());
+  x.xsmm_.resize(e.instructions.size());
   for (size_t i = 0; i < e.instructions.size(); ++i) {
     const Instruction& ins = e.instructions[i];
-    if (ins.kind != InstrKind::gemm || !OneDnnGemm::preferred(ins.gemm.shape, ins.gemm.dtype)) continue;
-    MLC_TRY(OneDnnGemm g, OneDnnGemm::create(ins.gemm.shape, blas::dot_threads(ins.gemm.shape, thread_pool().threads())));
+    if (ins.kind != InstrKind::gemm) continue;
+    const blas::DotShape& d = ins.gemm.shape;
+    const int parts = blas::dot_threads(d, thread_pool().threads());
+    if (XsmmGemm::preferred(d, ins.gemm.dtype)) x.xsmm_[i] = XsmmGemm::create(d, parts);
+    if (x.xsmm_[i] || !OneDnnGemm::preferred(d, ins.gemm.dtype)) continue;
+    MLC_TRY(OneDnnGemm g, OneDnnGemm::create(d, parts));
     x.onednn_[i].emplace(std::move(g));
   }
   x.views_.resize(e.instructions.size());
@@ -186,12 +193,20 @@ Status Executor::execute(const Instruction& ins, size_t index) {
     case InstrKind::gemm: {
       const GemmParams& g = ins.gemm;
       ThreadPool& pool = thread_pool();
-      if (const std::optional<OneDnnGemm>& dnn = onednn_[index]) {
+      // A library's shares of an f32 gemm, one per thread (OneDnnGemm, XsmmGemm).
+      auto run_shares = [&](const auto& library) {
         auto share = [&](int t) {
-          dnn->run(t, reinterpret_cast<const float*>(b[0]), reinterpret_cast<const float*>(b[1]),
-                   reinterpret_cast<float*>(b[2]));
+          library.run(t, reinterpret_cast<const float*>(b[0]), reinterpret_cast<const float*>(b[1]),
+                      reinterpret_cast<float*>(b[2]));
         };
-        pool.parallel(dnn->parts(), share);
+        pool.parallel(library.parts(), share);
+      };
+      if (const std::optional<OneDnnGemm>& dnn = onednn_[index]) {
+        run_shares(*dnn);
+        return {};
+      }
+      if (const std::optional<XsmmGemm>& xsmm = xsmm_[index]) {
+        run_shares(*xsmm);
         return {};
       }
       const int parts = blas::dot_threads(g.shape, pool.threads());

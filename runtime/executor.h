@@ -38,6 +38,7 @@
 #include "runtime/executable.h"
 #include "runtime/onednn_gemm.h"
 #include "runtime/tensor.h"
+#include "runtime/xsmm_gemm.h"
 
 namespace mlc::rt {
 
@@ -91,6 +92,7 @@ class Executor {
   std::vector<std::vector<int>> arg_slots_;         // per argument: slots over its buffer
   std::vector<std::vector<std::byte*>> buffers_;    // per instruction: kernel buffer lists
   std::vector<std::optional<OneDnnGemm>> onednn_;   // per instruction: a large gemm's primitives
+  std::vector<std::optional<XsmmGemm>> xsmm_;       // per instruction: a small gemm's kernels
   std::vector<std::vector<Tensor>> views_;          // per instruction: reference operands, result
   std::vector<std::vector<const Tensor*>> view_ptrs_;
   std::vector<Tensor> results_;

@@ -43,40 +43,28 @@ bool OneDnnGemm::preferred(const blas::DotShape& d, DType dtype) {
 Expected<OneDnnGemm> OneDnnGemm::create(const blas::DotShape& d, int parts) {
   using dims = dnnl::memory::dims;
   using dt = dnnl::memory::data_type;
-  const bool fold = d.b_shared && !d.trans_a;
-  const int64_t batch = fold ? 1 : d.batch, m = fold ? d.batch * d.m : d.m;
-  const bool by_batch = batch >= parts;
   OneDnnGemm g;
   try {
     for (int t = 0; t < parts; ++t) {
       auto s = std::make_shared<Share>();
-      int64_t b0 = 0, b1 = batch, r0 = 0, r1 = m, c0 = 0, c1 = d.n;
-      if (by_batch) {
-        b0 = batch * t / parts;
-        b1 = batch * (t + 1) / parts;
-      } else if (parts > 1 && m >= d.n) {
-        r0 = m * t / parts;
-        r1 = m * (t + 1) / parts;
-      } else if (parts > 1) {
-        c0 = d.n * t / parts;
-        c1 = d.n * (t + 1) / parts;
-      }
-      const int64_t nb = b1 - b0, rows = r1 - r0, cols = c1 - c0;
-      s->empty = nb == 0 || rows == 0 || cols == 0 || d.k == 0;
-      s->a_offset = b0 * d.m * d.k + (d.trans_a ? r0 : r0 * d.k);
-      s->b_offset = (d.b_shared ? 0 : b0 * d.k * d.n) + (d.trans_b ? c0 * d.k : c0);
-      s->c_offset = b0 * d.m * d.n + r0 * d.n + c0;
+      const blas::DotShare share = blas::dot_share(d, parts, t);
+      const int64_t nb = share.batches, rows = share.rows, cols = share.cols;
+      s->empty = share.empty() || d.k == 0;
+      s->a_offset = share.a_offset;
+      s->b_offset = share.b_offset;
+      s->c_offset = share.c_offset;
       if (s->empty) {
         g.shares_.push_back(std::move(s));
         continue;
       }
       // Logical A [nb, rows, k], B [1 or nb, k, cols], C [nb, rows, cols] over
       // the original row-major buffers (strides in elements).
+      const int64_t b_stride = d.b_shared ? d.k * d.n : share.b_stride;
       dnnl::memory::desc a_md(dims{nb, rows, d.k}, dt::f32,
-                              d.trans_a ? dims{d.m * d.k, 1, d.m} : dims{d.m * d.k, d.k, 1});
+                              d.trans_a ? dims{share.a_stride, 1, share.lda} : dims{share.a_stride, share.lda, 1});
       dnnl::memory::desc b_md(dims{d.b_shared ? 1 : nb, d.k, cols}, dt::f32,
-                              d.trans_b ? dims{d.k * d.n, 1, d.k} : dims{d.k * d.n, d.n, 1});
-      dnnl::memory::desc c_md(dims{nb, rows, cols}, dt::f32, dims{d.m * d.n, d.n, 1});
+                              d.trans_b ? dims{b_stride, 1, share.ldb} : dims{b_stride, share.ldb, 1});
+      dnnl::memory::desc c_md(dims{nb, rows, cols}, dt::f32, dims{share.c_stride, share.ldc, 1});
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), cpu_engine());
       s->primitive = dnnl::matmul(pd);
       s->a = dnnl::memory(a_md, cpu_engine(), DNNL_MEMORY_NONE);

@@ -9,6 +9,7 @@ if [[ "${1:-}" != "--no-apt" ]]; then
   packages=(build-essential cmake ninja-build ccache pkg-config
             nlohmann-json3-dev libgtest-dev libgmock-dev libopenblas-dev
             libdnnl-dev  # oneDNN: the large GEMMs (runtime/onednn_gemm.h)
+            libxsmm-dev  # libxsmm: the small GEMMs (runtime/xsmm_gemm.h)
             ocl-icd-opencl-dev  # its CMake config requires OpenCL (a Recommends that --no-install-recommends skips)
             llvm-19-dev libzstd-dev  # kernel code generation (LLVM 19: IRBuilder, O3, ORC LLJIT)
             mlir-19-tools  # mlir-opt-19, mlir-cpu-runner-19: the tests of `mlc ir --emit mlir`

@@ -11,14 +11,15 @@
 //  - 0 (bit-exact) for everything computed by IEEE-exact operations in the
 //    same order as the reference kernels: movement, compare, select, casts,
 //    integer ops, + - * / sqrt, max/min, tanh and erf (both call libm's scalar
-//    functions), dot (the same OpenBLAS call: these dots are below the size
-//    that goes to oneDNN, runtime/onednn_gemm.h), max_pool2d, unfold, fold
+//    functions), f64 dot (the same OpenBLAS call), max_pool2d, unfold, fold
 //    (its f64 sum in the reference kernel's order, compiler/kernel_ir.h) and
 //    every op lowered to its reference kernel (gather, scatter_add, half
 //    types); pooling's sums: see add_pool_cases;
-//  - for conv2d and its gradients, run as unfold + one GEMM
-//    (compiler/conv_to_gemm.h) that orders each element's sum its own way,
-//    the reordered-sum bound of tests/compiler/reordered_sum.h, per element;
+//  - for f32 dot (libxsmm or oneDNN by size, runtime/executor.cc, where the
+//    interpreter calls OpenBLAS) and for conv2d and its gradients (run as
+//    unfold + one GEMM, compiler/conv_to_gemm.h), which order each element's
+//    sum their own way, the reordered-sum bound of
+//    tests/compiler/reordered_sum.h, per element;
 //  - 4 where a kernel may call glibc's libmvec for exp, log, sin, cos or pow
 //    (glibc documents at most 4 ulp for them; libm's scalar versions are
 //    within 1), so sigmoid, softmax and the other composites over exp/log;
@@ -357,8 +358,8 @@ void expect_compiled_matches(const Function& f, std::vector<rt::Tensor> inputs, 
   std::vector<rt::Tensor> first;
   for (size_t k = 0; k < f.results.size(); ++k) {
     SCOPED_TRACE("result " + std::to_string(k));
-    if (mlc::testing::conv_terms(*f.ops.back()) > 0)
-      mlc::testing::expect_conv_within_bound(*interp, *f.ops.back(), inputs, (*want)[k], exe->result(k));
+    if (mlc::testing::reordered_terms(*f.ops.back()) > 0)
+      mlc::testing::expect_within_reordered_bound(*interp, *f.ops.back(), inputs, (*want)[k], exe->result(k));
     else
       expect_close((*want)[k], exe->result(k), ulps);
     first.push_back(exe->result(k));

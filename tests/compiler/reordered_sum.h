@@ -1,7 +1,9 @@
-// The tolerance of a convolution computed with its sums in another order than
-// the reference kernel's: lowering runs conv2d and its gradients as unfold +
-// one GEMM over the batch (compiler/conv_to_gemm.h), and the GEMM library
-// blocks and orders each element's K product terms as it likes.
+// The tolerance of a dot or convolution computed with its sums in another
+// order than the reference kernel's: lowering runs conv2d and its gradients
+// as unfold + one GEMM over the batch (compiler/conv_to_gemm.h), the executor
+// runs f32 GEMMs on libxsmm or oneDNN by size (runtime/executor.cc) where the
+// interpreter calls OpenBLAS, and each library blocks and orders each
+// element's K product terms as it likes.
 //
 // Bound: a sum of K terms computed in floating point in any order (with or
 // without FMA) is within gamma_K * S of the exact sum, where S is the sum of
@@ -28,11 +30,17 @@
 
 namespace mlc::testing {
 
-// Product terms summed into one result element of conv2d or one of its
-// gradients (x [N,C,H,W], w [O,C/g,KH,KW], y [N,O,OH,OW]); 0 for other ops.
-inline int64_t conv_terms(const Op& op) {
+// Product terms summed into one result element of an f32 dot (K; f64 dots
+// run on OpenBLAS as in the interpreter, bit for bit), or of conv2d or one of
+// its gradients (x [N,C,H,W], w [O,C/g,KH,KW], y [N,O,OH,OW]); 0 for other ops.
+inline int64_t reordered_terms(const Op& op) {
   auto shape = [](const Value* v) -> const Shape& { return v->type.shape; };
   switch (op.code) {
+    case OpCode::Dot: {
+      if (op.result()->type.dtype != DType::f32) return 0;
+      const Shape& a = shape(op.operands[0]);
+      return a[a.size() - (op.attrs.get_bool("transpose_a") ? 2 : 1)];
+    }
     case OpCode::Conv2d: {
       const Shape& w = shape(op.operands[1]);
       return w[1] * w[2] * w[3];
@@ -82,15 +90,15 @@ inline std::vector<rt::Tensor> magnitudes(const std::vector<rt::Tensor>& ts) {
   return out;
 }
 
-// Expects `got`, the compiled result of the convolution `op` (the op of the
+// Expects `got`, the compiled result of the dot or convolution `op` (the op of the
 // function `interp` runs) on `inputs`, within the bound of `want`, the
 // interpreter's result; S comes from `interp` run on |inputs|.
-inline void expect_conv_within_bound(const rt::Interpreter& interp, const Op& op,
+inline void expect_within_reordered_bound(const rt::Interpreter& interp, const Op& op,
                                      const std::vector<rt::Tensor>& inputs, const rt::Tensor& want,
                                      const rt::Tensor& got) {
   auto s = interp.run(magnitudes(inputs));
   ASSERT_TRUE(s.ok()) << s.error().message;
-  expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(want.dtype(), conv_terms(op)));
+  expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(want.dtype(), reordered_terms(op)));
 }
 
 }  // namespace mlc::testing
