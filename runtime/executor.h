@@ -15,8 +15,10 @@
 //    with an Error located at the op it came from (a collective's, from the
 //    communicator, names the op and its location in its tag); updated
 //    arguments may then hold partial values.
-//  - Large f32 GEMMs run on oneDNN (runtime/onednn_gemm.h, primitives made
-//    by `create` for the thread count of that time), the others on OpenBLAS.
+//  - f32 GEMMs run on libxsmm where small (runtime/xsmm_gemm.h), on oneDNN
+//    where large (runtime/onednn_gemm.h), the others and f64 ones on
+//    OpenBLAS; kernels and primitives are made by `create` for the thread
+//    count of that time.
 //  - Kernels run on the process-wide thread pool (runtime/thread_pool.h), each
 //    split into row ranges by kernel_threads; a row is computed by one thread
 //    with the same code whatever the split, so results do not depend on the

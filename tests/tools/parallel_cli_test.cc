@@ -39,9 +39,13 @@ TEST(ParallelCli, PlanReportsPlacementsMemoryCommunicationAndTheLedger) {
   EXPECT_EQ(p["zero"], 1);
   // ZeRO-1: the momentum buffers are sharded, the parameters replicated.
   int sharded_state = 0;
-  for (const auto& a : p["placements"])
-    if (a["kind"] == "state") sharded_state += a["placements"] == "<S(0)>";
-    else if (a["kind"] == "param") EXPECT_EQ(a["placements"], "<R>");
+  for (const auto& a : p["placements"]) {
+    if (a["kind"] == "state") {
+      sharded_state += a["placements"] == "<S(0)>";
+    } else if (a["kind"] == "param") {
+      EXPECT_EQ(a["placements"], "<R>");
+    }
+  }
   EXPECT_EQ(sharded_state, 4);
   EXPECT_EQ(p["per_device_bytes"]["optimizer_state"], (128 * 64 + 128 + 10 * 128 + 10) * 4 / 2);
   // 4 reduce_scatters and 4 all_gathers of 9610 floats moving half each, and
