@@ -42,7 +42,84 @@ bool reads_once(const Op& user, const Value* v) {
   return false;
 }
 
+using Users = std::unordered_map<const Value*, std::vector<const Op*>>;
+
+Users users_of(const Function& f) {
+  Users users;
+  for (const auto& op : f.ops)
+    for (const Value* v : op->operands) users[v].push_back(op.get());
+  return users;
+}
+
+// The splat value of a constant op with a float `value`, or nullopt.
+std::optional<double> splat_value(const Op* op) {
+  if (!op || op->code != OpCode::Constant) return std::nullopt;
+  const AttrValue* v = op->attrs.find("value");
+  if (!v || !std::holds_alternative<double>(*v)) return std::nullopt;
+  return std::get<double>(*v);
+}
+
+std::optional<GemmUpdate> match_update(const Function& f, const Op& add, const Users& users,
+                                       const std::unordered_map<const Op*, size_t>& index) {
+  const Value* result = add.result();
+  if (add.code != OpCode::Add || !result) return std::nullopt;
+  const DType t = result->type.dtype;
+  if ((t != DType::f32 && t != DType::f64) || num_elements(result->type.shape) < kMinGemmUpdate) return std::nullopt;
+  auto only_user = [&](const Value* v, const Op* user) {
+    auto it = users.find(v);
+    return it != users.end() && it->second.size() == 1 && it->second[0] == user &&
+           std::find(f.results.begin(), f.results.end(), v) == f.results.end();
+  };
+  for (int side = 0; side < 2; ++side) {
+    GemmUpdate u;
+    u.addend = add.operands[static_cast<size_t>(side)];
+    const Value* term = add.operands[static_cast<size_t>(1 - side)];
+    if (u.addend->producer || u.addend->type != result->type || !term->producer) continue;
+    const Op* m = term->producer;
+    const Value* d = term;
+    if (m->code == OpCode::Mul && only_user(term, &add)) {
+      for (int k = 0; k < 2 && !u.mul; ++k) {
+        std::optional<double> c = splat_value(m->operands[static_cast<size_t>(k)]->producer);
+        if (!c || m->operands[static_cast<size_t>(k)]->type.rank() != 0) continue;
+        u.mul = m;
+        u.scale = m->operands[static_cast<size_t>(k)]->producer;
+        u.alpha = *c;
+        d = m->operands[static_cast<size_t>(1 - k)];
+      }
+      if (!u.mul) continue;
+    }
+    if (!d->producer || d->producer->code != OpCode::Dot || d->type != result->type ||
+        !only_user(d, u.mul ? u.mul : &add))
+      continue;
+    u.dot = d->producer;
+    // The value replaces x (a result that updates x), and nothing after the
+    // add reads x: the GEMM may overwrite it.
+    const auto arg = std::find(f.args.begin(), f.args.end(), u.addend);
+    if (arg == f.args.end()) continue;
+    const int a = static_cast<int>(arg - f.args.begin());
+    int updates = 0, returned = 0;
+    for (size_t k = 0; k < f.results.size(); ++k) {
+      if (f.results[k] != result) continue;
+      ++returned;
+      updates += f.updated_arg(k) == a;
+    }
+    if (returned != 1 || updates != 1 || std::find(f.results.begin(), f.results.end(), u.addend) != f.results.end())
+      continue;
+    const size_t at = index.at(&add);
+    const auto& readers = users.at(u.addend);
+    if (std::any_of(readers.begin(), readers.end(), [&](const Op* r) { return index.at(r) > at; })) continue;
+    return u;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<GemmUpdate> match_gemm_update(const Function& f, const Op& add) {
+  std::unordered_map<const Op*, size_t> index;
+  for (size_t i = 0; i < f.ops.size(); ++i) index[f.ops[i].get()] = i;
+  return match_update(f, add, users_of(f), index);
+}
 
 bool is_loop_op(const Op& op) {
   if (!loop_dtype(op.result()->type.dtype)) return false;
@@ -71,9 +148,12 @@ bool is_loop_op(const Op& op) {
 }
 
 FusionPlan plan_fusion(const Function& f) {
-  std::unordered_map<const Value*, std::vector<const Op*>> users;
-  for (const auto& op : f.ops)
-    for (const Value* v : op->operands) users[v].push_back(op.get());
+  const Users users = users_of(f);
+  const std::vector<const Op*> none;
+  auto users_of_value = [&](const Value* v) -> const std::vector<const Op*>& {
+    auto it = users.find(v);
+    return it == users.end() ? none : it->second;
+  };
   std::unordered_set<const Value*> returned(f.results.begin(), f.results.end());
 
   FusionPlan plan;
@@ -90,14 +170,29 @@ FusionPlan plan_fusion(const Function& f) {
   for (size_t r = f.ops.size(); r-- > 0;) {
     if (group_of[r] >= 0) continue;
     const Op& root = *f.ops[r];
-    if (is_shared_source(root) && !returned.count(root.result()) && absorbed_by[&root] == users[root.result()].size())
+    if (is_shared_source(root) && !returned.count(root.result()) && absorbed_by[&root] == users_of_value(root.result()).size())
       continue;  // every user computes it
     const int g = static_cast<int>(reversed.size());
     FusionGroup group;
     group_of[r] = g;
     group.ops.push_back(&root);
+    std::optional<GemmUpdate> update;
+    if (root.code == OpCode::Add) update = match_update(f, root, users, index);
     if (root.code == OpCode::Reshape) {
       group.kind = GroupKind::alias;
+    } else if (update && group_of[index.at(update->dot)] < 0) {
+      group.kind = GroupKind::gemm_update;
+      group.ops = {update->dot};
+      if (update->mul) {
+        group.ops.push_back(update->scale);  // read at compile time; counted as absorbed
+        group.ops.push_back(update->mul);
+        group_of[index.at(update->mul)] = g;
+        absorbed_by[update->scale] += 1;
+      }
+      group.ops.push_back(&root);
+      group.addend = update->addend;
+      group.alpha = update->alpha;
+      group_of[index.at(update->dot)] = g;
     } else if (is_loop_op(root)) {
       group.kind = GroupKind::loop;
       std::unordered_set<const Op*> once = {&root};  // evaluated once per element
@@ -112,7 +207,7 @@ FusionPlan plan_fusion(const Function& f) {
             continue;
           }
           if (!p || group_of[index.at(p)] >= 0 || returned.count(v) || !is_loop_op(*p)) continue;
-          const std::vector<const Op*>& us = users[v];
+          const std::vector<const Op*>& us = users_of_value(v);
           bool inside = std::all_of(us.begin(), us.end(), [&](const Op* u) { return group_of[index.at(u)] == g; });
           if (!inside) continue;
           bool evaluated_once = us.size() == 1 && once.count(m) && reads_once(*m, v);
@@ -128,7 +223,7 @@ FusionPlan plan_fusion(const Function& f) {
       // op may read it twice, several members may read it).
       for (const Op* p : group.ops) {
         if (!is_shared_source(*p)) continue;
-        const std::vector<const Op*>& us = users[p->result()];
+        const std::vector<const Op*>& us = users_of_value(p->result());
         absorbed_by[p] += static_cast<size_t>(
             std::count_if(us.begin(), us.end(), [&](const Op* u) { return group_of[index.at(u)] == g; }));
       }

@@ -24,9 +24,23 @@
 // consumer becomes an alias group: a view of its operand's bytes, no
 // instruction.
 //
+// A gemm update is a GEMM with the update of an argument as its epilogue:
+// `x + dot(a, b)` or `x + c * dot(a, b)` (c a splat constant), where x is an
+// argument that this value replaces (a parameter's or optimizer state's new
+// value: plain SGD's `p - lr * grad` with the gradient from a dot), nothing
+// after it reads x, the dot's result has no other use, and the value has at
+// least kMinGemmUpdate elements. The GEMM library computes it in place as
+// C = c * op(A) op(B) + C over x's buffer, so the gradient is never stored and
+// the update kernel's pass over the parameter disappears; the dot's sums are
+// not rounded to the dtype before the update (the only difference in
+// results). Its ops: the dot, the constant, the mul and the add; root: the add.
+// (Smaller updates keep their kernel: they cost next to nothing.)
+
 // Groups are listed in the order of their roots, which is a valid schedule.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -34,12 +48,17 @@
 
 namespace mlc {
 
-enum class GroupKind : uint8_t { loop, single, alias };
+inline constexpr int64_t kMinGemmUpdate = int64_t{1} << 16;  // elements
+
+enum class GroupKind : uint8_t { loop, single, alias, gemm_update };
 
 struct FusionGroup {
   GroupKind kind = GroupKind::single;
   std::vector<const Op*> ops;  // program order; the root is last
   const Op* root() const { return ops.back(); }
+  // gemm_update: the argument x it updates and the scale c (ops: the dot first).
+  const Value* addend = nullptr;
+  double alpha = 1;
 };
 
 struct FusionPlan {
@@ -49,6 +68,16 @@ struct FusionPlan {
 
 // Can `op` be computed inside a loop kernel?
 bool is_loop_op(const Op& op);
+
+// The parts of a gemm update rooted at `add` (see above).
+struct GemmUpdate {
+  const Op* dot = nullptr;
+  const Op* scale = nullptr;     // the splat constant c, or null (c = 1)
+  const Op* mul = nullptr;       // c * dot, or null
+  const Value* addend = nullptr;  // x: an argument of the function
+  double alpha = 1;              // c
+};
+std::optional<GemmUpdate> match_gemm_update(const Function& f, const Op& add);
 
 FusionPlan plan_fusion(const Function& f);
 

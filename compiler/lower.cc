@@ -122,7 +122,18 @@ class Lowering {
     rt::Instruction ins;
     ins.loc = root.loc;
     ins.name = std::string(op_name(root.code));
-    if (g.kind == GroupKind::loop) {
+    if (g.kind == GroupKind::gemm_update) {
+      const Op& dot = *g.ops.front();
+      ins.kind = rt::InstrKind::gemm;
+      ins.name = "dot_update";
+      ins.loc = dot.loc;
+      ins.operands = {slot_of_.at(dot.operands[0]), slot_of_.at(dot.operands[1]), slot_of_.at(g.addend)};
+      ins.gemm.dtype = root.result()->type.dtype;
+      ins.gemm.shape = rt::dot_shape(dot, dot.operands[0]->type.shape, dot.operands[1]->type.shape,
+                                     dot.result()->type.shape);
+      ins.gemm.alpha = g.alpha;
+      ins.gemm.beta = 1;
+    } else if (g.kind == GroupKind::loop) {
       std::vector<const Value*> inputs;
       MLC_TRY(kir::Kernel k, kir::build_kernel(g, "k" + std::to_string(out_.kernels.size()) + "_" +
                                                       std::string(op_name(root.code)), inputs));
@@ -177,6 +188,11 @@ class Lowering {
     bool reads_a = false;
     for (int s : ins.operands) reads_a |= arg_of(s) == a;
     if (!reads_a) return true;
+    // A gemm update reads its addend x before it writes each element (BLAS's
+    // C = alpha AB + beta C): its result may be x's buffer.
+    if (ins.kind == rt::InstrKind::gemm && ins.gemm.updates())
+      return arg_of(ins.operands[2]) == a && arg_of(ins.operands[0]) != a && arg_of(ins.operands[1]) != a &&
+             exe_->slots[ins.operands[2]].type == exe_->slots[ins.result].type;
     if (ins.kind != rt::InstrKind::kernel) return false;
     const kir::Kernel& k = out_.kernels[ins.kernel];
     int inputs_reading_a = 0;

@@ -45,7 +45,7 @@ int outline_fusions(Function& f) {
   const FusionPlan plan = plan_fusion(f);
   int made = 0;
   for (const FusionGroup& g : plan.groups) {
-    if (g.kind != GroupKind::loop || g.ops.size() < 2) continue;
+    if ((g.kind != GroupKind::loop && g.kind != GroupKind::gemm_update) || g.ops.size() < 2) continue;
     std::vector<Value*> inputs;
     std::shared_ptr<Function> body = make_body(g, inputs);
     if (inputs.empty()) continue;  // sources only: nothing to fuse over

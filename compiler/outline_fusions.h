@@ -3,7 +3,8 @@
 // reads it back.
 //
 // Contract: every loop group of plan_fusion(f) with more than one op and at
-// least one input becomes one fusion op (ir/ops.def) placed right after the
+// least one input, and every gemm update (a dot with the parameter update
+// that the GEMM library computes in place), becomes one fusion op (ir/ops.def) placed right after the
 // group's root, with the root's loc and scope. Its operands are the values the
 // group reads from outside, in order of first use (body arguments %in0,
 // %in1, ...); its body holds the group's ops in program order, each with its

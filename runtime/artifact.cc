@@ -179,6 +179,10 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
       const blas::DotShape& d = ins.gemm.shape;
       j["gemm"] = {{"dtype", std::string(dtype_name(ins.gemm.dtype))}, {"batch", d.batch}, {"m", d.m}, {"n", d.n},
                    {"k", d.k}, {"trans_a", d.trans_a}, {"trans_b", d.trans_b}, {"b_shared", d.b_shared}};
+      if (ins.gemm.updates()) {
+        j["gemm"]["alpha"] = ins.gemm.alpha;
+        j["gemm"]["beta"] = ins.gemm.beta;
+      }
     }
     if (ins.kind == InstrKind::reference) {
       Json attrs = Json::array();
@@ -675,8 +679,16 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
         break;
       }
       case InstrKind::gemm: {
-        MLC_CHECK_OK(arity(2));
         MLC_TRY(Field g, i.get("gemm"));
+        // A gemm update (alpha, beta, and the addend as a third operand).
+        if (g.json().contains("beta")) {
+          MLC_TRY(ins.gemm.alpha, g.number("alpha"));
+          MLC_TRY(ins.gemm.beta, g.number("beta"));
+          if (ins.gemm.beta == 0) return g.error("beta must not be 0 (a gemm with an addend adds it)");
+        }
+        MLC_CHECK_OK(arity(ins.gemm.updates() ? 3 : 2));
+        if (ins.gemm.updates() && operand_type(2) != rt)
+          return i.error("the addend (operand 2) is " + operand_type(2).str() + ", the result " + rt.str());
         MLC_TRY(ins.gemm.dtype, read_dtype(g, "dtype"));
         blas::DotShape& d = ins.gemm.shape;
         MLC_TRY(d.batch, g.integer("batch", 0, kMaxElements));

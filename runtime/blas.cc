@@ -12,14 +12,14 @@ void set_num_threads(int n) { openblas_set_num_threads(n); }
 namespace {
 
 void call(bool ta, bool tb, blasint m, blasint n, blasint k, const float* a, blasint lda,
-          const float* b, blasint ldb, float* c, blasint ldc) {
+          const float* b, blasint ldb, float* c, blasint ldc, double alpha, double beta) {
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
-              k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+              k, static_cast<float>(alpha), a, lda, b, ldb, static_cast<float>(beta), c, ldc);
 }
 void call(bool ta, bool tb, blasint m, blasint n, blasint k, const double* a, blasint lda,
-          const double* b, blasint ldb, double* c, blasint ldc) {
+          const double* b, blasint ldb, double* c, blasint ldc, double alpha, double beta) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
-              k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+              k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 bool fits(int64_t v) { return v <= static_cast<int64_t>(INT_MAX); }
@@ -27,47 +27,49 @@ bool fits(int64_t v) { return v <= static_cast<int64_t>(INT_MAX); }
 // Reference loop for shapes the 32-bit interface cannot express.
 template <class T>
 void naive(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
-           int64_t ldb, T* c, int64_t ldc) {
+           int64_t ldb, T* c, int64_t ldc, double alpha, double beta) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       T acc = 0;
       for (int64_t p = 0; p < k; ++p)
         acc += (ta ? a[p * lda + i] : a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
-      c[i * ldc + j] = acc;
+      T& out = c[i * ldc + j];
+      out = static_cast<T>(alpha) * acc + (beta == 0 ? T(0) : static_cast<T>(beta) * out);
     }
 }
 
 template <class T>
 void gemm_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
-               const T* b, int64_t ldb, T* c, int64_t ldc) {
+               const T* b, int64_t ldb, T* c, int64_t ldc, double alpha, double beta) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
-    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? T(0) : static_cast<T>(beta) * c[i * ldc + j];
     return;
   }
   // BLAS requires leading dimensions >= 1 and >= the row length.
   lda = std::max<int64_t>(lda, std::max<int64_t>(1, ta ? m : k));
   ldb = std::max<int64_t>(ldb, std::max<int64_t>(1, tb ? k : n));
   if (!fits(n) || !fits(k) || !fits(lda) || !fits(ldb) || !fits(ldc) || (ta && !fits(m)))
-    return naive(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+    return naive(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
   // Split rows of C so that m fits (only possible without trans_a).
   for (int64_t r = 0; r < m; r += INT_MAX) {
     int64_t rows = std::min<int64_t>(m - r, INT_MAX);
     call(ta, tb, static_cast<blasint>(rows), static_cast<blasint>(n), static_cast<blasint>(k),
          a + r * lda, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), c + r * ldc,
-         static_cast<blasint>(ldc));
+         static_cast<blasint>(ldc), alpha, beta);
   }
 }
 
 }  // namespace
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
-  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+          int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, double alpha, double beta) {
+  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
 }
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
-          int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc) {
-  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+          int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc, double alpha, double beta) {
+  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
 }
 
 DotShare dot_share(const DotShape& d, int parts, int t) {
@@ -102,22 +104,24 @@ DotShare dot_share(const DotShape& d, int parts, int t) {
 
 namespace {
 template <class T>
-void dot_impl(const DotShape& d, int parts, int t, const T* a, const T* b, T* c) {
+void dot_impl(const DotShape& d, int parts, int t, const T* a, const T* b, T* c, double alpha, double beta) {
   const DotShare s = dot_share(d, parts, t);
   if (s.rows == 0 || s.cols == 0) return;
   for (int64_t i = 0; i < s.batches; ++i)
     gemm(d.trans_a, d.trans_b, s.rows, s.cols, d.k, a + s.a_offset + i * s.a_stride, s.lda,
-         b + s.b_offset + i * s.b_stride, s.ldb, c + s.c_offset + i * s.c_stride, s.ldc);
+         b + s.b_offset + i * s.b_stride, s.ldb, c + s.c_offset + i * s.c_stride, s.ldc, alpha, beta);
 }
 }  // namespace
 
-void dot(const DotShape& d, const float* a, const float* b, float* c) { dot_impl(d, 1, 0, a, b, c); }
-void dot(const DotShape& d, const double* a, const double* b, double* c) { dot_impl(d, 1, 0, a, b, c); }
-void dot_part(const DotShape& d, int parts, int t, const float* a, const float* b, float* c) {
-  dot_impl(d, parts, t, a, b, c);
+void dot(const DotShape& d, const float* a, const float* b, float* c) { dot_impl(d, 1, 0, a, b, c, 1, 0); }
+void dot(const DotShape& d, const double* a, const double* b, double* c) { dot_impl(d, 1, 0, a, b, c, 1, 0); }
+void dot_part(const DotShape& d, int parts, int t, const float* a, const float* b, float* c, double alpha,
+              double beta) {
+  dot_impl(d, parts, t, a, b, c, alpha, beta);
 }
-void dot_part(const DotShape& d, int parts, int t, const double* a, const double* b, double* c) {
-  dot_impl(d, parts, t, a, b, c);
+void dot_part(const DotShape& d, int parts, int t, const double* a, const double* b, double* c, double alpha,
+              double beta) {
+  dot_impl(d, parts, t, a, b, c, alpha, beta);
 }
 
 int dot_threads(const DotShape& d, int threads) {

@@ -1,11 +1,12 @@
 // A thin wrapper over CBLAS (OpenBLAS) general matrix multiply.
 //
-// Contract: row-major C[m,n] = op(A) * op(B), where op(X) is X or X^T as asked;
-// A is [m,k] (or [k,m] when trans_a) with row stride lda, B is [k,n] (or [n,k]
-// when trans_b) with row stride ldb, C has row stride ldc. C is overwritten
-// (never read). Handles empty sizes (m, n or k == 0: C becomes zeros where it
-// has elements) and sizes beyond the 32-bit BLAS interface (split into blocks
-// of rows, or a plain loop).
+// Contract: row-major C[m,n] = alpha * op(A) * op(B) + beta * C, where op(X)
+// is X or X^T as asked; A is [m,k] (or [k,m] when trans_a) with row stride
+// lda, B is [k,n] (or [n,k] when trans_b) with row stride ldb, C has row
+// stride ldc. With beta = 0 (the default) C is overwritten, never read.
+// Handles empty sizes (m, n or k == 0: C becomes beta * C where it has
+// elements) and sizes beyond the 32-bit BLAS interface (split into blocks of
+// rows, or a plain loop).
 #pragma once
 
 #include <cstdint>
@@ -18,9 +19,9 @@ namespace mlc::rt::blas {
 void set_num_threads(int n);
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+          int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, double alpha = 1, double beta = 0);
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
-          int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc);
+          int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc, double alpha = 1, double beta = 0);
 
 // A batched matmul as `dot` defines it (ir/ops.def): for each batch b,
 // C[b] = op(A[b]) op(B[b]), C[b] [m, n], with B shared by every batch when
@@ -53,8 +54,11 @@ DotShare dot_share(const DotShape& d, int parts, int t);
 // batch*(t+1)/parts) when there are at least `parts` of them, else the same
 // range of C's rows or columns (whichever dim is longer) of every batch. The
 // shares write disjoint parts of C; together they are dot(d, ...).
-void dot_part(const DotShape& d, int parts, int t, const float* a, const float* b, float* c);
-void dot_part(const DotShape& d, int parts, int t, const double* a, const double* b, double* c);
+// alpha, beta: as gemm's, for every batch.
+void dot_part(const DotShape& d, int parts, int t, const float* a, const float* b, float* c, double alpha = 1,
+              double beta = 0);
+void dot_part(const DotShape& d, int parts, int t, const double* a, const double* b, double* c, double alpha = 1,
+              double beta = 0);
 // How many of `threads` to give dot(d): a function of d and threads only.
 int dot_threads(const DotShape& d, int threads);
 

@@ -69,10 +69,15 @@ struct KernelInfo {
   std::vector<TensorType> types;
 };
 
-// A `dot` on BLAS: operands a, b; f32 or f64.
+// A `dot` on a GEMM library: operands a, b; f32 or f64. With beta != 0 a gemm
+// update (compiler/fusion.h): a third operand x of the result's type, and the
+// result is alpha * dot(a, b) + beta * x, computed in the result's buffer
+// after x is copied there (no copy where the result is x's buffer: in place).
 struct GemmParams {
   DType dtype = DType::f32;
   blas::DotShape shape;
+  double alpha = 1, beta = 0;
+  bool updates() const { return beta != 0; }
 };
 
 enum class InstrKind : uint8_t {

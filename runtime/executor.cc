@@ -81,11 +81,13 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
   for (size_t i = 0; i < e.instructions.size(); ++i) {
     const Instruction& ins = e.instructions[i];
     if (ins.kind != InstrKind::gemm) continue;
-    const blas::DotShape& d = ins.gemm.shape;
+    const GemmParams& p = ins.gemm;
+    const blas::DotShape& d = p.shape;
     const int parts = blas::dot_threads(d, thread_pool().threads());
-    if (XsmmGemm::preferred(d, ins.gemm.dtype)) x.xsmm_[i] = XsmmGemm::create(d, parts);
-    if (x.xsmm_[i] || !OneDnnGemm::preferred(d, ins.gemm.dtype)) continue;
-    MLC_TRY(OneDnnGemm g, OneDnnGemm::create(d, parts));
+    // libxsmm 1.17's kernels take alpha = 1 and beta = 0 or 1 only.
+    if (XsmmGemm::preferred(d, p.dtype) && !p.updates()) x.xsmm_[i] = XsmmGemm::create(d, parts);
+    if (x.xsmm_[i] || !OneDnnGemm::preferred(d, p.dtype)) continue;
+    MLC_TRY(OneDnnGemm g, OneDnnGemm::create(d, parts, p.alpha, p.beta));
     x.onednn_[i].emplace(std::move(g));
   }
   x.views_.resize(e.instructions.size());
@@ -193,11 +195,13 @@ Status Executor::execute(const Instruction& ins, size_t index) {
     case InstrKind::gemm: {
       const GemmParams& g = ins.gemm;
       ThreadPool& pool = thread_pool();
+      std::byte* c = b.back();
+      if (g.updates() && b[2] != c) std::memcpy(c, b[2], static_cast<size_t>(exe_->slots[ins.result].type.num_bytes()));
       // A library's shares of an f32 gemm, one per thread (OneDnnGemm, XsmmGemm).
       auto run_shares = [&](const auto& library) {
         auto share = [&](int t) {
           library.run(t, reinterpret_cast<const float*>(b[0]), reinterpret_cast<const float*>(b[1]),
-                      reinterpret_cast<float*>(b[2]));
+                      reinterpret_cast<float*>(c));
         };
         pool.parallel(library.parts(), share);
       };
@@ -213,10 +217,10 @@ Status Executor::execute(const Instruction& ins, size_t index) {
       auto share = [&](int t) {
         if (g.dtype == DType::f64)
           blas::dot_part(g.shape, parts, t, reinterpret_cast<const double*>(b[0]),
-                         reinterpret_cast<const double*>(b[1]), reinterpret_cast<double*>(b[2]));
+                         reinterpret_cast<const double*>(b[1]), reinterpret_cast<double*>(c), g.alpha, g.beta);
         else
           blas::dot_part(g.shape, parts, t, reinterpret_cast<const float*>(b[0]),
-                         reinterpret_cast<const float*>(b[1]), reinterpret_cast<float*>(b[2]));
+                         reinterpret_cast<const float*>(b[1]), reinterpret_cast<float*>(c), g.alpha, g.beta);
       };
       pool.parallel(parts, share);
       return {};

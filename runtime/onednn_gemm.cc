@@ -40,7 +40,7 @@ bool OneDnnGemm::preferred(const blas::DotShape& d, DType dtype) {
   return dtype == DType::f32 && d.batch * d.m * d.n * d.k >= kMinWork;
 }
 
-Expected<OneDnnGemm> OneDnnGemm::create(const blas::DotShape& d, int parts) {
+Expected<OneDnnGemm> OneDnnGemm::create(const blas::DotShape& d, int parts, double alpha, double beta) {
   using dims = dnnl::memory::dims;
   using dt = dnnl::memory::data_type;
   OneDnnGemm g;
@@ -65,7 +65,15 @@ Expected<OneDnnGemm> OneDnnGemm::create(const blas::DotShape& d, int parts) {
       dnnl::memory::desc b_md(dims{d.b_shared ? 1 : nb, d.k, cols}, dt::f32,
                               d.trans_b ? dims{b_stride, 1, share.ldb} : dims{b_stride, share.ldb, 1});
       dnnl::memory::desc c_md(dims{nb, rows, cols}, dt::f32, dims{share.c_stride, share.ldc, 1});
-      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), cpu_engine());
+      // alpha scales the product, the sum post-op adds beta times C's old value.
+      dnnl::primitive_attr attr;
+      if (alpha != 1) attr.set_output_scales(0, {static_cast<float>(alpha)});
+      if (beta != 0) {
+        dnnl::post_ops post;
+        post.append_sum(static_cast<float>(beta));
+        attr.set_post_ops(post);
+      }
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, cpu_engine());
       s->primitive = dnnl::matmul(pd);
       s->a = dnnl::memory(a_md, cpu_engine(), DNNL_MEMORY_NONE);
       s->b = dnnl::memory(b_md, cpu_engine(), DNNL_MEMORY_NONE);

@@ -28,7 +28,8 @@ class OneDnnGemm {
  public:
   static constexpr int64_t kMinWork = int64_t{1} << 23;
   static bool preferred(const blas::DotShape& d, DType dtype);
-  static Expected<OneDnnGemm> create(const blas::DotShape& d, int parts);
+  // C = alpha * op(A) op(B) + beta * C (beta = 0: C is only written).
+  static Expected<OneDnnGemm> create(const blas::DotShape& d, int parts, double alpha = 1, double beta = 0);
 
   int parts() const { return static_cast<int>(shares_.size()); }
   void run(int t, const float* a, const float* b, float* c) const;

@@ -538,6 +538,62 @@ TEST_F(ArtifactTest, GemmWithOneOperand) {
             "operands, found 1");
 }
 
+// A gemm update (compiler/fusion.h): alpha, beta and an addend of the
+// result's type as a third operand (slot 5, f32[4,2]).
+TEST_F(ArtifactTest, GemmUpdateReadsBack) {
+  auto a = parse_artifact(with_manifest([](Json& m) {
+                            Json& ins = exe(m)["instructions"][1];
+                            ins["operands"].push_back(5);
+                            ins["gemm"]["alpha"] = -0.01;
+                            ins["gemm"]["beta"] = 1.0;
+                          }),
+                          kPath);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  const GemmParams& g = a->functions[0].executable->instructions[1].gemm;
+  EXPECT_EQ(g.alpha, -0.01);
+  EXPECT_EQ(g.beta, 1.0);
+  EXPECT_EQ(a->functions[0].executable->instructions[1].operands, (std::vector<int>{2, 1, 5}));
+}
+
+TEST_F(ArtifactTest, GemmUpdateWithoutItsAddend) {
+  EXPECT_EQ(manifest_error([](Json& m) {
+              exe(m)["instructions"][1]["gemm"]["alpha"] = -0.01;
+              exe(m)["instructions"][1]["gemm"]["beta"] = 1.0;
+            }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': a gemm instruction takes 3 "
+            "operands, found 2");
+}
+
+TEST_F(ArtifactTest, GemmUpdateWithBeta0) {
+  EXPECT_EQ(manifest_error([](Json& m) {
+              exe(m)["instructions"][1]["operands"].push_back(5);
+              exe(m)["instructions"][1]["gemm"]["alpha"] = 1.0;
+              exe(m)["instructions"][1]["gemm"]["beta"] = 0.0;
+            }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm': beta must not be 0 (a "
+            "gemm with an addend adds it)");
+}
+
+TEST_F(ArtifactTest, GemmUpdateAddendOfAnotherType) {
+  EXPECT_EQ(manifest_error([](Json& m) {
+              exe(m)["instructions"][1]["operands"].push_back(0);
+              exe(m)["instructions"][1]["gemm"]["alpha"] = 1.0;
+              exe(m)["instructions"][1]["gemm"]["beta"] = 1.0;
+            }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': the addend (operand 2) is "
+            "f32[4,3], the result f32[4,2]");
+}
+
+TEST_F(ArtifactTest, GemmUpdateWithAnAlphaThatIsNotANumber) {
+  EXPECT_EQ(manifest_error([](Json& m) {
+              exe(m)["instructions"][1]["operands"].push_back(5);
+              exe(m)["instructions"][1]["gemm"]["alpha"] = "-0.01";
+              exe(m)["instructions"][1]["gemm"]["beta"] = 1.0;
+            }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm.alpha': expected a finite "
+            "number, found \"-0.01\"");
+}
+
 TEST_F(ArtifactTest, ReferenceOpWithAnUnknownCode) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][2]["op"]["code"] = "relux"; }),
             "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[2].op.code': unknown op \"relux\"");

@@ -1,0 +1,143 @@
+// Gemm updates (compiler/fusion.h): plain SGD's `p + (-lr) * dot(a, b)` for a
+// parameter p that the step replaces becomes one GEMM computing
+// C = -lr * op(A) op(B) + C in p's own buffer. Checked: when it applies and
+// when it must not (p read afterwards, a scale that is not a constant, a
+// small parameter, the dot's result used twice), the lowered instruction
+// (three operands, alpha, beta, the result donated to p, no kernel), and the
+// values against the interpreter.
+//
+// Tolerance: the interpreter rounds the dot to f32 (g = D + e1, |e1| <=
+// gamma_K * S with S = sum |a_i b_i|, tests/compiler/reordered_sum.h), then
+// t = fl(c * g), r = fl(p + t); the GEMM sums in its own order (e2, the same
+// bound) and adds c * acc to p with at most two roundings. So |r - r'| <=
+// |c| * 2 gamma_K * S + 2u * (|c g| + |c| gamma_K S) + 2u * max(|r|, |r'|),
+// u = 2^-24, to first order (the second-order terms are below 1e-6 of this).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "compiler/fusion.h"
+#include "compiler/lower.h"
+#include "ir/parser.h"
+#include "runtime/executor.h"
+#include "runtime/interpreter.h"
+#include "tests/runtime/kernel_test_util.h"
+
+namespace mlc {
+namespace {
+
+// p: [n, n] (n = 256: 2^16 elements, the smallest square that qualifies);
+// a, b: [32, n]; `after` may compute a second result %4 of p's type.
+std::string sgd_step(const std::string& scale, const std::string& after, int n = 256) {
+  const std::string p = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]",
+                    ab = "f32[32," + std::to_string(n) + "]";
+  return "module @m {\n  func @step(%a: " + ab + " {input}, %b: " + ab + " {input}, %p: " + p +
+         " {param}) -> (" + p + " {updates = %p}" + (after.empty() ? "" : ", " + p) + ") {\n" +
+         "    %0 = dot(%a, %b) {transpose_a = true, transpose_b = false} : " + p + "\n    " + scale + "\n" +
+         "    %2 = mul(%0, %1) : " + p + "\n    %3 = add(%p, %2) : " + p + "\n    " + after + "\n" +
+         "    return %3" + (after.empty() ? "" : ", %4") + "\n  }\n}\n";
+}
+const std::string kConstant = "%1 = constant() {value = -0.01} : f32[]";
+
+std::unique_ptr<Module> parse(const std::string& text) {
+  auto m = parse_module(text, "sgd.mlir");
+  EXPECT_TRUE(m.ok()) << m.error().message;
+  return m.ok() ? std::make_unique<Module>(std::move(*m)) : nullptr;
+}
+
+int gemm_updates(const Function& f) {
+  int n = 0;
+  for (const FusionGroup& g : plan_fusion(f).groups) n += g.kind == GroupKind::gemm_update;
+  return n;
+}
+
+TEST(GemmUpdate, PlainSgdOfADotGradientIsOneGemmInPlace) {
+  auto m = parse(sgd_step(kConstant, ""));
+  ASSERT_TRUE(m);
+  const Function& f = *m->find("step");
+  auto u = match_gemm_update(f, *f.ops.back());
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->alpha, -0.01);
+  EXPECT_EQ(u->addend, f.args[2]);
+  EXPECT_EQ(gemm_updates(f), 1);
+
+  auto l = lower_function(f);
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const rt::Executable& e = *l->executable;
+  ASSERT_EQ(e.instructions.size(), 1u);
+  const rt::Instruction& ins = e.instructions[0];
+  EXPECT_EQ(ins.kind, rt::InstrKind::gemm);
+  EXPECT_EQ(ins.operands.size(), 3u);
+  EXPECT_EQ(ins.gemm.alpha, -0.01);
+  EXPECT_EQ(ins.gemm.beta, 1.0);
+  EXPECT_EQ(e.slots[ins.result].arg, 2);  // written into p's buffer: no gradient, no copy
+  EXPECT_EQ(e.slots[ins.operands[2]].arg, 2);
+  EXPECT_EQ(e.arena_bytes, 0);
+
+  // Values: the compiled step against the interpreter.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> uni(-1, 1);
+  auto random = [&](Shape s) {
+    std::vector<double> v(static_cast<size_t>(num_elements(s)));
+    for (double& x : v) x = uni(rng);
+    return rt::testing::make_tensor(DType::f32, s, v);
+  };
+  std::vector<rt::Tensor> inputs = {random({32, 256}), random({32, 256}), random({256, 256})};
+  auto interp = rt::Interpreter::create(f);
+  ASSERT_TRUE(interp.ok());
+  auto want = interp->run(inputs);
+  ASSERT_TRUE(want.ok());
+  std::vector<double> a = rt::testing::to_doubles(inputs[0]), b = rt::testing::to_doubles(inputs[1]);
+  rt::Tensor p = inputs[2];  // the executor updates it in place
+  auto exe = rt::Executor::create(l->executable);
+  ASSERT_TRUE(exe.ok()) << exe.error().message;
+  std::vector<rt::Tensor*> args = {&inputs[0], &inputs[1], &p};
+  ASSERT_TRUE(exe->run(args).ok());
+  const std::vector<double> r = rt::testing::to_doubles((*want)[0]), got = rt::testing::to_doubles(p);
+  const double u32 = 0x1p-24, c = 0.01, gamma = 32 * u32 / (1 - 32 * u32);
+  int bad = 0;
+  for (size_t i = 0; i < 256 && bad < 5; ++i)
+    for (size_t j = 0; j < 256 && bad < 5; ++j) {
+      double s = 0, d = 0;
+      for (size_t k = 0; k < 32; ++k) {
+        s += std::fabs(a[k * 256 + i] * b[k * 256 + j]);
+        d += a[k * 256 + i] * b[k * 256 + j];
+      }
+      const size_t at = i * 256 + j;
+      const double tol = c * 2 * gamma * s + 2 * u32 * (c * std::fabs(d) + c * gamma * s) +
+                         2 * u32 * std::max(std::fabs(r[at]), std::fabs(got[at]));
+      if (std::fabs(r[at] - got[at]) > tol) {
+        ++bad;
+        ADD_FAILURE() << "element " << i << "," << j << ": interpreter " << r[at] << ", compiled " << got[at]
+                      << " (bound " << tol << ")";
+      }
+    }
+}
+
+TEST(GemmUpdate, NotWhenTheParameterIsReadAfterwards) {
+  auto m = parse(sgd_step(kConstant, "%4 = mul(%p, %p) : f32[256,256]"));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(gemm_updates(*m->find("step")), 0);
+}
+
+TEST(GemmUpdate, NotWithAScaleThatIsNotAConstant) {
+  auto m = parse(sgd_step("%1 = reduce_sum(%a) {dims = [0, 1], keepdim = false} : f32[]", ""));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(gemm_updates(*m->find("step")), 0);
+}
+
+TEST(GemmUpdate, NotWhenTheGradientHasAnotherUse) {
+  auto m = parse(sgd_step(kConstant, "%4 = mul(%0, %0) : f32[256,256]"));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(gemm_updates(*m->find("step")), 0);
+}
+
+TEST(GemmUpdate, NotForSmallParameters) {
+  auto m = parse(sgd_step(kConstant, "", 255));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(gemm_updates(*m->find("step")), 0);
+}
+
+}  // namespace
+}  // namespace mlc
