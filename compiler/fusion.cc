@@ -51,12 +51,18 @@ Users users_of(const Function& f) {
   return users;
 }
 
-// The splat value of a constant op with a float `value`, or nullopt.
+// The splat value of a float constant op as its dtype holds it (as the
+// interpreter materializes it), or nullopt.
 std::optional<double> splat_value(const Op* op) {
   if (!op || op->code != OpCode::Constant) return std::nullopt;
   const AttrValue* v = op->attrs.find("value");
   if (!v || !std::holds_alternative<double>(*v)) return std::nullopt;
-  return std::get<double>(*v);
+  const double x = std::get<double>(*v);
+  switch (op->result()->type.dtype) {
+    case DType::f32: return static_cast<double>(static_cast<float>(x));
+    case DType::f64: return x;
+    default: return std::nullopt;
+  }
 }
 
 std::optional<GemmUpdate> match_update(const Function& f, const Op& add, const Users& users,
@@ -70,23 +76,43 @@ std::optional<GemmUpdate> match_update(const Function& f, const Op& add, const U
     return it != users.end() && it->second.size() == 1 && it->second[0] == user &&
            std::find(f.results.begin(), f.results.end(), v) == f.results.end();
   };
+  // v = c * w (c a rank-0 splat constant, the mul's only user `user`): the
+  // mul, the constant, c and w; nullopt if v is not such a product.
+  struct Scaled {
+    const Op* mul;
+    const Op* scale;
+    double c;
+    const Value* w;
+  };
+  auto scaled = [&](const Value* v, const Op* user) -> std::optional<Scaled> {
+    const Op* m = v->producer;
+    if (!m || m->code != OpCode::Mul || !only_user(v, user)) return std::nullopt;
+    for (size_t k = 0; k < 2; ++k) {
+      const Value* s = m->operands[k];
+      std::optional<double> c = splat_value(s->producer);
+      if (c && s->type.rank() == 0) return Scaled{m, s->producer, *c, m->operands[1 - k]};
+    }
+    return std::nullopt;
+  };
   for (int side = 0; side < 2; ++side) {
     GemmUpdate u;
     u.addend = add.operands[static_cast<size_t>(side)];
     const Value* term = add.operands[static_cast<size_t>(1 - side)];
-    if (u.addend->producer || u.addend->type != result->type || !term->producer) continue;
-    const Op* m = term->producer;
+    if (std::optional<Scaled> b = scaled(u.addend, &add)) {
+      u.addend_mul = b->mul;
+      u.addend_scale = b->scale;
+      u.beta = b->c;
+      u.addend = b->w;
+    }
+    if (u.addend->producer || u.addend->type != result->type || !term->producer || u.beta == 0) continue;
     const Value* d = term;
-    if (m->code == OpCode::Mul && only_user(term, &add)) {
-      for (int k = 0; k < 2 && !u.mul; ++k) {
-        std::optional<double> c = splat_value(m->operands[static_cast<size_t>(k)]->producer);
-        if (!c || m->operands[static_cast<size_t>(k)]->type.rank() != 0) continue;
-        u.mul = m;
-        u.scale = m->operands[static_cast<size_t>(k)]->producer;
-        u.alpha = *c;
-        d = m->operands[static_cast<size_t>(1 - k)];
-      }
-      if (!u.mul) continue;
+    if (term->producer->code == OpCode::Mul) {
+      std::optional<Scaled> c = scaled(term, &add);
+      if (!c) continue;
+      u.mul = c->mul;
+      u.scale = c->scale;
+      u.alpha = c->c;
+      d = c->w;
     }
     if (!d->producer || d->producer->code != OpCode::Dot || d->type != result->type ||
         !only_user(d, u.mul ? u.mul : &add))
@@ -108,6 +134,9 @@ std::optional<GemmUpdate> match_update(const Function& f, const Op& add, const U
     const size_t at = index.at(&add);
     const auto& readers = users.at(u.addend);
     if (std::any_of(readers.begin(), readers.end(), [&](const Op* r) { return index.at(r) > at; })) continue;
+    // A dot reading x as an operand stays correct (the executor then copies
+    // x into a buffer of its own), but gains nothing: leave it to its kernel.
+    if (u.dot->operands[0] == u.addend || u.dot->operands[1] == u.addend) continue;
     return u;
   }
   return std::nullopt;
@@ -183,15 +212,18 @@ FusionPlan plan_fusion(const Function& f) {
     } else if (update && group_of[index.at(update->dot)] < 0) {
       group.kind = GroupKind::gemm_update;
       group.ops = {update->dot};
-      if (update->mul) {
-        group.ops.push_back(update->scale);  // read at compile time; counted as absorbed
-        group.ops.push_back(update->mul);
-        group_of[index.at(update->mul)] = g;
-        absorbed_by[update->scale] += 1;
+      // The constants are read at compile time, and counted as absorbed.
+      for (auto [scale, mul] : {std::pair{update->scale, update->mul}, std::pair{update->addend_scale, update->addend_mul}}) {
+        if (!mul) continue;
+        group.ops.push_back(scale);
+        group.ops.push_back(mul);
+        group_of[index.at(mul)] = g;
+        absorbed_by[scale] += 1;
       }
       group.ops.push_back(&root);
       group.addend = update->addend;
       group.alpha = update->alpha;
+      group.beta = update->beta;
       group_of[index.at(update->dot)] = g;
     } else if (is_loop_op(root)) {
       group.kind = GroupKind::loop;

@@ -25,16 +25,17 @@
 // instruction.
 //
 // A gemm update is a GEMM with the update of an argument as its epilogue:
-// `x + dot(a, b)` or `x + c * dot(a, b)` (c a splat constant), where x is an
-// argument that this value replaces (a parameter's or optimizer state's new
-// value: plain SGD's `p - lr * grad` with the gradient from a dot), nothing
-// after it reads x, the dot's result has no other use, and the value has at
-// least kMinGemmUpdate elements. The GEMM library computes it in place as
-// C = c * op(A) op(B) + C over x's buffer, so the gradient is never stored and
-// the update kernel's pass over the parameter disappears; the dot's sums are
-// not rounded to the dtype before the update (the only difference in
-// results). Its ops: the dot, the constant, the mul and the add; root: the add.
-// (Smaller updates keep their kernel: they cost next to nothing.)
+// `[b *] x + [c *] dot(a, b)` (b, c splat constants), where x is an argument
+// that this value replaces (a parameter's or optimizer state's new value:
+// plain SGD's `p - lr * grad`, SGD momentum's `mu * buf + grad`, with the
+// gradient from a dot), nothing after it reads x, the dot's result has no
+// other use, and the value has at least kMinGemmUpdate elements. The GEMM
+// library computes it in place as C = c * op(A) op(B) + b * C over x's
+// buffer, so the gradient is never stored and the update kernel's pass
+// disappears; the dot's sums are not rounded to the dtype before the update
+// (the only difference in results). Its ops: the dot, the constants, the muls
+// and the add; root: the add. (Smaller updates keep their kernel: they cost
+// next to nothing.)
 
 // Groups are listed in the order of their roots, which is a valid schedule.
 #pragma once
@@ -56,9 +57,9 @@ struct FusionGroup {
   GroupKind kind = GroupKind::single;
   std::vector<const Op*> ops;  // program order; the root is last
   const Op* root() const { return ops.back(); }
-  // gemm_update: the argument x it updates and the scale c (ops: the dot first).
+  // gemm_update: the argument x it updates and the scales c, b (ops: the dot first).
   const Value* addend = nullptr;
-  double alpha = 1;
+  double alpha = 1, beta = 1;
 };
 
 struct FusionPlan {
@@ -72,10 +73,12 @@ bool is_loop_op(const Op& op);
 // The parts of a gemm update rooted at `add` (see above).
 struct GemmUpdate {
   const Op* dot = nullptr;
-  const Op* scale = nullptr;     // the splat constant c, or null (c = 1)
-  const Op* mul = nullptr;       // c * dot, or null
+  const Op* scale = nullptr;      // the splat constant c, or null (c = 1)
+  const Op* mul = nullptr;        // c * dot, or null
   const Value* addend = nullptr;  // x: an argument of the function
-  double alpha = 1;              // c
+  const Op* addend_scale = nullptr;  // the splat constant b, or null (b = 1)
+  const Op* addend_mul = nullptr;    // b * x, or null
+  double alpha = 1, beta = 1;        // c, b, as their dtype holds them
 };
 std::optional<GemmUpdate> match_gemm_update(const Function& f, const Op& add);
 

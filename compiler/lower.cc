@@ -132,7 +132,7 @@ class Lowering {
       ins.gemm.shape = rt::dot_shape(dot, dot.operands[0]->type.shape, dot.operands[1]->type.shape,
                                      dot.result()->type.shape);
       ins.gemm.alpha = g.alpha;
-      ins.gemm.beta = 1;
+      ins.gemm.beta = g.beta;
     } else if (g.kind == GroupKind::loop) {
       std::vector<const Value*> inputs;
       MLC_TRY(kir::Kernel k, kir::build_kernel(g, "k" + std::to_string(out_.kernels.size()) + "_" +

@@ -4,7 +4,8 @@
 // when it must not (p read afterwards, a scale that is not a constant, a
 // small parameter, the dot's result used twice), the lowered instruction
 // (three operands, alpha, beta, the result donated to p, no kernel), and the
-// values against the interpreter.
+// values against the interpreter; SGD momentum's `mu * buf + dot(a, b)` too
+// (beta = mu, in the buffer's own memory).
 //
 // Tolerance: the interpreter rounds the dot to f32 (g = D + e1, |e1| <=
 // gamma_K * S with S = sum |a_i b_i|, tests/compiler/reordered_sum.h), then
@@ -52,13 +53,61 @@ int gemm_updates(const Function& f) {
   return n;
 }
 
+// Runs the lowered step on random inputs (every argument in [-1, 1]) and
+// expects result `which` (c * dot(a^T, b) + beta * x for the gemm update)
+// within the bound of the file comment, widened by beta's own rounding
+// (2u |beta x|, first order) when beta != 1.
+void expect_compiled_within_bound(const Function& f, const LoweredFunction& l, double c, double beta,
+                                  size_t which = 0) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> uni(-1, 1);
+  std::vector<rt::Tensor> inputs;
+  for (const Value* v : f.args) {
+    std::vector<double> x(static_cast<size_t>(num_elements(v->type.shape)));
+    for (double& e : x) e = uni(rng);
+    inputs.push_back(rt::testing::make_tensor(DType::f32, v->type.shape, x));
+  }
+  auto interp = rt::Interpreter::create(f);
+  ASSERT_TRUE(interp.ok());
+  auto want = interp->run(inputs);
+  ASSERT_TRUE(want.ok());
+  const std::vector<double> a = rt::testing::to_doubles(inputs[0]), b = rt::testing::to_doubles(inputs[1]);
+  std::vector<rt::Tensor> state = inputs;  // the executor updates arguments in place
+  auto exe = rt::Executor::create(l.executable);
+  ASSERT_TRUE(exe.ok()) << exe.error().message;
+  std::vector<rt::Tensor*> args;
+  for (rt::Tensor& t : state) args.push_back(&t);
+  ASSERT_TRUE(exe->run(args).ok());
+  const std::vector<double> r = rt::testing::to_doubles((*want)[which]),
+                            got = rt::testing::to_doubles(exe->result(which));
+  const size_t n = 256;
+  const double u32 = 0x1p-24, gamma = 32 * u32 / (1 - 32 * u32);
+  int bad = 0;
+  for (size_t i = 0; i < n && bad < 5; ++i)
+    for (size_t j = 0; j < n && bad < 5; ++j) {
+      double s = 0, d = 0;
+      for (size_t k = 0; k < 32; ++k) {
+        s += std::fabs(a[k * n + i] * b[k * n + j]);
+        d += a[k * n + i] * b[k * n + j];
+      }
+      const size_t at = i * n + j;
+      const double tol = std::fabs(c) * 2 * gamma * s + 2 * u32 * std::fabs(c) * (std::fabs(d) + gamma * s) +
+                         2 * u32 * (std::fabs(beta) + std::max(std::fabs(r[at]), std::fabs(got[at])));
+      if (std::fabs(r[at] - got[at]) > tol) {
+        ++bad;
+        ADD_FAILURE() << "element " << i << "," << j << ": interpreter " << r[at] << ", compiled " << got[at]
+                      << " (bound " << tol << ")";
+      }
+    }
+}
+
 TEST(GemmUpdate, PlainSgdOfADotGradientIsOneGemmInPlace) {
   auto m = parse(sgd_step(kConstant, ""));
   ASSERT_TRUE(m);
   const Function& f = *m->find("step");
   auto u = match_gemm_update(f, *f.ops.back());
   ASSERT_TRUE(u.has_value());
-  EXPECT_EQ(u->alpha, -0.01);
+  EXPECT_EQ(u->alpha, static_cast<double>(-0.01f));  // the constant as f32 holds it
   EXPECT_EQ(u->addend, f.args[2]);
   EXPECT_EQ(gemm_updates(f), 1);
 
@@ -69,50 +118,46 @@ TEST(GemmUpdate, PlainSgdOfADotGradientIsOneGemmInPlace) {
   const rt::Instruction& ins = e.instructions[0];
   EXPECT_EQ(ins.kind, rt::InstrKind::gemm);
   EXPECT_EQ(ins.operands.size(), 3u);
-  EXPECT_EQ(ins.gemm.alpha, -0.01);
+  EXPECT_EQ(ins.gemm.alpha, static_cast<double>(-0.01f));
   EXPECT_EQ(ins.gemm.beta, 1.0);
   EXPECT_EQ(e.slots[ins.result].arg, 2);  // written into p's buffer: no gradient, no copy
   EXPECT_EQ(e.slots[ins.operands[2]].arg, 2);
   EXPECT_EQ(e.arena_bytes, 0);
 
-  // Values: the compiled step against the interpreter.
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> uni(-1, 1);
-  auto random = [&](Shape s) {
-    std::vector<double> v(static_cast<size_t>(num_elements(s)));
-    for (double& x : v) x = uni(rng);
-    return rt::testing::make_tensor(DType::f32, s, v);
-  };
-  std::vector<rt::Tensor> inputs = {random({32, 256}), random({32, 256}), random({256, 256})};
-  auto interp = rt::Interpreter::create(f);
-  ASSERT_TRUE(interp.ok());
-  auto want = interp->run(inputs);
-  ASSERT_TRUE(want.ok());
-  std::vector<double> a = rt::testing::to_doubles(inputs[0]), b = rt::testing::to_doubles(inputs[1]);
-  rt::Tensor p = inputs[2];  // the executor updates it in place
-  auto exe = rt::Executor::create(l->executable);
-  ASSERT_TRUE(exe.ok()) << exe.error().message;
-  std::vector<rt::Tensor*> args = {&inputs[0], &inputs[1], &p};
-  ASSERT_TRUE(exe->run(args).ok());
-  const std::vector<double> r = rt::testing::to_doubles((*want)[0]), got = rt::testing::to_doubles(p);
-  const double u32 = 0x1p-24, c = 0.01, gamma = 32 * u32 / (1 - 32 * u32);
-  int bad = 0;
-  for (size_t i = 0; i < 256 && bad < 5; ++i)
-    for (size_t j = 0; j < 256 && bad < 5; ++j) {
-      double s = 0, d = 0;
-      for (size_t k = 0; k < 32; ++k) {
-        s += std::fabs(a[k * 256 + i] * b[k * 256 + j]);
-        d += a[k * 256 + i] * b[k * 256 + j];
-      }
-      const size_t at = i * 256 + j;
-      const double tol = c * 2 * gamma * s + 2 * u32 * (c * std::fabs(d) + c * gamma * s) +
-                         2 * u32 * std::max(std::fabs(r[at]), std::fabs(got[at]));
-      if (std::fabs(r[at] - got[at]) > tol) {
-        ++bad;
-        ADD_FAILURE() << "element " << i << "," << j << ": interpreter " << r[at] << ", compiled " << got[at]
-                      << " (bound " << tol << ")";
-      }
-    }
+  expect_compiled_within_bound(f, *l, 0.01, 1);
+}
+
+TEST(GemmUpdate, SgdMomentumBufferIsOneGemmInPlaceWithBeta) {
+  auto m = parse(R"(module @m {
+  func @step(%a: f32[32,256] {input}, %b: f32[32,256] {input}, %p: f32[256,256] {param}, %buf: f32[256,256] {state}) -> (f32[256,256] {updates = %p}, f32[256,256] {updates = %buf}) {
+    %0 = dot(%a, %b) {transpose_a = true, transpose_b = false} : f32[256,256]
+    %1 = constant() {value = 0.9} : f32[]
+    %2 = mul(%buf, %1) : f32[256,256]
+    %3 = add(%2, %0) : f32[256,256]
+    %4 = constant() {value = -0.1} : f32[]
+    %5 = mul(%3, %4) : f32[256,256]
+    %6 = add(%p, %5) : f32[256,256]
+    return %6, %3
+  }
+})");
+  ASSERT_TRUE(m);
+  const Function& f = *m->find("step");
+  auto u = match_gemm_update(f, *f.ops[3]);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->alpha, 1.0);
+  EXPECT_EQ(u->beta, static_cast<double>(0.9f));
+  EXPECT_EQ(u->addend, f.args[3]);
+  EXPECT_FALSE(match_gemm_update(f, *f.ops[6]).has_value());  // p's update reads buf', no dot
+  auto l = lower_function(f);
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const rt::Executable& e = *l->executable;
+  ASSERT_EQ(e.instructions.size(), 2u);  // the gemm update of buf, then p's kernel
+  const rt::Instruction& ins = e.instructions[0];
+  EXPECT_EQ(ins.kind, rt::InstrKind::gemm);
+  EXPECT_EQ(ins.gemm.beta, static_cast<double>(0.9f));
+  EXPECT_EQ(e.slots[ins.result].arg, 3);
+  EXPECT_EQ(e.instructions[1].kind, rt::InstrKind::kernel);
+  expect_compiled_within_bound(f, *l, 1, 0.9f, 1);
 }
 
 TEST(GemmUpdate, NotWhenTheParameterIsReadAfterwards) {

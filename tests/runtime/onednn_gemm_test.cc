@@ -33,21 +33,22 @@ TEST(OneDnnGemm, EverySplitMatchesOpenBlas) {
   });
 }
 
-// The gemm update of plain SGD (compiler/fusion.h): C = -lr * AB + C.
+// The gemm updates (compiler/fusion.h) of plain SGD, C = -lr * AB + C, and
+// of SGD momentum, C = AB + mu * C.
 TEST(OneDnnGemm, GemmUpdateMatchesOpenBlas) {
   std::vector<blas::DotShape> shapes;
   for (bool ta : {false, true})
     for (bool tb : {false, true}) shapes.push_back({1, 67, 45, 33, ta, tb, false});
   shapes.push_back({3, 21, 19, 40, false, false, true});
-  const double alpha = -0.01, beta = 1;
-  testing::expect_every_split_matches_openblas(
-      shapes,
-      [&](const blas::DotShape& d, int parts) {
-        auto g = OneDnnGemm::create(d, parts, alpha, beta);
-        EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
-        return g.ok() ? std::optional<OneDnnGemm>(std::move(*g)) : std::nullopt;
-      },
-      alpha, beta);
+  for (auto [alpha, beta] : {std::pair{-0.01, 1.0}, std::pair{1.0, 0.9}})
+    testing::expect_every_split_matches_openblas(
+        shapes,
+        [&](const blas::DotShape& d, int parts) {
+          auto g = OneDnnGemm::create(d, parts, alpha, beta);
+          EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
+          return g.ok() ? std::optional<OneDnnGemm>(std::move(*g)) : std::nullopt;
+        },
+        alpha, beta);
 }
 
 }  // namespace
