@@ -681,7 +681,7 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
       case InstrKind::gemm: {
         MLC_TRY(Field g, i.get("gemm"));
         // A gemm update (alpha, beta, and the addend as a third operand).
-        if (g.json().contains("beta")) {
+        if (g.json().contains("alpha") || g.json().contains("beta")) {
           MLC_TRY(ins.gemm.alpha, g.number("alpha"));
           MLC_TRY(ins.gemm.beta, g.number("beta"));
           if (ins.gemm.beta == 0) return g.error("beta must not be 0 (a gemm with an addend adds it)");

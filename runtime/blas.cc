@@ -106,7 +106,7 @@ namespace {
 template <class T>
 void dot_impl(const DotShape& d, int parts, int t, const T* a, const T* b, T* c, double alpha, double beta) {
   const DotShare s = dot_share(d, parts, t);
-  if (s.rows == 0 || s.cols == 0) return;
+  if (s.empty()) return;
   for (int64_t i = 0; i < s.batches; ++i)
     gemm(d.trans_a, d.trans_b, s.rows, s.cols, d.k, a + s.a_offset + i * s.a_stride, s.lda,
          b + s.b_offset + i * s.b_stride, s.ldb, c + s.c_offset + i * s.c_stride, s.ldc, alpha, beta);

@@ -19,9 +19,8 @@ void init_libxsmm() {
 }  // namespace
 
 bool XsmmGemm::preferred(const blas::DotShape& d, DType dtype) {
-  const bool fold = d.b_shared && !d.trans_a;
-  const int64_t rows = fold ? d.batch * d.m : d.m;
-  return dtype == DType::f32 && d.k > 0 && rows * d.n * d.k <= kMaxWork;
+  const blas::DotShare whole = blas::dot_share(d, 1, 0);  // rows after folding a shared B's batch
+  return dtype == DType::f32 && d.k > 0 && whole.rows * whole.cols * d.k <= kMaxWork;
 }
 
 std::optional<XsmmGemm> XsmmGemm::create(const blas::DotShape& d, int parts) {

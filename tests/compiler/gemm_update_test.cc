@@ -160,6 +160,38 @@ TEST(GemmUpdate, SgdMomentumBufferIsOneGemmInPlaceWithBeta) {
   expect_compiled_within_bound(f, *l, 1, 0.9f, 1);
 }
 
+// An executable whose gemm update has a result buffer of its own (lowering
+// donates x's buffer where it can; an artifact may say otherwise): the
+// executor copies x there first and leaves x as it was. Small integers, so
+// every sum is exact: C = 2 * A B + 0.5 * X, A [2,3], B [3,2].
+TEST(GemmUpdate, ExecutorCopiesTheAddendIntoAResultBufferOfItsOwn) {
+  auto exe = std::make_shared<rt::Executable>();
+  exe->function = "update";
+  const TensorType a{DType::f32, {2, 3}}, b{DType::f32, {3, 2}}, x{DType::f32, {2, 2}};
+  exe->slots = {{a, 0, 0}, {b, 1, 0}, {x, 2, 0}, {x, -1, 0}};
+  exe->args = {{"a", ArgKind::input, 0, {}}, {"b", ArgKind::input, 1, {}}, {"x", ArgKind::input, 2, {}}};
+  exe->results = {{3, -1}};
+  rt::Instruction ins;
+  ins.kind = rt::InstrKind::gemm;
+  ins.operands = {0, 1, 2};
+  ins.result = 3;
+  ins.gemm.shape = {1, 2, 2, 3};
+  ins.gemm.alpha = 2;
+  ins.gemm.beta = 0.5;
+  exe->instructions = {ins};
+  exe->arena_bytes = 64;
+  rt::Tensor ta = rt::testing::make_tensor(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+             tb = rt::testing::make_tensor(DType::f32, {3, 2}, {1, 0, 0, 1, 1, 1}),
+             tx = rt::testing::make_tensor(DType::f32, {2, 2}, {2, 4, 6, 8});
+  auto e = rt::Executor::create(exe);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  std::vector<rt::Tensor*> args = {&ta, &tb, &tx};
+  ASSERT_TRUE(e->run(args).ok());
+  // A B = [[4, 5], [10, 11]].
+  EXPECT_EQ(rt::testing::to_doubles(e->result(0)), (std::vector<double>{9, 12, 23, 26}));
+  EXPECT_EQ(rt::testing::to_doubles(tx), (std::vector<double>{2, 4, 6, 8}));
+}
+
 TEST(GemmUpdate, NotWhenTheParameterIsReadAfterwards) {
   auto m = parse(sgd_step(kConstant, "%4 = mul(%p, %p) : f32[256,256]"));
   ASSERT_TRUE(m);

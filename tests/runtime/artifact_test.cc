@@ -539,15 +539,18 @@ TEST_F(ArtifactTest, GemmWithOneOperand) {
 }
 
 // A gemm update (compiler/fusion.h): alpha, beta and an addend of the
-// result's type as a third operand (slot 5, f32[4,2]).
+// result's type as a third operand (slot 5, f32[4,2]). Edits the gemm of
+// instruction 1; an addend slot < 0 adds no operand.
+template <class Alpha>
+void make_gemm_update(Json& m, int addend, const Alpha& alpha, double beta) {
+  Json& ins = m["functions"][0]["executable"]["instructions"][1];
+  if (addend >= 0) ins["operands"].push_back(addend);
+  ins["gemm"]["alpha"] = alpha;
+  ins["gemm"]["beta"] = beta;
+}
+
 TEST_F(ArtifactTest, GemmUpdateReadsBack) {
-  auto a = parse_artifact(with_manifest([](Json& m) {
-                            Json& ins = exe(m)["instructions"][1];
-                            ins["operands"].push_back(5);
-                            ins["gemm"]["alpha"] = -0.01;
-                            ins["gemm"]["beta"] = 1.0;
-                          }),
-                          kPath);
+  auto a = parse_artifact(with_manifest([](Json& m) { make_gemm_update(m, 5, -0.01, 1.0); }), kPath);
   ASSERT_TRUE(a.ok()) << a.error().message;
   const GemmParams& g = a->functions[0].executable->instructions[1].gemm;
   EXPECT_EQ(g.alpha, -0.01);
@@ -556,40 +559,30 @@ TEST_F(ArtifactTest, GemmUpdateReadsBack) {
 }
 
 TEST_F(ArtifactTest, GemmUpdateWithoutItsAddend) {
-  EXPECT_EQ(manifest_error([](Json& m) {
-              exe(m)["instructions"][1]["gemm"]["alpha"] = -0.01;
-              exe(m)["instructions"][1]["gemm"]["beta"] = 1.0;
-            }),
+  EXPECT_EQ(manifest_error([](Json& m) { make_gemm_update(m, -1, -0.01, 1.0); }),
             "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': a gemm instruction takes 3 "
             "operands, found 2");
 }
 
 TEST_F(ArtifactTest, GemmUpdateWithBeta0) {
-  EXPECT_EQ(manifest_error([](Json& m) {
-              exe(m)["instructions"][1]["operands"].push_back(5);
-              exe(m)["instructions"][1]["gemm"]["alpha"] = 1.0;
-              exe(m)["instructions"][1]["gemm"]["beta"] = 0.0;
-            }),
+  EXPECT_EQ(manifest_error([](Json& m) { make_gemm_update(m, 5, 1.0, 0.0); }),
             "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm': beta must not be 0 (a "
             "gemm with an addend adds it)");
 }
 
+TEST_F(ArtifactTest, GemmUpdateWithAlphaButNoBeta) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["gemm"]["alpha"] = -0.01; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm.beta' is missing");
+}
+
 TEST_F(ArtifactTest, GemmUpdateAddendOfAnotherType) {
-  EXPECT_EQ(manifest_error([](Json& m) {
-              exe(m)["instructions"][1]["operands"].push_back(0);
-              exe(m)["instructions"][1]["gemm"]["alpha"] = 1.0;
-              exe(m)["instructions"][1]["gemm"]["beta"] = 1.0;
-            }),
+  EXPECT_EQ(manifest_error([](Json& m) { make_gemm_update(m, 0, 1.0, 1.0); }),
             "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': the addend (operand 2) is "
             "f32[4,3], the result f32[4,2]");
 }
 
 TEST_F(ArtifactTest, GemmUpdateWithAnAlphaThatIsNotANumber) {
-  EXPECT_EQ(manifest_error([](Json& m) {
-              exe(m)["instructions"][1]["operands"].push_back(5);
-              exe(m)["instructions"][1]["gemm"]["alpha"] = "-0.01";
-              exe(m)["instructions"][1]["gemm"]["beta"] = 1.0;
-            }),
+  EXPECT_EQ(manifest_error([](Json& m) { make_gemm_update(m, 5, "-0.01", 1.0); }),
             "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm.alpha': expected a finite "
             "number, found \"-0.01\"");
 }
