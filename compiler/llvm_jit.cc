@@ -140,8 +140,11 @@ class KernelEmitter {
   void emit(const std::string& cpu, const std::string& features) {
     llvm::Type* ptr = llvm::PointerType::get(ctx_, 0);
     llvm::Type* i64 = b_.getInt64Ty();
-    // The body: buffers as noalias params (but the output and the input it
-    // updates in place), rows [begin, end).
+    // The body: buffers as noalias params, rows [begin, end). An output
+    // written into an input's buffer is stored through that input's pointer
+    // (its own parameter is unused), so the vectorizer sees a load and a store
+    // of the same element, not two pointers it must test for overlap at run
+    // time (and, since they are equal, fall back to its scalar loop).
     std::vector<llvm::Type*> params(k_.params.size(), ptr);
     params.push_back(i64);
     params.push_back(i64);
@@ -152,10 +155,10 @@ class KernelEmitter {
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
     const int out = k_.num_inputs();
     for (size_t p = 0; p < k_.params.size(); ++p) {
-      bool aliased = k_.output_alias >= 0 && (static_cast<int>(p) == out || static_cast<int>(p) == k_.output_alias);
-      if (!aliased) fn_->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::NoAlias);
+      fn_->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::NoAlias);
       bufs_.push_back(fn_->getArg(static_cast<unsigned>(p)));
     }
+    if (k_.output_alias >= 0) bufs_[static_cast<size_t>(out)] = bufs_[static_cast<size_t>(k_.output_alias)];
     llvm::Value* begin = fn_->getArg(static_cast<unsigned>(k_.params.size()));
     llvm::Value* end = fn_->getArg(static_cast<unsigned>(k_.params.size() + 1));
     entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
@@ -635,7 +638,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 9";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 10";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {

@@ -118,5 +118,36 @@ TEST(Vectorization, ColumnSumsLoadUnitStride) {
   EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
 }
 
+
+// An update written into its argument's buffer (AdamW's p' = p * (1 - lr wd)
+// - lr m' / (sqrt(v') + eps), in place) is stored through the argument's own
+// pointer. With two pointers, equal at run time, the vectorizer tested them
+// for overlap and ran its scalar loop: gpt256's AdamW kernels took 24 ms per
+// step instead of 10.
+TEST(Vectorization, InPlaceUpdatesNeedNoOverlapCheck) {
+  std::vector<kir::Kernel> ks = kernels_of(R"(module @m {
+  func @f(%p: f32[64,256] {param}, %m: f32[64,256] {input}, %v: f32[64,256] {input}, %a: f32[] {input}) -> (f32[64,256] {updates = %p}) {
+    %0 = constant() {value = 0.9997} : f32[]
+    %1 = mul(%p, %0) : f32[64,256]
+    %2 = mul(%m, %a) : f32[64,256]
+    %3 = sqrt(%v) : f32[64,256]
+    %4 = constant() {value = 1e-8} : f32[]
+    %5 = add(%3, %4) : f32[64,256]
+    %6 = div(%2, %5) : f32[64,256]
+    %7 = add(%1, %6) : f32[64,256]
+    return %7
+  }
+})");
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(ks[0].output_alias, 0);  // written into %p's buffer
+  auto ir = kernels_llvm_ir(ks);
+  ASSERT_TRUE(ir.ok()) << ir.error().message;
+  if (ir->find("+avx2") == std::string::npos) GTEST_SKIP() << "no AVX2";
+  EXPECT_NE(ir->find("store <"), std::string::npos) << *ir;
+  // LLVM names its run-time overlap tests diff.check or vector.memcheck.
+  EXPECT_EQ(ir->find("diff.check"), std::string::npos) << *ir;
+  EXPECT_EQ(ir->find("memcheck"), std::string::npos) << *ir;
+}
+
 }  // namespace
 }  // namespace mlc
