@@ -142,6 +142,97 @@ std::optional<GemmUpdate> match_update(const Function& f, const Op& add, const U
   return std::nullopt;
 }
 
+// How often a loop group evaluates each of its members, decided as
+// producers join (every user of a producer is a member by then). Counts are
+// per element of the member's own result:
+//  - once: each element once (the root; a single user that is evaluated
+//    once and reads each element once);
+//  - per row: the same value across a row of the root's domain (the kernel's
+//    inner loop): a value broadcast along the root's last axis from an
+//    aligned member (below), or any operand of such a value. Code generation
+//    computes a reduction of that kind once per row (kir::ReduceStrategy::
+//    per_row) and LLVM hoists the arithmetic out of the row's loop, so they
+//    cost next to nothing per element, and a reduction whose result has one
+//    element per row evaluates each element of its operand once: softmax's
+//    max and sum, a norm's mean of squares, inside the kernel that uses them;
+//  - several times: more users, or a user that reads an element for several
+//    of its own (a broadcast along another axis, a window).
+// Aligned members are indexed by the domain's own index: the root, and
+// same-shaped operands of aligned elementwise members and of row
+// reductions over the last axis.
+class RowWalk {
+ public:
+  explicit RowWalk(const Op& root) : root_shape_(root.result()->type.shape) {
+    rows_ = root_shape_.empty() ? 1 : num_elements(root_shape_) / std::max<int64_t>(1, root_shape_.back());
+    info_[&root] = {1, false, true};
+  }
+
+  // Records and returns whether producer p may join: evaluated once per
+  // element, or per row (a reduction only with one element per row), or
+  // cheap. (Softmax's exponentials, evaluated twice in one kernel, once in
+  // the sum and once in the quotient, made it 1.7x slower than storing them:
+  // libmvec's vector exp costs more than the memory pass on this hardware.)
+  bool admit(const Op& p, const std::vector<const Op*>& users) {
+    const Value* v = p.result();
+    Info mine{0, true, false};
+    for (const Op* u : users) {
+      const Info& in = info_.at(u);
+      for (const Value* operand : u->operands) {
+        if (operand != v) continue;
+        if (in.row && !is_row_reduction(*u)) continue;  // per row
+        if (in.aligned && row_broadcast(*u, *v)) continue;
+        mine.row = false;
+        if (in.row) {  // a row reduction: each operand element once
+          mine.evals += 1;
+          mine.aligned = mine.aligned || v->type.shape == root_shape_;
+        } else if (reads_once(*u, v)) {
+          mine.evals += in.evals;
+          mine.aligned = mine.aligned || (in.aligned && v->type.shape == root_shape_ && op_info(u->code).has(kElementwise));
+        } else {
+          mine.evals = kMany;
+        }
+        mine.evals = std::min(mine.evals, kMany);
+      }
+    }
+    bool ok;
+    if (mine.row) ok = !op_info(p.code).has(kReduction) || is_row_reduction(p);
+    else ok = mine.evals == 1 || is_cheap(p);
+    if (ok) info_[&p] = mine;
+    return ok;
+  }
+
+ private:
+  static constexpr int kMany = 1 << 20;
+  struct Info {
+    int evals;     // per element of the member's result (row: unused)
+    bool row;      // the same value across a row of the domain
+    bool aligned;  // indexed by the domain's own index
+  };
+
+  // A reduction over the last axis whose result has one element per row.
+  bool is_row_reduction(const Op& op) const {
+    if (op.code != OpCode::ReduceSum && op.code != OpCode::ReduceMax && op.code != OpCode::ReduceMin) return false;
+    const Shape& in = op.operands[0]->type.shape;
+    const auto& dims = op.attrs.get_ints("dims");
+    return in == root_shape_ && dims.size() == 1 && (dims[0] == static_cast<int64_t>(in.size()) - 1 || dims[0] == -1) &&
+           num_elements(op.result()->type.shape) == rows_;
+  }
+
+  // Does aligned member u read v broadcast along the root's last axis (by
+  // numpy broadcasting or a broadcast op), so that v's element is the same
+  // across a row?
+  bool row_broadcast(const Op& u, const Value& v) const {
+    if (!op_info(u.code).has(kElementwise) && u.code != OpCode::Broadcast) return false;
+    if (u.result()->type.shape != root_shape_ || root_shape_.empty() || root_shape_.back() == 1) return false;
+    const Shape& s = v.type.shape;
+    return s.empty() || s.back() == 1;
+  }
+
+  Shape root_shape_;
+  int64_t rows_ = 1;
+  std::unordered_map<const Op*, Info> info_;
+};
+
 }  // namespace
 
 std::optional<GemmUpdate> match_gemm_update(const Function& f, const Op& add) {
@@ -227,7 +318,7 @@ FusionPlan plan_fusion(const Function& f) {
       group_of[index.at(update->dot)] = g;
     } else if (is_loop_op(root)) {
       group.kind = GroupKind::loop;
-      std::unordered_set<const Op*> once = {&root};  // evaluated once per element
+      RowWalk walk(root);
       std::vector<const Op*> work = {&root};
       while (!work.empty()) {
         const Op* m = work.back();
@@ -241,10 +332,7 @@ FusionPlan plan_fusion(const Function& f) {
           if (!p || group_of[index.at(p)] >= 0 || returned.count(v) || !is_loop_op(*p)) continue;
           const std::vector<const Op*>& us = users_of_value(v);
           bool inside = std::all_of(us.begin(), us.end(), [&](const Op* u) { return group_of[index.at(u)] == g; });
-          if (!inside) continue;
-          bool evaluated_once = us.size() == 1 && once.count(m) && reads_once(*m, v);
-          if (!evaluated_once && !is_cheap(*p)) continue;
-          if (evaluated_once) once.insert(p);
+          if (!inside || !walk.admit(*p, us)) continue;
           group_of[index.at(p)] = g;
           group.ops.push_back(p);
           work.push_back(p);

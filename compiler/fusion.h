@@ -7,7 +7,12 @@
 // Recomputation is bounded: a producer evaluated more than once per element
 // (below a broadcast, for instance) must be cheap (movement, sources, and
 // arithmetic other than transcendental functions); a reduction or an
-// expensive op joins only where it is evaluated once per element.
+// expensive op joins only where it is evaluated once per element, or once
+// per row of the root's domain: a value broadcast along the root's last axis
+// is the same across the kernel's inner loop, and a reduction over the last
+// axis with one element per row (softmax's max and sum, a norm's mean of
+// squares) is computed once per row before it (kir::ReduceStrategy::per_row),
+// each element of its operand evaluated once. (fusion.cc, RowWalk.)
 //
 // Loop ops: elementwise ops whose result cannot fail (not integer division,
 // not float-to-integer casts), movement ops other than gather (unfold

@@ -1,5 +1,6 @@
 #include "compiler/kernel_ir.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
@@ -751,14 +752,22 @@ std::vector<ReduceStrategy> reduce_strategies(const Kernel& k) {
   const int64_t rank = static_cast<int64_t>(k.domain.size());
   if (rank == 0) return out;
   const int64_t inner_var = rank - 1, inner = k.domain.back();
-  // Per expression: does it depend on the innermost domain variable; is it
-  // inside a reduction's operand (operands come first: walk backwards).
-  std::vector<bool> on_inner(n, false), nested(n, false);
+  // Per expression: does it depend on a variable that changes within a row
+  // (the innermost domain variable, or a reduction's own variable that it
+  // does not bind); is it inside a reduction's operand (operands come first:
+  // walk backwards).
+  std::vector<std::vector<int64_t>> free(n);  // those variables, sorted
+  std::vector<bool> nested(n, false);
   for (size_t id = 0; id < n; ++id) {
     const Expr& e = k.exprs[id];
-    on_inner[id] = e.kind == ExprKind::var && e.i == inner_var;
+    std::vector<int64_t>& f = free[id];
+    if (e.kind == ExprKind::var && e.i >= inner_var) f.push_back(e.i);
     for (int x : {e.a, e.b, e.c})
-      if (x >= 0) on_inner[id] = on_inner[id] || on_inner[static_cast<size_t>(x)];
+      if (x >= 0) f.insert(f.end(), free[static_cast<size_t>(x)].begin(), free[static_cast<size_t>(x)].end());
+    std::sort(f.begin(), f.end());
+    f.erase(std::unique(f.begin(), f.end()), f.end());
+    if (e.kind == ExprKind::reduce)
+      std::erase_if(f, [&](int64_t v) { return v >= e.var0 && v < e.var0 + static_cast<int64_t>(e.extents.size()); });
   }
   for (size_t id = n; id-- > 0;) {
     const Expr& e = k.exprs[id];
@@ -767,11 +776,14 @@ std::vector<ReduceStrategy> reduce_strategies(const Kernel& k) {
   }
   for (size_t id = 0; id < n; ++id) {
     const Expr& e = k.exprs[id];
-    if (e.kind != ExprKind::reduce || nested[id]) continue;
-    if (!on_inner[id]) {
+    if (e.kind != ExprKind::reduce) continue;
+    // The same value for the whole row, even inside another reduction's
+    // operand (softmax's max inside its sum of exponentials): once per row.
+    if (free[id].empty()) {
       out[id] = ReduceStrategy::per_row;
       continue;
     }
+    if (nested[id]) continue;
     if (e.op == OpCode::Argmax || e.b >= 0 || inner < 2 || inner > 4096) continue;  // masked: folded per element
     // Loads of the operand: unit stride along the row but not along the
     // reduction's innermost loop favour across_row, and the opposite per_element.

@@ -90,13 +90,17 @@ struct Kernel {
   int64_t row_cost() const;
 };
 
-// How code generation evaluates a top-level reduction (one that no other
-// reduction's operand contains) over the elements of a domain row. Every
+// How code generation evaluates a reduction over the elements of a domain
+// row: one that takes the same value across the row (it depends on no
+// variable that changes within the row) is per_row, wherever it is; the
+// other strategies are for top-level reductions (that no other reduction's
+// operand contains), the rest are per_element. Every
 // strategy folds each element's terms in the same order (row-major over the
 // reduction's variables), so they differ in speed, not in results.
 enum class ReduceStrategy : uint8_t {
   per_element,  // its own loop nest for every element of the row
-  per_row,      // it does not depend on the innermost domain variable: once per row
+  per_row,      // the same value across the row: once per row, before the row's
+                // elements (in expression order: one per_row reduction may read another)
   across_row,   // the reduction's loops outside, the row's elements inside, one
                 // accumulator per element: for operands whose loads are unit-stride
                 // along the row but strided along the reduction (column sums)
@@ -107,8 +111,8 @@ enum class ReduceStrategy : uint8_t {
                 // that the elements' chains of dependent adds overlap
 };
 
-// Per expression: the strategy of each top-level reduction (per_element for
-// every other expression).
+// Per expression: the strategy of each reduction (per_element for every
+// other expression).
 std::vector<ReduceStrategy> reduce_strategies(const Kernel& k);
 
 // Builds the kernel of a loop group; `inputs` are the values it reads (its

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "ir/graph.h"
+#include "ir/op_rules.h"
 #include "ir/op_table.h"
 #include "passes/vjp.h"
 
@@ -93,6 +94,24 @@ void relu_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   Value* x = operand(op, 0);
   Value* zero = scalar(b, 0, x->type.dtype);
   dx[0] = b.select(b.compare(x, zero, "gt"), dy, zero);
+}
+
+// ---- softmax and log_softmax over `axis`, as PyTorch's backward kernels
+// compute them from the result y (the max subtracted in the forward pass
+// shifts every logit of a row alike, so it has no gradient; differentiating
+// the decomposition would route terms through the max that only cancel).
+int64_t softmax_axis(const Op& op) {
+  return *rules::normalize_axis(op.attrs.get_int("axis"), operand(op, 0)->type.rank());
+}
+void softmax_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // y (dy - sum(dy y))
+  Value* y = op.result();
+  dx[0] = b.mul(y, b.sub(dy, b.reduce_sum(b.mul(dy, y), {softmax_axis(op)}, true)));
+}
+void log_softmax_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // dy - exp(y) sum(dy)
+  Value* y = op.result();
+  dx[0] = b.sub(dy, b.mul(b.unary(OpCode::Exp, y), b.reduce_sum(dy, {softmax_axis(op)}, true)));
 }
 
 // ---- binary
@@ -381,7 +400,7 @@ constexpr VjpRule AllReduce = rule(all_reduce_rule), AllGather = rule(all_gather
                   ShardSlice = rule(gather_chunks_rule), CollectiveBroadcast = kNone, Send = kNone,
                   Recv = kNone;
 constexpr VjpRule Relu = rule(relu_rule), Silu = kDecompose, Gelu = kDecompose,
-                  Softmax = kDecompose, LogSoftmax = kDecompose, LayerNorm = kDecompose,
+                  Softmax = rule(softmax_rule), LogSoftmax = rule(log_softmax_rule), LayerNorm = kDecompose,
                   RmsNorm = kDecompose, CrossEntropy = kDecompose, Mse = kDecompose;
 }  // namespace vjp
 

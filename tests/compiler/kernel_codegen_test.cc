@@ -69,6 +69,56 @@ TEST(ReduceStrategies, LongSumsOverShortRowsInterleave) {
   EXPECT_EQ(root_strategy(ks[2]), kir::ReduceStrategy::per_element);
 }
 
+// A reduction over the last axis with one element per row joins the kernel
+// that broadcasts it back over the row (compiler/fusion.h): log_softmax is
+// one kernel, its max inside its sum of exponentials, both once per row.
+TEST(ReduceStrategies, RowReductionsJoinTheKernelThatUsesThem) {
+  std::vector<kir::Kernel> ks = kernels_of(R"(module @m {
+  func @f(%x: f32[64,32] {input}) -> (f32[64,32]) {
+    %0 = reduce_max(%x) {dims = [1], keepdim = true} : f32[64,1]
+    %1 = sub(%x, %0) : f32[64,32]
+    %2 = exp(%1) : f32[64,32]
+    %3 = reduce_sum(%2) {dims = [1], keepdim = true} : f32[64,1]
+    %4 = log(%3) : f32[64,1]
+    %5 = sub(%1, %4) : f32[64,32]
+    return %5
+  }
+})");
+  ASSERT_EQ(ks.size(), 1u);
+  std::vector<kir::ReduceStrategy> s = kir::reduce_strategies(ks[0]);
+  int per_row = 0;
+  for (size_t id = 0; id < s.size(); ++id)
+    if (ks[0].exprs[id].kind == kir::ExprKind::reduce) {
+      EXPECT_EQ(s[id], kir::ReduceStrategy::per_row) << kir::print_kernel(ks[0]);
+      ++per_row;
+    }
+  EXPECT_EQ(per_row, 2);  // the max, shared by both uses of %1, and the sum
+}
+
+// Where joining would evaluate an expensive op twice per element (softmax's
+// exponentials: in the sum and in the quotient), they are stored instead;
+// a sum over everything is no row reduction and stays a kernel of its own.
+TEST(ReduceStrategies, RowReductionsRecomputeNothingExpensive) {
+  std::vector<kir::Kernel> ks = kernels_of(R"(module @m {
+  func @f(%x: f32[64,32] {input}) -> (f32[64,32], f32[64,32]) {
+    %0 = reduce_max(%x) {dims = [1], keepdim = true} : f32[64,1]
+    %1 = sub(%x, %0) : f32[64,32]
+    %2 = exp(%1) : f32[64,32]
+    %3 = reduce_sum(%2) {dims = [1], keepdim = true} : f32[64,1]
+    %4 = div(%2, %3) : f32[64,32]
+    %5 = reduce_sum(%x) {dims = [0, 1], keepdim = false} : f32[]
+    %6 = div(%x, %5) : f32[64,32]
+    return %4, %6
+  }
+})");
+  ASSERT_EQ(ks.size(), 4u);
+  EXPECT_NE(ks[0].origin.find("reduce_max"), std::string::npos) << ks[0].origin;  // exp with its max
+  EXPECT_NE(ks[0].origin.find("exp"), std::string::npos) << ks[0].origin;
+  EXPECT_NE(ks[1].origin.find("reduce_sum"), std::string::npos) << ks[1].origin;  // the quotient with its sum
+  EXPECT_EQ(ks[2].domain, (std::vector<int64_t>{}));                            // the total
+  EXPECT_EQ(ks[3].origin, "%6 div");
+}
+
 TEST(RowCost, CountsTheTapsOfAnUnrolledWindow) {
   std::vector<kir::Kernel> ks = kernels_of(R"(module @m {
   func @f(%x: f32[8,8] {input}) -> (f32[8,8], f32[8,7]) {

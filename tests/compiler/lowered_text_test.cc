@@ -71,9 +71,9 @@ TEST_P(ExampleCounts, TrainStepLowersToTheRecordedInstructions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleCounts,
-                         ::testing::Values(Counts{"digits_mlp", 30, 25, 5, 0, 0, 25},
-                                           Counts{"digits_cnn", 49, 41, 8, 0, 0, 41},
-                                           Counts{"tiny_gpt", 238, 177, 57, 4, 0, 61}),
+                         ::testing::Values(Counts{"digits_mlp", 20, 15, 5, 0, 0, 15},
+                                           Counts{"digits_cnn", 39, 31, 8, 0, 0, 31},
+                                           Counts{"tiny_gpt", 205, 144, 57, 4, 0, 44}),
                          [](const auto& info) { return std::string(info.param.example); });
 
 }  // namespace

@@ -2,6 +2,8 @@
 // gradient is zero by definition (the vjp column's `none` and `zero` kinds).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -75,6 +77,37 @@ TEST(Autodiff, ZeroByDefinitionOpsGiveAZeroGradient) {
   ASSERT_NE(grad, nullptr);
   EXPECT_EQ(grad->code, OpCode::Broadcast) << text;  // broadcast(0.0)
   EXPECT_EQ(grad->operands[0]->producer->code, OpCode::Constant) << text;
+}
+
+// softmax and log_softmax have rules of their own, PyTorch's backward
+// formulas over the result: the gradient neither recomputes the forward pass
+// nor goes through the max the forward pass subtracts (no compare, no second
+// max, no exp of the logits).
+TEST(Autodiff, SoftmaxGradientsReadTheResultOnly) {
+  for (const char* op : {"softmax", "log_softmax"}) {
+    SCOPED_TRACE(op);
+    Module m = parse_ok(std::string(R"(module @m {
+  func @loss(%w: f32[4,8] {param}, %t: f32[4,8] {input}) -> (f32[]) {
+    %0 = )") + op + R"((%w) {axis = -1} : f32[4,8]
+    %1 = mul(%0, %t) : f32[4,8]
+    %2 = reduce_sum(%1) {dims = [0, 1], keepdim = false} : f32[]
+    return %2
+  }
+}
+)");
+    auto changed = run_passes(m, {"autodiff"});
+    ASSERT_TRUE(changed.ok()) << changed.error().message;
+    const Function* g = m.find("loss_grad");
+    ASSERT_NE(g, nullptr);
+    std::map<OpCode, int> count;
+    for (const auto& o : g->ops) ++count[o->code];
+    std::string text = print_module(m);
+    EXPECT_EQ(count[OpCode::Compare], 0) << text;
+    EXPECT_EQ(count[OpCode::ReduceMax], 0) << text;
+    EXPECT_EQ(count[OpCode::ReduceSum], 2) << text;  // the loss, and the rule's one sum over the row
+    EXPECT_EQ(count[OpCode::Softmax] + count[OpCode::LogSoftmax], 1) << text;  // the forward pass's
+    EXPECT_EQ(count[OpCode::Exp], std::string(op) == "log_softmax" ? 1 : 0) << text;  // exp(y)
+  }
 }
 
 TEST(Autodiff, TheTableSaysWhichOpsHaveZeroGradient) {
