@@ -90,10 +90,21 @@ void cos_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   dx[0] = b.mul(b.unary(OpCode::Neg, dy), b.unary(OpCode::Sin, operand(op, 0)));
 }
 void relu_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
-  // relu'(0) = 0, as PyTorch.
+  // relu'(0) = 0, from the result as PyTorch's threshold_backward (y > 0
+  // exactly where x > 0): the input need not outlive the forward pass, so
+  // the op that makes it (a bias add) fuses into the relu.
+  Value* y = op.result();
+  Value* zero = scalar(b, 0, y->type.dtype);
+  dx[0] = b.select(b.compare(y, zero, "gt"), dy, zero);
+}
+void silu_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // PyTorch's silu_backward: dy (s (1 + x (1 - s))), s = sigmoid(x), from the
+  // input alone: the backward pass needs neither the sigmoid nor the result
+  // kept from the forward pass.
   Value* x = operand(op, 0);
-  Value* zero = scalar(b, 0, x->type.dtype);
-  dx[0] = b.select(b.compare(x, zero, "gt"), dy, zero);
+  Value* one = scalar(b, 1, x->type.dtype);
+  Value* s = b.unary(OpCode::Sigmoid, x);
+  dx[0] = b.mul(dy, b.mul(s, b.add(one, b.mul(x, b.sub(one, s)))));
 }
 
 // ---- softmax and log_softmax over `axis`, as PyTorch's backward kernels
@@ -399,7 +410,7 @@ constexpr VjpRule AllReduce = rule(all_reduce_rule), AllGather = rule(all_gather
                   ReduceScatter = rule(gather_chunks_rule), AllToAll = rule(all_to_all_rule),
                   ShardSlice = rule(gather_chunks_rule), CollectiveBroadcast = kNone, Send = kNone,
                   Recv = kNone;
-constexpr VjpRule Relu = rule(relu_rule), Silu = kDecompose, Gelu = kDecompose,
+constexpr VjpRule Relu = rule(relu_rule), Silu = rule(silu_rule), Gelu = kDecompose,
                   Softmax = rule(softmax_rule), LogSoftmax = rule(log_softmax_rule), LayerNorm = kDecompose,
                   RmsNorm = kDecompose, CrossEntropy = kDecompose, Mse = kDecompose;
 }  // namespace vjp

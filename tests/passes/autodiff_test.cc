@@ -79,24 +79,31 @@ TEST(Autodiff, ZeroByDefinitionOpsGiveAZeroGradient) {
   EXPECT_EQ(grad->operands[0]->producer->code, OpCode::Constant) << text;
 }
 
-// softmax and log_softmax have rules of their own, PyTorch's backward
-// formulas over the result: the gradient neither recomputes the forward pass
-// nor goes through the max the forward pass subtracts (no compare, no second
-// max, no exp of the logits).
-TEST(Autodiff, SoftmaxGradientsReadTheResultOnly) {
-  for (const char* op : {"softmax", "log_softmax"}) {
-    SCOPED_TRACE(op);
-    Module m = parse_ok(std::string(R"(module @m {
+// The module of loss = sum(combine(op(w) attrs, t)) over f32[4,8], after
+// autodiff (its gradient function is @loss_grad).
+Module differentiated(const std::string& op, const std::string& attrs, const std::string& combine) {
+  Module m = parse_ok(R"(module @m {
   func @loss(%w: f32[4,8] {param}, %t: f32[4,8] {input}) -> (f32[]) {
-    %0 = )") + op + R"((%w) {axis = -1} : f32[4,8]
-    %1 = mul(%0, %t) : f32[4,8]
+    %0 = )" + op + "(%w)" + attrs + R"( : f32[4,8]
+    %1 = )" + combine + R"((%0, %t) : f32[4,8]
     %2 = reduce_sum(%1) {dims = [0, 1], keepdim = false} : f32[]
     return %2
   }
 }
 )");
-    auto changed = run_passes(m, {"autodiff"});
-    ASSERT_TRUE(changed.ok()) << changed.error().message;
+  auto changed = run_passes(m, {"autodiff"});
+  EXPECT_TRUE(changed.ok()) << changed.error().message;
+  return m;
+}
+
+// softmax and log_softmax have rules of their own, PyTorch's backward
+// formulas over the result: the gradient neither recomputes the forward pass
+// nor goes through the max the forward pass subtracts (no compare, no second
+// max, no exp of the logits).
+TEST(Autodiff, SoftmaxGradientsReadTheResultOnly) {
+  for (const std::string op : {"softmax", "log_softmax"}) {
+    SCOPED_TRACE(op);
+    Module m = differentiated(op, " {axis = -1}", "mul");
     const Function* g = m.find("loss_grad");
     ASSERT_NE(g, nullptr);
     std::map<OpCode, int> count;
@@ -106,7 +113,34 @@ TEST(Autodiff, SoftmaxGradientsReadTheResultOnly) {
     EXPECT_EQ(count[OpCode::ReduceMax], 0) << text;
     EXPECT_EQ(count[OpCode::ReduceSum], 2) << text;  // the loss, and the rule's one sum over the row
     EXPECT_EQ(count[OpCode::Softmax] + count[OpCode::LogSoftmax], 1) << text;  // the forward pass's
-    EXPECT_EQ(count[OpCode::Exp], std::string(op) == "log_softmax" ? 1 : 0) << text;  // exp(y)
+    EXPECT_EQ(count[OpCode::Exp], op == "log_softmax" ? 1 : 0) << text;  // exp(y)
+  }
+}
+
+// relu's gradient masks with its result (PyTorch's threshold_backward), so
+// its input need not outlive the forward pass; silu's is computed from its
+// input alone (PyTorch's silu_backward), not from its result.
+TEST(Autodiff, ReluAndSiluGradientsReadWhatPyTorchReads) {
+  for (const std::string op : {"relu", "silu"}) {
+    SCOPED_TRACE(op);
+    Module m = differentiated(op, "", "add");
+    const Function* g = m.find("loss_grad");
+    ASSERT_NE(g, nullptr);
+    const Op* fwd = nullptr;
+    for (const auto& o : g->ops)
+      if (o->code == OpCode::Relu || o->code == OpCode::Silu) fwd = o.get();
+    ASSERT_NE(fwd, nullptr);
+    int compares = 0, result_reads = 0;
+    for (const auto& o : g->ops) {
+      if (o->code == OpCode::Compare) {
+        ++compares;
+        EXPECT_EQ(o->operands[0], fwd->result()) << print_module(m);
+      }
+      if (o->code != OpCode::Compare)
+        for (const Value* v : o->operands) result_reads += v == fwd->result();
+    }
+    EXPECT_EQ(compares, op == "relu" ? 1 : 0);
+    EXPECT_EQ(result_reads, 1) << print_module(m);  // the forward pass's add only
   }
 }
 
