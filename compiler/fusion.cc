@@ -164,7 +164,7 @@ class RowWalk {
  public:
   explicit RowWalk(const Op& root) : root_shape_(root.result()->type.shape) {
     rows_ = root_shape_.empty() ? 1 : num_elements(root_shape_) / std::max<int64_t>(1, root_shape_.back());
-    info_[&root] = {1, false, true};
+    info_[&root] = {1, false, true, true};
   }
 
   // Records and returns whether producer p may join: evaluated once per
@@ -173,27 +173,7 @@ class RowWalk {
   // the sum and once in the quotient, made it 1.7x slower than storing them:
   // libmvec's vector exp costs more than the memory pass on this hardware.)
   bool admit(const Op& p, const std::vector<const Op*>& users) {
-    const Value* v = p.result();
-    Info mine{0, true, false};
-    for (const Op* u : users) {
-      const Info& in = info_.at(u);
-      for (const Value* operand : u->operands) {
-        if (operand != v) continue;
-        if (in.row && !is_row_reduction(*u)) continue;  // per row
-        if (in.aligned && row_broadcast(*u, *v)) continue;
-        mine.row = false;
-        if (in.row) {  // a row reduction: each operand element once
-          mine.evals += 1;
-          mine.aligned = mine.aligned || v->type.shape == root_shape_;
-        } else if (reads_once(*u, v)) {
-          mine.evals += in.evals;
-          mine.aligned = mine.aligned || (in.aligned && v->type.shape == root_shape_ && op_info(u->code).has(kElementwise));
-        } else {
-          mine.evals = kMany;
-        }
-        mine.evals = std::min(mine.evals, kMany);
-      }
-    }
+    const Info mine = assess(p, users);
     bool ok;
     if (mine.row) ok = !op_info(p.code).has(kReduction) || is_row_reduction(p);
     else ok = mine.evals == 1 || is_cheap(p);
@@ -201,13 +181,56 @@ class RowWalk {
     return ok;
   }
 
+  // Records and returns whether producer p, read also after the group (by
+  // `inside`, its users in the group, and by others), may join as a further
+  // output: elementwise, of the root's shape, evaluated at the domain's own
+  // index (so the kernel has its value at every element it stores), and once
+  // unless it is cheap.
+  bool admit_output(const Op& p, const std::vector<const Op*>& inside) {
+    const Info mine = assess(p, inside);
+    const bool ok = op_info(p.code).has(kElementwise) && p.result()->type.shape == root_shape_ && !mine.row &&
+                    mine.at_index && (mine.evals == 1 || is_cheap(p));
+    if (ok) info_[&p] = mine;
+    return ok;
+  }
+
  private:
   static constexpr int kMany = 1 << 20;
   struct Info {
-    int evals;     // per element of the member's result (row: unused)
-    bool row;      // the same value across a row of the domain
-    bool aligned;  // indexed by the domain's own index
+    int evals;      // per element of the member's result (row: unused)
+    bool row;       // the same value across a row of the domain
+    bool aligned;   // indexed by the domain's own index, or a row reduction's
+    bool at_index;  // evaluated at the domain's own index, for every element
   };
+
+  Info assess(const Op& p, const std::vector<const Op*>& users) const {
+    const Value* v = p.result();
+    Info mine{0, true, false, false};
+    std::unordered_set<const Op*> seen;  // a user reading v twice is listed twice
+    for (const Op* u : users) {
+      if (!seen.insert(u).second) continue;
+      const Info& in = info_.at(u);
+      for (const Value* operand : u->operands) {
+        if (operand != v) continue;
+        if (in.row && !is_row_reduction(*u)) continue;  // per row
+        if (in.aligned && row_broadcast(*u, *v)) continue;
+        mine.row = false;
+        const bool same_shape_elementwise = v->type.shape == root_shape_ && op_info(u->code).has(kElementwise);
+        if (in.row) {  // a row reduction: each operand element once
+          mine.evals += 1;
+          mine.aligned = mine.aligned || v->type.shape == root_shape_;
+        } else if (reads_once(*u, v)) {
+          mine.evals += in.evals;
+          mine.aligned = mine.aligned || (in.aligned && same_shape_elementwise);
+          mine.at_index = mine.at_index || (in.at_index && same_shape_elementwise);
+        } else {
+          mine.evals = kMany;
+        }
+        mine.evals = std::min(mine.evals, kMany);
+      }
+    }
+    return mine;
+  }
 
   // A reduction over the last axis whose result has one element per row.
   bool is_row_reduction(const Op& op) const {
@@ -329,16 +352,33 @@ FusionPlan plan_fusion(const Function& f) {
             if (std::find(group.ops.begin(), group.ops.end(), p) == group.ops.end()) group.ops.push_back(p);
             continue;
           }
-          if (!p || group_of[index.at(p)] >= 0 || returned.count(v) || !is_loop_op(*p)) continue;
+          if (!p || group_of[index.at(p)] >= 0 || !is_loop_op(*p)) continue;
+          // Users in this group, and whether every other runs after it (is in
+          // a group made before: groups are made from the last root back).
           const std::vector<const Op*>& us = users_of_value(v);
-          bool inside = std::all_of(us.begin(), us.end(), [&](const Op* u) { return group_of[index.at(u)] == g; });
-          if (!inside || !walk.admit(*p, us)) continue;
+          std::vector<const Op*> inside;
+          bool later = true;
+          for (const Op* u : us) {
+            const int ug = group_of[index.at(u)];
+            if (ug == g) inside.push_back(u);
+            else later = later && ug >= 0;
+          }
+          if (inside.size() == us.size() && !returned.count(v)) {
+            if (!walk.admit(*p, us)) continue;
+          } else {
+            // A gemm update stays one (its gradient is never stored at all).
+            if (!later || (p->code == OpCode::Add && match_update(f, *p, users, index))) continue;
+            if (!walk.admit_output(*p, inside)) continue;
+            group.outputs.push_back(p);
+          }
           group_of[index.at(p)] = g;
           group.ops.push_back(p);
           work.push_back(p);
         }
       }
-      std::sort(group.ops.begin(), group.ops.end(), [&](const Op* a, const Op* b) { return index.at(a) < index.at(b); });
+      auto in_order = [&](const Op* a, const Op* b) { return index.at(a) < index.at(b); };
+      std::sort(group.ops.begin(), group.ops.end(), in_order);
+      std::sort(group.outputs.begin(), group.outputs.end(), in_order);
       // Every use of a source by a member of this group is computed here (an
       // op may read it twice, several members may read it).
       for (const Op* p : group.ops) {

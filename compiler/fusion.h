@@ -23,6 +23,13 @@
 // evaluates its operand once per element only where windows do not overlap
 // (stride >= kernel); the gradients of pooling evaluate their operands several
 // times per element.
+// A producer whose value is also read after the group (by groups scheduled
+// later) or returned joins as a further output of the kernel where it is
+// elementwise, has the root's shape and is evaluated at the root's own index
+// (through same-shaped elementwise members): AdamW's m' and v' are stored by
+// the kernel that computes p' from them, SwiGLU's sigmoid and silu by the
+// kernel of their product; each output is written where it is computed, and
+// the tensor is read once instead of being stored, then read again.
 // Splat constants and iota are computed inside every loop kernel that reads
 // them (they may be in several groups) and get a group of their own only
 // where another kind of group reads them. A reshape that is not fused into a
@@ -62,6 +69,9 @@ struct FusionGroup {
   GroupKind kind = GroupKind::single;
   std::vector<const Op*> ops;  // program order; the root is last
   const Op* root() const { return ops.back(); }
+  // loop: members whose values are also read after the group or returned,
+  // stored by the kernel besides the root's (program order; see above).
+  std::vector<const Op*> outputs;
   // gemm_update: the argument x it updates and the scales c, b (ops: the dot first).
   const Value* addend = nullptr;
   double alpha = 1, beta = 1;

@@ -38,8 +38,14 @@ class KernelBuilder {
     for (size_t d = 0; d < k_.domain.size(); ++d) idx.push_back(new_var());
     out_linear_ = linear(idx, k_.domain);
     MLC_TRY(k_.root, value(root.result(), idx));
+    for (const Op* op : g.outputs) {
+      MLC_TRY(int r, value(op->result(), idx));
+      k_.more_roots.push_back(r);
+    }
+    k_.more_alias.assign(g.outputs.size(), -1);
     for (const Value* v : inputs_) k_.params.push_back(v->type.dtype);
     k_.params.push_back(root.result()->type.dtype);
+    for (const Op* op : g.outputs) k_.params.push_back(op->result()->type.dtype);
     k_.elementwise_input.resize(inputs_.size(), true);
     for (int p : not_elementwise_) k_.elementwise_input[p] = false;
     for (const Op* op : g.ops) {
@@ -848,17 +854,21 @@ std::string signature(const Kernel& k) {
   }
   put_list(k.domain);
   put(k.root);
+  put_list(k.more_roots);
   put_list(k.params);
   put(k.num_vars);
   put(k.output_alias);
+  put_list(k.more_alias);
   return s;
 }
 
 std::string print_kernel(const Kernel& k) {
   std::string s = "kernel @" + k.name + "(";
-  for (size_t p = 0; p < k.params.size(); ++p)
-    s += (p ? ", " : "") + std::string(p + 1 == k.params.size() ? "out" : "p" + std::to_string(p)) + ": " +
-         std::string(dtype_name(k.params[p]));
+  const size_t inputs = static_cast<size_t>(k.num_inputs());
+  for (size_t p = 0; p < k.params.size(); ++p) {
+    std::string name = p < inputs ? "p" + std::to_string(p) : p == inputs ? "out" : "out" + std::to_string(p - inputs);
+    s += (p ? ", " : "") + name + ": " + std::string(dtype_name(k.params[p]));
+  }
   s += ") domain " + shape_to_string(k.domain) + " {\n";
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const Expr& e = k.exprs[i];
@@ -872,7 +882,9 @@ std::string print_kernel(const Kernel& k) {
     if (e.kind == ExprKind::reduce) s += " over " + shape_to_string(e.extents);
     s += " : " + std::string(dtype_name(e.dtype)) + "\n";
   }
-  return s + "  store e" + std::to_string(k.root) + "\n}\n";
+  s += "  store e" + std::to_string(k.root);
+  for (int r : k.more_roots) s += ", e" + std::to_string(r);
+  return s + "\n}\n";
 }
 
 }  // namespace mlc::kir

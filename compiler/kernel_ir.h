@@ -2,8 +2,8 @@
 // over the root's result with a scalar expression DAG per element.
 //
 // Contracts:
-//  - The kernel writes every element of its output (param num_inputs), of
-//    shape `domain`, row-major. Loop variables 0..rank-1 index the domain;
+//  - The kernel writes every element of its outputs (params num_inputs and
+//    on: root, then more_roots), of shape `domain`, row-major. Loop variables 0..rank-1 index the domain;
 //    reductions introduce further variables for their own loops.
 //  - Index expressions are i64 (var, iconst, iadd, imul, idiv, irem, imin,
 //    imax) and never overflow: they stay within the extents of the shapes
@@ -70,17 +70,20 @@ struct Kernel {
   std::vector<Expr> exprs;
   std::vector<int64_t> domain;
   int root = -1;                 // the value stored at each domain element
-  std::vector<DType> params;     // inputs, then the output
-  int num_inputs() const { return static_cast<int>(params.size()) - 1; }
+  std::vector<int> more_roots;   // further outputs' values, stored at the same element
+  std::vector<DType> params;     // inputs, then the outputs (root first)
+  int num_outputs() const { return 1 + static_cast<int>(more_roots.size()); }
+  int num_inputs() const { return static_cast<int>(params.size()) - num_outputs(); }
   int num_vars = 0;
   // Inputs every load of which reads the element at the output's own index:
   // the output may be written into such an input's buffer.
   std::vector<bool> elementwise_input;
   std::string origin;  // the ops it computes, with their locations
   // Set by lowering: the input whose buffer the output is written into (an
-  // elementwise input, see above), or -1. Code generation may assume no other
-  // pair of buffers overlaps.
+  // elementwise input, see above), or -1; more_alias: the same for each of
+  // more_roots. Code generation may assume no other pair of buffers overlaps.
   int output_alias = -1;
+  std::vector<int> more_alias;
   // Rows of the parallel outer loop: the domain without its last dim.
   int64_t rows() const;
   // Scalar evaluations per row, for choosing how many threads run a kernel:

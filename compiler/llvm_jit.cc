@@ -158,7 +158,11 @@ class KernelEmitter {
       fn_->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::NoAlias);
       bufs_.push_back(fn_->getArg(static_cast<unsigned>(p)));
     }
-    if (k_.output_alias >= 0) bufs_[static_cast<size_t>(out)] = bufs_[static_cast<size_t>(k_.output_alias)];
+    auto store_through = [&](int output, int alias) {
+      if (alias >= 0) bufs_[static_cast<size_t>(out + output)] = bufs_[static_cast<size_t>(alias)];
+    };
+    store_through(0, k_.output_alias);
+    for (size_t o = 0; o < k_.more_alias.size(); ++o) store_through(static_cast<int>(o) + 1, k_.more_alias[o]);
     llvm::Value* begin = fn_->getArg(static_cast<unsigned>(k_.params.size()));
     llvm::Value* end = fn_->getArg(static_cast<unsigned>(k_.params.size() + 1));
     entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
@@ -178,9 +182,13 @@ class KernelEmitter {
         if (d > 0) rem = b_.CreateUDiv(rem, size);
       }
       llvm::Value* base = b_.CreateMul(row, b_.getInt64(inner));
+      // Every output's value first, then the stores: an output written into
+      // an input's buffer must not change what another output reads.
       auto store = [&](llvm::Value* lin) {
-        llvm::Value* v = value(k_.root);
-        store_element(bufs_[out], k_.params[out], lin, v);
+        std::vector<llvm::Value*> v = {value(k_.root)};
+        for (int r : k_.more_roots) v.push_back(value(r));
+        for (size_t o = 0; o < v.size(); ++o)
+          store_element(bufs_[static_cast<size_t>(out) + o], k_.params[static_cast<size_t>(out) + o], lin, v[o]);
       };
       if (rank == 0) {
         store(base);
@@ -638,7 +646,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 10";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 11";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {

@@ -1,6 +1,7 @@
 #include "compiler/lower.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -164,10 +165,19 @@ class Lowering {
     int s = new_slot(root.result()->type, new_buffer(root.result()->type));
     ins.result = s;
     slot_of_[root.result()] = s;
+    for (const Op* op : g.outputs) {
+      int t = new_slot(op->result()->type, new_buffer(op->result()->type));
+      ins.more_results.push_back(t);
+      slot_of_[op->result()] = t;
+    }
     ins.origin = origin(g);
+    std::vector<int> results = {s};
+    results.insert(results.end(), ins.more_results.begin(), ins.more_results.end());
     int index = add_instruction(std::move(ins));
-    out_.buffers[slot_buffer_[s]].first = index;
-    writer_of_buffer_[slot_buffer_[s]] = index;
+    for (int r : results) {
+      out_.buffers[slot_buffer_[r]].first = index;
+      writer_of_buffer_[slot_buffer_[r]] = index;
+    }
     return {};
   }
 
@@ -179,12 +189,21 @@ class Lowering {
     return false;
   }
 
+  // The result slot of `ins` (its result, then more_results) over `buffer`.
+  int result_over(const rt::Instruction& ins, int buffer) const {
+    if (slot_buffer_[ins.result] == buffer) return ins.result;
+    for (int s : ins.more_results)
+      if (slot_buffer_[s] == buffer) return s;
+    return -1;
+  }
+
   bool can_donate(int buffer, int a) const {
     auto it = writer_of_buffer_.find(buffer);
     if (it == writer_of_buffer_.end()) return false;
     const int w = it->second;
     if (arg_read_after(a, w + 1)) return false;
     const rt::Instruction& ins = exe_->instructions[w];
+    const int result = result_over(ins, buffer);
     bool reads_a = false;
     for (int s : ins.operands) reads_a |= arg_of(s) == a;
     if (!reads_a) return true;
@@ -192,13 +211,13 @@ class Lowering {
     // C = alpha AB + beta C): its result may be x's buffer.
     if (ins.kind == rt::InstrKind::gemm && ins.gemm.updates())
       return arg_of(ins.operands[2]) == a && arg_of(ins.operands[0]) != a && arg_of(ins.operands[1]) != a &&
-             exe_->slots[ins.operands[2]].type == exe_->slots[ins.result].type;
+             exe_->slots[ins.operands[2]].type == exe_->slots[result].type;
     if (ins.kind != rt::InstrKind::kernel) return false;
     const kir::Kernel& k = out_.kernels[ins.kernel];
     int inputs_reading_a = 0;
     for (size_t p = 0; p < ins.operands.size(); ++p)
       if (arg_of(ins.operands[p]) == a) {
-        if (!k.elementwise_input[p] || exe_->slots[ins.operands[p]].type != exe_->slots[ins.result].type) return false;
+        if (!k.elementwise_input[p] || exe_->slots[ins.operands[p]].type != exe_->slots[result].type) return false;
         ++inputs_reading_a;
       }
     return inputs_reading_a == 1;
@@ -223,9 +242,13 @@ class Lowering {
           out_.buffers[buffer].bytes = 0;  // no arena bytes
           out_.buffers[buffer].last = out_.buffers[buffer].first;
           const rt::Instruction& w = exe_->instructions[writer_of_buffer_.at(buffer)];
-          if (w.kind == rt::InstrKind::kernel)
+          if (w.kind == rt::InstrKind::kernel) {
+            kir::Kernel& k = out_.kernels[w.kernel];
+            const auto more = std::find(w.more_results.begin(), w.more_results.end(), s);
+            int& alias = more == w.more_results.end() ? k.output_alias : k.more_alias[more - w.more_results.begin()];
             for (size_t p = 0; p < w.operands.size(); ++p)
-              if (arg_of(w.operands[p]) == a) out_.kernels[w.kernel].output_alias = static_cast<int>(p);
+              if (arg_of(w.operands[p]) == a) alias = static_cast<int>(p);
+          }
         } else {
           if (arg_of(s) >= 0) {
             // An argument's value: keep it in the arena before anything updates it.
@@ -293,7 +316,7 @@ class Lowering {
     MLC_TRY(CompiledKernels compiled, compile_kernels(out_.kernels, co));
     for (size_t i = 0; i < out_.kernels.size(); ++i) {
       const kir::Kernel& k = out_.kernels[i];
-      exe_->kernels.push_back({k.name, compiled.object_of[i], nullptr, k.rows(), k.row_cost(), k.origin, {}});
+      exe_->kernels.push_back({k.name, compiled.object_of[i], nullptr, k.rows(), k.row_cost(), k.origin, k.num_outputs(), {}});
     }
     for (const rt::Instruction& ins : exe_->instructions)
       if (ins.kind == rt::InstrKind::kernel) {
@@ -301,6 +324,7 @@ class Lowering {
         types.clear();
         for (int s : ins.operands) types.push_back(exe_->slots[static_cast<size_t>(s)].type);
         types.push_back(exe_->slots[static_cast<size_t>(ins.result)].type);
+        for (int s : ins.more_results) types.push_back(exe_->slots[static_cast<size_t>(s)].type);
       }
     exe_->native = std::move(compiled.code);
     out_.jit_ir_ms = compiled.ir_ms;

@@ -36,6 +36,7 @@ std::shared_ptr<Function> make_body(const FusionGroup& g, std::vector<Value*>& i
     for (size_t k = 0; k < results.size(); ++k) inner[op->results[k]] = results[k];
   }
   body->results = {inner.at(g.root()->result())};
+  for (const Op* op : g.outputs) body->results.push_back(inner.at(op->result()));
   return body;
 }
 
@@ -60,6 +61,7 @@ int outline_fusions(Function& f) {
       std::abort();
     }
     f.replace_all_uses(root->result(), fused->front());
+    for (size_t k = 0; k < g.outputs.size(); ++k) f.replace_all_uses(g.outputs[k]->result(), (*fused)[k + 1]);
     ++made;
   }
   if (made) eliminate_dead_ops(f);

@@ -68,7 +68,10 @@ std::string print_lowered(const LoweredFunction& l) {
       case rt::InstrKind::reference: line += " " + ins.name; break;
       case rt::InstrKind::copy: break;
     }
-    line += operands(e, ins) + " -> " + slot_name(e, ins.result) + " : " + print_type(e.slots[ins.result].type);
+    line += operands(e, ins) + " -> " + slot_name(e, ins.result);
+    for (int r : ins.more_results) line += ", " + slot_name(e, r);
+    line += " : " + print_type(e.slots[ins.result].type);
+    for (int r : ins.more_results) line += ", " + print_type(e.slots[r].type);
     if (!ins.origin.empty()) line += "  // " + ins.origin;
     s += line + "\n";
     if (ins.kind == rt::InstrKind::kernel && ins.kernel >= 0 && static_cast<size_t>(ins.kernel) < l.kernels.size())

@@ -80,7 +80,7 @@ Expected<TensorType> infer_layer_norm(const InferContext&);
 Expected<TensorType> infer_rms_norm(const InferContext&);
 Expected<TensorType> infer_cross_entropy(const InferContext&);
 Expected<TensorType> infer_mse(const InferContext&);
-Expected<TensorType> infer_fusion(const InferContext&);
+Expected<std::vector<TensorType>> infer_fusion(const InferContext&);
 Expected<std::vector<TensorType>> infer_call(const InferContext&);
 Expected<TensorType> infer_all_reduce(const InferContext&);
 Expected<TensorType> infer_all_gather(const InferContext&);

@@ -249,11 +249,12 @@ std::vector<Value*> decompose_split(Builder& b, const Op& op) {
   return pieces;
 }
 
-// The body's types are checked against the operands and the declared type by
-// the verifier and the parser (inference sees operand types, not the body).
-Expected<TensorType> infer_fusion(const InferContext& ctx) {
-  if (!ctx.declared) return infer_error(ctx, "the result type must be declared");
-  return *ctx.declared;
+// The body's types are checked against the operands and the declared types
+// by the verifier and the parser (inference sees operand types, not the body).
+// One result per body result: a kernel with several outputs has several.
+Expected<std::vector<TensorType>> infer_fusion(const InferContext& ctx) {
+  if (ctx.declared_all.empty()) return infer_error(ctx, "the result types must be declared");
+  return std::vector<TensorType>(ctx.declared_all.begin(), ctx.declared_all.end());
 }
 
 // Inlines the body: each body op again, on the operands, with its own loc and scope.

@@ -164,7 +164,7 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
     Json types = Json::array();
     for (const TensorType& t : k.types) types.push_back(type_json(t));
     kernels.push_back({{"name", k.name}, {"object", global_object[static_cast<size_t>(k.object)]}, {"rows", k.rows},
-                       {"row_cost", k.row_cost}, {"origin", k.origin}, {"types", types}});
+                       {"row_cost", k.row_cost}, {"origin", k.origin}, {"outputs", k.outputs}, {"types", types}});
   }
   for (const ConstantData& c : e.constants) {
     Json j = add_blob(blobs, std::string_view(reinterpret_cast<const char*>(c.bytes.data()), c.bytes.size()));
@@ -175,6 +175,7 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
     Json j = {{"kind", std::string(instr_kind_name(ins.kind))}, {"name", ins.name}, {"operands", ins.operands},
               {"result", ins.result}, {"loc", loc_json(ins.loc)}, {"origin", ins.origin}};
     if (ins.kind == InstrKind::kernel) j["kernel"] = ins.kernel;
+    if (!ins.more_results.empty()) j["more_results"] = ins.more_results;
     if (ins.kind == InstrKind::gemm) {
       const blas::DotShape& d = ins.gemm.shape;
       j["gemm"] = {{"dtype", std::string(dtype_name(ins.gemm.dtype))}, {"batch", d.batch}, {"m", d.m}, {"n", d.n},
@@ -618,6 +619,10 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
       info.types.push_back({dtype, std::move(shape)});
     }
     if (info.types.empty()) return k.error("has no result type");
+    if (k.json().contains("outputs")) {  // absent: one
+      MLC_TRY(int64_t outputs, k.integer("outputs", 1, static_cast<int64_t>(info.types.size())));
+      info.outputs = static_cast<int>(outputs);
+    }
     const Shape& out = info.types.back().shape;
     int64_t rows = 1;
     for (size_t d = 0; d + 1 < out.size(); ++d) rows *= out[d];
@@ -663,19 +668,38 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
                        " operand" + (n == 1 ? "" : "s") + ", found " + std::to_string(ins.operands.size()));
       return {};
     };
+    if (ins.kind != InstrKind::kernel && i.json().contains("more_results"))
+      return i.error("a " + std::string(instr_kind_name(ins.kind)) + " instruction has one result, found more_results");
     switch (ins.kind) {
       case InstrKind::kernel: {
         MLC_TRY(int64_t k, i.integer("kernel", 0, static_cast<int64_t>(e->kernels.size()) - 1));
         ins.kernel = static_cast<int>(k);
         const KernelInfo& info = e->kernels[ins.kernel];
-        MLC_CHECK_OK(arity(info.types.size() - 1));
+        const size_t inputs = info.types.size() - static_cast<size_t>(info.outputs);
+        MLC_CHECK_OK(arity(inputs));
         for (size_t o = 0; o < ins.operands.size(); ++o)
           if (operand_type(o) != info.types[o])
             return i.error("operand " + std::to_string(o) + " is " + operand_type(o).str() + ", kernel '" + info.name +
                            "' was compiled for " + info.types[o].str());
-        if (rt != info.types.back())
+        if (rt != info.types[inputs])
           return i.error("result is " + rt.str() + ", kernel '" + info.name + "' was compiled for " +
-                         info.types.back().str());
+                         info.types[inputs].str());
+        std::vector<Field> more;
+        if (i.json().contains("more_results")) {
+          MLC_TRY(more, i.list("more_results", 1 << 16));
+        }
+        if (more.size() + 1 != static_cast<size_t>(info.outputs))
+          return i.error("kernel '" + info.name + "' has " + std::to_string(info.outputs) + " output" +
+                         (info.outputs == 1 ? "" : "s") + ", the instruction " + std::to_string(more.size() + 1) +
+                         " result" + (more.empty() ? "" : "s"));
+        for (size_t o = 0; o < more.size(); ++o) {
+          MLC_TRY(int64_t s, more[o].as_integer(0, num_slots - 1));
+          ins.more_results.push_back(static_cast<int>(s));
+          const TensorType& t = e->slots[static_cast<size_t>(s)].type;
+          if (t != info.types[inputs + 1 + o])
+            return more[o].error("is " + t.str() + ", kernel '" + info.name + "' was compiled for " +
+                                 info.types[inputs + 1 + o].str());
+        }
         break;
       }
       case InstrKind::gemm: {

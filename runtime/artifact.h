@@ -54,7 +54,7 @@
 
 namespace mlc::rt {
 
-inline constexpr uint32_t kArtifactVersion = 2;  // 2: meshes and placements
+inline constexpr uint32_t kArtifactVersion = 3;  // 2: meshes and placements; 3: kernels with several outputs
 
 struct CompiledFunction {
   std::string name;   // "train_step", "eval", ...

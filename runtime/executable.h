@@ -39,7 +39,7 @@ struct Slot {
 };
 
 // A compiled loop kernel: runs rows [begin, end) of its iteration space (the
-// outer dims of its output) over `buffers`: its inputs, then its output.
+// outer dims of its outputs) over `buffers`: its inputs, then its outputs.
 // Returns 0.
 using CompiledKernelFn = int (*)(std::byte* const* buffers, int64_t begin, int64_t end);
 
@@ -64,7 +64,8 @@ struct KernelInfo {
   int64_t rows = 1;      // size of the parallel (outer) iteration space
   int64_t row_cost = 1;  // scalar evaluations per row (threads are given whole rows)
   std::string origin;  // the ops it computes: "add, exp, reduce_sum (model.json:12:5, ...)"
-  // The buffers the code was compiled for, operands then result: every
+  int outputs = 1;  // buffers it writes: the last `outputs` of `types`
+  // The buffers the code was compiled for, operands then results: every
   // instruction running the kernel passes slots of exactly these types.
   std::vector<TensorType> types;
 };
@@ -81,7 +82,7 @@ struct GemmParams {
 };
 
 enum class InstrKind : uint8_t {
-  kernel,     // KernelInfo `kernel`, operands then result as buffers
+  kernel,     // KernelInfo `kernel`, operands then result and more_results as buffers
   gemm,       // GemmParams
   reference,  // the reference kernel of `op` (code and complete attributes)
   copy,       // result = operand 0, bytewise
@@ -92,6 +93,7 @@ struct Instruction {
   InstrKind kind = InstrKind::copy;
   std::vector<int> operands;  // slots
   int result = -1;            // slot
+  std::vector<int> more_results;  // kernel: its further outputs' slots (kir::Kernel::more_roots)
   int kernel = -1;            // kernel: index into Executable::kernels
   GemmParams gemm;
   std::shared_ptr<const Op> op;  // reference: the op (operands and result unset)

@@ -94,7 +94,7 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
   x.view_ptrs_.resize(e.instructions.size());
   for (size_t i = 0; i < e.instructions.size(); ++i) {
     const Instruction& ins = e.instructions[i];
-    x.buffers_[i].assign(ins.operands.size() + 1, nullptr);
+    x.buffers_[i].assign(ins.operands.size() + 1 + ins.more_results.size(), nullptr);
     if (ins.kind == InstrKind::reference) {
       for (int s : ins.operands) x.views_[i].push_back(Tensor::view(e.slots[s].type, nullptr));
       x.views_[i].push_back(Tensor::view(e.slots[ins.result].type, nullptr));
@@ -116,8 +116,10 @@ void Executor::bind(std::span<Tensor* const> args) {
   for (size_t i = 0; i < e.instructions.size(); ++i) {
     const Instruction& ins = e.instructions[i];
     std::vector<std::byte*>& b = buffers_[i];
-    for (size_t k = 0; k < ins.operands.size(); ++k) b[k] = slot_ptr_[ins.operands[k]];
-    b.back() = slot_ptr_[ins.result];
+    const size_t n = ins.operands.size();
+    for (size_t k = 0; k < n; ++k) b[k] = slot_ptr_[ins.operands[k]];
+    b[n] = slot_ptr_[ins.result];
+    for (size_t k = 0; k < ins.more_results.size(); ++k) b[n + 1 + k] = slot_ptr_[ins.more_results[k]];
     if (ins.kind == InstrKind::reference)
       for (size_t k = 0; k < b.size(); ++k) views_[i][k].rebind(b[k]);
   }

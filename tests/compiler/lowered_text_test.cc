@@ -71,9 +71,9 @@ TEST_P(ExampleCounts, TrainStepLowersToTheRecordedInstructions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleCounts,
-                         ::testing::Values(Counts{"digits_mlp", 19, 14, 5, 0, 0, 14},
-                                           Counts{"digits_cnn", 37, 29, 8, 0, 0, 29},
-                                           Counts{"tiny_gpt", 205, 144, 57, 4, 0, 44}),
+                         ::testing::Values(Counts{"digits_mlp", 15, 10, 5, 0, 0, 10},
+                                           Counts{"digits_cnn", 31, 23, 8, 0, 0, 23},
+                                           Counts{"tiny_gpt", 151, 90, 57, 4, 0, 32}),
                          [](const auto& info) { return std::string(info.param.example); });
 
 }  // namespace

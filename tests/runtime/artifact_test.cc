@@ -264,7 +264,7 @@ TEST_F(ArtifactTest, BadMagic) {
 TEST_F(ArtifactTest, WrongVersion) {
   std::string s = valid();
   put_le(s, 8, 1, 4);
-  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 1, this mlc reads version 2");
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 1, this mlc reads version 3");
 }
 
 TEST_F(ArtifactTest, SectionCount0) {
@@ -507,6 +507,55 @@ TEST_F(ArtifactTest, KernelInstructionWithTooFewOperands) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][3]["operands"].erase(1); }),
             "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]': a kernel instruction takes 2 "
             "operands, found 1");
+}
+
+// A kernel with two outputs: its instruction names one input, its result
+// and one more result.
+void two_outputs(Json& m, Json more_results) {
+  m["functions"][0]["executable"]["kernels"][0]["outputs"] = 2;
+  Json& ins = m["functions"][0]["executable"]["instructions"][3];
+  ins["operands"] = Json::array({4});
+  if (!more_results.is_null()) ins["more_results"] = std::move(more_results);
+}
+
+TEST_F(ArtifactTest, KernelWithTwoOutputsReadsBack) {
+  auto a = parse_artifact(with_manifest([](Json& m) { two_outputs(m, Json::array({3})); }), kPath);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  const Executable& e = *a->functions[0].executable;
+  EXPECT_EQ(e.kernels[0].outputs, 2);
+  EXPECT_EQ(e.instructions[3].operands, (std::vector<int>{4}));
+  EXPECT_EQ(e.instructions[3].result, 6);
+  EXPECT_EQ(e.instructions[3].more_results, (std::vector<int>{3}));
+}
+
+TEST_F(ArtifactTest, KernelOutputsOutOfRange) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["kernels"][0]["outputs"] = 4; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0].outputs': expected an integer in "
+            "[1, 3], found 4");
+}
+
+TEST_F(ArtifactTest, KernelInstructionWithoutItsSecondResult) {
+  EXPECT_EQ(manifest_error([](Json& m) { two_outputs(m, nullptr); }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]': kernel 'fusion_0' has 2 "
+            "outputs, the instruction 1 result");
+}
+
+TEST_F(ArtifactTest, KernelMoreResultOfAnotherType) {
+  EXPECT_EQ(manifest_error([](Json& m) { two_outputs(m, Json::array({7})); }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3].more_results[0]': is f32[2,4], "
+            "kernel 'fusion_0' was compiled for f32[4,2]");
+}
+
+TEST_F(ArtifactTest, KernelMoreResultOutOfRange) {
+  EXPECT_EQ(manifest_error([](Json& m) { two_outputs(m, Json::array({9})); }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3].more_results[0]': expected an "
+            "integer in [0, 8], found 9");
+}
+
+TEST_F(ArtifactTest, MoreResultsOnAGemm) {
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["more_results"] = Json::array({6}); }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': a gemm instruction has one "
+            "result, found more_results");
 }
 
 TEST_F(ArtifactTest, KernelRowsDoNotMatchItsResult) {
