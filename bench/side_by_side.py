@@ -30,7 +30,8 @@ gpt256 achieved GFLOP/s with timing.py's exact matmul FLOP count per step
 (the same count for both sides) and as a fraction of the sgemm peak. Also the
 CPU time other processes used during each measurement (from /proc/stat):
 numbers are only comparable within one run of this script on a quiet machine.
-Markdown on stdout; every per-run number in --out (JSON).
+Markdown on stdout; every per-run number in --out (JSON); --from JSON prints
+the tables of such a file again without measuring.
 """
 import argparse
 import json
@@ -135,8 +136,12 @@ def summarize(runs, models, threads):
                       for r in runs if r["model"] == name and r["threads"] == t]
             flops = [r["torch"]["matmul_flops"] for r in runs
                      if r["model"] == name and r["torch"]["matmul_flops"]]
+            # Each run measures mlc, then PyTorch, back to back: their ratio
+            # is less exposed to the machine's drift between runs.
+            paired = [x / y for x, y in zip(mlc, tor)]
             row = {"model": name, "threads": t, "mlc_ms": med(mlc), "mlc_ms_runs": mlc,
                    "torch_ms": med(tor), "torch_ms_runs": tor, "ratio": med(mlc) / med(tor),
+                   "paired_ratio": med(paired), "paired_ratio_runs": paired,
                    "sgemm1024_peak_gflops": med(peak), "others_busy_cores_max": max(others)}
             if flops and name in BENCH:
                 f = flops[0]
@@ -147,13 +152,15 @@ def summarize(runs, models, threads):
 
 
 def markdown(rows, meta):
-    out = ["mlc vs PyTorch (timing.py), median of %d per-run medians (range in brackets); "
+    out = ["mlc vs PyTorch (timing.py), median of %d per-run medians (range in brackets); per-run mlc / "
+           "PyTorch: the median (and range) of each run's ratio, mlc and PyTorch measured back to back; "
            "OPENBLAS_CORETYPE=%s; PyTorch's OpenBLAS kernel: %s." % (
                meta["runs"], meta["OPENBLAS_CORETYPE"], ", ".join(meta["torch_openblas_kernels"])),
            "",
-           "| model | threads | mlc ms | PyTorch ms | mlc / PyTorch | mlc GFLOP/s (% of sgemm peak) "
+           "| model | threads | mlc ms | PyTorch ms | mlc / PyTorch | per-run mlc / PyTorch | "
+           "mlc GFLOP/s (% of sgemm peak) "
            "| PyTorch GFLOP/s (% of peak) | sgemm 1024^3 peak GFLOP/s | others busy (cores, max) |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         def cell(k):
             v = r[k + "_runs"]
@@ -163,8 +170,10 @@ def markdown(rows, meta):
             if k not in r:
                 return "-"
             return "%.1f (%.0f%%)" % (r[k], 100 * r[k] / r["sgemm1024_peak_gflops"])
-        out.append("| %s | %d | %s | %s | %.2f | %s | %s | %.1f | %.2f |" % (
+        paired = r.get("paired_ratio_runs") or [x / y for x, y in zip(r["mlc_ms_runs"], r["torch_ms_runs"])]
+        out.append("| %s | %d | %s | %s | %.2f | %.2f [%.2f-%.2f] | %s | %s | %.1f | %.2f |" % (
             r["model"], r["threads"], cell("mlc_ms"), cell("torch_ms"), r["ratio"],
+            med(paired), min(paired), max(paired),
             gf("mlc_gflops"), gf("torch_gflops"), r["sgemm1024_peak_gflops"],
             r["others_busy_cores_max"]))
     fl = ["%s %.3f GFLOP/step" % (r["model"], r["matmul_flops"] / 1e9) for r in rows
@@ -177,7 +186,7 @@ def markdown(rows, meta):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--oracle", required=True, help="folder of timing.py and common.py")
+    p.add_argument("--oracle", help="folder of timing.py and common.py (required unless --from)")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--threads", default="1,2")
     p.add_argument("--models", default=",".join(EXAMPLES + BENCH))
@@ -185,9 +194,20 @@ def main():
     p.add_argument("--max-wait", type=float, default=0.0,
                    help="timing.py's wait for a quiet machine before each PyTorch measurement")
     p.add_argument("--out", help="write every number as JSON here")
+    p.add_argument("--from", dest="from_json", metavar="JSON",
+                   help="measure nothing: print the tables of an earlier --out file")
     p.add_argument("--mlc", default=os.path.join(ROOT, "build", "bin", "mlc"),
                    help="the mlc binary (copied first, so that every run uses the same one)")
     a = p.parse_args()
+    if not a.from_json and not a.oracle:
+        p.error("--oracle is required")
+    if a.from_json:
+        with open(a.from_json) as f:
+            saved = json.load(f)
+        models = list(dict.fromkeys(r["model"] for r in saved["runs"]))
+        threads = list(dict.fromkeys(r["threads"] for r in saved["runs"]))
+        print(markdown(summarize(saved["runs"], models, threads), saved["meta"]), end="")
+        return
     oracle = os.path.abspath(a.oracle)
     models = a.models.split(",")
     threads = [int(t) for t in a.threads.split(",")]
