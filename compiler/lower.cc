@@ -1,7 +1,7 @@
 #include "compiler/lower.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <unordered_map>
 
