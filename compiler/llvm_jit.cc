@@ -182,8 +182,9 @@ class KernelEmitter {
         if (d > 0) rem = b_.CreateUDiv(rem, size);
       }
       llvm::Value* base = b_.CreateMul(row, b_.getInt64(inner));
-      // Every output's value first, then the stores: an output written into
-      // an input's buffer must not change what another output reads.
+      // Every output's value first, then the stores, so that an output written
+      // into an input's buffer cannot change what another output reads (each
+      // output is part of the root's value, so this holds anyway today).
       auto store = [&](llvm::Value* lin) {
         std::vector<llvm::Value*> v = {value(k_.root)};
         for (int r : k_.more_roots) v.push_back(value(r));
