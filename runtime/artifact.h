@@ -30,7 +30,8 @@
 //  - parse_artifact validates every field before use: the container (magic,
 //    version, section bounds, checksums), then each manifest field's type and
 //    range (slot, kernel and object indices, offsets and sizes against the
-//    arena and the blobs, instruction operand counts and types, reference ops
+//    arena and the blobs, instruction operand counts and types, a kernel's
+//    outputs against its instruction's results, reference ops
 //    re-inferred from their operand types, the mesh and every placement
 //    parsed and checked against the mesh and the argument's rank). An invalid file is an Error
 //    "<path>: error: <what is wrong>" naming the field; it never crashes and
@@ -39,6 +40,7 @@
 //    code for CPU features this machine lacks) and points every executable's
 //    kernels at them.
 //  - write_artifact writes atomically (temporary file, fsync, rename).
+// The writer is runtime/artifact_writer.cc, the reader artifact_reader.cc.
 #pragma once
 
 #include <cstdint>
