@@ -3,8 +3,9 @@
 //
 // Contracts:
 //  - The kernel writes every element of its outputs (params num_inputs and
-//    on: root, then more_roots), of shape `domain`, row-major. Loop variables 0..rank-1 index the domain;
-//    reductions introduce further variables for their own loops.
+//    on: root, then more_roots), of shape `domain`, row-major. Loop
+//    variables 0..rank-1 index the domain; reductions introduce further
+//    variables for their own loops.
 //  - Index expressions are i64 (var, iconst, iadd, imul, idiv, irem, imin,
 //    imax) and never overflow: they stay within the extents of the shapes
 //    involved. Loads are in bounds: padding and concatenation clamp the
