@@ -703,8 +703,10 @@ Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernel
   std::vector<int> misses;
   for (size_t i = 0; i < distinct.size(); ++i) {
     out.code.objects[i].symbol = distinct[i].name;
+    // A hit must define the function it is loaded for: an entry holding
+    // another kernel's object is a miss, and the put below replaces it.
     if (options.cache)
-      if (auto hit = options.cache->get(keys[i])) {
+      if (auto hit = options.cache->get(keys[i]); hit && rt::object_defines_function(*hit, distinct[i].name)) {
         out.code.objects[i].bytes = std::move(*hit);
         ++out.cache_hits;
         continue;

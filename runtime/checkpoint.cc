@@ -1,6 +1,10 @@
 #include "runtime/checkpoint.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "runtime/file_io.h"
 #include "runtime/safetensors.h"
 #include "runtime/sharded_checkpoint.h"
 #include "support/json_parse.h"
@@ -154,6 +159,20 @@ bool digits_then(std::string_view text, std::string_view suffix, int64_t& value)
   return ec == std::errc() && end == digits.data() + digits.size();
 }
 
+// "step_N.safetensors", "step_N.index.json" or "step_N.rankR.safetensors"
+// (N and R decimal): the step, or -1.
+int64_t checkpoint_file_step(std::string_view name) {
+  if (name.rfind("step_", 0) != 0) return -1;
+  const std::string_view rest = name.substr(5);
+  const size_t dot = rest.find('.');
+  int64_t step = 0, rank = 0;
+  if (dot == std::string_view::npos || !digits_then(rest.substr(0, dot), "", step)) return -1;
+  const std::string_view kind = rest.substr(dot);
+  if (kind == ".safetensors" || kind == kCheckpointIndexSuffix) return step;
+  if (kind.rfind(".rank", 0) == 0 && digits_then(kind.substr(5), ".safetensors", rank)) return step;
+  return -1;
+}
+
 // The checkpoint files of `dir` by step, newest first: "step_N.safetensors",
 // "step_N.index.json" and "step_N.rankR.safetensors" (N and R decimal).
 std::map<int64_t, StepFiles, std::greater<>> scan(const std::string& dir) {
@@ -161,16 +180,10 @@ std::map<int64_t, StepFiles, std::greater<>> scan(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind("step_", 0) != 0) continue;
-    const std::string_view rest = std::string_view(name).substr(5);
-    const size_t dot = rest.find('.');
-    int64_t step = 0, rank = 0;
-    if (dot == std::string_view::npos || !digits_then(rest.substr(0, dot), "", step)) continue;
-    const std::string_view kind = rest.substr(dot);
-    if (kind == ".safetensors" || kind == kCheckpointIndexSuffix)
-      steps[step].checkpoints.push_back(entry.path().string());
-    else if (kind.rfind(".rank", 0) == 0 && digits_then(kind.substr(5), ".safetensors", rank))
-      steps[step].shards.push_back(entry.path().string());
+    const int64_t step = checkpoint_file_step(name);
+    if (step < 0) continue;
+    if (name.find(".rank") == std::string::npos) steps[step].checkpoints.push_back(entry.path().string());
+    else steps[step].shards.push_back(entry.path().string());
   }
   for (auto& [step, files] : steps) {
     std::sort(files.checkpoints.begin(), files.checkpoints.end());
@@ -180,6 +193,20 @@ std::map<int64_t, StepFiles, std::greater<>> scan(const std::string& dir) {
 }
 
 }  // namespace
+
+std::vector<std::string> remove_stale_temp_files(const std::string& dir) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::optional<TempFileName> tmp = temp_file_target(name);
+    if (!tmp || checkpoint_file_step(tmp->target) < 0) continue;
+    if (::kill(tmp->pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to signal: alive)
+    if (::unlink(entry.path().c_str()) == 0) removed.push_back(entry.path().string());
+  }
+  std::sort(removed.begin(), removed.end());
+  return removed;
+}
 
 std::vector<std::string> list_checkpoints(const std::string& dir) {
   std::vector<std::string> files;

@@ -64,6 +64,13 @@ std::string checkpoint_shard_path(const std::string& dir, int64_t step, int rank
 std::vector<std::string> list_checkpoints(const std::string& dir);
 // The steps of `dir` that have shards but no index nor whole file, newest first.
 std::vector<int64_t> interrupted_checkpoints(const std::string& dir);
+// Removes the temporary files of checkpoint writes that a killed run left in
+// `dir` (rt::create_temp_file's "<checkpoint file>.tmp.<pid>.<random>", and
+// the "<checkpoint file>.tmp.<pid>" of older mlc), and only those: the target
+// must be a checkpoint file name (whole, shard or index) and the pid no live
+// process of this machine (a live one may be writing it now). Returns the
+// files removed.
+std::vector<std::string> remove_stale_temp_files(const std::string& dir);
 // Deletes all but the newest `keep` (at least 1) checkpoints of `dir`, an
 // index before its shards, and the shards of interrupted checkpoints older
 // than the ones kept.

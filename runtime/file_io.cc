@@ -1,10 +1,12 @@
 #include "runtime/file_io.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <filesystem>
 #include <system_error>
 
@@ -17,25 +19,6 @@ Error file_error(const std::string& path, const std::string& message) {
 }
 
 std::string errno_text(int err) { return std::generic_category().message(err); }
-
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-  // Closes now and returns 0 or the errno of close().
-  int close_now() {
-    int rc = ::close(fd_);
-    fd_ = -1;
-    return rc == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_;
-};
 
 // Removes a file when destroyed, unless released.
 class FileRemover {
@@ -69,26 +52,51 @@ int write_all(int fd, const void* data, size_t size) {
 int sync_parent_directory(const std::string& path) {
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  FdCloser closer(fd);
-  if (::fsync(fd) != 0 && errno != EINVAL) return errno;
+  FileDescriptor fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) return errno;
+  if (::fsync(fd.get()) != 0 && errno != EINVAL) return errno;
   return 0;
+}
+
+// 12 hex digits from the kernel's random source (getrandom never fails for
+// 6 bytes once the pool is initialized; it blocks until then).
+std::string random_suffix() {
+  unsigned char bytes[6] = {};
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // not reached on Linux >= 3.17; the name is then still unique by O_EXCL
+    got += static_cast<size_t>(n);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s;
+  for (unsigned char b : bytes) {
+    s += kHex[b >> 4];
+    s += kHex[b & 15];
+  }
+  return s;
+}
+
+bool all_of(std::string_view s, bool (*pred)(char)) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!pred(c)) return false;
+  return true;
 }
 
 }  // namespace
 
 Expected<std::string> read_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return file_error(path, "cannot open: " + errno_text(errno));
-  FdCloser closer(fd);
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return file_error(path, "cannot stat: " + errno_text(errno));
-  if (!S_ISREG(st.st_mode)) return file_error(path, "cannot read: not a regular file");
-  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  MLC_TRY(RegularFile file, open_regular_file(path));
+  return read_open_file(file, path);
+}
+
+Expected<std::string> read_open_file(RegularFile& file, const std::string& path) {
+  std::string bytes(static_cast<size_t>(file.st.st_size), '\0');
   size_t got = 0;
   while (got < bytes.size()) {
-    ssize_t r = ::read(fd, bytes.data() + got, bytes.size() - got);
+    ssize_t r = ::read(file.fd.get(), bytes.data() + got, bytes.size() - got);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return file_error(path, "cannot read: " + errno_text(errno));
     if (r == 0) break;  // the file shrank; parsing reports the truncation
@@ -98,24 +106,54 @@ Expected<std::string> read_file(const std::string& path) {
   return bytes;
 }
 
-
-Status write_file_atomically(const std::string& path, const std::vector<std::string_view>& chunks) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return file_error(path, "cannot create '" + tmp + "': " + errno_text(errno));
-  FileRemover remover(tmp);
-  FdCloser closer(fd);
+Expected<TempFile> create_temp_file(const std::string& path, mode_t mode) {
+  const std::string prefix = path + ".tmp." + std::to_string(::getpid()) + ".";
   int err = 0;
-  for (size_t i = 0; i < chunks.size() && err == 0; ++i) err = write_all(fd, chunks[i].data(), chunks[i].size());
-  if (err) return file_error(path, "cannot write '" + tmp + "': " + errno_text(err));
-  if (::fsync(fd) != 0) return file_error(path, "cannot sync '" + tmp + "': " + errno_text(errno));
-  if ((err = closer.close_now())) return file_error(path, "cannot close '" + tmp + "': " + errno_text(err));
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    return file_error(path, "cannot rename '" + tmp + "' over it: " + errno_text(errno));
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    TempFile t;
+    t.path = prefix + random_suffix();
+    t.fd = FileDescriptor(::open(t.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+    if (t.fd.get() >= 0) return t;
+    err = errno;
+    if (err != EEXIST) break;  // EEXIST: the name is taken (by a file or a planted link); draw another
+  }
+  return file_error(path, "cannot create a temporary file '" + prefix + "*' next to it: " + errno_text(err));
+}
+
+Status write_file_atomically(const std::string& path, const std::vector<std::string_view>& chunks,
+                             const WriteOptions& options) {
+  MLC_TRY(TempFile tmp, create_temp_file(path, options.mode));
+  FileRemover remover(tmp.path);
+  int err = 0;
+  for (size_t i = 0; i < chunks.size() && err == 0; ++i) err = write_all(tmp.fd.get(), chunks[i].data(), chunks[i].size());
+  if (err) return file_error(path, "cannot write '" + tmp.path + "': " + errno_text(err));
+  if (options.sync && ::fsync(tmp.fd.get()) != 0) return file_error(path, "cannot sync '" + tmp.path + "': " + errno_text(errno));
+  if ((err = tmp.fd.close())) return file_error(path, "cannot close '" + tmp.path + "': " + errno_text(err));
+  if (::rename(tmp.path.c_str(), path.c_str()) != 0)
+    return file_error(path, "cannot rename '" + tmp.path + "' over it: " + errno_text(errno));
   remover.release();
-  if ((err = sync_parent_directory(path)))
+  if (options.sync && (err = sync_parent_directory(path)))
     return file_error(path, "written, but cannot sync its directory: " + errno_text(err));
   return {};
+}
+
+std::optional<TempFileName> temp_file_target(std::string_view name) {
+  const size_t at = name.rfind(".tmp.");
+  if (at == std::string_view::npos || at == 0) return std::nullopt;
+  std::string_view rest = name.substr(at + 5);
+  const size_t dot = rest.find('.');
+  const std::string_view pid_text = rest.substr(0, dot);
+  if (dot != std::string_view::npos) {
+    const std::string_view random = rest.substr(dot + 1);
+    if (random.size() != 12 || !all_of(random, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
+      return std::nullopt;
+  }
+  if (pid_text.size() > 9 || !all_of(pid_text, [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  TempFileName t;
+  t.target = std::string(name.substr(0, at));
+  std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), t.pid);
+  if (t.pid <= 0) return std::nullopt;
+  return t;
 }
 
 }  // namespace mlc::rt

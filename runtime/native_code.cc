@@ -4,6 +4,7 @@
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -59,6 +60,29 @@ std::string missing_host_features(const std::string& features) {
     if (it == host.end() || !it->second) missing += (missing.empty() ? "" : ",") + f.substr(1);
   }
   return missing;
+}
+
+bool object_defines_function(const std::string& bytes, const std::string& symbol) {
+  auto object = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(bytes, symbol));
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return false;
+  }
+  for (const llvm::object::SymbolRef& sym : (*object)->symbols()) {
+    auto name = sym.getName();
+    auto flags = sym.getFlags();
+    auto type = sym.getType();
+    if (!name || !flags || !type) {
+      if (!name) llvm::consumeError(name.takeError());
+      if (!flags) llvm::consumeError(flags.takeError());
+      if (!type) llvm::consumeError(type.takeError());
+      continue;
+    }
+    if (*name == symbol && !(*flags & llvm::object::SymbolRef::SF_Undefined) &&
+        *type == llvm::object::SymbolRef::ST_Function)
+      return true;
+  }
+  return false;
 }
 
 Expected<LinkedCode> link_native_code(const NativeCode& code) {

@@ -33,6 +33,11 @@ struct LinkedCode {
 
 Expected<LinkedCode> link_native_code(const NativeCode& code);
 
+// Whether `bytes` is an object file that itself defines the function
+// `symbol` (not merely refers to it). A cached object that does not is
+// another kernel's (compiler/kernel_cache.h): a miss.
+bool object_defines_function(const std::string& bytes, const std::string& symbol);
+
 // Links exe.native and points every kernel at its object's function (each
 // kernel's `object` must be in range: an Error otherwise); exe.code then owns
 // the code.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "runtime/file_io.h"
 #include "tools/cli.h"
 #include "tools/help.h"
 #include "tools/metrics_log.h"
@@ -35,11 +36,7 @@ int cmd_report(const std::vector<std::string>& argv) {
   auto log = read_metrics_log(path);
   if (!log) return user_error(log.error().message);
   const std::string page = render_report(*log, path);
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  if (!out) return user_error(output + ": error: cannot open for writing");
-  out << page;
-  out.flush();
-  if (!out) return user_error(output + ": error: write failed");
+  if (Status st = rt::write_file_atomically(output, {page}); !st) return user_error(st.error().message);
   std::printf("wrote %s: %zu steps, %zu evaluations, %zu epochs, %zu gradient records\n", output.c_str(),
               log->steps.size(), log->evals.size(), log->epochs.size(), log->grads.size());
   return kOk;

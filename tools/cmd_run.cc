@@ -38,12 +38,14 @@
 
 #include "runtime/artifact.h"
 #include "runtime/comm/mpi.h"
+#include "runtime/file_io.h"
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
 #include "tools/help.h"
 #include "tools/evaluate.h"
 #include "tools/plan_parallel.h"
 #include "tools/mesh_train.h"
+#include "tools/metrics_file.h"
 #include "tools/train.h"
 
 namespace mlc::cli {
@@ -96,25 +98,18 @@ bool parse_int(const std::string& text, int64_t min, int64_t& out) {
   }
 }
 
-Status append_metrics(const std::string& path, const nlohmann::json& line) {
-  std::ofstream out(path, std::ios::app);
-  if (!out) return make_error(path + ": error: cannot open for writing");
-  out << line.dump() << "\n";
-  out.flush();
-  if (!out) return make_error(path + ": error: write failed");
-  return {};
+Status append_metrics(const std::string& path, const nlohmann::ordered_json& line) {
+  MLC_TRY(MetricsFile file, MetricsFile::append(path));
+  file.write(line);
+  return file.status();
 }
 
 // --profile: the tables on stderr and, for --profile=FILE, the JSON in FILE.
 Status report_profiles(const std::vector<FunctionProfile>& profiles, const std::string& json_path) {
   for (const FunctionProfile& p : profiles) std::fprintf(stderr, "\n%s", profile_table(p).c_str());
   if (json_path.empty()) return {};
-  std::ofstream out(json_path);
-  if (!out) return make_error(json_path + ": error: cannot open for writing");
-  out << profile_json(profiles).dump(1) << "\n";
-  out.flush();
-  if (!out) return make_error(json_path + ": error: write failed");
-  return {};
+  const std::string text = profile_json(profiles).dump(1) + "\n";
+  return rt::write_file_atomically(json_path, {text});
 }
 
 // What each rank held, measured (TrainSummary::memory), one line per rank:
@@ -134,7 +129,7 @@ void print_memory(const std::vector<RankMemory>& memory) {
 
 // --eval's result: on stdout, and in --metrics as {"eval": {"loss", "accuracy"}}.
 int report_eval(const EvalResult& result, const Args& args) {
-  nlohmann::json eval = {{"loss", result.loss}};
+  nlohmann::ordered_json eval = {{"loss", result.loss}};
   if (result.accuracy) eval["accuracy"] = *result.accuracy;
   if (result.accuracy)
     std::printf("eval: loss %.6f  accuracy %.4f (%lld/%lld)\n", result.loss, *result.accuracy,

@@ -2,14 +2,15 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 
 #include "runtime/artifact.h"
+#include "runtime/checkpoint.h"
+#include "runtime/checksum.h"
 #include "runtime/comm/local.h"
 #include "runtime/comm/mpi.h"
 #include "runtime/thread_pool.h"
+#include "tools/file_digest.h"
 
 namespace mlc {
 
@@ -39,56 +40,69 @@ Status agree_prepared(rt::World& world, const Status& mine) {
   return mine;  // abort ends the job; not reached under mpirun
 }
 
-// FNV-1a over bytes.
-uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// What every rank of one run must have in common, each part hashed.
+// What every rank of one run must have in common, each part hashed: the
+// content of every input file (not its path: the same bytes may lie at
+// different paths on different hosts) and every setting that changes the
+// numbers or the collectives the ranks run.
 struct StartupFacts {
-  static constexpr const char* kNames[] = {
-      "a different model file (or artifact)", "a different mesh or ZeRO stage",
-      "different data settings (data or init file, seed, epochs, steps, resume)", "a different mlc version"};
-  uint64_t hash[4] = {};
+  static constexpr int kParts = 7;
+  static constexpr const char* kNames[kParts] = {
+      "a different model file (or artifact)",
+      "a different mesh or ZeRO stage",
+      "a different data file (its content)",
+      "a different --init file (its content)",
+      "a different checkpoint to resume from (its content)",
+      "different training settings (backend, seed, epochs, steps, start step, evaluation, gradient statistics, "
+      "checkpoints or --save)",
+      "a different mlc version"};
+  uint64_t hash[kParts] = {};
 };
+
+// The digest of a file's content, or what stood in the way (the same for
+// every rank that cannot read it, whatever its path).
+std::string content_of(const std::string& path) {
+  if (path.empty()) return "none";
+  Expected<std::string> digest = file_digest(path);
+  return digest ? *digest : "unreadable";
+}
 
 StartupFacts startup_facts(const Program& program, const TrainOptions& o) {
   const ModelConfig& c = program.config();
   StartupFacts f;
-  f.hash[0] = fnv1a(file_bytes(program.path()));  // the model file or the artifact
-  f.hash[1] = fnv1a(o.parallel.mesh.str() + "/zero=" + std::to_string(o.parallel.zero));
-  const std::string data = o.data_path.empty() ? c.data.file : o.data_path;
-  std::error_code size_error;
-  const auto data_size = std::filesystem::file_size(data, size_error);  // the size, not the bytes: data may be large
-  std::string settings = data + "|" + std::to_string(size_error ? 0 : data_size) + "|" + o.init_path + "|" +
-                         std::to_string(o.seed.value_or(c.train.seed)) + "|" +
-                         std::to_string(o.epochs.value_or(-1)) + "|" + std::to_string(o.steps.value_or(-1)) +
-                         "|" + std::to_string(o.start_step) + "|" + (o.resume ? "resume" : "");
-  f.hash[2] = fnv1a(settings);
-  f.hash[3] = fnv1a(rt::mlc_version());
+  f.hash[0] = rt::fnv1a64(content_of(program.path()));  // the model file or the artifact
+  f.hash[1] = rt::fnv1a64(o.parallel.mesh.str() + "/zero=" + std::to_string(o.parallel.zero));
+  f.hash[2] = rt::fnv1a64(content_of(o.data_path.empty() ? c.data.file : o.data_path));
+  f.hash[3] = rt::fnv1a64(content_of(o.init_path));
+  std::string resume = "no";
+  if (o.resume) {
+    const std::vector<std::string> checkpoints = rt::list_checkpoints(o.checkpoint_dir);
+    resume = checkpoints.empty() ? "none"
+                                 : std::filesystem::path(checkpoints[0]).filename().string() + ":" +
+                                       content_of(checkpoints[0]);
+  }
+  f.hash[4] = rt::fnv1a64(resume);
+  const std::string settings =
+      std::string(o.backend == Backend::interp ? "interp" : "compiled") + "|seed " +
+      std::to_string(o.seed.value_or(c.train.seed)) + "|epochs " + std::to_string(o.epochs.value_or(-1)) +
+      "|steps " + std::to_string(o.steps.value_or(-1)) + "|start " + std::to_string(o.start_step) + "|eval " +
+      (o.eval_only ? "only" : "") + std::to_string(o.eval_every.value_or(-1)) + "|grads " +
+      std::to_string(o.grad_stats_every.value_or(-1)) + "|checkpoints " + (o.checkpoint_dir.empty() ? "off" : "on") +
+      " every " + std::to_string(o.checkpoint_every) + "|save " + (o.save_path.empty() ? "no" : "yes");
+  f.hash[5] = rt::fnv1a64(settings);
+  f.hash[6] = rt::fnv1a64(rt::mlc_version());
   return f;
 }
 
-// Start-up agreement under mpirun: every rank hashes the model file (or the
-// artifact), the mesh
-// and ZeRO stage, the data settings (data and init files, seed, epochs or
-// steps, resume) and the mlc version, and the ranks compare them before any
-// work. A mismatch stops every rank; rank 0 reports which ranks differ in what:
-//   "error: the ranks of this run disagree: rank 1 has a different model file (or artifact) from rank 0"
+// Start-up agreement under mpirun: every rank hashes the facts above and the
+// ranks compare them before any work. A mismatch stops every rank; rank 0
+// reports which ranks differ in what:
+//   "error: the ranks of this run disagree: rank 1 has a different data file (its content) from rank 0"
 Status agree_on_startup(rt::World& world, const Program& program, const TrainOptions& o) {
   StartupFacts mine = startup_facts(program, o);
   std::vector<StartupFacts> all(static_cast<size_t>(world.size()));
   MLC_CHECK_OK(world.all().all_gather(&mine, all.data(), sizeof(StartupFacts), "mlc run: start-up agreement"));
   std::string differences;
-  for (size_t part = 0; part < 4; ++part) {
+  for (int part = 0; part < StartupFacts::kParts; ++part) {
     std::string ranks;
     int count = 0;
     for (int r = 1; r < world.size(); ++r)

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
+#include <sstream>
+
+#include "runtime/file_io.h"
 
 namespace mlc {
 
@@ -81,9 +83,14 @@ Expected<GradStats> layer_stats(const Record& r, const Json& layer, size_t k) {
 }  // namespace
 
 Expected<MetricsLog> read_metrics_log(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error(path + ": error: cannot open the metrics file (write one with `mlc run MODEL.json --metrics " +
-                             path + "`)");
+  // open_regular_file (through rt::read_file): a FIFO or device is refused
+  // before anything is read, never waited on.
+  Expected<std::string> text = rt::read_file(path);
+  if (!text) {
+    if (text.error().message.find(": error: cannot open: ") == std::string::npos) return text.error();
+    return make_error(text.error().message + " (write a metrics file with `mlc run MODEL.json --metrics " + path + "`)");
+  }
+  std::istringstream in(std::move(*text));
   MetricsLog log;
   log.path = path;
   std::map<int64_t, MetricsLog::Step> steps;

@@ -24,6 +24,7 @@
 #include "tools/non_finite.h"
 #include "tools/progress.h"
 #include "tools/sharded_checkpoint.h"
+#include "tools/metrics_file.h"
 #include "tools/train_metrics.h"
 
 namespace mlc {
@@ -309,15 +310,25 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     std::error_code ec;
     std::filesystem::create_directories(o.checkpoint_dir, ec);
     if (ec) return make_error(o.checkpoint_dir + ": error: cannot create the checkpoint directory: " + ec.message());
+    // What a killed run's checkpoint writes left (before any rank writes one).
+    if (leader)
+      if (const std::vector<std::string> removed = rt::remove_stale_temp_files(o.checkpoint_dir); !removed.empty())
+        std::fprintf(stderr, "note: removed %zu temporary file%s that interrupted checkpoint writes left in %s\n",
+                     removed.size(), removed.size() == 1 ? "" : "s", o.checkpoint_dir.c_str());
   }
 
-  std::ofstream metrics;
+  // A resumed run's metrics continue the killed run's file from the
+  // checkpoint's step (tools/metrics_file.h).
+  std::optional<MetricsFile> metrics;
   if (leader && !o.metrics_path.empty()) {
-    metrics.open(o.metrics_path, o.resume && start > 0 ? std::ios::app : std::ios::trunc);
-    if (!metrics) return make_error(o.metrics_path + ": error: cannot open for writing");
+    if (o.resume && start > 0) {
+      MLC_TRY(metrics, MetricsFile::resume(o.metrics_path, start));
+    } else {
+      MLC_TRY(metrics, MetricsFile::create(o.metrics_path));
+    }
   }
   auto write_metric = [&](const nlohmann::ordered_json& line) {
-    if (metrics.is_open()) metrics << line.dump() << "\n";
+    if (metrics) metrics->write(line);
   };
   // On a mesh every rank writes its own chunks (tools/sharded_checkpoint.h);
   // a single device writes the whole tensors.
@@ -350,7 +361,6 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   auto run_eval = [&](int64_t epoch, int64_t steps_done, double last_loss, bool epoch_end) -> Status {
     MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params.tensors));
     write_metric(eval_record(epoch, steps_done, r));
-    if (metrics.is_open()) metrics.flush();
     if (leader && epoch_end) progress.epoch(epoch, setup.epochs, last_loss, r);
     if (leader && !epoch_end) progress.eval(steps_done, r);
     summary.eval_loss = r.loss;
@@ -367,8 +377,14 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   }
 
   stage = "training";
-  write_metric(run_record(setup, o, rank, eval_every, grad_stats_every));
+  // A resumed run whose settings are the killed run's continues its run
+  // record; an epoch resumed in its middle continues its mean from the
+  // kept step records.
+  const nlohmann::ordered_json run = run_record(setup, o, rank, eval_every, grad_stats_every);
+  if (!metrics || !same_run(metrics->kept_run(), run)) write_metric(run);
   EpochLoss epoch_loss;
+  if (metrics)
+    for (double loss : metrics->kept_losses(start / steps_per_epoch * steps_per_epoch)) epoch_loss.add(loss);
   const int64_t local_batch = batch / rank.data_ranks;
   // The parameters each step starts from, on one device: a step whose loss is
   // not finite is explained from them (tools/non_finite.h). One copy per step,
@@ -423,7 +439,6 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     write_metric({{"step", s}, {"epoch", epoch}, {"loss", loss}});
     epoch_loss.add(loss);
     if (!std::isfinite(loss)) {  // every rank sees the same loss, so every rank stops here
-      if (metrics.is_open()) metrics.flush();
       const Function* forward = nullptr;
       if (!rank.world)
         if (auto f = rank.functions->program().ir("loss", (end - begin) * rank.data_ranks)) forward = *f;
@@ -440,10 +455,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
         ((o.checkpoint_every > 0 && (s + 1) % o.checkpoint_every == 0) || s + 1 == total_steps))
       MLC_CHECK_OK(checkpoint(s + 1));
   }
-  if (metrics.is_open()) {
-    metrics.flush();
-    if (!metrics) return make_error(o.metrics_path + ": error: write failed");
-  }
+  if (metrics) MLC_CHECK_OK(metrics->status());
   if (!o.save_path.empty()) {
     MLC_TRY(std::vector<rt::NamedTensor> whole, params.whole(rank));
     std::vector<std::pair<std::string, const rt::Tensor*>> named;

@@ -25,6 +25,14 @@ nlohmann::ordered_json run_record(const TrainSetup& s, const TrainOptions& o, co
   return {{"run", run}};
 }
 
+bool same_run(const nlohmann::json& kept, const nlohmann::ordered_json& run) {
+  if (!kept.is_object() || !run.contains("run")) return false;
+  nlohmann::json a = kept, b = nlohmann::json::parse(run["run"].dump());
+  a.erase("start_step");
+  b.erase("start_step");
+  return a == b;
+}
+
 nlohmann::ordered_json eval_record(int64_t epoch, int64_t steps_done, const EvalResult& r) {
   nlohmann::ordered_json eval = {{"loss", r.loss}};
   if (r.accuracy) {

@@ -29,9 +29,14 @@ struct Rank;
 // {"run": {"model", "backend", "mesh", "batch_size", "train_examples",
 // "eval_examples", "steps_per_epoch", "total_steps", "epochs", "start_step",
 // "optimizer", "lr", "eval_every", "grad_stats_every"}}: written when the run
-// starts (again when it resumes, appending).
+// starts; a run that resumes writes it again only if it differs from the
+// file's (same_run).
 nlohmann::ordered_json run_record(const TrainSetup& setup, const TrainOptions& options, const Rank& rank,
                                   int64_t eval_every, int64_t grad_stats_every);
+
+// Whether `kept` (the object of a metrics file's last run record) is the
+// object of `run` (a run_record) but for "start_step": the same run resumed.
+bool same_run(const nlohmann::json& kept, const nlohmann::ordered_json& run);
 
 // {"epoch", "step", "eval": {"loss", "accuracy" (classifiers), "correct"
 // (classifiers), "positions", "examples"}}: after `steps_done` optimizer steps.
@@ -48,8 +53,9 @@ class EpochLoss {
     ++steps_;
   }
   // {"epoch", "train": {"loss": mean, "steps": n}}, and starts the next
-  // epoch's mean. n is the steps this run trained of the epoch: fewer than
-  // the epoch's when the run resumed in its middle.
+  // epoch's mean. n is the steps added: a run that resumed in the middle of
+  // an epoch adds the metrics file's losses of the steps before it first
+  // (tools/metrics_file.h), else n is fewer than the epoch's steps.
   nlohmann::ordered_json finish(int64_t epoch);
 
  private:

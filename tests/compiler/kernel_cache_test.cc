@@ -4,7 +4,11 @@
 // and code for CPU features this machine lacks, naming them.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -15,6 +19,7 @@
 #include "frontends/model_file.h"
 #include "runtime/executor.h"
 #include "runtime/native_code.h"
+#include "tests/other_user.h"
 
 namespace mlc {
 namespace {
@@ -79,7 +84,7 @@ TEST(KernelCache, EqualKernelsShareOneObject) {
 
 TEST(KernelCache, SecondLoweringCompilesNothingAndRunsTheSameBits) {
   TempDir dir;
-  KernelCache cache(dir.path.string());
+  KernelCache cache = *KernelCache::open(dir.path.string());
   Module m = train_module("digits_mlp");
   const Function& f = *m.find("train_step");
   LowerOptions o;
@@ -99,7 +104,7 @@ TEST(KernelCache, SecondLoweringCompilesNothingAndRunsTheSameBits) {
 
 TEST(KernelCache, DamagedEntriesAreMissesThatTheNextCompileRepairs) {
   TempDir dir;
-  KernelCache cache(dir.path.string());
+  KernelCache cache = *KernelCache::open(dir.path.string());
   const std::string key = "a key", object(1000, 'x');
   cache.put(key, object);
   ASSERT_EQ(cache.get(key), object);
@@ -149,7 +154,7 @@ TEST(KernelCache, DamagedEntriesAreMissesThatTheNextCompileRepairs) {
 
 TEST(KernelCache, ConcurrentWritersLeaveOneWholeEntry) {
   TempDir dir;
-  KernelCache cache(dir.path.string());
+  KernelCache cache = *KernelCache::open(dir.path.string());
   std::vector<std::thread> writers;
   for (int t = 0; t < 4; ++t)
     writers.emplace_back([&] {
@@ -168,13 +173,165 @@ TEST(KernelCache, ConcurrentWritersLeaveOneWholeEntry) {
 TEST(KernelCache, EnvironmentChoosesTheDirectoryOrTurnsItOff) {
   const char* saved = std::getenv("MLC_CACHE_DIR");
   std::string keep = saved ? saved : "";
-  ::setenv("MLC_CACHE_DIR", "some/dir", 1);
+  TempDir dir;
+  ::setenv("MLC_CACHE_DIR", dir.path.c_str(), 1);
   ASSERT_TRUE(KernelCache::from_environment().has_value());
-  EXPECT_EQ(KernelCache::from_environment()->dir(), "some/dir");
+  EXPECT_EQ(KernelCache::from_environment()->dir(), dir.path.string());
   ::setenv("MLC_CACHE_DIR", "off", 1);
   EXPECT_FALSE(KernelCache::from_environment().has_value());
   if (saved) ::setenv("MLC_CACHE_DIR", keep.c_str(), 1);
   else ::unsetenv("MLC_CACHE_DIR");
+}
+
+std::string file_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// An entry file's key (the bytes after the magic line and the key's size).
+std::string entry_key(const fs::path& p) {
+  const std::string bytes = file_bytes(p);
+  const size_t magic = bytes.find('\n') + 1;
+  uint64_t size = 0;
+  std::memcpy(&size, bytes.data() + magic, sizeof size);
+  return bytes.substr(magic + sizeof size, size);
+}
+
+TEST(KernelCache, ADirectoryIsCreatedPrivateWhateverTheUmask) {
+  TempDir dir;
+  const mode_t umask_was = ::umask(0);
+  auto cache = KernelCache::open((dir.path / "a" / "kernels").string());
+  ::umask(umask_was);
+  ASSERT_TRUE(cache.ok()) << cache.error().message;
+  EXPECT_EQ(fs::status(dir.path / "a" / "kernels").permissions(), fs::perms::owner_all);
+  EXPECT_EQ(fs::status(dir.path / "a").permissions(), fs::perms::owner_all);
+  cache->put("k", "object");
+  EXPECT_EQ(fs::status(cache->path("k")).permissions(), fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST(KernelCache, ADirectoryOthersMayWriteIsRefused) {
+  TempDir dir;
+  fs::create_directories(dir.path);
+  fs::permissions(dir.path, fs::perms::all);
+  auto cache = KernelCache::open(dir.path.string());
+  ASSERT_FALSE(cache.ok());
+  EXPECT_EQ(cache.error().message, "kernel cache '" + dir.path.string() +
+                                       "' is writable by others (mode 0777): anyone who can write it can run code as "
+                                       "this user; make it private with `chmod 700 " + dir.path.string() + "`");
+  fs::permissions(dir.path, fs::perms::owner_all | fs::perms::group_all);
+  cache = KernelCache::open(dir.path.string());
+  ASSERT_FALSE(cache.ok());
+  EXPECT_NE(cache.error().message.find("is writable by its group (mode 0770)"), std::string::npos);
+
+  // From the environment: a warning, and the run goes on without a cache.
+  const char* saved = std::getenv("MLC_CACHE_DIR");
+  std::string keep = saved ? saved : "";
+  ::setenv("MLC_CACHE_DIR", dir.path.c_str(), 1);
+  EXPECT_FALSE(KernelCache::from_environment().has_value());
+  if (saved) ::setenv("MLC_CACHE_DIR", keep.c_str(), 1);
+  else ::unsetenv("MLC_CACHE_DIR");
+}
+
+TEST(KernelCache, ADirectoryOfAnotherUserIsRefused) {
+  if (!testing::other_user_available()) GTEST_SKIP() << "needs root to give the directory to another user";
+  TempDir dir;
+  fs::create_directories(dir.path);
+  ASSERT_EQ(::chown(dir.path.c_str(), testing::kNobody, testing::kNobody), 0);
+  auto cache = KernelCache::open(dir.path.string());
+  ASSERT_FALSE(cache.ok());
+  EXPECT_EQ(cache.error().message, "kernel cache '" + dir.path.string() + "' is owned by user 65534, not by this user (" +
+                                       std::to_string(::geteuid()) +
+                                       "): its code would run as this user; set MLC_CACHE_DIR to a directory of your own");
+}
+
+// The probe's attack: another user rewrote every entry of a shared cache.
+// Entries someone else could have written are misses, and the next compile
+// replaces them.
+TEST(KernelCache, EntriesAnotherUserCouldHaveWrittenAreMisses) {
+  TempDir dir;
+  auto cache = KernelCache::open(dir.path.string());
+  ASSERT_TRUE(cache.ok());
+  const std::string key = "a key", object(100, 'o');
+  cache->put(key, object);
+  const std::string entry = cache->path(key);
+  ASSERT_EQ(cache->get(key), object);
+
+  fs::permissions(entry, fs::perms::others_write, fs::perm_options::add);
+  EXPECT_EQ(cache->get(key), std::nullopt) << "writable by others";
+  fs::permissions(entry, fs::perms::others_write, fs::perm_options::remove);
+  fs::permissions(entry, fs::perms::group_write, fs::perm_options::add);
+  EXPECT_EQ(cache->get(key), std::nullopt) << "writable by its group";
+  fs::permissions(entry, fs::perms::group_write, fs::perm_options::remove);
+  ASSERT_EQ(cache->get(key), object);
+
+  if (testing::other_user_available()) {
+    // Written by another user: the poisoned bytes are a well-formed entry.
+    KernelCache::open((dir.path / "elsewhere").string())->put(key, std::string(100, 'X'));
+    const std::string poisoned = file_bytes(KernelCache::open((dir.path / "elsewhere").string())->path(key));
+    fs::permissions(dir.path, fs::perms::all);  // as the probe had it
+    ASSERT_TRUE(testing::as_other_user([&] {
+      std::error_code ec;
+      fs::remove(entry, ec);
+      std::ofstream(entry, std::ios::binary) << poisoned;
+      return ::chmod(entry.c_str(), 0600) == 0;
+    }));
+    fs::permissions(dir.path, fs::perms::owner_all);
+    struct stat st;
+    ASSERT_EQ(::stat(entry.c_str(), &st), 0);
+    ASSERT_EQ(st.st_uid, testing::kNobody);
+    EXPECT_EQ(cache->get(key), std::nullopt) << "owned by another user";
+    cache->put(key, object);
+    EXPECT_EQ(cache->get(key), object) << "replaced by put";
+  }
+
+  // Links and special files at an entry's name are misses, and never block.
+  const std::string elsewhere = (dir.path / "good_entry").string();
+  fs::copy_file(entry, elsewhere);
+  fs::remove(entry);
+  fs::create_symlink(elsewhere, entry);
+  EXPECT_EQ(cache->get(key), std::nullopt) << "a link, even to a good entry";
+  fs::remove(entry);
+  fs::create_symlink("/dev/zero", entry);
+  EXPECT_EQ(cache->get(key), std::nullopt) << "a link to /dev/zero";
+  fs::remove(entry);
+  ASSERT_EQ(::mkfifo(entry.c_str(), 0600), 0);
+  EXPECT_EQ(cache->get(key), std::nullopt) << "a FIFO";
+  cache->put(key, object);
+  EXPECT_EQ(cache->get(key), object) << "put replaces a FIFO";
+}
+
+// The probe's second finding: an entry well formed for its key but holding
+// another kernel's object was trusted forever, so every later link failed.
+TEST(KernelCache, AnEntryHoldingAnotherKernelsObjectIsAMissAndIsReplaced) {
+  TempDir dir;
+  KernelCache cache = *KernelCache::open(dir.path.string());
+  Module m = train_module("digits_mlp");
+  const Function& f = *m.find("train_step");
+  LowerOptions o;
+  o.cache = &cache;
+  auto first = lower_function(f, o);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  const rt::NativeCode& code = first->executable->native;
+  ASSERT_GE(code.objects.size(), 2u);
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(dir.path)) entries.push_back(e.path());
+  ASSERT_EQ(entries.size(), code.objects.size());
+  // Entry 0 gets entry 1's object under its own key, with a valid checksum.
+  const std::string key0 = entry_key(entries[0]);
+  std::string object1;
+  for (const rt::ObjectFile& obj : code.objects)
+    if (cache.get(entry_key(entries[1])) == obj.bytes) object1 = obj.bytes;
+  ASSERT_FALSE(object1.empty());
+  cache.put(key0, object1);
+  ASSERT_EQ(cache.get(key0), object1);
+
+  auto second = lower_function(f, o);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ(second->cache_hits, static_cast<int>(code.objects.size()) - 1);
+  EXPECT_TRUE(run_step(*first, f) == run_step(*second, f));
+  auto third = lower_function(f, o);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->cache_hits, static_cast<int>(code.objects.size())) << "the entry was replaced";
 }
 
 TEST(NativeCode, RefusesMalformedObjectsAndMissingCpuFeatures) {

@@ -124,8 +124,8 @@ TEST(ReportCli, WritesThePageOrSaysWhatIsWrong) {
   EXPECT_TRUE(std::filesystem::exists(page));
   r = run_mlc("report /nonexistent/m.jsonl -o " + page);
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, "/nonexistent/m.jsonl: error: cannot open the metrics file (write one with `mlc run MODEL.json "
-                   "--metrics /nonexistent/m.jsonl`)\n");
+  EXPECT_EQ(r.err, "/nonexistent/m.jsonl: error: cannot open: No such file or directory (write a metrics file with "
+                   "`mlc run MODEL.json --metrics /nonexistent/m.jsonl`)\n");
   r = run_mlc("report " + metrics + " -o " + metrics);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("the report would overwrite the metrics file"), std::string::npos) << r.err;
