@@ -24,7 +24,10 @@ const std::vector<CommandDoc>& docs() {
        "train a model (or, with --eval, evaluate it)",
        "Trains from the model file's \"train\" section: progress on stderr, a summary on stdout. MODEL.json is\n"
        "compiled now; MODEL.mlcx was compiled by `mlc compile`. On a mesh the ranks run as threads of this\n"
-       "process, or one process per rank under `mpirun -np N mlc run ... --mesh ...`.",
+       "process, or one process per rank under `mpirun -np N mlc run ... --mesh ...`.\n"
+       "WARNING: an artifact (MODEL.mlcx) holds native machine code that runs with your privileges, like a\n"
+       "shared library or a pickle that torch.load unpickles: its checksums catch accidents, not intent. Run\n"
+       "only artifacts you built or trust, or check the code first with --verify-code (docs/limits.md, Trust).",
        {{"eval", "",
          "evaluate instead of training: mean loss (and accuracy for classifiers) over the eval split; on a mesh "
          "spread over its ranks",
@@ -40,7 +43,8 @@ const std::vector<CommandDoc>& docs() {
         {"metrics", "OUT.jsonl",
          "write a JSON line per step ({\"step\", \"epoch\", \"loss\"}), per evaluation ({\"epoch\", \"step\", "
          "\"eval\"}), per completed epoch ({\"epoch\", \"train\"}: the mean loss), per gradient statistics "
-         "({\"epoch\", \"step\", \"grads\"}) and the run's facts first ({\"run\"}); appended to with --resume. "
+         "({\"epoch\", \"step\", \"grads\"}) and the run's facts first ({\"run\"}); every record written at once; --resume keeps the records before "
+         "its checkpoint's step and appends. "
          "docs/metrics.md is the schema; `mlc report` draws it"},
         {"eval-every", "N",
          "also evaluate after every N optimizer steps (besides each epoch's end); 0: off. Default: train.eval_every"},
