@@ -129,8 +129,10 @@ void print_memory(const std::vector<RankMemory>& memory) {
 
 // --eval's result: on stdout, and in --metrics as {"eval": {"loss", "accuracy"}}.
 int report_eval(const EvalResult& result, const Args& args) {
-  nlohmann::ordered_json eval = {{"loss", result.loss}};
+  // Keys in alphabetical order, as this record has always been written.
+  nlohmann::ordered_json eval = nlohmann::ordered_json::object();
   if (result.accuracy) eval["accuracy"] = *result.accuracy;
+  eval["loss"] = result.loss;
   if (result.accuracy)
     std::printf("eval: loss %.6f  accuracy %.4f (%lld/%lld)\n", result.loss, *result.accuracy,
                 static_cast<long long>(result.correct), static_cast<long long>(result.positions));
