@@ -8,6 +8,15 @@
 //    object defines the one function named by its `symbol`
 //    (rt::CompiledKernelFn); its other references resolve against this
 //    process (libm, glibc's libmvec).
+//  - Before linking, link_native_code reads each object's symbol table and
+//    refuses (an Error naming the object) one that is not ELF, does not
+//    define its own symbol as a function ("does not define its symbol"),
+//    defines any other global symbol, or refers to anything but the kernel
+//    imports of runtime/kernel_imports.h ("refers to 'system', which kernels
+//    never call"). Symbols resolve among the objects and, for kernel imports
+//    only, in this process: never to another function of it. This limits what
+//    an object can name, not what its code does: an object is native code,
+//    and `mlc run --verify-code` (tools/verify_code.h) is what checks that.
 //  - `cpu` and `features` (LLVM's names, "+avx2,+fma,-avx512f,...") are the
 //    target the objects were compiled for. link_native_code refuses, with an
 //    Error naming them, features this CPU lacks: running such code would
