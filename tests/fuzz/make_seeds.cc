@@ -14,8 +14,9 @@
 //   <corpus>/artifact/model_*.mlcx      with arguments ARTIFACT.mlcx@FUNCTION:
 //                                       that function of a compiled artifact
 //                                       alone, with the kernel objects it uses
-//                                       cut to their first 64 bytes (the
-//                                       reader never looks inside an object)
+//                                       and their kernel IR cut to their first
+//                                       64 bytes (the reader never looks inside
+//                                       either)
 // Built by tests/fuzz/CMakeLists.txt as fuzz_make_seeds; run it once when the
 // formats change (scripts/fuzz.sh does not run it), from the source root:
 //   build-fuzz/bin/fuzz_make_seeds tests/fuzz/corpus [ARTIFACT.mlcx@FUNCTION ...]
@@ -296,13 +297,14 @@ void write_trimmed_artifact(const std::string& dir, const std::string& path, con
   out.num_classes = a->num_classes;
   out.code.cpu = a->code.cpu;
   out.code.features = a->code.features;
+  out.code.generator = a->code.generator;
   auto e = std::make_shared<mlc::rt::Executable>(*f->executable);
   std::map<int, int> object_of;  // a's object -> e's
   for (mlc::rt::KernelInfo& k : e->kernels) {
     auto [it, added] = object_of.emplace(k.object, static_cast<int>(e->native.objects.size()));
     if (added) {
       const mlc::rt::ObjectFile& o = a->code.objects[static_cast<size_t>(k.object)];
-      e->native.objects.push_back({o.symbol, o.bytes.substr(0, 64)});
+      e->native.objects.push_back({o.symbol, o.bytes.substr(0, 64), o.source.substr(0, 64)});
     }
     k.object = it->second;
   }
