@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -475,7 +476,9 @@ class KernelEmitter {
   llvm::Value* reduce(const kir::Expr& e) {
     const bool max = e.op == OpCode::ReduceMax;
     if (!is_float(e.dtype) || (!max && e.op != OpCode::ReduceMin) || e.b >= 0) return reduce_in_order(e);
-    auto [acc_t, init] = reduce_init(e);
+    llvm::Type* acc_t;  // named variables, not a structured binding: the lambdas below use them (clang 14)
+    llvm::Value* init;
+    std::tie(acc_t, init) = reduce_init(e);
     llvm::AllocaInst* acc = slot(acc_t);
     b_.CreateStore(init, acc);
     reduce_loops(e, 0, /*vector_innermost=*/true, [&] {
@@ -504,7 +507,9 @@ class KernelEmitter {
   // e.b (if any) holds.
   llvm::Value* reduce_in_order(const kir::Expr& e) {
     const bool fl = is_float(k_.exprs[e.a].dtype);
-    auto [acc_t, init] = reduce_init(e);
+    llvm::Type* acc_t;  // named variables, not a structured binding: the lambdas below use them (clang 14)
+    llvm::Value* init;
+    std::tie(acc_t, init) = reduce_init(e);
     llvm::AllocaInst* acc = slot(acc_t);
     llvm::AllocaInst* best_index = e.op == OpCode::Argmax ? slot(b_.getInt64Ty()) : nullptr;
     b_.CreateStore(init, acc);
@@ -544,7 +549,9 @@ class KernelEmitter {
   llvm::AllocaInst* reduce_across_row(const kir::Expr& e, int64_t inner, bool interleaved) {
     const size_t row_var = k_.domain.size() - 1;
     const size_t outside = e.extents.size() - (interleaved ? 1 : 0);
-    auto [acc_t, init] = reduce_init(e);
+    llvm::Type* acc_t;  // named variables, not a structured binding: the lambdas below use them (clang 14)
+    llvm::Value* init;
+    std::tie(acc_t, init) = reduce_init(e);
     llvm::AllocaInst* acc = slot(llvm::ArrayType::get(acc_t, static_cast<uint64_t>(inner)));
     auto element = [&](llvm::Value* i) { return b_.CreateInBoundsGEP(acc_t, acc, i); };
     loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) { b_.CreateStore(init, element(i)); }, true);

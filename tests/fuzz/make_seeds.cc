@@ -17,6 +17,8 @@
 //                                       and their kernel IR cut to their first
 //                                       64 bytes (the reader never looks inside
 //                                       either)
+//   <corpus>/kernel_ir/*.json           with arguments ARTIFACT.mlcx@kernel_ir:
+//                                       the kernel IR of each of its objects
 // Built by tests/fuzz/CMakeLists.txt as fuzz_make_seeds; run it once when the
 // formats change (scripts/fuzz.sh does not run it), from the source root:
 //   build-fuzz/bin/fuzz_make_seeds tests/fuzz/corpus [ARTIFACT.mlcx@FUNCTION ...]
@@ -353,7 +355,24 @@ void write_artifact_seeds(const std::string& dir, const std::vector<std::string>
       check(mlc::make_error(t + ": expected ARTIFACT.mlcx@FUNCTION"));
       continue;
     }
-    write_trimmed_artifact(dir, t.substr(0, at), t.substr(at + 1));
+    if (t.substr(at + 1) != "kernel_ir") write_trimmed_artifact(dir, t.substr(0, at), t.substr(at + 1));
+  }
+}
+
+// ARTIFACT.mlcx@kernel_ir: the kernel IR of each of its objects, whole.
+void write_kernel_ir_seeds(const std::string& dir, const std::vector<std::string>& args) {
+  std::filesystem::create_directories(dir);
+  for (const std::string& t : args) {
+    const size_t at = t.rfind('@');
+    if (at == std::string::npos || t.substr(at + 1) != "kernel_ir") continue;
+    auto a = mlc::rt::read_artifact(t.substr(0, at));
+    if (!a) {
+      check(mlc::make_error(a.error().message));
+      continue;
+    }
+    const std::string stem = std::filesystem::path(t.substr(0, at)).stem().string();
+    for (size_t i = 0; i < a->code.objects.size(); ++i)
+      std::ofstream(dir + "/" + stem + "_" + std::to_string(i) + ".json", std::ios::binary) << a->code.objects[i].source;
   }
 }
 
@@ -361,7 +380,8 @@ void write_artifact_seeds(const std::string& dir, const std::vector<std::string>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s CORPUS_DIR [ARTIFACT.mlcx@FUNCTION ...]   (tests/fuzz/corpus)\n", argv[0]);
+    std::fprintf(stderr, "usage: %s CORPUS_DIR [ARTIFACT.mlcx@FUNCTION|ARTIFACT.mlcx@kernel_ir ...]   (tests/fuzz/corpus)\n",
+                 argv[0]);
     return 2;
   }
   std::string root = argv[1];
@@ -369,5 +389,6 @@ int main(int argc, char** argv) {
   write_index_seeds(root + "/checkpoint");
   write_safetensors_seeds(root + "/safetensors");
   write_artifact_seeds(root + "/artifact", std::vector<std::string>(argv + 2, argv + argc));
+  write_kernel_ir_seeds(root + "/kernel_ir", std::vector<std::string>(argv + 2, argv + argc));
   return g_failures ? 1 : 0;
 }
