@@ -661,30 +661,6 @@ class KernelBuilder {
   int out_linear_ = -1;
 };
 
-std::string_view kind_name(ExprKind k) {
-  switch (k) {
-    case ExprKind::var: return "var";
-    case ExprKind::iconst: return "iconst";
-    case ExprKind::iadd: return "iadd";
-    case ExprKind::imul: return "imul";
-    case ExprKind::idiv: return "idiv";
-    case ExprKind::irem: return "irem";
-    case ExprKind::imin: return "imin";
-    case ExprKind::imax: return "imax";
-    case ExprKind::ilt: return "ilt";
-    case ExprKind::constant: return "constant";
-    case ExprKind::load: return "load";
-    case ExprKind::unary: return "unary";
-    case ExprKind::binary: return "binary";
-    case ExprKind::cmp: return "cmp";
-    case ExprKind::select: return "select";
-    case ExprKind::cast: return "cast";
-    case ExprKind::index_value: return "index_value";
-    case ExprKind::reduce: return "reduce";
-  }
-  return "?";
-}
-
 }  // namespace
 
 int64_t Kernel::rows() const {
@@ -860,6 +836,30 @@ std::string signature(const Kernel& k) {
   put(k.output_alias);
   put_list(k.more_alias);
   return s;
+}
+
+std::string_view kind_name(ExprKind k) {
+  switch (k) {
+    case ExprKind::var: return "var";
+    case ExprKind::iconst: return "iconst";
+    case ExprKind::iadd: return "iadd";
+    case ExprKind::imul: return "imul";
+    case ExprKind::idiv: return "idiv";
+    case ExprKind::irem: return "irem";
+    case ExprKind::imin: return "imin";
+    case ExprKind::imax: return "imax";
+    case ExprKind::ilt: return "ilt";
+    case ExprKind::constant: return "constant";
+    case ExprKind::load: return "load";
+    case ExprKind::unary: return "unary";
+    case ExprKind::binary: return "binary";
+    case ExprKind::cmp: return "cmp";
+    case ExprKind::select: return "select";
+    case ExprKind::cast: return "cast";
+    case ExprKind::index_value: return "index_value";
+    case ExprKind::reduce: return "reduce";
+  }
+  return "?";
 }
 
 std::string print_kernel(const Kernel& k) {

@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/fusion.h"
@@ -129,5 +130,10 @@ std::string signature(const Kernel& k);
 
 // Text of a kernel, for dumps and tests.
 std::string print_kernel(const Kernel& k);
+
+// An expression kind's name ("var", "iadd", "load", ...), as print_kernel and
+// compiler/kernel_ir_json.h write it.
+std::string_view kind_name(ExprKind k);
+inline constexpr ExprKind kLastExprKind = ExprKind::reduce;
 
 }  // namespace mlc::kir

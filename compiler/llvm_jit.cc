@@ -7,7 +7,9 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -22,7 +24,9 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
 
+#include "compiler/kernel_ir_json.h"
 #include "runtime/checksum.h"
 
 namespace mlc {
@@ -472,7 +476,9 @@ class KernelEmitter {
   llvm::Value* reduce(const kir::Expr& e) {
     const bool max = e.op == OpCode::ReduceMax;
     if (!is_float(e.dtype) || (!max && e.op != OpCode::ReduceMin) || e.b >= 0) return reduce_in_order(e);
-    auto [acc_t, init] = reduce_init(e);
+    llvm::Type* acc_t;  // named variables, not a structured binding: the lambdas below use them (clang 14)
+    llvm::Value* init;
+    std::tie(acc_t, init) = reduce_init(e);
     llvm::AllocaInst* acc = slot(acc_t);
     b_.CreateStore(init, acc);
     reduce_loops(e, 0, /*vector_innermost=*/true, [&] {
@@ -501,7 +507,9 @@ class KernelEmitter {
   // e.b (if any) holds.
   llvm::Value* reduce_in_order(const kir::Expr& e) {
     const bool fl = is_float(k_.exprs[e.a].dtype);
-    auto [acc_t, init] = reduce_init(e);
+    llvm::Type* acc_t;  // named variables, not a structured binding: the lambdas below use them (clang 14)
+    llvm::Value* init;
+    std::tie(acc_t, init) = reduce_init(e);
     llvm::AllocaInst* acc = slot(acc_t);
     llvm::AllocaInst* best_index = e.op == OpCode::Argmax ? slot(b_.getInt64Ty()) : nullptr;
     b_.CreateStore(init, acc);
@@ -541,7 +549,9 @@ class KernelEmitter {
   llvm::AllocaInst* reduce_across_row(const kir::Expr& e, int64_t inner, bool interleaved) {
     const size_t row_var = k_.domain.size() - 1;
     const size_t outside = e.extents.size() - (interleaved ? 1 : 0);
-    auto [acc_t, init] = reduce_init(e);
+    llvm::Type* acc_t;  // named variables, not a structured binding: the lambdas below use them (clang 14)
+    llvm::Value* init;
+    std::tie(acc_t, init) = reduce_init(e);
     llvm::AllocaInst* acc = slot(llvm::ArrayType::get(acc_t, static_cast<uint64_t>(inner)));
     auto element = [&](llvm::Value* i) { return b_.CreateInBoundsGEP(acc_t, acc, i); };
     loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) { b_.CreateStore(init, element(i)); }, true);
@@ -631,15 +641,19 @@ Expected<std::unique_ptr<llvm::Module>> build_module(llvm::LLVMContext& ctx, con
   return m;
 }
 
-Expected<llvm::orc::JITTargetMachineBuilder> host_target() {
+// The host, or with `target` that CPU and feature string (the host's triple).
+Expected<llvm::orc::JITTargetMachineBuilder> target_machine_builder(const std::optional<CodeTarget>& target) {
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) return make_error("mlc internal error: LLVM: " + to_string(jtmb.takeError()));
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  if (target) {
+    jtmb->setCPU(target->cpu);
+    jtmb->getFeatures() = llvm::SubtargetFeatures(target->features);
+  }
   return std::move(*jtmb);
 }
 
-Expected<std::unique_ptr<llvm::TargetMachine>> host_machine() {
-  MLC_TRY(llvm::orc::JITTargetMachineBuilder jtmb, host_target());
+Expected<std::unique_ptr<llvm::TargetMachine>> machine(llvm::orc::JITTargetMachineBuilder jtmb) {
   auto tm = jtmb.createTargetMachine();
   if (!tm) return make_error("mlc internal error: LLVM: " + to_string(tm.takeError()));
   return std::move(*tm);
@@ -669,76 +683,40 @@ struct Worker {
   }
 };
 
-}  // namespace
+struct Generated {
+  double ir_ms = 0, optimize_ms = 0, codegen_ms = 0;  // summed over threads
+};
 
-Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernels, const CompileOptions& options) {
-  initialize_llvm();
-  const auto t_start = Clock::now();
-  CompiledKernels out;
-  if (kernels.empty()) return out;
-  MLC_TRY(llvm::orc::JITTargetMachineBuilder target, host_target());
-  out.code.cpu = target.getCPU();
-  out.code.features = target.getFeatures().getString();
-
-  // One object per distinct kernel, named by its signature's hash.
-  std::vector<kir::Kernel> distinct;
-  std::vector<std::string> keys;
-  std::unordered_map<std::string, int> by_signature;
-  std::unordered_map<std::string, std::string> signature_of_symbol;
-  for (const kir::Kernel& k : kernels) {
-    std::string sig = kir::signature(k);
-    auto [it, added] = by_signature.emplace(sig, static_cast<int>(distinct.size()));
-    out.object_of.push_back(it->second);
-    if (!added) continue;
-    std::string symbol = "mlc_kernel_" + rt::hex64(rt::fnv1a64(sig));
-    while (signature_of_symbol.count(symbol)) symbol += "_";  // a 64-bit collision
-    signature_of_symbol.emplace(symbol, sig);
-    kir::Kernel copy = k;
-    copy.name = symbol;
-    distinct.push_back(std::move(copy));
-    keys.push_back(sig + '\0' + symbol + '\0' + out.code.cpu + '\0' + out.code.features + '\0' +
-                   LLVM_VERSION_STRING + '\0' + kEmitterVersion);
-  }
-  out.code.objects.resize(distinct.size());
-  std::vector<int> misses;
-  for (size_t i = 0; i < distinct.size(); ++i) {
-    out.code.objects[i].symbol = distinct[i].name;
-    // A hit must define the function it is loaded for: an entry holding
-    // another kernel's object is a miss, and the put below replaces it.
-    if (options.cache)
-      if (auto hit = options.cache->get(keys[i]); hit && rt::object_defines_function(*hit, distinct[i].name)) {
-        out.code.objects[i].bytes = std::move(*hit);
-        ++out.cache_hits;
-        continue;
-      }
-    misses.push_back(static_cast<int>(i));
-  }
-
-  // Code generation for the misses, on several threads (each kernel is its
-  // own module, so the order of work never changes an object).
-  int threads = options.threads > 0 ? options.threads
-                                    : static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
-  threads = std::max(1, std::min<int>(threads, static_cast<int>(misses.size())));
+// The objects of kernels[i] for every i of `which`, each under its kernel's
+// name, into objects[i], on `threads` threads (0: one per core, at most 8).
+// Each kernel is its own module, so the order of work never changes an object.
+Expected<Generated> generate(const std::vector<kir::Kernel>& kernels, const std::vector<int>& which,
+                             const llvm::orc::JITTargetMachineBuilder& target, int threads,
+                             std::vector<std::string>& objects) {
+  Generated out;
+  if (which.empty()) return out;
+  threads = threads > 0 ? threads : static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(which.size())));
   std::vector<Worker> workers(static_cast<size_t>(threads));
   for (Worker& w : workers) {
-    MLC_TRY(w.tm, host_machine());
+    MLC_TRY(w.tm, machine(target));
   }
-  std::vector<std::optional<Error>> errors(misses.size());
+  std::vector<std::optional<Error>> errors(which.size());
   std::atomic<size_t> next{0};
   auto run = [&](Worker& w) {
-    for (size_t j; (j = next++) < misses.size();) {
-      const int i = misses[j];
-      auto obj = w.object(distinct[static_cast<size_t>(i)]);
+    for (size_t j; (j = next++) < which.size();) {
+      const size_t i = static_cast<size_t>(which[j]);
+      auto obj = w.object(kernels[i]);
       if (!obj) {
         errors[j] = obj.error();
         continue;
       }
-      out.code.objects[static_cast<size_t>(i)].bytes = std::move(*obj);
+      objects[i] = std::move(*obj);
     }
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(run, std::ref(workers[static_cast<size_t>(t)]));
-  if (!misses.empty()) run(workers[0]);
+  run(workers[0]);
   for (std::thread& t : pool) t.join();
   for (auto& e : errors)
     if (e) return std::move(*e);
@@ -747,6 +725,64 @@ Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernel
     out.optimize_ms += w.optimize_ms;
     out.codegen_ms += w.codegen_ms;
   }
+  return out;
+}
+
+}  // namespace
+
+std::string kernel_symbol(const kir::Kernel& k) { return "mlc_kernel_" + rt::hex64(rt::fnv1a64(kir::signature(k))); }
+
+std::string code_generator() { return std::string("LLVM ") + LLVM_VERSION_STRING + ", " + kEmitterVersion; }
+
+Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernels, const CompileOptions& options) {
+  initialize_llvm();
+  const auto t_start = Clock::now();
+  CompiledKernels out;
+  if (kernels.empty()) return out;
+  MLC_TRY(llvm::orc::JITTargetMachineBuilder target, target_machine_builder(options.target));
+  out.code.cpu = target.getCPU();
+  out.code.features = target.getFeatures().getString();
+  out.code.generator = code_generator();
+
+  // One object per distinct kernel, named by its signature's hash.
+  std::vector<kir::Kernel> distinct;
+  std::vector<std::string> keys;
+  std::unordered_map<std::string, int> by_signature;
+  std::unordered_set<std::string> symbols;
+  for (const kir::Kernel& k : kernels) {
+    std::string sig = kir::signature(k);
+    auto [it, added] = by_signature.emplace(sig, static_cast<int>(distinct.size()));
+    out.object_of.push_back(it->second);
+    if (!added) continue;
+    std::string symbol = "mlc_kernel_" + rt::hex64(rt::fnv1a64(sig));
+    while (!symbols.insert(symbol).second) symbol += "_";  // a 64-bit collision
+    kir::Kernel copy = k;
+    copy.name = symbol;
+    distinct.push_back(std::move(copy));
+    keys.push_back(sig + '\0' + symbol + '\0' + out.code.cpu + '\0' + out.code.features + '\0' +
+                   LLVM_VERSION_STRING + '\0' + kEmitterVersion);
+  }
+  out.code.objects.resize(distinct.size());
+  std::vector<std::string> bytes(distinct.size());
+  std::vector<int> misses;
+  for (size_t i = 0; i < distinct.size(); ++i) {
+    out.code.objects[i].symbol = distinct[i].name;
+    out.code.objects[i].source = kir::kernel_to_json(distinct[i]);
+    // A hit must define the function it is loaded for: an entry holding
+    // another kernel's object is a miss, and the put below replaces it.
+    if (options.cache)
+      if (auto hit = options.cache->get(keys[i]); hit && rt::check_kernel_object({distinct[i].name, *hit}).ok()) {
+        bytes[i] = std::move(*hit);
+        ++out.cache_hits;
+        continue;
+      }
+    misses.push_back(static_cast<int>(i));
+  }
+  MLC_TRY(Generated g, generate(distinct, misses, target, options.threads, bytes));
+  out.ir_ms = g.ir_ms;
+  out.optimize_ms = g.optimize_ms;
+  out.codegen_ms = g.codegen_ms;
+  for (size_t i = 0; i < distinct.size(); ++i) out.code.objects[i].bytes = std::move(bytes[i]);
   if (options.cache)
     for (int i : misses) options.cache->put(keys[static_cast<size_t>(i)], out.code.objects[static_cast<size_t>(i)].bytes);
   out.compiled = static_cast<int>(misses.size());
@@ -754,9 +790,22 @@ Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernel
   return out;
 }
 
+Expected<std::vector<std::string>> compile_named_kernels(const std::vector<kir::Kernel>& kernels,
+                                                         const CompileOptions& options) {
+  initialize_llvm();
+  MLC_TRY(llvm::orc::JITTargetMachineBuilder target, target_machine_builder(options.target));
+  std::vector<int> all(kernels.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  std::vector<std::string> objects(kernels.size());
+  MLC_TRY(Generated g, generate(kernels, all, target, options.threads, objects));
+  (void)g;
+  return objects;
+}
+
 Expected<std::string> kernels_llvm_ir(const std::vector<kir::Kernel>& kernels) {
   initialize_llvm();
-  MLC_TRY(std::unique_ptr<llvm::TargetMachine> tm, host_machine());
+  MLC_TRY(llvm::orc::JITTargetMachineBuilder target, target_machine_builder(std::nullopt));
+  MLC_TRY(std::unique_ptr<llvm::TargetMachine> tm, machine(target));
   llvm::LLVMContext ctx;
   std::vector<const kir::Kernel*> all;
   for (const kir::Kernel& k : kernels) all.push_back(&k);

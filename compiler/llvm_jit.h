@@ -7,8 +7,17 @@
 // Each distinct kernel becomes a relocatable object (runtime/native_code.h)
 // defining `int mlc_kernel_<hash>(std::byte* const* buffers, int64_t begin,
 // int64_t end)` (rt::CompiledKernelFn), which computes the domain rows
-// [begin, end) and returns 0. The runtime links the objects; an artifact
+// [begin, end) and returns 0 (kernel_symbol below names it). Each object
+// carries its kernel IR as text (rt::ObjectFile::source,
+// compiler/kernel_ir_json.h). The runtime links the objects; an artifact
 // stores them.
+//
+// Determinism: an object's bytes depend only on its kernel IR (kir::signature),
+// its name, the target (CPU and feature string) and the code generator
+// (code_generator below: the LLVM version and the emitter's); never on the
+// thread count, the order of work or the machine that compiles. The kernel
+// cache relies on it, and so does `mlc run --verify-code`, which compiles an
+// artifact's kernel IR again and compares the bytes (tools/verify_code.h).
 //
 // Numerics: the scalar definitions of ir/scalar_math.h, without fast-math,
 // except that float sums (accumulated in double, as the reference kernels do)
@@ -25,6 +34,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "compiler/kernel_cache.h"
@@ -33,9 +44,15 @@
 
 namespace mlc {
 
+// A CPU to compile for: LLVM's CPU name and feature string ("+avx2,+fma,...").
+struct CodeTarget {
+  std::string cpu, features;
+};
+
 struct CompileOptions {
   const KernelCache* cache = nullptr;  // objects to reuse and to add to
   int threads = 0;                     // code generation threads; 0: one per core (at most 8)
+  std::optional<CodeTarget> target;    // default: this host's CPU and features
 };
 
 struct CompiledKernels {
@@ -47,8 +64,24 @@ struct CompiledKernels {
 };
 
 // Objects for `kernels`, from the cache where it has them, else generated on
-// `threads` threads. The objects do not depend on the thread count.
+// `threads` threads. The objects do not depend on the thread count. Each
+// distinct kernel's object is named kernel_symbol(k), with a '_' appended for
+// each earlier distinct kernel of the call whose name it would repeat (a
+// 64-bit hash collision).
 Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernels, const CompileOptions& options = {});
+
+// The object of each kernel under its own name (k.name), generated now (no
+// cache), for options.target: the bytes compile_kernels gives a kernel of
+// that name. For verifying objects against their kernel IR; the kernels must
+// pass kir::verify_kernel (compiler/kernel_ir_verify.h) first.
+Expected<std::vector<std::string>> compile_named_kernels(const std::vector<kir::Kernel>& kernels,
+                                                         const CompileOptions& options = {});
+
+// "mlc_kernel_" and the 16 lowercase hex digits of FNV-1a 64 of kir::signature(k).
+std::string kernel_symbol(const kir::Kernel& k);
+
+// What generates the objects: "LLVM 19.1.7, mlc-llvm-emitter 11" (rt::NativeCode::generator).
+std::string code_generator();
 
 // The optimized LLVM IR of the kernels (for dumps and tests).
 Expected<std::string> kernels_llvm_ir(const std::vector<kir::Kernel>& kernels);

@@ -14,7 +14,7 @@
 // Sections lie inside the file, in order, without overlap.
 //
 // The manifest: format and mlc version, the hash of the compiled module, the
-// target CPU and features; the device mesh and ZeRO stage the sharded
+// target CPU, features and code generator; the device mesh and ZeRO stage the sharded
 // functions were compiled for ("parallel": {"mesh": "dp=2", "zero": 1}; mesh
 // "" for one device); the model (inputs, parameters with their PyTorch
 // names, types and initializations, data mapping, loss, training settings);
@@ -24,7 +24,9 @@
 // mesh, one placement per mesh axis on every argument, as "S(0)") or not (no
 // placements; a mesh run's unsharded functions, for the evaluation examples
 // that do not split evenly over the data ranks); and the kernel objects every
-// executable shares.
+// executable shares, each with its symbol (runtime/kernel_imports.h) and the
+// blobs holding its bytes and its kernel IR as text ("source",
+// compiler/kernel_ir_json.h).
 //
 // Contracts:
 //  - parse_artifact validates every field before use: the container (magic,
@@ -56,7 +58,10 @@
 
 namespace mlc::rt {
 
-inline constexpr uint32_t kArtifactVersion = 3;  // 2: meshes and placements; 3: kernels with several outputs
+// 2: meshes and placements; 3: kernels with several outputs; 4: each kernel
+// object's kernel IR ("source"), the target's code generator, symbols that
+// are kernel names only.
+inline constexpr uint32_t kArtifactVersion = 4;
 
 struct CompiledFunction {
   std::string name;   // "train_step", "eval", ...

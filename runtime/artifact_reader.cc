@@ -14,6 +14,7 @@
 #include "runtime/artifact_format.h"
 #include "runtime/checksum.h"
 #include "runtime/file_io.h"
+#include "runtime/kernel_imports.h"
 
 namespace mlc::rt {
 
@@ -676,6 +677,7 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
   MLC_TRY(Field target, root.get("target"));
   MLC_TRY(a.code.cpu, target.string("cpu"));
   MLC_TRY(a.code.features, target.string("features"));
+  MLC_TRY(a.code.generator, target.string("generator"));
   MLC_TRY(Field model, root.get("model"));
   MLC_TRY(a.config, read_model(model, artifact_dir, a.num_classes));
   int64_t unclaimed_blob_bytes = static_cast<int64_t>(blobs.size());
@@ -683,15 +685,21 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
   std::unordered_map<std::string, size_t> object_of_symbol;  // one object per symbol (write_artifact)
   for (const Field& o : objects) {
     ObjectFile obj;
-    MLC_TRY(obj.symbol, o.string("symbol"));
-    if (obj.symbol.empty() || obj.symbol.find_first_not_of(
-                                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
-      return o.error("symbol \"" + obj.symbol + "\" is not an identifier");
+    MLC_TRY(Field symbol, o.get("symbol"));
+    MLC_TRY(obj.symbol, symbol.as_string());
+    // Only a kernel's name: never a function of this process (abort, system).
+    if (!is_kernel_symbol(obj.symbol))
+      return symbol.error("expected a kernel's name (mlc_kernel_ and 16 lowercase hex digits), found " +
+                          Field::found(symbol.json()));
     if (auto [it, added] = object_of_symbol.emplace(obj.symbol, a.code.objects.size()); !added)
       return o.error("symbol \"" + obj.symbol + "\" is also the symbol of objects[" + std::to_string(it->second) +
                      "]");
     MLC_TRY(BlobRange r, read_blob(o, static_cast<int64_t>(blobs.size()), unclaimed_blob_bytes));
     obj.bytes.assign(blobs.substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.size)));
+    // Its kernel IR: opaque text here (tools/verify_code.h reads it).
+    MLC_TRY(Field source, o.get("source"));
+    MLC_TRY(BlobRange text, read_blob(source, static_cast<int64_t>(blobs.size()), unclaimed_blob_bytes));
+    obj.source.assign(blobs.substr(static_cast<size_t>(text.offset), static_cast<size_t>(text.size)));
     a.code.objects.push_back(std::move(obj));
   }
   MLC_TRY(std::vector<Field> functions, root.list("functions", 1024));

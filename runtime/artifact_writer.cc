@@ -177,6 +177,7 @@ Status write_artifact(const std::string& path, const Artifact& a) {
       if (added) {
         Json j = add_blob(blobs, o.bytes);
         j["symbol"] = o.symbol;
+        j["source"] = add_blob(blobs, o.source);
         objects.push_back(j);
       }
       global_object[f].push_back(it->second);
@@ -192,7 +193,7 @@ Status write_artifact(const std::string& path, const Artifact& a) {
                    {"mlc_version", std::string(mlc_version())},
                    {"module_hash", a.module_hash},
                    {"parallel", {{"mesh", a.mesh.str()}, {"zero", a.zero}}},
-                   {"target", {{"cpu", a.code.cpu}, {"features", a.code.features}}},
+                   {"target", {{"cpu", a.code.cpu}, {"features", a.code.features}, {"generator", a.code.generator}}},
                    {"model", model_json(a, dir)},
                    {"functions", functions},
                    {"objects", objects}};

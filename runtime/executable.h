@@ -46,15 +46,22 @@ using CompiledKernelFn = int (*)(std::byte* const* buffers, int64_t begin, int64
 // Kernel code: relocatable objects compiled for one CPU (`cpu`, LLVM's
 // `features` string "+avx2,+fma,-avx512f,..."), each defining the one
 // CompiledKernelFn named `symbol`. runtime/native_code.h links them.
+// `source` is the kernel IR the object was compiled from, as text
+// (compiler/kernel_ir_json.h; empty where unknown), and `generator` the code
+// generator that compiled them (compiler/llvm_jit.h code_generator): the
+// runtime stores and reads both as opaque text; `mlc run --verify-code`
+// compiles the source again and compares (tools/verify_code.h).
 struct ObjectFile {
   std::string symbol;
   std::string bytes;
+  std::string source;
 };
 
 struct NativeCode {
   std::string cpu;
   std::string features;
   std::vector<ObjectFile> objects;
+  std::string generator;
 };
 
 struct KernelInfo {

@@ -11,6 +11,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 
+#include "runtime/kernel_imports.h"
+
 namespace mlc::rt {
 
 namespace {
@@ -38,6 +40,49 @@ struct Linked {
 
 }  // namespace
 
+// Before linking: `o` is an ELF object that defines its symbol as a function
+// (and no other global symbol), and whose undefined symbols are all kernel
+// imports (runtime/kernel_imports.h).
+Status check_kernel_object(const ObjectFile& o) {
+  const std::string name = "kernel object '" + o.symbol + "'";
+  auto obj = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(o.bytes, o.symbol));
+  if (!obj) return make_error(name + " is not a loadable object: " + to_string(obj.takeError()));
+  if (!(*obj)->isELF()) return make_error(name + " is not a loadable object: not ELF");
+  // Every problem is found before any is reported, so that the first said is
+  // the most telling: the symbol missing, then a foreign reference, then a
+  // further definition.
+  bool defines = false;
+  std::string foreign, extra;
+  for (const llvm::object::SymbolRef& sym : (*obj)->symbols()) {
+    auto flags = sym.getFlags();
+    auto symbol = sym.getName();
+    if (!flags || !symbol) {
+      llvm::consumeError(flags.takeError());
+      llvm::consumeError(symbol.takeError());
+      return make_error(name + " is not a loadable object: a symbol cannot be read");
+    }
+    using Sym = llvm::object::SymbolRef;
+    if ((*flags & Sym::SF_FormatSpecific) || symbol->empty()) continue;  // the null, file and section symbols
+    if (*flags & Sym::SF_Undefined) {
+      if (foreign.empty() && !is_kernel_import(*symbol)) foreign = symbol->substr(0, 80).str();
+      continue;
+    }
+    if (!(*flags & Sym::SF_Global)) continue;  // the object's own
+    auto type = sym.getType();
+    auto section = sym.getSection();
+    const bool function = type && *type == Sym::ST_Function && section && *section != (*obj)->section_end() &&
+                          !(*flags & (Sym::SF_Absolute | Sym::SF_Common));
+    if (!type) llvm::consumeError(type.takeError());
+    if (!section) llvm::consumeError(section.takeError());
+    if (*symbol == o.symbol && function) defines = true;
+    else if (extra.empty()) extra = symbol->substr(0, 80).str();
+  }
+  if (!defines) return make_error(name + " does not define its symbol");
+  if (!foreign.empty()) return make_error(name + " refers to '" + foreign + "', which kernels never call");
+  if (!extra.empty()) return make_error(name + " defines '" + extra + "', which is not its kernel function");
+  return {};
+}
+
 std::string host_cpu() { return llvm::sys::getHostCPUName().str(); }
 
 std::string host_features() {
@@ -62,29 +107,6 @@ std::string missing_host_features(const std::string& features) {
   return missing;
 }
 
-bool object_defines_function(const std::string& bytes, const std::string& symbol) {
-  auto object = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(bytes, symbol));
-  if (!object) {
-    llvm::consumeError(object.takeError());
-    return false;
-  }
-  for (const llvm::object::SymbolRef& sym : (*object)->symbols()) {
-    auto name = sym.getName();
-    auto flags = sym.getFlags();
-    auto type = sym.getType();
-    if (!name || !flags || !type) {
-      if (!name) llvm::consumeError(name.takeError());
-      if (!flags) llvm::consumeError(flags.takeError());
-      if (!type) llvm::consumeError(type.takeError());
-      continue;
-    }
-    if (*name == symbol && !(*flags & llvm::object::SymbolRef::SF_Undefined) &&
-        *type == llvm::object::SymbolRef::ST_Function)
-      return true;
-  }
-  return false;
-}
-
 Expected<LinkedCode> link_native_code(const NativeCode& code) {
   initialize();
   LinkedCode out;
@@ -95,7 +117,11 @@ Expected<LinkedCode> link_native_code(const NativeCode& code) {
                       "') lacks: " + missing);
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit) return make_error("cannot start the kernel linker: " + to_string(jit.takeError()));
-  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  for (const ObjectFile& o : code.objects) MLC_CHECK_OK(check_kernel_object(o));
+  // References resolve among the objects and, for kernel imports only, in this process.
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix(),
+      [](const llvm::orc::SymbolStringPtr& symbol) { return is_kernel_import(std::string_view(*symbol)); });
   if (!gen) return make_error("cannot start the kernel linker: " + to_string(gen.takeError()));
   (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
   for (const ObjectFile& o : code.objects) {

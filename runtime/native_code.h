@@ -8,6 +8,15 @@
 //    object defines the one function named by its `symbol`
 //    (rt::CompiledKernelFn); its other references resolve against this
 //    process (libm, glibc's libmvec).
+//  - Before linking, link_native_code reads each object's symbol table and
+//    refuses (an Error naming the object) one that is not ELF, does not
+//    define its own symbol as a function ("does not define its symbol"),
+//    defines any other global symbol, or refers to anything but the kernel
+//    imports of runtime/kernel_imports.h ("refers to 'system', which kernels
+//    never call"). Symbols resolve among the objects and, for kernel imports
+//    only, in this process: never to another function of it. This limits what
+//    an object can name, not what its code does: an object is native code,
+//    and `mlc run --verify-code` (tools/verify_code.h) is what checks that.
 //  - `cpu` and `features` (LLVM's names, "+avx2,+fma,-avx512f,...") are the
 //    target the objects were compiled for. link_native_code refuses, with an
 //    Error naming them, features this CPU lacks: running such code would
@@ -33,10 +42,12 @@ struct LinkedCode {
 
 Expected<LinkedCode> link_native_code(const NativeCode& code);
 
-// Whether `bytes` is an object file that itself defines the function
-// `symbol` (not merely refers to it). A cached object that does not is
-// another kernel's (compiler/kernel_cache.h): a miss.
-bool object_defines_function(const std::string& bytes, const std::string& symbol);
+// The check link_native_code makes of each object before linking it (above):
+// ELF, defining its own symbol as a function and no other global, referring
+// only to kernel imports. The compiler also makes it of a kernel cache hit
+// (compiler/kernel_cache.h): an entry that fails it (another kernel's
+// object) is a miss.
+Status check_kernel_object(const ObjectFile& o);
 
 // Links exe.native and points every kernel at its object's function (each
 // kernel's `object` must be in range: an Error otherwise); exe.code then owns

@@ -114,6 +114,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
     if (artifact.code.cpu.empty()) {
       artifact.code.cpu = lowered.executable->native.cpu;
       artifact.code.features = lowered.executable->native.features;
+      artifact.code.generator = lowered.executable->native.generator;
     }
     artifact.functions.push_back({name, batch, lowered.executable, sharded && !mesh.empty()});
     return {};

@@ -23,6 +23,12 @@
 // compiled for (--mesh, if given, must be that mesh; --zero that stage); one
 // compiled for one device runs on one device.
 //
+// --verify-code (artifacts only) checks, before linking, that every kernel
+// object is the code this mlc compiles from the kernel IR beside it, and that
+// the kernel IR stays inside its buffers (tools/verify_code.h); it prints
+// "verified the code of N kernel objects against their kernel IR" on stderr
+// (in every process of an mpirun).
+//
 // --profile times every instruction of the compiled train step and
 // evaluation and prints, at the end on stderr, a table per function sorted by
 // total time (tools/profile.h); --profile=FILE.json also writes the numbers
@@ -47,6 +53,7 @@
 #include "tools/mesh_train.h"
 #include "tools/metrics_file.h"
 #include "tools/train.h"
+#include "tools/verify_code.h"
 
 namespace mlc::cli {
 
@@ -222,6 +229,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   const bool artifact = is_artifact_path(file);
   if (artifact && args.has("backend"))
     return usage_error("--backend applies to model files; an artifact runs the code it was compiled to");
+  if (!artifact && args.has("verify-code"))
+    return usage_error("--verify-code applies to artifacts (MODEL.mlcx); a model file is compiled now, by this mlc");
   // A model file's "parallel" section may give the mesh; an artifact's mesh is
   // the one it was compiled for.
   std::optional<ModelFile> model;
@@ -229,6 +238,12 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (artifact) {
     auto read = rt::read_artifact(file);
     if (!read) return user_error(read.error().message);
+    // Before any of its code is linked (tools/verify_code.h).
+    if (args.has("verify-code")) {
+      auto verified = verify_artifact_code(*read);
+      if (!verified) return user_error(file + ": error: " + verified.error().message);
+      std::fprintf(stderr, "verified the code of %d kernel objects against their kernel IR\n", *verified);
+    }
     Status linked = rt::link_artifact(*read);
     if (!linked) return user_error(file + ": error: " + linked.error().message);
     compiled = std::make_shared<const rt::Artifact>(std::move(*read));

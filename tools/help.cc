@@ -75,7 +75,13 @@ const std::vector<CommandDoc>& docs() {
         kZero,
         {"comm-timeout", "S",
          "seconds a collective waits for the other ranks before every rank stops with an error naming the "
-         "collective and the missing rank (default 300; needs a mesh)"}}},
+         "collective and the missing rank (default 300; needs a mesh)"},
+        {"verify-code", "",
+         "for an artifact you did not build: before running any of its code, compile every kernel again from "
+         "the kernel IR it carries and refuse the artifact unless each object is byte for byte what this mlc "
+         "generates, and each kernel reads and writes only inside its buffers (needs the mlc version that "
+         "compiled it; costs a compile of every kernel). The rest of the manifest is checked as always",
+         K::plain_switch}}},
       {"compile", "MODEL.json|MODEL.mlc",
        "compile a model ahead of time into an artifact (MODEL.mlcx)",
        "Compiles the training and evaluation functions for the batch sizes a run on the data uses (the data file\n"

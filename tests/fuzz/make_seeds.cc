@@ -14,8 +14,11 @@
 //   <corpus>/artifact/model_*.mlcx      with arguments ARTIFACT.mlcx@FUNCTION:
 //                                       that function of a compiled artifact
 //                                       alone, with the kernel objects it uses
-//                                       cut to their first 64 bytes (the
-//                                       reader never looks inside an object)
+//                                       and their kernel IR cut to their first
+//                                       64 bytes (the reader never looks inside
+//                                       either)
+//   <corpus>/kernel_ir/*.json           with arguments ARTIFACT.mlcx@kernel_ir:
+//                                       the kernel IR of each of its objects
 // Built by tests/fuzz/CMakeLists.txt as fuzz_make_seeds; run it once when the
 // formats change (scripts/fuzz.sh does not run it), from the source root:
 //   build-fuzz/bin/fuzz_make_seeds tests/fuzz/corpus [ARTIFACT.mlcx@FUNCTION ...]
@@ -296,13 +299,14 @@ void write_trimmed_artifact(const std::string& dir, const std::string& path, con
   out.num_classes = a->num_classes;
   out.code.cpu = a->code.cpu;
   out.code.features = a->code.features;
+  out.code.generator = a->code.generator;
   auto e = std::make_shared<mlc::rt::Executable>(*f->executable);
   std::map<int, int> object_of;  // a's object -> e's
   for (mlc::rt::KernelInfo& k : e->kernels) {
     auto [it, added] = object_of.emplace(k.object, static_cast<int>(e->native.objects.size()));
     if (added) {
       const mlc::rt::ObjectFile& o = a->code.objects[static_cast<size_t>(k.object)];
-      e->native.objects.push_back({o.symbol, o.bytes.substr(0, 64)});
+      e->native.objects.push_back({o.symbol, o.bytes.substr(0, 64), o.source.substr(0, 64)});
     }
     k.object = it->second;
   }
@@ -351,7 +355,24 @@ void write_artifact_seeds(const std::string& dir, const std::vector<std::string>
       check(mlc::make_error(t + ": expected ARTIFACT.mlcx@FUNCTION"));
       continue;
     }
-    write_trimmed_artifact(dir, t.substr(0, at), t.substr(at + 1));
+    if (t.substr(at + 1) != "kernel_ir") write_trimmed_artifact(dir, t.substr(0, at), t.substr(at + 1));
+  }
+}
+
+// ARTIFACT.mlcx@kernel_ir: the kernel IR of each of its objects, whole.
+void write_kernel_ir_seeds(const std::string& dir, const std::vector<std::string>& args) {
+  std::filesystem::create_directories(dir);
+  for (const std::string& t : args) {
+    const size_t at = t.rfind('@');
+    if (at == std::string::npos || t.substr(at + 1) != "kernel_ir") continue;
+    auto a = mlc::rt::read_artifact(t.substr(0, at));
+    if (!a) {
+      check(mlc::make_error(a.error().message));
+      continue;
+    }
+    const std::string stem = std::filesystem::path(t.substr(0, at)).stem().string();
+    for (size_t i = 0; i < a->code.objects.size(); ++i)
+      std::ofstream(dir + "/" + stem + "_" + std::to_string(i) + ".json", std::ios::binary) << a->code.objects[i].source;
   }
 }
 
@@ -359,7 +380,8 @@ void write_artifact_seeds(const std::string& dir, const std::vector<std::string>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s CORPUS_DIR [ARTIFACT.mlcx@FUNCTION ...]   (tests/fuzz/corpus)\n", argv[0]);
+    std::fprintf(stderr, "usage: %s CORPUS_DIR [ARTIFACT.mlcx@FUNCTION|ARTIFACT.mlcx@kernel_ir ...]   (tests/fuzz/corpus)\n",
+                 argv[0]);
     return 2;
   }
   std::string root = argv[1];
@@ -367,5 +389,6 @@ int main(int argc, char** argv) {
   write_index_seeds(root + "/checkpoint");
   write_safetensors_seeds(root + "/safetensors");
   write_artifact_seeds(root + "/artifact", std::vector<std::string>(argv + 2, argv + argc));
+  write_kernel_ir_seeds(root + "/kernel_ir", std::vector<std::string>(argv + 2, argv + argc));
   return g_failures ? 1 : 0;
 }

@@ -95,8 +95,10 @@ TEST_F(ArtifactTest, ValidArtifactReadsBackFieldForField) {
   EXPECT_EQ(a->code.cpu, want.code.cpu);
   EXPECT_EQ(a->code.features, want.code.features);
   ASSERT_EQ(a->code.objects.size(), 1u);
-  EXPECT_EQ(a->code.objects[0].symbol, "mlc_kernel_tiny");
+  EXPECT_EQ(a->code.objects[0].symbol, "mlc_kernel_0123456789abcdef");
   EXPECT_EQ(a->code.objects[0].bytes, "not an object file");
+  EXPECT_EQ(a->code.objects[0].source, "");
+  EXPECT_EQ(a->code.generator, "");
   EXPECT_EQ(a->num_classes, std::nullopt);
 
   const ModelConfig& c = a->config;
@@ -218,7 +220,7 @@ TEST_F(ArtifactTest, LinkRejectsAnObjectThatIsNotMachineCode) {
   ASSERT_TRUE(a.ok());
   Status linked = link_artifact(*a);
   ASSERT_FALSE(linked.ok());
-  EXPECT_EQ(linked.error().message.rfind("kernel object 'mlc_kernel_tiny' is not a loadable object: ", 0), 0u)
+  EXPECT_EQ(linked.error().message.rfind("kernel object 'mlc_kernel_0123456789abcdef' is not a loadable object: ", 0), 0u)
       << linked.error().message;
 }
 
@@ -264,7 +266,7 @@ TEST_F(ArtifactTest, BadMagic) {
 TEST_F(ArtifactTest, WrongVersion) {
   std::string s = valid();
   put_le(s, 8, 1, 4);
-  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 1, this mlc reads version 3");
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 1, this mlc reads version 4");
 }
 
 TEST_F(ArtifactTest, SectionCount0) {
@@ -715,7 +717,7 @@ TEST_F(ArtifactTest, BlobsSharedByManyObjects) {
   EXPECT_EQ(manifest_error([](Json& m) {
               for (int i = 0; i < 1000; ++i) {
                 m["objects"].push_back(m["objects"][0]);
-                m["objects"].back()["symbol"] = "copy_" + std::to_string(i);
+                m["objects"].back()["symbol"] = "mlc_kernel_" + std::string(16, 'a') + std::string(i + 1, '_');
               }
             }),
             "tiny.mlcx: error: manifest field 'objects[5]': bytes [0, +18) overlap other objects' or constants' bytes: "
@@ -784,9 +786,41 @@ TEST_F(ArtifactTest, ResultThatUpdatesAnArgumentOfAnotherType) {
       "tiny.mlcx: error: manifest field 'functions[0].executable.results[1]': updates an argument of another type");
 }
 
-TEST_F(ArtifactTest, ObjectSymbolThatIsNotAnIdentifier) {
-  EXPECT_EQ(manifest_error([](Json& m) { m["objects"][0]["symbol"] = "a b"; }),
-            "tiny.mlcx: error: manifest field 'objects[0]': symbol \"a b\" is not an identifier");
+// A symbol names a kernel (runtime/kernel_imports.h), never another function
+// of the process: an artifact whose manifest names `abort` would call it.
+TEST_F(ArtifactTest, ObjectSymbolThatIsNotAKernelName) {
+  for (const std::string symbol : {"abort", "a b", "mlc_kernel_0123456789ABCDEF", "mlc_kernel_0123456789abcde",
+                                   "mlc_kernel_0123456789abcdef_x", "mlc_kernel_0123456789abcdef0"})
+    EXPECT_EQ(manifest_error([&](Json& m) { m["objects"][0]["symbol"] = symbol; }),
+              "tiny.mlcx: error: manifest field 'objects[0].symbol': expected a kernel's name (mlc_kernel_ and 16 "
+              "lowercase hex digits), found \"" + symbol + "\"");
+  EXPECT_EQ(manifest_error([](Json& m) { m["objects"][0]["symbol"] = std::string(100, 'x'); }),
+            "tiny.mlcx: error: manifest field 'objects[0].symbol': expected a kernel's name (mlc_kernel_ and 16 "
+            "lowercase hex digits), found \"" + std::string(36, 'x') + "...");
+  // With the '_'s of a hash collision it is one.
+  EXPECT_EQ(manifest_error([](Json& m) { m["objects"][0]["symbol"] = "mlc_kernel_0123456789abcdef__"; }), "<parsed>");
+}
+
+// Each object's kernel IR (opaque text here) and the code generator read back
+// as written; an object without its "source" range is refused.
+TEST_F(ArtifactTest, ObjectSourceAndGeneratorReadBack) {
+  Artifact a = mlc::testing::tiny_artifact("");
+  a.functions[0].executable->native.objects[0].source = "{\"exprs\": []}";
+  a.code.generator = "LLVM 19.1.7, mlc-llvm-emitter 11";
+  const std::string written = path() + ".source.mlcx";
+  ASSERT_TRUE(write_artifact(written, a).ok());
+  auto back = read_artifact(written);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->code.objects[0].source, "{\"exprs\": []}");
+  EXPECT_EQ(back->code.objects[0].bytes, "not an object file");
+  EXPECT_EQ(back->code.generator, "LLVM 19.1.7, mlc-llvm-emitter 11");
+  EXPECT_EQ(manifest_error([](Json& m) { m["objects"][0].erase("source"); }),
+            "tiny.mlcx: error: manifest field 'objects[0].source' is missing");
+  EXPECT_EQ(manifest_error([](Json& m) { m["objects"][0]["source"]["size"] = 1000; }),
+            "tiny.mlcx: error: manifest field 'objects[0].source': bytes [64, +1000) lie outside the blobs section's "
+            "96 bytes");
+  EXPECT_EQ(manifest_error([](Json& m) { m["target"].erase("generator"); }),
+            "tiny.mlcx: error: manifest field 'target.generator' is missing");
 }
 
 TEST_F(ArtifactTest, ObjectSymbolListedTwice) {
@@ -796,7 +830,7 @@ TEST_F(ArtifactTest, ObjectSymbolListedTwice) {
         m["objects"].push_back(m["objects"][0]);
         m["objects"][1]["size"] = 0;
       }),
-      "tiny.mlcx: error: manifest field 'objects[1]': symbol \"mlc_kernel_tiny\" is also the symbol of objects[0]");
+      "tiny.mlcx: error: manifest field 'objects[1]': symbol \"mlc_kernel_0123456789abcdef\" is also the symbol of objects[0]");
 }
 
 TEST_F(ArtifactTest, LocWithLine0) {

@@ -126,7 +126,7 @@ inline rt::Artifact tiny_artifact(const std::string& data_file) {
   k.origin = "add (tiny.json:4:5)";
   k.types = {y, y, y};
   e->kernels = {k};
-  e->native = {a.code.cpu, a.code.features, {{"mlc_kernel_tiny", "not an object file"}}};
+  e->native = {a.code.cpu, a.code.features, {{"mlc_kernel_0123456789abcdef", "not an object file"}}};
 
   auto instruction = [](InstrKind kind, std::string name, std::vector<int> operands, int result) {
     rt::Instruction i;
