@@ -74,7 +74,7 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
   if (const int64_t available = available_memory_bytes(); e.arena_bytes > available)
     return make_error("function '" + e.function + "' needs an arena of " + std::to_string(e.arena_bytes) +
                       " bytes, more than the " + std::to_string(available) + " bytes of memory available");
-  size_t alloc = static_cast<size_t>(std::max<int64_t>(64, e.arena_bytes));
+  size_t alloc = static_cast<size_t>(std::max<int64_t>(64, (e.arena_bytes + 63) / 64 * 64));
   void* p = std::aligned_alloc(64, alloc);
   if (!p) throw std::bad_alloc();
   std::memset(p, 0, alloc);
