@@ -20,9 +20,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/executable.h"
+
 namespace mlc {
 
-inline constexpr int64_t kArenaAlignment = 64;
+inline constexpr int64_t kArenaAlignment = rt::kArenaAlignment;
 
 struct PlannedBuffer {
   int64_t bytes = 0;

@@ -32,10 +32,11 @@
 //  - parse_artifact validates every field before use: the container (magic,
 //    version, section bounds, checksums), then each manifest field's type and
 //    range (slot, kernel and object indices, offsets and sizes against the
-//    arena and the blobs, instruction operand counts and types, a kernel's
-//    outputs against its instruction's results, reference ops
-//    re-inferred from their operand types, the mesh and every placement
-//    parsed and checked against the mesh and the argument's rank). An invalid file is an Error
+//    blobs, reference ops re-inferred from their operand types, the mesh and
+//    every placement parsed and checked against the mesh and the argument's
+//    rank), then each executable's meaning (runtime/verify_executable.h:
+//    slots inside the arena, operand types and gemm shapes, data flow,
+//    liveness, the arena's size). An invalid file is an Error
 //    "<path>: error: <what is wrong>" naming the field; it never crashes and
 //    never allocates more than the file's size justifies.
 //  - link_artifact links the kernel objects (runtime/native_code.h: refuses

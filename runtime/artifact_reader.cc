@@ -1,5 +1,6 @@
 // Reading artifacts (runtime/artifact.h): every field of the container and
-// the manifest validated before use, each failure an Error naming the field.
+// the manifest validated before use, then every executable's meaning
+// (runtime/verify_executable.h), each failure an Error naming the field.
 #include "runtime/artifact.h"
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "runtime/checksum.h"
 #include "runtime/file_io.h"
 #include "runtime/kernel_imports.h"
+#include "runtime/verify_executable.h"
 
 namespace mlc::rt {
 
@@ -376,17 +378,7 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     MLC_TRY(slot.type, read_type(s, "type"));
     MLC_TRY(int64_t arg, s.integer("arg", -1, num_args - 1));
     slot.arg = static_cast<int>(arg);
-    const int64_t bytes = slot.type.num_bytes();
-    if (slot.arg < 0) {
-      MLC_TRY(slot.offset, s.integer("offset", 0, kMaxElements));
-      if (slot.offset > e->arena_bytes - bytes)
-        return s.error(slot.type.str() + " (" + std::to_string(bytes) + " bytes) at offset " +
-                       std::to_string(slot.offset) + " does not fit the arena of " + std::to_string(e->arena_bytes) +
-                       " bytes");
-      if (slot.offset % 64) return s.error("offset " + std::to_string(slot.offset) + " is not 64-byte aligned");
-    } else {
-      MLC_TRY(slot.offset, s.integer("offset", 0, kMaxElements));
-    }
+    MLC_TRY(slot.offset, s.integer("offset", 0, kMaxElements));
     e->slots.push_back(std::move(slot));
   }
   for (size_t i = 0; i < args.size(); ++i) {
@@ -403,18 +395,8 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     if (!known) return kind.error("expected input, param, frozen, state or step, found \"" + kind_name + "\"");
     MLC_TRY(int64_t slot, args[i].integer("slot", 0, num_slots - 1));
     a.slot = static_cast<int>(slot);
-    if (e->slots[a.slot].arg != static_cast<int>(i) || e->slots[a.slot].offset != 0)
-      return args[i].error("slot " + std::to_string(slot) + " is not this argument's buffer");
     MLC_TRY(a.placements, read_placements(args[i], mesh, e->slots[a.slot].type));
     e->args.push_back(std::move(a));
-  }
-  // Slots over an argument's bytes (reshaped views) stay inside its buffer.
-  for (size_t s = 0; s < e->slots.size(); ++s) {
-    const Slot& slot = e->slots[s];
-    if (slot.arg < 0) continue;
-    const int64_t buffer = e->slots[e->args[slot.arg].slot].type.num_bytes();
-    if (slot.offset > buffer - slot.type.num_bytes())
-      return slots[s].error("does not fit the buffer of argument " + std::to_string(slot.arg));
   }
   MLC_TRY(std::vector<Field> results, f.list("results", 1 << 20));
   for (const Field& r : results) {
@@ -423,8 +405,6 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     MLC_TRY(int64_t updates, r.integer("updates", -1, num_args - 1));
     spec.slot = static_cast<int>(slot);
     spec.updates = static_cast<int>(updates);
-    if (spec.updates >= 0 && e->slots[spec.slot].type != e->slots[e->args[spec.updates].slot].type)
-      return r.error("updates an argument of another type");
     e->results.push_back(spec);
   }
   MLC_TRY(std::vector<Field> kernels, f.list("kernels"));
@@ -434,7 +414,7 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     MLC_TRY(int64_t object, k.integer("object", 0, num_objects - 1));
     info.object = static_cast<int>(object);
     MLC_TRY(info.rows, k.integer("rows", 0, kMaxElements));
-    MLC_TRY(info.row_cost, k.integer("row_cost", 1, kMaxElements));
+    MLC_TRY(info.row_cost, k.integer("row_cost", 0, kMaxElements));
     MLC_TRY(info.origin, k.string("origin"));
     MLC_TRY(std::vector<Field> types, k.list("types", 1 << 16));
     for (const Field& t : types) {
@@ -442,16 +422,10 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
       MLC_TRY(Shape shape, read_shape(t, "shape"));
       info.types.push_back({dtype, std::move(shape)});
     }
-    if (info.types.empty()) return k.error("has no result type");
     if (k.json().contains("outputs")) {  // absent: one
-      MLC_TRY(int64_t outputs, k.integer("outputs", 1, static_cast<int64_t>(info.types.size())));
+      MLC_TRY(int64_t outputs, k.integer("outputs", 1, 1 << 16));
       info.outputs = static_cast<int>(outputs);
     }
-    const Shape& out = info.types.back().shape;
-    int64_t rows = 1;
-    for (size_t d = 0; d + 1 < out.size(); ++d) rows *= out[d];
-    if (rows != info.rows) return k.error("rows " + std::to_string(info.rows) + " do not match its result " +
-                                          info.types.back().str());
     e->kernels.push_back(std::move(info));
   }
   MLC_TRY(std::vector<Field> constants, f.list("constants"));
@@ -460,10 +434,6 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     MLC_TRY(int64_t slot, c.integer("slot", 0, num_slots - 1));
     data.slot = static_cast<int>(slot);
     MLC_TRY(BlobRange r, read_blob(c, static_cast<int64_t>(blobs.size()), unclaimed_blob_bytes));
-    if (e->slots[data.slot].arg >= 0) return c.error("names an argument's slot");
-    if (r.size != e->slots[data.slot].type.num_bytes())
-      return c.error("has " + std::to_string(r.size) + " bytes, its slot " + e->slots[data.slot].type.str() + " has " +
-                     std::to_string(e->slots[data.slot].type.num_bytes()));
     const auto* p = reinterpret_cast<const std::byte*>(blobs.data() + r.offset);
     data.bytes.assign(p, p + r.size);
     e->constants.push_back(std::move(data));
@@ -485,45 +455,18 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     MLC_TRY(int64_t result, i.integer("result", 0, num_slots - 1));
     ins.result = static_cast<int>(result);
     const TensorType& rt = e->slots[ins.result].type;
-    auto operand_type = [&](size_t k) -> const TensorType& { return e->slots[ins.operands[k]].type; };
-    auto arity = [&](size_t n) -> Status {
-      if (ins.operands.size() != n)
-        return i.error("a " + std::string(instr_kind_name(ins.kind)) + " instruction takes " + std::to_string(n) +
-                       " operand" + (n == 1 ? "" : "s") + ", found " + std::to_string(ins.operands.size()));
-      return {};
-    };
-    if (ins.kind != InstrKind::kernel && i.json().contains("more_results"))
-      return i.error("a " + std::string(instr_kind_name(ins.kind)) + " instruction has one result, found more_results");
+    if (i.json().contains("more_results")) {  // absent: none
+      MLC_TRY(std::vector<Field> more, i.list("more_results", 1 << 16));
+      for (const Field& m : more) {
+        MLC_TRY(int64_t s, m.as_integer(0, num_slots - 1));
+        ins.more_results.push_back(static_cast<int>(s));
+      }
+    }
+    // The operands' and results' types are verify_executable's (below).
     switch (ins.kind) {
       case InstrKind::kernel: {
         MLC_TRY(int64_t k, i.integer("kernel", 0, static_cast<int64_t>(e->kernels.size()) - 1));
         ins.kernel = static_cast<int>(k);
-        const KernelInfo& info = e->kernels[ins.kernel];
-        const size_t inputs = info.types.size() - static_cast<size_t>(info.outputs);
-        MLC_CHECK_OK(arity(inputs));
-        for (size_t o = 0; o < ins.operands.size(); ++o)
-          if (operand_type(o) != info.types[o])
-            return i.error("operand " + std::to_string(o) + " is " + operand_type(o).str() + ", kernel '" + info.name +
-                           "' was compiled for " + info.types[o].str());
-        if (rt != info.types[inputs])
-          return i.error("result is " + rt.str() + ", kernel '" + info.name + "' was compiled for " +
-                         info.types[inputs].str());
-        std::vector<Field> more;
-        if (i.json().contains("more_results")) {
-          MLC_TRY(more, i.list("more_results", 1 << 16));
-        }
-        if (more.size() + 1 != static_cast<size_t>(info.outputs))
-          return i.error("kernel '" + info.name + "' has " + std::to_string(info.outputs) + " output" +
-                         (info.outputs == 1 ? "" : "s") + ", the instruction " + std::to_string(more.size() + 1) +
-                         " result" + (more.empty() ? "" : "s"));
-        for (size_t o = 0; o < more.size(); ++o) {
-          MLC_TRY(int64_t s, more[o].as_integer(0, num_slots - 1));
-          ins.more_results.push_back(static_cast<int>(s));
-          const TensorType& t = e->slots[static_cast<size_t>(s)].type;
-          if (t != info.types[inputs + 1 + o])
-            return more[o].error("is " + t.str() + ", kernel '" + info.name + "' was compiled for " +
-                                 info.types[inputs + 1 + o].str());
-        }
         break;
       }
       case InstrKind::gemm: {
@@ -534,9 +477,6 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
           MLC_TRY(ins.gemm.beta, g.number("beta"));
           if (ins.gemm.beta == 0) return g.error("beta must not be 0 (a gemm with an addend adds it)");
         }
-        MLC_CHECK_OK(arity(ins.gemm.updates() ? 3 : 2));
-        if (ins.gemm.updates() && operand_type(2) != rt)
-          return i.error("the addend (operand 2) is " + operand_type(2).str() + ", the result " + rt.str());
         MLC_TRY(ins.gemm.dtype, read_dtype(g, "dtype"));
         blas::DotShape& d = ins.gemm.shape;
         MLC_TRY(d.batch, g.integer("batch", 0, kMaxElements));
@@ -546,18 +486,6 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
         MLC_TRY(d.trans_a, g.boolean("trans_a"));
         MLC_TRY(d.trans_b, g.boolean("trans_b"));
         MLC_TRY(d.b_shared, g.boolean("b_shared"));
-        if (ins.gemm.dtype != DType::f32 && ins.gemm.dtype != DType::f64) return g.error("dtype must be f32 or f64");
-        // Element counts the shape implies, in double to avoid overflow.
-        auto count = [](double a, double b, double c) { return a * b * c; };
-        double want_a = count(static_cast<double>(d.batch), static_cast<double>(d.m), static_cast<double>(d.k)),
-               want_b = count(d.b_shared ? 1.0 : static_cast<double>(d.batch), static_cast<double>(d.k),
-                              static_cast<double>(d.n)),
-               want_c = count(static_cast<double>(d.batch), static_cast<double>(d.m), static_cast<double>(d.n));
-        const TensorType *ta = &operand_type(0), *tb = &operand_type(1);
-        if (ta->dtype != ins.gemm.dtype || tb->dtype != ins.gemm.dtype || rt.dtype != ins.gemm.dtype ||
-            static_cast<double>(ta->num_elements()) != want_a || static_cast<double>(tb->num_elements()) != want_b ||
-            static_cast<double>(rt.num_elements()) != want_c)
-          return g.error("shape does not match its operands " + ta->str() + ", " + tb->str() + " and result " + rt.str());
         break;
       }
       case InstrKind::reference: {
@@ -587,7 +515,7 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
         // The reference kernel trusts its op: re-infer the result from the
         // operand types and attributes, as the verifier did when compiling.
         std::vector<const TensorType*> types;
-        for (size_t k = 0; k < ins.operands.size(); ++k) types.push_back(&operand_type(k));
+        for (int k : ins.operands) types.push_back(&e->slots[static_cast<size_t>(k)].type);
         auto inferred = infer_type(o->code, types, o->attrs, &rt);
         if (!inferred) return invalid(inferred.error().message);
         if (*inferred != rt) return op.error("infers " + inferred->str() + ", its result slot is " + rt.str());
@@ -595,14 +523,15 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
         break;
       }
       case InstrKind::copy:
-        MLC_CHECK_OK(arity(1));
-        if (operand_type(0).num_bytes() != rt.num_bytes())
-          return i.error("copies " + std::to_string(operand_type(0).num_bytes()) + " bytes into " +
-                         std::to_string(rt.num_bytes()));
         break;
     }
     e->instructions.push_back(std::move(ins));
   }
+  // What the executable means (runtime/verify_executable.h), named as the
+  // manifest's field and the function.
+  if (auto problem = find_executable_problem(*e))
+    return Error{"manifest field '" + f.path() + (problem->field.empty() ? "" : "." + problem->field) + "' (@" +
+                 e->function + "): " + problem->what};
   return e;
 }
 

@@ -17,6 +17,8 @@
 //    is created; nothing writes them afterwards.
 //  - A result that updates an argument (`updates` >= 0) is in that argument's
 //    buffer when the step ends: the caller's tensor holds the new value.
+//  - runtime/verify_executable.h checks these and what the rest of this file
+//    says, for every executable the executor runs.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +33,9 @@
 #include "runtime/blas.h"
 
 namespace mlc::rt {
+
+// Arena slots' offsets are multiples of it (compiler/memory_plan.h plans so).
+inline constexpr int64_t kArenaAlignment = 64;
 
 struct Slot {
   TensorType type;

@@ -1,9 +1,13 @@
 #include "runtime/executor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "ir/collectives.h"
@@ -11,6 +15,7 @@
 #include "runtime/collective_run.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/thread_pool.h"
+#include "runtime/verify_executable.h"
 
 namespace mlc::rt {
 
@@ -36,13 +41,39 @@ int kernel_threads(const KernelInfo& k, int threads) {
   return parts < 1 ? 1 : static_cast<int>(parts);
 }
 
+namespace {
+
+// The memory a new allocation can get without swapping: /proc/meminfo's
+// MemAvailable (free memory and what the kernel can reclaim), else the free
+// pages sysconf counts, else no limit (unknown).
+int64_t available_memory_bytes() {
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    long long kib = -1;
+    while (kib < 0 && std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "MemAvailable: %lld kB", &kib) != 1) kib = -1;
+    std::fclose(f);
+    if (kib >= 0 && kib < std::numeric_limits<int64_t>::max() / 1024) return static_cast<int64_t>(kib) * 1024;
+  }
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && pages < std::numeric_limits<int64_t>::max() / page) return int64_t{pages} * page;
+  return std::numeric_limits<int64_t>::max();
+}
+
+}  // namespace
+
 void Executor::ArenaFree::operator()(std::byte* p) const { std::free(p); }
 
 Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
+  MLC_CHECK_OK(verify_executable(*exe));
   Executor x;
   x.exe_ = std::move(exe);
   const Executable& e = *x.exe_;
   x.arena_bytes_ = e.arena_bytes;
+  // Refused before it is allocated (and zeroed, which touches every page).
+  if (const int64_t available = available_memory_bytes(); e.arena_bytes > available)
+    return make_error("function '" + e.function + "' needs an arena of " + std::to_string(e.arena_bytes) +
+                      " bytes, more than the " + std::to_string(available) + " bytes of memory available");
   size_t alloc = static_cast<size_t>(std::max<int64_t>(64, (e.arena_bytes + 63) / 64 * 64));
   void* p = std::aligned_alloc(64, alloc);
   if (!p) throw std::bad_alloc();
@@ -53,26 +84,13 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
   x.arg_slots_.assign(e.args.size(), {});
   for (size_t s = 0; s < e.slots.size(); ++s) {
     const Slot& slot = e.slots[s];
-    if (slot.arg >= 0) {
-      if (slot.arg >= static_cast<int>(e.args.size()))
-        return make_error("executable @" + e.function + ": slot " + std::to_string(s) +
-                          " names argument " + std::to_string(slot.arg) + ", out of range");
+    if (slot.arg >= 0)
       x.arg_slots_[slot.arg].push_back(static_cast<int>(s));
-      continue;
-    }
-    if (slot.offset < 0 || slot.offset % 64 || slot.offset + slot.type.num_bytes() > e.arena_bytes)
-      return make_error("executable @" + e.function + ": slot " + std::to_string(s) + " at offset " +
-                        std::to_string(slot.offset) + " does not fit the arena of " +
-                        std::to_string(e.arena_bytes) + " bytes");
-    x.slot_ptr_[s] = x.arena_.get() + slot.offset;
+    else
+      x.slot_ptr_[s] = x.arena_.get() + slot.offset;
   }
-  for (const ConstantData& c : e.constants) {
-    if (c.slot < 0 || c.slot >= static_cast<int>(e.slots.size()) || e.slots[c.slot].arg >= 0 ||
-        static_cast<int64_t>(c.bytes.size()) != e.slots[c.slot].type.num_bytes())
-      return make_error("executable @" + e.function + ": constant for slot " + std::to_string(c.slot) +
-                        " does not match it");
+  for (const ConstantData& c : e.constants)
     if (!c.bytes.empty()) std::memcpy(x.slot_ptr_[c.slot], c.bytes.data(), c.bytes.size());
-  }
   x.buffers_.resize(e.instructions.size());
   // Each gemm's library (see bench/results/gemm_libs.md): libxsmm for small
   // products where it has a kernel, oneDNN for large ones, else OpenBLAS.

@@ -2,6 +2,9 @@
 // its constants, then runs the instruction list once per `run`.
 //
 // Contracts:
+//  - `create` verifies the executable first (runtime/verify_executable.h; its
+//    Error "function 'NAME': FIELD: WHAT"), then refuses an arena larger than
+//    the memory available (/proc/meminfo's MemAvailable) before allocating it.
 //  - The arena is exactly Executable::arena_bytes (arena_bytes() says so), one
 //    allocation made by `create`. `run` allocates nothing itself; instructions
 //    of kind `reference` run reference kernels, which may.

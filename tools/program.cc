@@ -103,10 +103,10 @@ Expected<const std::map<std::string, std::vector<LedgerEntry>>*> Program::ledger
 Expected<StepFunction> Program::function(const std::string& name, int64_t batch) const {
   if (model_) {
     MLC_TRY(const Function* f, ir(name, batch));
-    return StepFunction::create(*f, backend_);
+    return StepFunction::create(*f, backend_, path_);
   }
   if (const rt::CompiledFunction* c = artifact_->find(name, batch, sharded_))
-    return StepFunction::create(c->executable);
+    return StepFunction::create(c->executable, path_);
   std::string have;
   for (const rt::CompiledFunction& c : artifact_->functions)
     if (c.name == name && c.sharded == sharded_) have += (have.empty() ? "" : ", ") + std::to_string(c.batch);

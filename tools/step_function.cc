@@ -25,8 +25,15 @@ Signature Signature::of(const rt::Executable& e) {
   return s;
 }
 
-Expected<StepFunction> StepFunction::create(const Function& f, Backend backend) {
+Expected<rt::Executor> StepFunction::make_executor() const {
+  auto x = rt::Executor::create(exe_);
+  if (!x && !file_.empty()) return make_error(file_ + ": error: " + x.error().message);
+  return x;
+}
+
+Expected<StepFunction> StepFunction::create(const Function& f, Backend backend, const std::string& file) {
   StepFunction s;
+  s.file_ = file;
   if (backend == Backend::interp) {
     MLC_TRY(rt::Interpreter interp, rt::Interpreter::create(f));
     s.signature_ = Signature::of(interp.function());
@@ -39,7 +46,7 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend) 
     MLC_TRY(LoweredFunction lowered, lower_function(f, options));
     s.signature_ = Signature::of(f);
     s.exe_ = lowered.executable;
-    MLC_TRY(rt::Executor exe, rt::Executor::create(lowered.executable));
+    MLC_TRY(rt::Executor exe, s.make_executor());
     s.executor_.emplace(std::move(exe));
     s.lowered_ = std::make_shared<LoweredFunction>(std::move(lowered));
   }
@@ -47,11 +54,12 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend) 
   return s;
 }
 
-Expected<StepFunction> StepFunction::create(std::shared_ptr<const rt::Executable> exe) {
+Expected<StepFunction> StepFunction::create(std::shared_ptr<const rt::Executable> exe, const std::string& file) {
   StepFunction s;
+  s.file_ = file;
   s.signature_ = Signature::of(*exe);
-  s.exe_ = exe;
-  MLC_TRY(rt::Executor x, rt::Executor::create(std::move(exe)));
+  s.exe_ = std::move(exe);
+  MLC_TRY(rt::Executor x, s.make_executor());
   s.executor_.emplace(std::move(x));
   s.result_ptrs_.assign(s.signature_.results.size(), nullptr);
   return s;
@@ -60,6 +68,7 @@ Expected<StepFunction> StepFunction::create(std::shared_ptr<const rt::Executable
 StepFunction StepFunction::code() const {
   StepFunction s;
   s.signature_ = signature_;
+  s.file_ = file_;
   s.interp_ = interp_;
   s.lowered_ = lowered_;
   s.exe_ = exe_;
@@ -70,7 +79,7 @@ StepFunction StepFunction::code() const {
 Expected<StepFunction> StepFunction::replica() const {
   StepFunction s = code();
   if (exe_) {
-    MLC_TRY(rt::Executor x, rt::Executor::create(exe_));
+    MLC_TRY(rt::Executor x, make_executor());
     s.executor_.emplace(std::move(x));
   }
   return s;

@@ -52,9 +52,12 @@ struct Signature {
 
 class StepFunction {
  public:
-  static Expected<StepFunction> create(const Function& f, Backend backend);
+  // `file` (the model or artifact, may be empty) prefixes the executor's
+  // errors, "FILE: error: ...": an executable it refuses (runtime/
+  // verify_executable.h) or an arena larger than the memory available.
+  static Expected<StepFunction> create(const Function& f, Backend backend, const std::string& file = "");
   // An executable compiled before (an artifact's), kernels linked.
-  static Expected<StepFunction> create(std::shared_ptr<const rt::Executable> exe);
+  static Expected<StepFunction> create(std::shared_ptr<const rt::Executable> exe, const std::string& file = "");
 
   // Another StepFunction running the same code (the executable, or the
   // interpreter's function, shared read-only) with its own buffers, results,
@@ -86,7 +89,11 @@ class StepFunction {
   const rt::ExecutionProfile* profile() const;
 
  private:
+  // An executor for exe_, its errors prefixed with file_.
+  Expected<rt::Executor> make_executor() const;
+
   Signature signature_;
+  std::string file_;
   std::shared_ptr<const rt::Interpreter> interp_;
   rt::World* world_ = nullptr;
   std::optional<rt::Executor> executor_;

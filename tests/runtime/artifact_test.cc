@@ -7,82 +7,14 @@
 #include "runtime/artifact.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "runtime/native_code.h"
-#include "tests/runtime/tiny_artifact.h"
+#include "tests/runtime/artifact_fixture.h"
 
 namespace mlc::rt {
 namespace {
-
-using Json = nlohmann::ordered_json;
-namespace fs = std::filesystem;
-
-// What the messages name: parse_artifact takes the path for messages and for
-// resolving the data file (relative to the artifact's folder; none here).
-constexpr char kPath[] = "tiny.mlcx";
-
-using mlc::testing::get_le;
-using mlc::testing::put_le;
-using mlc::testing::refresh_checksums;
-using mlc::testing::section_field;
-
-class ArtifactTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new std::string((fs::temp_directory_path() / ("mlc_artifact_test_" + std::to_string(::getpid()))).string());
-    fs::create_directories(*dir_);
-    const std::string path = *dir_ + "/tiny.mlcx";
-    Status written = write_artifact(path, mlc::testing::tiny_artifact(*dir_ + "/tiny.safetensors"));
-    ASSERT_TRUE(written.ok()) << written.error().message;
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    valid_ = new std::string(ss.str());
-  }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(*dir_, ec);
-    delete dir_;
-    delete valid_;
-  }
-
-  static const std::string& valid() { return *valid_; }
-  static std::string path() { return *dir_ + "/tiny.mlcx"; }
-  static size_t manifest_size() { return get_le(valid(), section_field(0, 24), 8); }
-
-  // The message of parse_artifact on `bytes`, which must fail.
-  static std::string error_of(const std::string& bytes) {
-    auto a = parse_artifact(bytes, kPath);
-    if (a) return "<parsed>";
-    return a.error().message;
-  }
-  static Json manifest() {
-    auto sections = decode_container(valid());
-    EXPECT_TRUE(sections.ok());
-    return Json::parse(sections->manifest);
-  }
-  static std::string blobs() { return std::string(decode_container(valid())->blobs); }
-  // The valid artifact with its manifest edited (and the container re-encoded).
-  static std::string with_manifest(const std::function<void(Json&)>& edit) {
-    Json m = manifest();
-    edit(m);
-    return encode_container(m.dump(1), blobs());
-  }
-  static std::string manifest_error(const std::function<void(Json&)>& edit) { return error_of(with_manifest(edit)); }
-  static Json& exe(Json& m) { return m["functions"][0]["executable"]; }
-
- private:
-  static inline std::string* dir_ = nullptr;
-  static inline std::string* valid_ = nullptr;
-};
 
 // ---------------------------------------------------------------- valid
 
@@ -428,19 +360,20 @@ TEST_F(ArtifactTest, ArenaBytesIsAString) {
 
 TEST_F(ArtifactTest, SlotOffsetNot64Aligned) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["slots"][3]["offset"] = 96; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[3]': offset 96 is not 64-byte aligned");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[3]' (@eval): offset 96 is not 64-byte "
+            "aligned");
 }
 
 TEST_F(ArtifactTest, SlotBeyondTheArena) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["slots"][7]["offset"] = 384; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[7]': f32[2,4] (32 bytes) at offset 384 "
-            "does not fit the arena of 384 bytes");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[7]' (@eval): f32[2,4] (32 bytes) at "
+            "offset 384 does not fit the arena of 384 bytes");
 }
 
 TEST_F(ArtifactTest, SlotLargerThanTheArena) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["arena_bytes"] = 16; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[2]': f32[4,3] (48 bytes) at offset 0 does "
-            "not fit the arena of 16 bytes");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.slots[2]' (@eval): f32[4,3] (48 bytes) at "
+            "offset 0 does not fit the arena of 16 bytes");
 }
 
 TEST_F(ArtifactTest, SlotOfAnArgumentOutOfRange) {
@@ -451,13 +384,15 @@ TEST_F(ArtifactTest, SlotOfAnArgumentOutOfRange) {
 
 TEST_F(ArtifactTest, ArgumentWhoseSlotIsNotItsBuffer) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["args"][1]["slot"] = 0; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.args[1]': slot 0 is not this argument's buffer");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.args[1]' (@eval): slot 0 is not this argument's "
+            "buffer");
 }
 
 TEST_F(ArtifactTest, ViewBeyondItsArgumentsBuffer) {
   EXPECT_EQ(
       manifest_error([](Json& m) { exe(m)["slots"][8]["offset"] = 4; }),
-      "tiny.mlcx: error: manifest field 'functions[0].executable.slots[8]': does not fit the buffer of argument 0");
+      "tiny.mlcx: error: manifest field 'functions[0].executable.slots[8]' (@eval): f32[12] (48 bytes) at offset 4 "
+      "does not fit the 48 bytes of argument 0");
 }
 
 TEST_F(ArtifactTest, UnknownArgumentKind) {
@@ -495,98 +430,105 @@ TEST_F(ArtifactTest, InstructionResultOutOfRange) {
 
 TEST_F(ArtifactTest, KernelOperandOfAnotherType) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][3]["operands"][1] = 2; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]': operand 1 is f32[4,3], kernel "
-            "'fusion_0' was compiled for f32[4,2]");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]' (@eval): operand 1 is "
+            "f32[4,3], kernel 'fusion_0' was compiled for f32[4,2]");
 }
 
 TEST_F(ArtifactTest, KernelResultOfAnotherType) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][3]["result"] = 7; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]': result is f32[2,4], kernel "
-            "'fusion_0' was compiled for f32[4,2]");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]' (@eval): result is f32[2,4], "
+            "kernel 'fusion_0' was compiled for f32[4,2]");
 }
 
 TEST_F(ArtifactTest, KernelInstructionWithTooFewOperands) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][3]["operands"].erase(1); }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]': a kernel instruction takes 2 "
-            "operands, found 1");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]' (@eval): a kernel instruction "
+            "takes 2 operands, found 1");
 }
 
 // A kernel with two outputs: its instruction names one input, its result
-// and one more result.
+// and one more result (a slot 9 of its own, f32[4,2] at the arena's end).
 void two_outputs(Json& m, Json more_results) {
-  m["functions"][0]["executable"]["kernels"][0]["outputs"] = 2;
-  Json& ins = m["functions"][0]["executable"]["instructions"][3];
+  Json& e = m["functions"][0]["executable"];
+  e["kernels"][0]["outputs"] = 2;
+  Json slot = e["slots"][6];
+  slot["offset"] = 384;
+  e["slots"].push_back(slot);
+  e["arena_bytes"] = 448;
+  Json& ins = e["instructions"][3];
   ins["operands"] = Json::array({4});
   if (!more_results.is_null()) ins["more_results"] = std::move(more_results);
 }
 
 TEST_F(ArtifactTest, KernelWithTwoOutputsReadsBack) {
-  auto a = parse_artifact(with_manifest([](Json& m) { two_outputs(m, Json::array({3})); }), kPath);
+  auto a = parse_artifact(with_manifest([](Json& m) { two_outputs(m, Json::array({9})); }), kPath);
   ASSERT_TRUE(a.ok()) << a.error().message;
   const Executable& e = *a->functions[0].executable;
   EXPECT_EQ(e.kernels[0].outputs, 2);
   EXPECT_EQ(e.instructions[3].operands, (std::vector<int>{4}));
   EXPECT_EQ(e.instructions[3].result, 6);
-  EXPECT_EQ(e.instructions[3].more_results, (std::vector<int>{3}));
+  EXPECT_EQ(e.instructions[3].more_results, (std::vector<int>{9}));
 }
 
 TEST_F(ArtifactTest, KernelOutputsOutOfRange) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["kernels"][0]["outputs"] = 4; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0].outputs': expected an integer in "
-            "[1, 3], found 4");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0].outputs' (@eval): is 4, expected 1 "
+            "to the kernel's 3 buffers");
 }
 
 TEST_F(ArtifactTest, KernelInstructionWithoutItsSecondResult) {
   EXPECT_EQ(manifest_error([](Json& m) { two_outputs(m, nullptr); }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]': kernel 'fusion_0' has 2 "
-            "outputs, the instruction 1 result");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3]' (@eval): kernel 'fusion_0' has "
+            "2 outputs, the instruction 1 result");
 }
 
 TEST_F(ArtifactTest, KernelMoreResultOfAnotherType) {
   EXPECT_EQ(manifest_error([](Json& m) { two_outputs(m, Json::array({7})); }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3].more_results[0]': is f32[2,4], "
-            "kernel 'fusion_0' was compiled for f32[4,2]");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3].more_results[0]' (@eval): is "
+            "f32[2,4], kernel 'fusion_0' was compiled for f32[4,2]");
 }
 
 TEST_F(ArtifactTest, KernelMoreResultOutOfRange) {
-  EXPECT_EQ(manifest_error([](Json& m) { two_outputs(m, Json::array({9})); }),
+  EXPECT_EQ(manifest_error([](Json& m) { two_outputs(m, Json::array({10})); }),
             "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[3].more_results[0]': expected an "
-            "integer in [0, 8], found 9");
+            "integer in [0, 9], found 10");
 }
 
 TEST_F(ArtifactTest, MoreResultsOnAGemm) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["more_results"] = Json::array({6}); }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': a gemm instruction has one "
-            "result, found more_results");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]' (@eval): a gemm instruction "
+            "has one result, found more_results");
 }
 
 TEST_F(ArtifactTest, KernelRowsDoNotMatchItsResult) {
   EXPECT_EQ(
       manifest_error([](Json& m) { exe(m)["kernels"][0]["rows"] = 3; }),
-      "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0]': rows 3 do not match its result f32[4,2]");
+      "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0]' (@eval): rows 3 do not match its result "
+      "f32[4,2]");
 }
 
 TEST_F(ArtifactTest, KernelWithoutTypes) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["kernels"][0]["types"] = Json::array(); }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0]': has no result type");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.kernels[0]' (@eval): has no result type");
 }
 
 TEST_F(ArtifactTest, GemmShapeDoesNotMatchItsOperands) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["gemm"]["k"] = 2; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm': shape does not match its "
-            "operands f32[4,3], f32[3,2] and result f32[4,2]");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm' (@eval): trans_a false, m "
+            "4, k 2: operand 0 must be f32[4,2], found f32[4,3]");
 }
 
 TEST_F(ArtifactTest, GemmOfIntegers) {
   EXPECT_EQ(
       manifest_error([](Json& m) { exe(m)["instructions"][1]["gemm"]["dtype"] = "i32"; }),
-      "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm': dtype must be f32 or f64");
+      "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm' (@eval): dtype must be f32 or "
+      "f64");
 }
 
 TEST_F(ArtifactTest, GemmWithOneOperand) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][1]["operands"].erase(1); }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': a gemm instruction takes 2 "
-            "operands, found 1");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]' (@eval): a gemm instruction "
+            "takes 2 operands, found 1");
 }
 
 // A gemm update (compiler/fusion.h): alpha, beta and an addend of the
@@ -611,8 +553,8 @@ TEST_F(ArtifactTest, GemmUpdateReadsBack) {
 
 TEST_F(ArtifactTest, GemmUpdateWithoutItsAddend) {
   EXPECT_EQ(manifest_error([](Json& m) { make_gemm_update(m, -1, -0.01, 1.0); }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': a gemm instruction takes 3 "
-            "operands, found 2");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]' (@eval): a gemm instruction "
+            "takes 3 operands, found 2");
 }
 
 TEST_F(ArtifactTest, GemmUpdateWithBeta0) {
@@ -628,8 +570,8 @@ TEST_F(ArtifactTest, GemmUpdateWithAlphaButNoBeta) {
 
 TEST_F(ArtifactTest, GemmUpdateAddendOfAnotherType) {
   EXPECT_EQ(manifest_error([](Json& m) { make_gemm_update(m, 0, 1.0, 1.0); }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]': the addend (operand 2) is "
-            "f32[4,3], the result f32[4,2]");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]' (@eval): the addend (operand "
+            "2) is f32[4,3], the result f32[4,2]");
 }
 
 TEST_F(ArtifactTest, GemmUpdateWithAnAlphaThatIsNotANumber) {
@@ -688,18 +630,20 @@ TEST_F(ArtifactTest, ReferenceOpOfTheWrongDtype) {
 
 TEST_F(ArtifactTest, CopyWithMismatchedBytes) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][0]["operands"][0] = 3; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[0]': copies 32 bytes into 48");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[0]' (@eval): copies 32 bytes into "
+            "48");
 }
 
 TEST_F(ArtifactTest, ConstantWithTheWrongSize) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["constants"][0]["size"] = 16; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.constants[0]': has 16 bytes, its slot f32[4,2] "
-            "has 32");
+            "tiny.mlcx: error: manifest field 'functions[0].executable.constants[0]' (@eval): has 16 bytes, its slot "
+            "f32[4,2] has 32");
 }
 
 TEST_F(ArtifactTest, ConstantInAnArgumentsSlot) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["constants"][0]["slot"] = 0; }),
-            "tiny.mlcx: error: manifest field 'functions[0].executable.constants[0]': names an argument's slot");
+            "tiny.mlcx: "
+            "error: manifest field 'functions[0].executable.constants[0]' (@eval): names an argument's slot");
 }
 
 TEST_F(ArtifactTest, BlobRangeOutsideTheBlobs) {
@@ -781,9 +725,9 @@ TEST_F(ArtifactTest, FunctionForBatch0) {
 }
 
 TEST_F(ArtifactTest, ResultThatUpdatesAnArgumentOfAnotherType) {
-  EXPECT_EQ(
-      manifest_error([](Json& m) { exe(m)["results"][1]["updates"] = 0; }),
-      "tiny.mlcx: error: manifest field 'functions[0].executable.results[1]': updates an argument of another type");
+  EXPECT_EQ(manifest_error([](Json& m) { exe(m)["results"][1]["updates"] = 0; }),
+            "tiny.mlcx: error: manifest field 'functions[0].executable.results[1]' (@eval): updates an argument of "
+            "another type: slot 1 is f32[3,2], argument 0 f32[4,3]");
 }
 
 // A symbol names a kernel (runtime/kernel_imports.h), never another function

@@ -275,7 +275,7 @@ TEST_F(ArtifactCli, RunReportsKernelRowsThatDoNotMatchTheirResult) {
   const Json& k = m["functions"][0]["executable"]["kernels"][0];
   RunResult r = mlc("run " + path);
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, path + ": error: manifest field 'functions[0].executable.kernels[0]': rows " +
+  EXPECT_EQ(r.err, path + ": error: manifest field 'functions[0].executable.kernels[0]' (@train_step): rows " +
                        std::to_string(k["rows"].get<int64_t>() + 1) + " do not match its result " + type + "\n");
 }
 
