@@ -374,12 +374,12 @@ class Parser {
     PNode p = make(PNode::Kind::integer, at);
     if (t.text.find_first_not_of("0123456789") == kNone) {
       auto r = std::from_chars(s.data(), s.data() + s.size(), p.i);
-      if (r.ec != std::errc()) return error(at, "integer " + s + " is out of range");
+      if (r.ec != std::errc()) return error(at, "integer " + unquoted(s) + " is out of range");
       return p;
     }
     p.kind = PNode::Kind::real;
     p.d = std::strtod(s.c_str(), nullptr);
-    if (!std::isfinite(p.d)) return error(at, "number " + s + " is out of range");
+    if (!std::isfinite(p.d)) return error(at, "number " + unquoted(s) + " is out of range");
     return p;
   }
 
@@ -508,7 +508,7 @@ class Parser {
         if (positional >= sig.positional.size()) {
           std::string names;
           for (auto n : sig.positional) names += (names.empty() ? "" : ", ") + std::string(n);
-          return error(at, std::string(type.text) + " takes at most " +
+          return error(at, unquoted(type.text) + " takes at most " +
                                std::to_string(sig.positional.size()) + " positional argument" +
                                (sig.positional.size() == 1 ? "" : "s") + " (" + names + ")");
         }
