@@ -88,10 +88,14 @@ Expected<std::vector<TensorType>> infer_result_types(OpCode code, std::span<cons
     return make_error(std::string(info.name) + ": expected at least one operand, got 0");
   InferContext ctx{info.name, operands, attrs, declared.size() == 1 ? &declared[0] : nullptr, declared};
   MLC_TRY(std::vector<TensorType> types, info.infer(ctx));
-  for (const TensorType& type : types)
+  for (const TensorType& type : types) {
+    if (type.shape.size() > kMaxRank)
+      return make_error(std::string(info.name) + ": result rank " + std::to_string(type.rank()) +
+                        " is more than the limit of " + std::to_string(kMaxRank));
     if (!checked_num_elements(type.shape))
       return make_error(std::string(info.name) + ": result shape " + shape_to_string(type.shape) +
                         " is negative or has more than 2^40 elements");
+  }
   if (declared.empty()) return types;
   if (declared.size() != types.size())
     return make_error(std::string(info.name) + ": " + std::to_string(declared.size()) + " result" +

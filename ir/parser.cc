@@ -307,6 +307,9 @@ class Parser {
     Shape shape;
     if (!at(Tok::RBracket)) {
       for (;;) {
+        if (shape.size() == kMaxRank)
+          return error_at(tok_.offset, "more than " + std::to_string(kMaxRank) +
+                                           " dims in a type (the limit for a tensor's rank)");
         MLC_TRY(int64_t d, parse_int("a dimension"));
         shape.push_back(d);
         if (!at(Tok::Comma)) break;

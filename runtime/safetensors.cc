@@ -215,6 +215,9 @@ Expected<Shape> parse_shape_field(const Json& v, const std::string& name, const 
                         "shape must be an array of non-negative integers, got " + quote_json(v));
   };
   if (!v.is_array()) return bad();
+  if (v.size() > kMaxRank)
+    return tensor_error(path, name, "shape has " + std::to_string(v.size()) +
+                                        " dims, more than the limit of " + std::to_string(kMaxRank));
   Shape shape;
   for (const Json& d : v) {
     std::optional<uint64_t> dim = as_non_negative_integer(d);
