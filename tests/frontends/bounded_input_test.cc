@@ -65,10 +65,17 @@ TEST(BoundedInput, HugeNamesAreQuotedCut) {
 }
 
 TEST(BoundedInput, AnInputOfMoreThanTheRankLimit) {
-  std::string dims = "1";
-  for (int i = 1; i < 1000; ++i) dims += ", 1";
-  EXPECT_EQ(load_error("name = m\ninputs:\n    x: f32[" + dims + "]\n", "t.mlc"),
-            "t.mlc:3:11: error: input 'x': shape has 1000 dims, more than the limit of 16");
+  auto model = [](int rank) {
+    std::string dims = "batch";
+    for (int i = 1; i < rank; ++i) dims += ", 1";
+    return "name = m\ninputs:\n    x: f32[" + dims + "]\nmodel(x):\n    forward:\n        return x\n"
+           "loss = mse(targets=x)\n";
+  };
+  EXPECT_EQ(load_error(model(16), "t.mlc"), "<loaded>");
+  EXPECT_EQ(load_error(model(17), "t.mlc"),
+            "t.mlc:3:11: error: input 'x': shape has 17 dims, more than the limit of 16");
+  EXPECT_EQ(load_error(model(100'000), "t.mlc"),
+            "t.mlc:3:11: error: input 'x': shape has 100000 dims, more than the limit of 16");
 }
 
 }  // namespace
