@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <unordered_map>
 
 #include "frontends/dsl_lexer.h"
@@ -61,36 +62,68 @@ struct Key {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& path, const DslTokens& toks)
-      : text_(text), path_(path), toks_(toks.tokens), comments_(toks.comments) {}
+  Parser(std::string_view text, const std::string& path)
+      : text_(text), path_(path), lex_(text, path), cur_(pull()) {}
 
   Expected<PNode> file() {
     PNode root = make(PNode::Kind::object, 0);
     while (tok().kind != DslToken::end) {
       if (tok().kind == DslToken::newline) {
-        ++pos_;
+        advance();
         continue;
       }
       if (tok().kind == DslToken::indent) return error(tok(), "unexpected indent");
       MLC_CHECK_OK(line(root, Ctx::top, 1));
     }
+    if (lex_error_) return *lex_error_;
     return root;
   }
 
  private:
-  const DslToken& tok() const { return toks_[pos_]; }
-  const DslToken& next() const { return toks_[std::min(pos_ + 1, toks_.size() - 1)]; }
+  // The tokens, pulled from the lexer as the parser goes: the current one and
+  // at most one more. A token the lexer cannot read ends the file, and its
+  // error is the one the parse reports (error() and file()).
+  DslToken pull() {
+    if (lex_error_) return DslToken{DslToken::end, text_.size(), text_.size(), {}};
+    Expected<DslToken> t = lex_.next();
+    if (t) return *t;
+    lex_error_ = t.take_error();
+    return DslToken{DslToken::end, text_.size(), text_.size(), {}};
+  }
+  const DslToken& tok() const { return cur_; }
+  const DslToken& next() {
+    if (!ahead_) ahead_ = pull();
+    return *ahead_;
+  }
+  void advance() {
+    cur_ = ahead_ ? *ahead_ : pull();
+    ahead_.reset();
+  }
   bool accept(std::string_view p) {
     if (!tok().is(p)) return false;
-    ++pos_;
+    advance();
     return true;
   }
 
   Error error(size_t offset, const std::string& message) const {
+    if (lex_error_) return *lex_error_;
     return error_at(loc_of_offset(path_, text_, offset), message);
   }
   Error error(const DslToken& t, const std::string& message) const {
     return error(t.begin, message);
+  }
+
+  // After an element of the bracket opened at `open_at`, neither ',' nor its
+  // closing bracket: says where the bracket opened when that was on an
+  // earlier line (it is most likely never closed; the lexer finds that only
+  // at the end of the file, which the parse does not read).
+  Error expected_comma_or(char close, size_t open_at) const {
+    std::string message = "expected ',' or '" + std::string(1, close) + "', found " + tok().describe();
+    Loc open = loc_of_offset(path_, text_, open_at);
+    if (loc_of_offset(path_, text_, tok().begin).line > open.line)
+      message += " (inside the " + squote(text_.substr(open_at, 1)) + " at line " +
+                 std::to_string(open.line) + ", column " + std::to_string(open.col) + ")";
+    return error(tok(), message);
   }
 
   Status count(size_t at, int64_t n = 1) {
@@ -119,7 +152,7 @@ class Parser {
 
   Status end_of_line() {
     if (tok().kind == DslToken::newline) {
-      ++pos_;
+      advance();
       return {};
     }
     if (tok().kind == DslToken::end) return {};
@@ -127,18 +160,18 @@ class Parser {
   }
 
   Expected<Key> key() {
-    const DslToken& t = tok();
+    const DslToken t = tok();
     if (t.kind == DslToken::word) {
-      ++pos_;
+      advance();
       return Key{std::string(t.text), t.begin};
     }
     if (t.kind == DslToken::number && t.text.find_first_not_of("0123456789") == kNone) {
-      ++pos_;
+      advance();
       return Key{std::string(t.text), t.begin};
     }
     if (t.kind == DslToken::string) {
       MLC_TRY(PNode s, string(t));
-      ++pos_;
+      advance();
       return Key{s.s, t.begin, true};
     }
     return error(t, "expected a name, found " + t.describe());
@@ -148,7 +181,8 @@ class Parser {
   // `key:` + block, `name(inputs):` + block (a container), `pass`.
   Status line(PNode& obj, Ctx ctx, int depth) {
     if (ctx != Ctx::top && tok().is_word("pass") && next().kind == DslToken::newline) {
-      pos_ += 2;
+      advance();
+      advance();
       return {};
     }
     MLC_TRY(Key k, key());
@@ -159,7 +193,7 @@ class Parser {
     if (tok().is(":") && next().kind == DslToken::newline) {
       if (modular && !(ctx == Ctx::module && k.name == "forward" && !k.quoted))
         return container_block(obj, ctx, k, depth);
-      ++pos_;
+      advance();
       bool statement_block = (ctx == Ctx::module || ctx == Ctx::custom_op) && k.name == "forward" && !k.quoted;
       if (statement_block || ctx == Ctx::backward) return statements(obj, k, depth);
       Ctx inner = ctx == Ctx::top && k.name == "custom_ops"       ? Ctx::custom_ops
@@ -176,7 +210,7 @@ class Parser {
     if (!tok().is("=") && !tok().is(":"))
       return error(tok(), "expected '=' or ':' after " + squote(k.name) + ", found " +
                               tok().describe());
-    ++pos_;
+    advance();
     MLC_TRY(bool took_block, member(obj, ctx, k, depth));
     if (took_block) return {};  // the block's end ended the line
     while (accept(";")) {
@@ -203,7 +237,7 @@ class Parser {
       took_block = true;
       if (v.find("block"))
         return error(tok(), "repeat(N, block) with a block below too; give one of them");
-      ++pos_;
+      advance();
       PNode c = make(PNode::Kind::object, k.at);
       MLC_CHECK_OK(count(k.at));
       MLC_CHECK_OK(container(c, nullptr, depth + (ctx == Ctx::module ? 3 : 2), k.name));
@@ -229,7 +263,7 @@ class Parser {
     if (!tok().is(":") || next().kind != DslToken::newline)
       return error(tok(), "expected ':' and a block below " + squote(k.name) + ", found " +
                               tok().describe());
-    ++pos_;
+    advance();
     int inner = depth + (ctx == Ctx::module ? 2 : 1);  // a layer sits in its parent's "layers"
     PNode c = make(PNode::Kind::object, k.at);
     MLC_CHECK_OK(count(k.at));
@@ -244,7 +278,7 @@ class Parser {
   // `(a, b)`: the input names of a container or custom op.
   Expected<PNode> input_names() {
     PNode inputs = make(PNode::Kind::array, tok().begin);
-    ++pos_;  // '('
+    advance();  // '('
     MLC_CHECK_OK(count(inputs.at, 2));
     while (!tok().is(")")) {
       if (tok().kind != DslToken::word)
@@ -252,11 +286,10 @@ class Parser {
       PNode s = bare(tok(), std::string(tok().text));
       MLC_CHECK_OK(count(s.at));
       inputs.children.emplace_back("", std::move(s));
-      ++pos_;
-      if (!accept(",") && !tok().is(")"))
-        return error(tok(), "expected ',' or ')', found " + tok().describe());
+      advance();
+      if (!accept(",") && !tok().is(")")) return expected_comma_or(')', inputs.at);
     }
-    ++pos_;
+    advance();
     return inputs;
   }
 
@@ -292,16 +325,16 @@ class Parser {
 
   // NEWLINE INDENT line* DEDENT, after `header:`.
   Status block(PNode& obj, Ctx ctx, int depth, const std::string& header) {
-    if (tok().kind == DslToken::newline) ++pos_;
+    if (tok().kind == DslToken::newline) advance();
     if (tok().kind != DslToken::indent)
       return error(tok(), "expected an indented block after " + squote(header + ":") +
                               ", found " + tok().describe());
-    ++pos_;
+    advance();
     while (tok().kind != DslToken::dedent && tok().kind != DslToken::end) {
       if (tok().kind == DslToken::indent) return error(tok(), "unexpected indent");
       MLC_CHECK_OK(line(obj, ctx, depth));
     }
-    if (tok().kind == DslToken::dedent) ++pos_;
+    if (tok().kind == DslToken::dedent) advance();
     return {};
   }
 
@@ -311,26 +344,28 @@ class Parser {
     MLC_CHECK_OK(check_depth(depth + 1, k.at));
     PNode arr = make(PNode::Kind::array, k.at);
     MLC_CHECK_OK(count(k.at));
-    if (tok().kind == DslToken::newline) ++pos_;
+    if (tok().kind == DslToken::newline) advance();
     if (tok().kind != DslToken::indent)
       return error(tok(), "expected an indented block of statements after " +
                               squote(k.name + ":") + ", found " + tok().describe());
-    ++pos_;
+    advance();
     while (tok().kind != DslToken::dedent && tok().kind != DslToken::end) {
       if (tok().kind == DslToken::indent) return error(tok(), "unexpected indent");
       size_t begin = tok().begin, end = tok().end_;
-      while (tok().kind != DslToken::newline && tok().kind != DslToken::end) end = toks_[pos_++].end_;
-      if (tok().kind == DslToken::newline) ++pos_;
-      auto c = std::lower_bound(comments_.begin(), comments_.end(), begin);
-      if (c != comments_.end() && *c < end)
-        return error(*c, "a comment inside a statement that spans lines");
+      while (tok().kind != DslToken::newline && tok().kind != DslToken::end) {
+        if (tok().begin != begin && tok().comment != kNone)
+          return error(tok().comment, "a comment inside a statement that spans lines");
+        end = tok().end_;
+        advance();
+      }
+      if (tok().kind == DslToken::newline) advance();
       PNode s = make(PNode::Kind::string, begin);
       s.s = std::string(text_.substr(begin, end - begin));
       s.bare_end = end;
       MLC_CHECK_OK(count(begin));
       arr.children.emplace_back("", std::move(s));
     }
-    if (tok().kind == DslToken::dedent) ++pos_;
+    if (tok().kind == DslToken::dedent) advance();
     add(obj, k.name, k.at, std::move(arr));
     return {};
   }
@@ -341,7 +376,7 @@ class Parser {
     if (!tok().is(":") || next().kind != DslToken::newline)
       return error(tok(), "expected ':' and a block below " + squote(k.name) + ", found " +
                               tok().describe());
-    ++pos_;
+    advance();
     PNode op = make(PNode::Kind::object, k.at);
     MLC_CHECK_OK(count(k.at, 2));
     MLC_CHECK_OK(check_depth(depth + 1, k.at));
@@ -374,12 +409,12 @@ class Parser {
     PNode p = make(PNode::Kind::integer, at);
     if (t.text.find_first_not_of("0123456789") == kNone) {
       auto r = std::from_chars(s.data(), s.data() + s.size(), p.i);
-      if (r.ec != std::errc()) return error(at, "integer " + s + " is out of range");
+      if (r.ec != std::errc()) return error(at, "integer " + unquoted(s) + " is out of range");
       return p;
     }
     p.kind = PNode::Kind::real;
     p.d = std::strtod(s.c_str(), nullptr);
-    if (!std::isfinite(p.d)) return error(at, "number " + s + " is out of range");
+    if (!std::isfinite(p.d)) return error(at, "number " + unquoted(s) + " is out of range");
     return p;
   }
 
@@ -387,24 +422,26 @@ class Parser {
   // {dict}, Type(args), dtype[dims] (an input's type), name[...] (a slice).
   Expected<PNode> value(int depth, bool modular) {
     MLC_CHECK_OK(check_depth(depth, tok().begin));
-    const DslToken& t = tok();
+    const DslToken t = tok();
     MLC_CHECK_OK(count(t.begin));
     if (t.is("-") && next().kind == DslToken::number) {
-      pos_ += 2;
-      return number(toks_[pos_ - 1], true, t.begin);
+      const DslToken n = next();
+      advance();
+      advance();
+      return number(n, true, t.begin);
     }
     if (t.kind == DslToken::number) {
-      ++pos_;
+      advance();
       return number(t, false, t.begin);
     }
     if (t.kind == DslToken::string) {
-      ++pos_;
+      advance();
       return string(t);
     }
     if (t.is("[") || t.is("(")) return sequence(depth, modular);
     if (t.is("{")) return dict(depth, modular);
     if (t.kind != DslToken::word) return error(t, "expected a value, found " + t.describe());
-    ++pos_;
+    advance();
     if (t.text == "True" || t.text == "true" || t.text == "False" || t.text == "false") {
       PNode p = make(PNode::Kind::boolean, t.begin);
       p.b = t.text[0] == 'T' || t.text[0] == 't';
@@ -417,10 +454,11 @@ class Parser {
     if (tok().is("[")) {
       if (parse_dtype(t.text)) return tensor_type(t, depth);
       size_t open = 0, end = t.end_;
-      for (; tok().kind != DslToken::end; ++pos_) {
+      for (; tok().kind != DslToken::end; advance()) {
         if (tok().is("[")) ++open;
         if (tok().is("]") && --open == 0) {
-          end = toks_[pos_++].end_;
+          end = tok().end_;
+          advance();
           break;
         }
       }
@@ -430,19 +468,18 @@ class Parser {
   }
 
   Expected<PNode> sequence(int depth, bool modular) {
-    const DslToken& open = tok();
+    const DslToken open = tok();
     std::string close = open.is("[") ? "]" : ")";
-    ++pos_;
+    advance();
     PNode arr = make(PNode::Kind::array, open.begin);
     bool comma = false;
     while (!tok().is(close)) {
       MLC_TRY(PNode v, value(depth + 1, modular));
       arr.children.emplace_back("", std::move(v));
       comma = accept(",");
-      if (!comma && !tok().is(close))
-        return error(tok(), "expected ',' or '" + close + "', found " + tok().describe());
+      if (!comma && !tok().is(close)) return expected_comma_or(close[0], open.begin);
     }
-    ++pos_;
+    advance();
     if (close == ")" && arr.children.size() == 1 && !comma) {
       values_ -= 1;  // (x) is x, not a tuple
       return std::move(arr.children[0].second);
@@ -452,7 +489,7 @@ class Parser {
 
   Expected<PNode> dict(int depth, bool modular) {
     PNode obj = make(PNode::Kind::object, tok().begin);
-    ++pos_;
+    advance();
     while (!tok().is("}")) {
       MLC_TRY(Key k, key());
       MLC_CHECK_OK(count(k.at));
@@ -460,10 +497,9 @@ class Parser {
         return error(tok(), "expected ':' after " + squote(k.name) + ", found " + tok().describe());
       MLC_TRY(PNode v, value(depth + 1, modular));
       add(obj, k.name, k.at, std::move(v));
-      if (!accept(",") && !tok().is("}"))
-        return error(tok(), "expected ',' or '}', found " + tok().describe());
+      if (!accept(",") && !tok().is("}")) return expected_comma_or('}', obj.at);
     }
-    ++pos_;
+    advance();
     return obj;
   }
 
@@ -489,13 +525,15 @@ class Parser {
       add(obj, "type", kNone, bare(type, std::string(type.text)));
       MLC_CHECK_OK(count(type.begin, 2));
     }
-    ++pos_;  // '('
+    const size_t open_at = tok().begin;
+    advance();  // '('
     size_t positional = 0;
     bool keywords = false;
     while (!tok().is(")")) {
       if (tok().kind == DslToken::word && next().is("=")) {
         Key k{std::string(tok().text), tok().begin};
-        pos_ += 2;
+        advance();
+        advance();
         MLC_CHECK_OK(count(k.at));
         MLC_TRY(PNode v, value(depth + 1, modular));
         add(obj, k.name, k.at, std::move(v));
@@ -508,7 +546,7 @@ class Parser {
         if (positional >= sig.positional.size()) {
           std::string names;
           for (auto n : sig.positional) names += (names.empty() ? "" : ", ") + std::string(n);
-          return error(at, std::string(type.text) + " takes at most " +
+          return error(at, unquoted(type.text) + " takes at most " +
                                std::to_string(sig.positional.size()) + " positional argument" +
                                (sig.positional.size() == 1 ? "" : "s") + " (" + names + ")");
         }
@@ -516,10 +554,9 @@ class Parser {
         MLC_TRY(PNode v, value(depth + 1, modular));
         add(obj, std::string(sig.positional[positional++]), kNone, std::move(v));
       }
-      if (!accept(",") && !tok().is(")"))
-        return error(tok(), "expected ',' or ')', found " + tok().describe());
+      if (!accept(",") && !tok().is(")")) return expected_comma_or(')', open_at);
     }
-    ++pos_;
+    advance();
     if (repeat && !obj.find("repeat"))
       return error(type, "repeat needs the number of copies: repeat(N, block) or repeat(N):");
     return obj;
@@ -527,9 +564,10 @@ class Parser {
 
   std::string_view text_;
   const std::string& path_;
-  const std::vector<DslToken>& toks_;
-  const std::vector<size_t>& comments_;
-  size_t pos_ = 0;
+  DslLexer lex_;
+  std::optional<Error> lex_error_;  // before cur_: pull() reads it
+  std::optional<DslToken> ahead_;
+  DslToken cur_;
   int64_t values_ = 0;
 };
 
@@ -593,8 +631,7 @@ bool is_model_language_path(std::string_view path) {
 }
 
 Expected<JsonDoc> parse_model_language(std::string_view text, const std::string& path) {
-  MLC_TRY(DslTokens toks, lex_model_language(text, path));
-  Parser parser(text, path, toks);
+  Parser parser(text, path);
   MLC_TRY(PNode root, parser.file());
   auto json = std::make_shared<Json>();
   MLC_CHECK_OK(to_json(root, *json, text, path));

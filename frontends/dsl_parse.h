@@ -18,7 +18,9 @@
 // Contracts:
 //  - parse_model_language never throws, is linear in the text and recurses at
 //    most as deep as blocks and brackets nest (kMaxJsonDepth, as JSON); at most
-//    kMaxJsonValues values (keys count, as JSON).
+//    kMaxJsonValues values (keys count, as JSON). It pulls tokens from the
+//    lexer as it goes (one of lookahead) and stops at the first mistake, so
+//    nothing after it is read; it never holds the file's tokens.
 //  - Every mistake is "FILE:LINE:COL: error: WHAT" at the byte: syntax,
 //    indentation, a duplicated key (at the second, naming the first), a
 //    positional argument the call's type does not take.

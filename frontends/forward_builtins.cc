@@ -285,6 +285,10 @@ Expected<std::vector<int64_t>> int_list(const Val& v, const std::string& what, c
     MLC_TRY(int64_t n, int_arg(v, what, at));
     return std::vector<int64_t>{n};
   }
+  if (v.items.size() > kMaxRank)  // every such list is dims or sizes of dims
+    return fwd_error(v.loc.line ? v.loc : at, what + " has " + std::to_string(v.items.size()) +
+                                                  " elements, more than the limit of " +
+                                                  std::to_string(kMaxRank) + " dims");
   for (const Val& item : v.items) {
     MLC_TRY(int64_t n, int_arg(item, what, at));
     out.push_back(n);

@@ -85,7 +85,7 @@ Expected<Value*> literal_like(Builder& b, const Val& lit, DType dtype);
 // Argument conversions; errors at the argument (or `at` if it has no location).
 Expected<Value*> tensor_arg(const Val& v, const std::string& what, const Loc& at);
 Expected<int64_t> int_arg(const Val& v, const std::string& what, const Loc& at);
-// An integer or a list of integers.
+// An integer or a list of at most kMaxRank integers (dims, or sizes of dims).
 Expected<std::vector<int64_t>> int_list(const Val& v, const std::string& what, const Loc& at);
 // A dim of `t`, negative ones counted from the end: in [0, rank + extra).
 Expected<int64_t> dim_arg(const Val& v, const TensorType& t, const std::string& what, const Loc& at,

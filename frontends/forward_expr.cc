@@ -14,12 +14,16 @@ namespace mlc {
 
 namespace {
 
-// "a, b, c" ("none" if empty), at most kMaxListed names, then "and N more".
+// "a, b, c" ("none" if empty): the user's names, each bounded by unquoted, at
+// most kMaxListed of them and no more once the list is kMaxListedBytes long,
+// then "and N more".
 std::string join(const std::vector<std::string>& names) {
-  constexpr size_t kMaxListed = 20;
+  constexpr size_t kMaxListed = 20, kMaxListedBytes = 300;
   std::string s;
-  for (size_t i = 0; i < names.size() && i < kMaxListed; ++i) s += (i ? ", " : "") + names[i];
-  if (names.size() > kMaxListed) s += " and " + std::to_string(names.size() - kMaxListed) + " more";
+  size_t i = 0;
+  for (; i < names.size() && i < kMaxListed && s.size() < kMaxListedBytes; ++i)
+    s += (i ? ", " : "") + unquoted(names[i]);
+  if (i < names.size()) s += " and " + std::to_string(names.size() - i) + " more";
   return s.empty() ? "none" : s;
 }
 
@@ -67,7 +71,7 @@ struct Token {
   std::string_view text;
 
   std::string describe() const {
-    return kind == end ? "end of statement" : "'" + std::string(text) + "'";
+    return kind == end ? "end of statement" : squote(text);
   }
 };
 
@@ -389,7 +393,7 @@ class StatementParser {
       std::string s(t.text);
       e->number = std::strtod(s.c_str(), nullptr);
       e->integral = s.find_first_of(".eE") == std::string::npos;
-      if (!std::isfinite(e->number)) return error(t.offset, "number " + s + " is out of range");
+      if (!std::isfinite(e->number)) return error(t.offset, "number " + unquoted(s) + " is out of range");
       return e;
     }
     if (is_punct(t, "(")) {
@@ -486,7 +490,7 @@ class StatementParser {
     if (name == "None") return make(Expr::Kind::none, t.offset);
     if (auto d = dtype_named(name)) return dtype_expr(*d, t.offset);
     if (is_layer(name))
-      return error(t.offset, squote(name) + " is a layer; call it: " + name + "(...)");
+      return error(t.offset, squote(name) + " is a layer; call it: " + unquoted(name) + "(...)");
     if (is_forward_builtin(name))
       return error(t.offset, squote(name) + " is a built-in function; call it: " + name + "(...)");
     if (name == "batch")

@@ -52,9 +52,8 @@ Status precheck_numbers(std::string_view text, const std::string& path) {
       std::string token(text.substr(pos, end - pos));
       double v = std::strtod(token.c_str(), nullptr);
       if (std::isinf(v)) {
-        if (token.size() > 40) token = token.substr(0, 40) + "...";
         return error_at(loc_of_offset(path, text, pos),
-                        "invalid JSON: number " + token + " is out of range");
+                        "invalid JSON: number " + unquoted(token) + " is out of range");
       }
       pos = end;
     } else {
@@ -62,29 +61,6 @@ Status precheck_numbers(std::string_view text, const std::string& path) {
     }
   }
   return {};
-}
-
-std::string squote(std::string_view s) {
-  constexpr size_t kMax = 60;
-  std::string out = "'";
-  size_t n = s.size();
-  if (n > kMax) {
-    n = kMax;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  }
-  static const char* hex = "0123456789abcdef";
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (n < s.size()) out += "...";
-  return out + "'";
 }
 
 // The post-parse walk, in step with the DOM. The text is valid JSON, but every

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/diagnostics.h"  // squote, for the messages of every frontend
 #include "ir/expected.h"
 #include "ir/graph.h"
 #include "support/json_parse.h"
@@ -28,10 +29,6 @@ namespace mlc {
 
 // Errors: "FILE:L:C: error: invalid JSON: number 1e999 is out of range".
 Status precheck_numbers(std::string_view text, const std::string& path);
-
-// A user string for a message: 'text' in single quotes, control characters
-// escaped as \xNN, cut at 60 bytes (on a UTF-8 boundary) with "...".
-std::string squote(std::string_view s);
 
 class JsonLocations;
 

@@ -38,6 +38,10 @@ Expected<InputInfo> parse_input(const JsonDoc& doc, const Node& n) {
   info.dtype = *parsed;
   MLC_TRY(Node shape, f.require("shape"));
   MLC_CHECK_OK(doc.expect_array(shape));
+  if (shape.json->size() > kMaxRank)
+    return doc.error(shape, "input " + squote(info.name) + ": shape has " +
+                                std::to_string(shape.json->size()) + " dims, more than the limit of " +
+                                std::to_string(kMaxRank));
   for (size_t i = 0; i < shape.json->size(); ++i) {
     Node d = shape.element(i);
     if (d.json->is_string()) {

@@ -1,6 +1,7 @@
 #include "ir/collectives.h"
 
 #include "ir/op_table.h"
+#include "support/quote.h"
 
 namespace mlc {
 
@@ -34,7 +35,7 @@ std::string check_collective(const Op& op, const Mesh& mesh) {
   const std::string& axis = op.attrs.get_string("mesh_axis");
   auto n = mesh_axis_size(op, mesh);
   if (!n)
-    return "mesh_axis '" + axis + "' is not an axis of " +
+    return "mesh_axis " + squote(axis) + " is not an axis of " +
            (mesh.empty() ? std::string("the module (it has no mesh)") : "mesh " + mesh.str());
   const Shape& out = op.result()->type.shape;
   switch (op.code) {

@@ -1,5 +1,9 @@
 // Diagnostic formatting shared by every stage:
 //   "examples/digits_cnn.json:14:9: error: conv2d: input channels 3 do not match ..."
+//
+// Input a message quotes (a token, a literal, a name, a JSON value) goes
+// through squote or unquoted (support/quote.h), so that no message grows with
+// its input (docs/limits.md).
 #pragma once
 
 #include <string>
@@ -7,6 +11,7 @@
 
 #include "ir/expected.h"
 #include "ir/graph.h"
+#include "support/quote.h"
 
 namespace mlc {
 

@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "support/quote.h"
+
 namespace mlc {
 
 std::string Loc::str() const {
@@ -102,15 +104,15 @@ std::string check_scope(std::string_view scope) {
   for (char c : scope) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (c == '.') {
-      if (part == 0) return "scope '" + std::string(scope) + "' has an empty component";
+      if (part == 0) return "scope " + squote(scope) + " has an empty component";
       part = 0;
     } else if (!ok) {
-      return "scope '" + std::string(scope) + "' has a character outside [A-Za-z0-9_.]";
+      return "scope " + squote(scope) + " has a character outside [A-Za-z0-9_.]";
     } else {
       ++part;
     }
   }
-  if (!scope.empty() && part == 0) return "scope '" + std::string(scope) + "' has an empty component";
+  if (!scope.empty() && part == 0) return "scope " + squote(scope) + " has an empty component";
   return "";
 }
 
@@ -128,7 +130,7 @@ std::string check_module_attr(const NamedAttr& a) {
     known += (known.empty() ? "" : ", ") + std::string(spec.name);
     if (spec.name != a.name) continue;
     if (!attr_has_kind(a.value, spec.kind))
-      return "module attribute '" + a.name + "' must be " + std::string(attr_kind_name(spec.kind)) +
+      return "module attribute " + squote(a.name) + " must be " + std::string(attr_kind_name(spec.kind)) +
              ", got " + attr_value_to_string(a.value);
     if (a.name == "mesh") {
       auto mesh = Mesh::parse(std::get<std::string>(a.value));
@@ -140,10 +142,10 @@ std::string check_module_attr(const NamedAttr& a) {
       if (std::get<std::string>(a.value) == c) return "";
       choices += (choices.empty() ? "\"" : ", \"") + std::string(c) + "\"";
     }
-    return "module attribute '" + a.name + "' must be one of " + choices + ", got " +
+    return "module attribute " + squote(a.name) + " must be one of " + choices + ", got " +
            attr_value_to_string(a.value);
   }
-  return "unknown module attribute '" + a.name + "' (known: " + known + ")";
+  return "unknown module attribute " + squote(a.name) + " (known: " + known + ")";
 }
 
 Function* Module::find(std::string_view func_name) const {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "support/quote.h"
+
 namespace mlc {
 
 namespace {
@@ -36,7 +38,7 @@ std::string Mesh::str() const {
 }
 
 Expected<Mesh> Mesh::parse(std::string_view text) {
-  const std::string what = "mesh '" + std::string(text) + "'";
+  const std::string what = "mesh " + squote(text);
   Mesh mesh;
   if (text.empty()) return make_error(what + ": expected axes like 'dp=2,tp=2'");
   size_t pos = 0;
@@ -45,17 +47,17 @@ Expected<Mesh> Mesh::parse(std::string_view text) {
     std::string_view item = text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
     size_t eq = item.find('=');
     if (eq == std::string_view::npos)
-      return make_error(what + ": expected 'name=size', found '" + std::string(item) + "'");
+      return make_error(what + ": expected 'name=size', found " + squote(item));
     std::string_view name = item.substr(0, eq), size = item.substr(eq + 1);
     if (!is_identifier(name))
-      return make_error(what + ": axis name '" + std::string(name) + "' is not an identifier");
-    if (mesh.find(name)) return make_error(what + ": axis '" + std::string(name) + "' appears twice");
+      return make_error(what + ": axis name " + squote(name) + " is not an identifier");
+    if (mesh.find(name)) return make_error(what + ": axis " + squote(name) + " appears twice");
     int64_t n = 0;
     if (size.empty() || size.size() > 6) n = -1;
     for (char c : size) n = (n < 0 || !std::isdigit(static_cast<unsigned char>(c))) ? -1 : n * 10 + (c - '0');
     if (n < 1)
-      return make_error(what + ": size of axis '" + std::string(name) + "' must be a positive integer, found '" +
-                        std::string(size) + "'");
+      return make_error(what + ": size of axis " + squote(name) + " must be a positive integer, found " +
+                        squote(size));
     mesh.axes.push_back({std::string(name), n});
     if (mesh.num_devices() > kMaxMeshDevices)
       return make_error(what + ": more than " + std::to_string(kMaxMeshDevices) + " devices");
@@ -85,7 +87,7 @@ Expected<Placement> Placement::parse(std::string_view text) {
   if (!dim.empty() && dim.size() <= 6 && (dim == "0" || dim[0] != '0') &&
       std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return S(std::stoll(std::string(dim)));
-  return make_error("placement '" + std::string(text) + "': expected 'R', 'S(dim)', 'P' or 'P(max)'");
+  return make_error("placement " + squote(text) + ": expected 'R', 'S(dim)', 'P' or 'P(max)'");
 }
 
 std::string placements_str(const Placements& p) {
@@ -96,7 +98,7 @@ std::string placements_str(const Placements& p) {
 }
 
 Expected<Placements> parse_placements(std::string_view text) {
-  const std::string what = "placements '" + std::string(text) + "'";
+  const std::string what = "placements " + squote(text);
   if (text.size() < 3 || text.front() != '<' || text.back() != '>')
     return make_error(what + ": expected a list like '<S(0),R>'");
   Placements p;
@@ -106,7 +108,7 @@ Expected<Placements> parse_placements(std::string_view text) {
     const std::string_view item = rest.substr(0, comma);
     auto one = Placement::parse(item);
     if (!one)
-      return make_error(what + ": expected 'R', 'S(dim)', 'P' or 'P(max)', found '" + std::string(item) + "'");
+      return make_error(what + ": expected 'R', 'S(dim)', 'P' or 'P(max)', found " + squote(item));
     p.push_back(*one);
     if (comma == std::string_view::npos) return p;
     rest.remove_prefix(comma + 1);

@@ -38,7 +38,7 @@ Status complete_attrs(const OpInfo& info, Attrs& attrs) {
     if (!known) {
       std::string expected;
       for (const AttrSpec& spec : info.attrs) expected += (expected.empty() ? "" : ", ") + spec.name;
-      return make_error(std::string(info.name) + ": unknown attribute '" + a.name + "'" +
+      return make_error(std::string(info.name) + ": unknown attribute " + squote(a.name) +
                         (expected.empty() ? " (the op takes none)" : " (expected: " + expected + ")"));
     }
   }
@@ -47,7 +47,7 @@ Status complete_attrs(const OpInfo& info, Attrs& attrs) {
     const AttrValue* v = attrs.find(spec.name);
     if (!v) {
       if (!spec.default_value)
-        return make_error(std::string(info.name) + ": missing attribute '" + spec.name + "' (" +
+        return make_error(std::string(info.name) + ": missing attribute " + squote(spec.name) + " (" +
                           std::string(attr_kind_name(spec.kind)) + ")");
       ordered.set(spec.name, *spec.default_value);
       continue;
@@ -56,7 +56,7 @@ Status complete_attrs(const OpInfo& info, Attrs& attrs) {
     if (spec.kind == AttrKind::Float && std::holds_alternative<int64_t>(value))
       value = static_cast<double>(std::get<int64_t>(value));
     if (!attr_has_kind(value, spec.kind))
-      return make_error(std::string(info.name) + ": attribute '" + spec.name + "' must be " +
+      return make_error(std::string(info.name) + ": attribute " + squote(spec.name) + " must be " +
                         std::string(attr_kind_name(spec.kind)) + ", got " +
                         attr_value_to_string(value));
     ordered.set(spec.name, std::move(value));
@@ -88,10 +88,14 @@ Expected<std::vector<TensorType>> infer_result_types(OpCode code, std::span<cons
     return make_error(std::string(info.name) + ": expected at least one operand, got 0");
   InferContext ctx{info.name, operands, attrs, declared.size() == 1 ? &declared[0] : nullptr, declared};
   MLC_TRY(std::vector<TensorType> types, info.infer(ctx));
-  for (const TensorType& type : types)
+  for (const TensorType& type : types) {
+    if (type.shape.size() > kMaxRank)
+      return make_error(std::string(info.name) + ": result rank " + std::to_string(type.rank()) +
+                        " is more than the limit of " + std::to_string(kMaxRank));
     if (!checked_num_elements(type.shape))
       return make_error(std::string(info.name) + ": result shape " + shape_to_string(type.shape) +
                         " is negative or has more than 2^40 elements");
+  }
   if (declared.empty()) return types;
   if (declared.size() != types.size())
     return make_error(std::string(info.name) + ": " + std::to_string(declared.size()) + " result" +

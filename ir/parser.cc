@@ -56,18 +56,13 @@ std::string describe_char(char c) {
   return std::string("'") + buf + "'";
 }
 
-// A token's text for "found ..." messages: quoted, escaped, truncated.
+// A token's text for "found ..." messages: quoted, escaped, bounded (squote).
 std::string describe(const Token& t, std::string_view full_text) {
   if (t.kind == Tok::End) return "end of input";
   std::string_view s = t.text;
   if (t.kind == Tok::ValueName || t.kind == Tok::SymbolName)
     s = full_text.substr(t.offset, t.text.size() + 1);  // with its sigil
-  std::string out = "'";
-  for (size_t i = 0; i < s.size() && i < 40; ++i) {
-    std::string c = describe_char(s[i]);
-    out += c.substr(1, c.size() - 2);
-  }
-  return out + (s.size() > 40 ? "...'" : "'");
+  return squote(s);
 }
 
 // Positions are reported as byte offsets; the message gets its line:col only
@@ -312,6 +307,9 @@ class Parser {
     Shape shape;
     if (!at(Tok::RBracket)) {
       for (;;) {
+        if (shape.size() == kMaxRank)
+          return error_at(tok_.offset, "more than " + std::to_string(kMaxRank) +
+                                           " dims in a type (the limit for a tensor's rank)");
         MLC_TRY(int64_t d, parse_int("a dimension"));
         shape.push_back(d);
         if (!at(Tok::Comma)) break;
@@ -440,7 +438,7 @@ class Parser {
       if (!at(Tok::Ident)) return unexpected("an attribute name");
       Token name = tok_;
       if (!seen.insert(name.text).second)
-        return error_at(name.offset, "duplicate attribute '" + std::string(name.text) + "'");
+        return error_at(name.offset, "duplicate attribute " + squote(name.text));
       MLC_CHECK_OK(advance());
       MLC_CHECK_OK(expect(Tok::Equal, "'='", "after attribute name"));
       MLC_TRY(AttrValue v, parse_attr_value());
@@ -457,9 +455,9 @@ class Parser {
     Attrs fields;
     MLC_CHECK_OK(parse_attrs(fields));
     for (const NamedAttr& a : fields.list()) {
-      if (a.name != "scope") return error_at(start, "unknown op metadata '" + a.name + "' (known: scope)");
+      if (a.name != "scope") return error_at(start, "unknown op metadata " + squote(a.name) + " (known: scope)");
       if (!std::holds_alternative<std::string>(a.value))
-        return error_at(start, "op metadata 'scope' must be a string, got " + attr_value_to_string(a.value));
+        return error_at(start, "op metadata 'scope' must be a string, got " + unquoted(attr_value_to_string(a.value)));
       meta.scope = std::get<std::string>(a.value);
       if (std::string problem = check_scope(meta.scope); !problem.empty()) return error_at(start, problem);
     }
@@ -495,14 +493,14 @@ class Parser {
     if (!at(Tok::ValueName)) return unexpected("a value");
     auto it = scope.find(tok_.text);
     if (it == scope.end())
-      return error_at(tok_.offset, "use of undefined value '%" + std::string(tok_.text) + "'");
+      return error_at(tok_.offset, "use of undefined value " + squote("%" + std::string(tok_.text)));
     MLC_CHECK_OK(advance());
     return it->second;
   }
 
   Status define(Scope& scope, const Token& name, Value* v) {
     if (!scope.emplace(name.text, v).second)
-      return error_at(name.offset, "redefinition of value '%" + std::string(name.text) + "'");
+      return error_at(name.offset, "redefinition of value " + squote("%" + std::string(name.text)));
     return {};
   }
 
@@ -510,8 +508,8 @@ class Parser {
     if (!at(Tok::ValueName)) return unexpected("an argument", "in argument list");
     Token name = tok_;
     if (!is_arg_name(name.text))
-      return error_at(name.offset, "invalid argument name '%" + std::string(name.text) +
-                                       "' (must be " + std::string(kArgNameRule) + ")");
+      return error_at(name.offset, "invalid argument name " + squote("%" + std::string(name.text)) +
+                                       " (must be " + std::string(kArgNameRule) + ")");
     MLC_CHECK_OK(advance());
     MLC_CHECK_OK(expect(Tok::Colon, "':'", "after argument name"));
     MLC_TRY(TensorType type, parse_type());
@@ -525,7 +523,7 @@ class Parser {
     MLC_CHECK_OK(expect(Tok::RBrace, "'}'", "after argument kind"));
     Value* arg = f.add_arg(std::string(name.text), std::move(type), *kind);
     arg->placements = std::move(placements);
-    MLC_CHECK_OK(check_placed(name.offset, arg, "argument '%" + std::string(name.text) + "'"));
+    MLC_CHECK_OK(check_placed(name.offset, arg, "argument " + squote("%" + std::string(name.text))));
     return define(scope, name, arg);
   }
 
@@ -542,9 +540,9 @@ class Parser {
     for (size_t i = 0; i < f.args.size(); ++i)
       if (f.args[i]->name == name.text) index = static_cast<int>(i);
     if (index < 0)
-      return error_at(name.offset, "'updates' names '%" + std::string(name.text) +
-                                       "', which is not an argument of '@" + f.name + "'");
-    const std::string arg = "'%" + std::string(name.text) + "'";
+      return error_at(name.offset, "'updates' names " + squote("%" + std::string(name.text)) +
+                                       ", which is not an argument of " + squote("@" + f.name));
+    const std::string arg = squote("%" + std::string(name.text));
     ArgKind kind = f.arg_kinds[index];
     if (kind != ArgKind::param && kind != ArgKind::state && kind != ArgKind::buffer)
       return error_at(name.offset, "'updates' names " + arg + ", which is {" +
@@ -582,8 +580,7 @@ class Parser {
       }
       if (updates >= 0 && f.args[updates]->placements != result_placements_.back())
         return error_at(tok_.offset, "result #" + std::to_string(result_types.size() - 1) + " has placements " +
-                                         show_placements(result_placements_.back()) + " but updates '%" +
-                                         f.args[updates]->name + "' placed " + show_placements(f.args[updates]->placements));
+                                         show_placements(result_placements_.back()) + " but updates " + squote("%" + f.args[updates]->name) + " placed " + show_placements(f.args[updates]->placements));
       if (updates >= 0) {
         f.result_updates.resize(result_types.size(), -1);
         f.result_updates.back() = updates;
@@ -662,7 +659,7 @@ class Parser {
       Status fits = verify_fusion_body(*body, types, declared);
       if (!fits) return error_at(name.offset, "fusion: " + fits.error().message);
     } else if (at_keyword("body")) {
-      return error_at(tok_.offset, "only fusion ops have a body, not " + std::string(name.text));
+      return error_at(tok_.offset, "only fusion ops have a body, not " + unquoted(name.text));
     }
     if (*code == OpCode::Call) {
       if (in_body_) return error_at(name.offset, "a fusion body cannot hold a call");
@@ -675,7 +672,7 @@ class Parser {
     if (*code == OpCode::Call) calls_.back().op = op;
     for (size_t k = 0; k < results.size(); ++k) {
       op->results[k]->placements = std::move(placements[k]);
-      MLC_CHECK_OK(check_placed(results[k].offset, op->results[k], "'%" + std::string(results[k].text) + "'"));
+      MLC_CHECK_OK(check_placed(results[k].offset, op->results[k], squote("%" + std::string(results[k].text))));
       MLC_CHECK_OK(define(scope, results[k], op->results[k]));
     }
     if (uses_mesh_axis(*code))
@@ -695,7 +692,7 @@ class Parser {
       if (!at(Tok::ValueName)) return unexpected("a body argument", "in body arguments");
       Token name = tok_;
       if (!is_arg_name(name.text))
-        return error_at(name.offset, "invalid argument name '%" + std::string(name.text) + "' (must be " +
+        return error_at(name.offset, "invalid argument name " + squote("%" + std::string(name.text)) + " (must be " +
                                          std::string(kArgNameRule) + ")");
       MLC_CHECK_OK(advance());
       MLC_CHECK_OK(expect(Tok::Colon, "':'", "after argument name"));
@@ -704,7 +701,7 @@ class Parser {
       Value* arg = body->add_arg(std::string(name.text), std::move(type), ArgKind::input);
       arg->placements = std::move(placements);
       in_body_ = true;
-      Status placed = check_placed(name.offset, arg, "body argument '%" + std::string(name.text) + "'");
+      Status placed = check_placed(name.offset, arg, "body argument " + squote("%" + std::string(name.text)));
       in_body_ = false;
       MLC_CHECK_OK(placed);
       MLC_CHECK_OK(define(scope, name, arg));
@@ -727,7 +724,7 @@ class Parser {
         return parse_return(f, scope, result_types);
       } else if (at(Tok::RBrace)) {
         return error_at(tok_.offset, "missing 'return' at end of " +
-                                         (in_body_ ? std::string("fusion body") : "function '@" + f.name + "'"));
+                                         (in_body_ ? std::string("fusion body") : "function " + squote("@" + f.name)));
       } else {
         return unexpected("an op or 'return'");
       }
@@ -749,20 +746,20 @@ class Parser {
     }
     if (f.results.size() != types.size())
       return error_at(offset, "return has " + plural(f.results.size(), "value") + ", but " +
-                                  (in_body_ ? std::string("the fusion op") : "function '@" + f.name + "'") +
+                                  (in_body_ ? std::string("the fusion op") : "function " + squote("@" + f.name)) +
                                   " declares " + plural(types.size(), "result"));
     for (size_t i = 0; i < types.size(); ++i)
       if (f.results[i]->type != types[i])
-        return error_at(names[i].offset, "return value '%" + std::string(names[i].text) +
-                                             "' has type " + f.results[i]->type.str() + ", but result #" +
+        return error_at(names[i].offset, "return value " + squote("%" + std::string(names[i].text)) +
+                                             " has type " + f.results[i]->type.str() + ", but result #" +
                                              std::to_string(i) + " of " +
-                                             (in_body_ ? std::string("the fusion op") : "'@" + f.name + "'") +
+                                             (in_body_ ? std::string("the fusion op") : squote("@" + f.name)) +
                                              " is declared " + types[i].str());
     for (size_t i = 0; !in_body_ && i < result_placements_.size() && i < f.results.size(); ++i)
       if (f.results[i]->placements != result_placements_[i])
-        return error_at(names[i].offset, "return value '%" + std::string(names[i].text) + "' has placements " +
+        return error_at(names[i].offset, "return value " + squote("%" + std::string(names[i].text)) + " has placements " +
                                              show_placements(f.results[i]->placements) + ", but result #" +
-                                             std::to_string(i) + " of '@" + f.name + "' is declared " +
+                                             std::to_string(i) + " of " + squote("@" + f.name) + " is declared " +
                                              show_placements(result_placements_[i]));
     return expect(Tok::RBrace, "'}'", "after return");
   }
@@ -773,7 +770,7 @@ class Parser {
     Token name = tok_;
     if (name.text.empty()) return error_at(name.offset, "expected a function name after '@'");
     if (!names.insert(name.text).second)
-      return error_at(name.offset, "redefinition of function '@" + std::string(name.text) + "'");
+      return error_at(name.offset, "redefinition of function " + squote("@" + std::string(name.text)));
     MLC_CHECK_OK(advance());
     Function& f = m.add_function(std::string(name.text));
     Scope scope;

@@ -23,7 +23,7 @@ bool is_symbol_name(std::string_view s) {
 }
 
 Error function_error(const Function& f, const std::string& message) {
-  return make_error(format_error(Loc{}, "verifier: function @" + f.name + ": " + message));
+  return make_error(format_error(Loc{}, "verifier: function " + unquoted("@" + f.name) + ": " + message));
 }
 
 // Drops the "<op>: " prefix that op_table messages start with.
@@ -76,17 +76,17 @@ class FunctionVerifier {
       const Value* arg = f_.args[a];
       if (f_.arg_kinds[a] != ArgKind::param && f_.arg_kinds[a] != ArgKind::state &&
           f_.arg_kinds[a] != ArgKind::buffer)
-        return function_error(f_, what + " updates '%" + arg->name + "', which is {" +
+        return function_error(f_, what + " updates " + squote("%" + arg->name) + ", which is {" +
                                       std::string(arg_kind_name(f_.arg_kinds[a])) +
                                       "}, not a {param}, {state} or {buffer} argument");
       if (arg->type != f_.results[k]->type)
-        return function_error(f_, what + " has type " + f_.results[k]->type.str() + " but updates '%" +
-                                      arg->name + "' of type " + arg->type.str());
+        return function_error(f_, what + " has type " + f_.results[k]->type.str() + " but updates " +
+                                      squote("%" + arg->name) + " of type " + arg->type.str());
       if (!updated.insert(a).second)
-        return function_error(f_, what + " updates '%" + arg->name + "', which an earlier result updates");
+        return function_error(f_, what + " updates " + squote("%" + arg->name) + ", which an earlier result updates");
       if (arg->placements != f_.results[k]->placements)
         return function_error(f_, what + " has placements " + placements_str(f_.results[k]->placements) +
-                                      " but updates '%" + arg->name + "' placed " + placements_str(arg->placements));
+                                      " but updates " + squote("%" + arg->name) + " placed " + placements_str(arg->placements));
     }
     return {};
   }
@@ -104,24 +104,24 @@ class FunctionVerifier {
       if (!a) return function_error(f_, what + " is null");
       if (a->producer) return function_error(f_, what + " has a producer op");
       if (!is_arg_name(a->name))
-        return function_error(f_, what + " has invalid name '" + a->name +
-                                      "' (must be " + std::string(kArgNameRule) + ")");
+        return function_error(f_, what + " has invalid name " + squote(a->name) +
+                                      " (must be " + std::string(kArgNameRule) + ")");
       if (!names.insert(a->name).second)
-        return function_error(f_, "duplicate argument name '" + a->name + "'");
+        return function_error(f_, "duplicate argument name " + squote(a->name));
       if (!checked_num_elements(a->type.shape))
-        return function_error(f_, what + " '%" + a->name + "' has shape " +
+        return function_error(f_, what + " " + squote("%" + a->name) + " has shape " +
                                       shape_to_string(a->type.shape) +
                                       " that is negative or has more than 2^40 elements");
       if (!defined_.insert(a).second)
         return function_error(f_, what + " repeats an earlier argument");
       if (std::string problem = check_value_placements(a); !problem.empty())
-        return function_error(f_, what + " '%" + a->name + "' " + problem);
+        return function_error(f_, what + " " + squote("%" + a->name) + " " + problem);
       if (f_.arg_kinds[i] == ArgKind::step) {
         if (a->type != TensorType{DType::i64, {}})
-          return function_error(f_, what + " '%" + a->name + "' is the step counter {step}, so it "
+          return function_error(f_, what + " " + squote("%" + a->name) + " is the step counter {step}, so it "
                                         "must be i64[], not " + a->type.str());
         if (++step_args > 1)
-          return function_error(f_, what + " '%" + a->name + "' is a second {step} argument");
+          return function_error(f_, what + " " + squote("%" + a->name) + " is a second {step} argument");
       }
     }
     return {};
@@ -277,37 +277,38 @@ Status verify_fusion_body(const Function& body, std::span<const TensorType* cons
 std::string check_call(const Module& m, const Function& caller, const Op& op) {
   const std::string& name = op.attrs.get_string("callee");
   const Function* callee = m.find(name);
-  if (!callee) return "callee @" + name + " is not a function of the module";
-  if (callee == &caller) return "@" + name + " calls itself";
+  const std::string shown = unquoted("@" + name);
+  if (!callee) return "callee " + shown + " is not a function of the module";
+  if (callee == &caller) return shown + " calls itself";
   for (const auto& inner : callee->ops)
-    if (inner->code == OpCode::Call) return "callee @" + name + " holds a call (calls do not nest)";
+    if (inner->code == OpCode::Call) return "callee " + shown + " holds a call (calls do not nest)";
   if (callee->args.size() != op.operands.size())
-    return "@" + name + " takes " + std::to_string(callee->args.size()) + " arguments, the call passes " +
+    return shown + " takes " + std::to_string(callee->args.size()) + " arguments, the call passes " +
            std::to_string(op.operands.size());
   for (size_t k = 0; k < op.operands.size(); ++k)
     if (callee->args[k]->type != op.operands[k]->type)
-      return "operand #" + std::to_string(k) + " is " + op.operands[k]->type.str() + ", @" + name + "'s argument %" +
-             callee->args[k]->name + " is " + callee->args[k]->type.str();
+      return "operand #" + std::to_string(k) + " is " + op.operands[k]->type.str() + ", " + shown + "'s argument " +
+             unquoted("%" + callee->args[k]->name) + " is " + callee->args[k]->type.str();
   if (callee->results.size() != op.results.size())
-    return "@" + name + " returns " + std::to_string(callee->results.size()) + " values, the call has " +
+    return shown + " returns " + std::to_string(callee->results.size()) + " values, the call has " +
            std::to_string(op.results.size()) + " results";
   for (size_t k = 0; k < op.results.size(); ++k)
     if (callee->results[k]->type != op.results[k]->type)
-      return "result #" + std::to_string(k) + " is " + op.results[k]->type.str() + ", @" + name + " returns " +
+      return "result #" + std::to_string(k) + " is " + op.results[k]->type.str() + ", " + shown + " returns " +
              callee->results[k]->type.str();
   return "";
 }
 
 Status verify_module(const Module& m) {
   if (!is_symbol_name(m.name))
-    return error_at(Loc{}, "verifier: invalid module name '" + m.name +
-                               "' (must match [A-Za-z0-9_.-]*)");
+    return error_at(Loc{}, "verifier: invalid module name " + squote(m.name) +
+                               " (must match [A-Za-z0-9_.-]*)");
   std::unordered_set<std::string_view> attr_names;
   for (const NamedAttr& a : m.attrs.list()) {
     if (std::string problem = check_module_attr(a); !problem.empty())
       return error_at(Loc{}, "verifier: " + problem);
     if (!attr_names.insert(a.name).second)
-      return error_at(Loc{}, "verifier: duplicate module attribute '" + a.name + "'");
+      return error_at(Loc{}, "verifier: duplicate module attribute " + squote(a.name));
   }
   std::unordered_set<std::string_view> names;
   for (size_t i = 0; i < m.functions.size(); ++i) {
@@ -316,7 +317,7 @@ Status verify_module(const Module& m) {
     if (f->name.empty() || !is_symbol_name(f->name))
       return function_error(*f, "invalid function name (must match [A-Za-z0-9_.-]+)");
     if (!names.insert(f->name).second)
-      return error_at(Loc{}, "verifier: duplicate function name '@" + f->name + "'");
+      return error_at(Loc{}, "verifier: duplicate function name " + squote("@" + f->name));
     MLC_CHECK_OK(verify_function(*f, m.mesh()));
   }
   for (const auto& f : m.functions) MLC_CHECK_OK(verify_calls(m, *f));

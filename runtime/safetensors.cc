@@ -18,6 +18,7 @@
 
 #include "runtime/file_io.h"
 #include "support/json_parse.h"
+#include "support/quote.h"
 
 namespace mlc::rt {
 namespace {
@@ -31,7 +32,6 @@ constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // same limit as the referenc
 // A valid header nests 3 deep and holds about 8 values per tensor.
 constexpr json::Limits kHeaderJsonLimits{8, int64_t{1} << 23, true};
 constexpr size_t kMaxNamesListed = 10;
-constexpr size_t kMaxQuotedJson = 60;
 constexpr char kMetadataKey[] = "__metadata__";
 
 // ---------------------------------------------------------------------------
@@ -76,7 +76,7 @@ Error file_error(const std::string& path, const std::string& message) {
 }
 
 Error tensor_error(const std::string& path, const std::string& name, const std::string& message) {
-  return file_error(path, "tensor '" + name + "': " + message);
+  return file_error(path, "tensor " + squote(name) + ": " + message);
 }
 
 
@@ -84,18 +84,10 @@ std::string offsets_text(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
 }
 
-// Cuts `s` to at most `limit` bytes (plus "..."), never inside a UTF-8 sequence.
-std::string shorten(std::string s, size_t limit) {
-  if (s.size() <= limit) return s;
-  size_t cut = limit;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  s.resize(cut);
-  return s + "...";
-}
-
-// A JSON value for a message. Only called on headers already limited to
-// kHeaderJsonLimits and checked to be UTF-8, so dump() neither recurses deeply nor throws.
-std::string quote_json(const Json& j) { return shorten(j.dump(), kMaxQuotedJson); }
+// A JSON value for a message, bounded (support/quote.h). Only called on
+// headers already limited to kHeaderJsonLimits and checked to be UTF-8, so
+// dump() neither recurses deeply nor throws.
+std::string quote_json(const Json& j) { return unquoted(j.dump()); }
 
 // ---------------------------------------------------------------------------
 // Header parsing.
@@ -103,32 +95,10 @@ std::string quote_json(const Json& j) { return shorten(j.dump(), kMaxQuotedJson)
 // Offset of the first byte of `s` that does not start a valid UTF-8 sequence
 // (overlong forms, surrogates and code points above U+10FFFF are invalid).
 std::optional<size_t> find_invalid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    uint32_t cp, min;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3, cp = c & 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4, cp = c & 0x07, min = 0x10000;
-    } else {
-      return i;
-    }
-    if (s.size() - i < len) return i;
-    for (size_t k = 1; k < len; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += len;
+  for (size_t i = 0; i < s.size();) {
+    size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : utf8_char_length(s, i);
+    if (n == 0) return i;
+    i += n;
   }
   return std::nullopt;
 }
@@ -188,7 +158,7 @@ Expected<Json> parse_header_json(std::string_view header, const std::string& pat
     using Kind = json::Failure::Kind;
     switch (failure->kind) {
       case Kind::syntax:
-        return file_error(path, "header is not valid JSON: " + shorten(failure->detail, 200));
+        return file_error(path, "header is not valid JSON: " + failure->detail);
       case Kind::too_deep:
         return file_error(path, "header JSON is nested more than " +
                                     std::to_string(kHeaderJsonLimits.max_depth) + " levels deep");
@@ -198,16 +168,15 @@ Expected<Json> parse_header_json(std::string_view header, const std::string& pat
       case Kind::out_of_memory:
         return file_error(path, "out of memory while reading the header");
       case Kind::duplicate_key: {
-        const std::string key = shorten(failure->detail, kMaxQuotedJson);
+        const std::string key = squote(failure->detail);
         if (failure->depth == 1 && failure->detail == kMetadataKey)
           return file_error(path, "duplicate key '__metadata__' in the header");
-        if (failure->depth == 1) return file_error(path, "duplicate tensor name '" + key + "' in the header");
+        if (failure->depth == 1) return file_error(path, "duplicate tensor name " + key + " in the header");
         if (failure->depth == 2 && failure->parent_key == kMetadataKey)
-          return file_error(path, "__metadata__: duplicate key '" + key + "'");
+          return file_error(path, "__metadata__: duplicate key " + key);
         if (failure->depth == 2)
-          return file_error(path, "tensor '" + shorten(failure->parent_key, kMaxQuotedJson) +
-                                      "': duplicate field '" + key + "'");
-        return file_error(path, "duplicate key '" + key + "' in the header");
+          return file_error(path, "tensor " + squote(failure->parent_key) + ": duplicate field " + key);
+        return file_error(path, "duplicate key " + key + " in the header");
       }
     }
   }
@@ -236,7 +205,7 @@ Expected<const FileDType*> parse_dtype_field(const Json& v, const std::string& n
   if (!v.is_string()) return tensor_error(path, name, "dtype must be a string, got " + quote_json(v));
   const std::string& s = v.get_ref<const std::string&>();
   const FileDType* d = find_file_dtype(s);
-  if (!d) return tensor_error(path, name, "unknown dtype '" + shorten(s, kMaxQuotedJson) + "'");
+  if (!d) return tensor_error(path, name, "unknown dtype " + squote(s));
   return d;
 }
 
@@ -246,6 +215,9 @@ Expected<Shape> parse_shape_field(const Json& v, const std::string& name, const 
                         "shape must be an array of non-negative integers, got " + quote_json(v));
   };
   if (!v.is_array()) return bad();
+  if (v.size() > kMaxRank)
+    return tensor_error(path, name, "shape has " + std::to_string(v.size()) +
+                                        " dims, more than the limit of " + std::to_string(kMaxRank));
   Shape shape;
   for (const Json& d : v) {
     std::optional<uint64_t> dim = as_non_negative_integer(d);
@@ -308,7 +280,7 @@ Expected<EntryInfo> parse_entry(const std::string& name, const Json& j, uint64_t
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(kFields), std::end(kFields), it.key()) == std::end(kFields))
       return tensor_error(path, name,
-                          "unexpected field '" + it.key() + "' (expected dtype, shape, data_offsets)");
+                          "unexpected field " + squote(it.key()) + " (expected dtype, shape, data_offsets)");
   EntryInfo info;
   info.name = name;
   MLC_TRY(info.dtype, parse_dtype_field(j.at("dtype"), name, path));
@@ -325,7 +297,7 @@ Expected<std::vector<std::pair<std::string, std::string>>> parse_metadata(const 
   std::vector<std::pair<std::string, std::string>> metadata;
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!it.value().is_string())
-      return file_error(path, "__metadata__ value for '" + it.key() + "' must be a string, got " +
+      return file_error(path, "__metadata__ value for " + squote(it.key()) + " must be a string, got " +
                                   quote_json(it.value()));
     metadata.emplace_back(it.key(), it.value().get<std::string>());
   }
@@ -338,9 +310,9 @@ Status check_no_overlap(const std::vector<EntryInfo>& entries, const std::string
   for (const EntryInfo& e : entries) {
     if (e.begin == e.end) continue;
     if (reach && e.begin < reach->end)
-      return file_error(path, "tensors '" + reach->name + "' (data_offsets " +
-                                  offsets_text(reach->begin, reach->end) + ") and '" + e.name +
-                                  "' (data_offsets " + offsets_text(e.begin, e.end) + ") overlap");
+      return file_error(path, "tensors " + squote(reach->name) + " (data_offsets " +
+                                  offsets_text(reach->begin, reach->end) + ") and " + squote(e.name) +
+                                  " (data_offsets " + offsets_text(e.begin, e.end) + ") overlap");
     if (!reach || e.end > reach->end) reach = &e;
   }
   return {};
@@ -390,7 +362,7 @@ Status check_write_inputs(const std::string& path,
   for (const auto& [name, tensor] : tensors) {
     if (find_invalid_utf8(name)) return file_error(path, "tensor name is not valid UTF-8");
     if (name == kMetadataKey) return file_error(path, "'__metadata__' cannot name a tensor");
-    if (!names.insert(name).second) return file_error(path, "duplicate tensor name '" + name + "'");
+    if (!names.insert(name).second) return file_error(path, "duplicate tensor name " + squote(name));
     if (!tensor) return tensor_error(path, name, "null tensor");
     if (!tensor->bytes()) return tensor_error(path, name, "tensor has no data (default-constructed)");
   }
@@ -398,7 +370,7 @@ Status check_write_inputs(const std::string& path,
   for (const auto& [key, value] : metadata) {
     if (find_invalid_utf8(key) || find_invalid_utf8(value))
       return file_error(path, "metadata is not valid UTF-8");
-    if (!keys.insert(key).second) return file_error(path, "duplicate metadata key '" + key + "'");
+    if (!keys.insert(key).second) return file_error(path, "duplicate metadata key " + squote(key));
   }
   return {};
 }
@@ -517,13 +489,13 @@ Expected<const Tensor*> SafetensorsFile::get(std::string_view name) const {
     if (!entries.empty()) {
       listing = "the file has: ";
       for (size_t i = 0; i < entries.size() && i < kMaxNamesListed; ++i)
-        listing += (i ? ", " : "") + entries[i].name;
+        listing += (i ? ", " : "") + unquoted(entries[i].name);
       if (entries.size() > kMaxNamesListed) listing += ", ...";
     }
-    return file_error(path, "no tensor '" + std::string(name) + "' (" + listing + ")");
+    return file_error(path, "no tensor " + squote(name) + " (" + listing + ")");
   }
   if (!e->supported)
-    return file_error(path, "tensor '" + e->name + "' has dtype " + e->file_dtype +
+    return file_error(path, "tensor " + squote(e->name) + " has dtype " + unquoted(e->file_dtype) +
                                 ", which mlc does not support (supported: " +
                                 supported_dtype_list() + ")");
   return &e->tensor;

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/quote.h"
+
 namespace mlc::json {
 
 namespace {
@@ -105,7 +107,7 @@ class DomBuilder {
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
     size_t offset = position;
     if (const auto* pe = dynamic_cast<const nlohmann::detail::parse_error*>(&e)) offset = pe->byte;
-    fail(Failure::Kind::syntax, offset, e.what());
+    fail(Failure::Kind::syntax, offset, bounded_message(e.what()));
     return false;
   }
 
@@ -200,6 +202,18 @@ std::optional<Failure> parse(std::string_view text, const Limits& limits, Json& 
   }
 }
 
+std::string bounded_message(std::string what) {
+  static constexpr std::string_view kLastRead = "; last read: '";
+  size_t begin = what.find(kLastRead);
+  if (begin == std::string::npos) return what;
+  size_t token = begin + kLastRead.size();
+  size_t end = what.rfind("'; expected ");
+  if (end == std::string::npos || end < token) end = what.size() - 1;
+  if (end < token || what[end] != '\'') return what;
+  return what.substr(0, begin) + "; last read: " + squote(std::string_view(what).substr(token, end - token)) +
+         what.substr(end + 1);
+}
+
 std::string describe(const Failure& f, const Limits& limits) {
   switch (f.kind) {
     case Failure::Kind::syntax: return f.detail;
@@ -207,7 +221,7 @@ std::string describe(const Failure& f, const Limits& limits) {
       return "nesting deeper than " + std::to_string(limits.max_depth) + " levels";
     case Failure::Kind::too_many_values:
       return "more than " + std::to_string(limits.max_values) + " values";
-    case Failure::Kind::duplicate_key: return "duplicate key '" + f.detail + "'";
+    case Failure::Kind::duplicate_key: return "duplicate key " + squote(f.detail);
     case Failure::Kind::out_of_memory: return "out of memory while building the JSON document";
   }
   return "invalid JSON";

@@ -39,7 +39,8 @@ struct Limits {
 struct Failure {
   enum class Kind { syntax, too_deep, too_many_values, duplicate_key, out_of_memory } kind;
   size_t offset = 0;
-  // syntax: nlohmann's message (its what()); duplicate_key: the key.
+  // syntax: nlohmann's message (its what()), the token it quotes cut by
+  // squote (support/quote.h); duplicate_key: the key, whole (callers quote it).
   std::string detail;
   // duplicate_key: containers open around the key (1 for keys of the root
   // object) and the key under which the key's object sits ("" at the root).
@@ -51,7 +52,13 @@ struct Failure {
 // is then unspecified).
 std::optional<Failure> parse(std::string_view text, const Limits& limits, Json& out);
 
-// "nesting deeper than 64 levels", "more than 4194304 values", ... (no location).
+// nlohmann's parse error message (what()) with the token it quotes ("; last
+// read: '...'", which may be the rest of the text) cut by squote
+// (support/quote.h).
+std::string bounded_message(std::string what);
+
+// "nesting deeper than 64 levels", "more than 4194304 values", ... (no location);
+// any input it quotes is bounded (support/quote.h).
 std::string describe(const Failure& f, const Limits& limits);
 
 }  // namespace mlc::json

@@ -7,6 +7,9 @@
 
 #include "runtime/file_io.h"
 
+#include "support/json_parse.h"
+#include "support/quote.h"
+
 namespace mlc {
 
 namespace {
@@ -40,13 +43,13 @@ class Record {
   Expected<double> number(const std::string& key, const Json* object = nullptr, const std::string& in = "") const {
     MLC_TRY(const Json* v, field(key, object, in));
     if (v->is_null()) return std::numeric_limits<double>::quiet_NaN();
-    if (!v->is_number()) return error("'" + key + "': expected a number, found " + kind_of(*v) + " " + v->dump());
+    if (!v->is_number()) return error("'" + key + "': expected a number, found " + kind_of(*v) + " " + unquoted(v->dump()));
     return v->get<double>();
   }
   Expected<int64_t> count(const std::string& key, const Json* object = nullptr, const std::string& in = "") const {
     MLC_TRY(const Json* v, field(key, object, in));
     if (!v->is_number_integer() || v->get<int64_t>() < 0)
-      return error("'" + key + "': expected an integer >= 0, found " + v->dump());
+      return error("'" + key + "': expected an integer >= 0, found " + unquoted(v->dump()));
     return v->get<int64_t>();
   }
   // An optional count: `dflt` when absent.
@@ -71,7 +74,7 @@ Expected<GradStats> layer_stats(const Record& r, const Json& layer, size_t k) {
   if (!layer.is_object()) return r.error(in + ": expected an object, found " + kind_of(layer));
   GradStats s;
   MLC_TRY(const Json* name, r.field("name", &layer, in));
-  if (!name->is_string()) return r.error(in + ": 'name': expected a string, found " + name->dump());
+  if (!name->is_string()) return r.error(in + ": 'name': expected a string, found " + unquoted(name->dump()));
   s.name = name->get<std::string>();
   MLC_TRY(s.mean_abs, r.number("mean_abs", &layer, in));
   MLC_TRY(s.max_abs, r.number("max_abs", &layer, in));
@@ -106,7 +109,7 @@ Expected<MetricsLog> read_metrics_log(const std::string& path) {
     try {
       j = Json::parse(line);
     } catch (const Json::parse_error& e) {
-      std::string what = e.what();
+      std::string what = json::bounded_message(e.what());
       if (auto colon = what.find("syntax error"); colon != std::string::npos) what = what.substr(colon);
       return make_error(path + ":" + std::to_string(number) + ":" + std::to_string(e.byte) +
                         ": error: expected a JSON object on each line: " + what);

@@ -132,7 +132,7 @@ TEST(ModelFileRobustness, DeepNestingAnywhere) {
   std::string brackets = "name = " + std::string(100000, '[');
   auto mb = ModelFile::parse(brackets, "deep.mlc");
   ASSERT_FALSE(mb.ok());
-  EXPECT_EQ(mb.error().message, "deep.mlc:1:72: error: brackets nested deeper than 64 levels");
+  EXPECT_EQ(mb.error().message, "deep.mlc:1:71: error: nesting deeper than 64 levels");
   std::string blocks = "name = m\nmodel(x):\n";
   for (int i = 1; i < 2000; ++i)
     blocks += std::string(static_cast<size_t>(4 * i), ' ') + "b" + std::to_string(i) + ":\n";

@@ -6,7 +6,8 @@
 //   2. its printed text parses again, and that module verifies too;
 //   3. print -> parse -> print is byte-identical.
 // Inputs that do not parse only have to fail cleanly (an Error, no crash, no
-// sanitizer report, no timeout). On a broken invariant the harness prints what
+// sanitizer report, no timeout) and briefly (every line of the message
+// bounded, fuzz_report.h). On a broken invariant the harness prints what
 // differs and traps, so libFuzzer saves the input as a crash artifact.
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +35,10 @@ const std::string kPath = "fuzz.mlir";
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   mlc::Expected<mlc::Module> parsed = mlc::parse_module(text, kPath);
-  if (!parsed) return 0;  // rejected: fine, as long as it was rejected cleanly
+  if (!parsed) {  // rejected: fine, as long as it was rejected cleanly and briefly
+    mlc::fuzz::check_message_bounded("fuzz_ir", parsed.error().message, kPath);
+    return 0;
+  }
 
   mlc::Status verified = mlc::verify_module(*parsed);
   if (!verified) fail("a parsed module does not verify", verified.error().message);

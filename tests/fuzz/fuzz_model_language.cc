@@ -8,7 +8,9 @@
 //   2. conversion: printing its DOM in the model language (what `mlc convert`
 //      writes) reads back to the same values, loads, and builds the same IR
 //      up to locations; printing that again gives the same text.
-// Inputs that do not load only have to fail cleanly.
+// Inputs that do not load only have to fail cleanly, with a message whose
+// lines are bounded (fuzz_report.h: an unbounded echo of the input is a
+// finding).
 #include <cstddef>
 #include <cstdint>
 #include <regex>
@@ -37,7 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const mlc::ModelLimits limits = mlc::fuzz::fuzz_limits();
   std::string_view text(reinterpret_cast<const char*>(data), size);
   mlc::Expected<mlc::ModelFile> model = mlc::ModelFile::parse(text, "fuzz.mlc", limits);
-  if (!model) return 0;
+  if (!model) {
+    mlc::fuzz::check_message_bounded("fuzz_model_language", model.error().message, "fuzz.mlc");
+    return 0;
+  }
   const std::string ir = mlc::fuzz::check_loaded_model("fuzz_model_language", *model);
 
   mlc::Expected<mlc::JsonDoc> doc = mlc::parse_model_language(text, "fuzz.mlc");

@@ -3,6 +3,7 @@
 // and saves the input for.
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
@@ -36,6 +37,25 @@ inline std::string first_difference(const std::string& a, const std::string& b) 
 inline std::string head(const std::string& s) {
   constexpr size_t kMax = 4000;
   return s.size() <= kMax ? s : s.substr(0, kMax) + "\n... (" + std::to_string(s.size()) + " bytes)";
+}
+
+// A rejected input's message stays short whatever the input: what it quotes is
+// cut at kMaxQuotedBytes (support/quote.h), lists of names at a few hundred
+// bytes, types at the rank limit. So a line longer than this, besides the file
+// name, echoes input unbounded.
+inline constexpr size_t kMaxMessageLine = 1024;
+
+inline void check_message_bounded(const char* harness, const std::string& message,
+                                  const std::string& path) {
+  size_t begin = 0;
+  while (begin <= message.size()) {
+    size_t end = message.find('\n', begin);
+    if (end == std::string::npos) end = message.size();
+    if (end - begin > path.size() + kMaxMessageLine)
+      fail(harness, "a diagnostic line is longer than the bound",
+           std::to_string(end - begin) + " bytes: " + message.substr(begin, 600) + "...");
+    begin = end + 1;
+  }
 }
 
 }  // namespace mlc::fuzz
