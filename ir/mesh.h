@@ -1,4 +1,4 @@
-// Device meshes and placements (DESIGN.md §5).
+// Device meshes and placements (docs/architecture.md, Parallelism).
 //
 // A mesh has named axes with sizes, "dp=2,tp=2"; its devices (ranks) are
 // numbered row-major over the axes in their declared order. A tensor value

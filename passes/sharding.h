@@ -1,4 +1,4 @@
-// The sharding pass (DESIGN.md §5): turns a function of the whole computation
+// The sharding pass (docs/architecture.md, Parallelism): turns a function of the whole computation
 // (global shapes) into the SPMD program every device of a mesh runs, with
 // local shapes, a placement per mesh axis on every value, and the collectives
 // that move data between placements; and explains each collective it

@@ -1,5 +1,5 @@
 // The sharding-rule column of the op table: for each op, the placement
-// signatures it accepts on one mesh axis (DESIGN.md §5; OneFlow's SBP,
+// signatures it accepts on one mesh axis (docs/architecture.md, Parallelism; OneFlow's SBP,
 // PyTorch DTensor's op strategies). A signature gives each operand the
 // placement it must have on that axis and each result the placement it then
 // has. The same set applies on every axis; the sharding pass (passes/

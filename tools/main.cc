@@ -1,4 +1,4 @@
-// mlc: the command-line driver. See DESIGN.md §8 and `mlc help` (tools/help.h).
+// mlc: the command-line driver. See docs/architecture.md (Layout) and `mlc help` (tools/help.h).
 #include <unistd.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The parallel part of `mlc plan MODEL.json --mesh ...` (DESIGN.md §5, §8):
+// The parallel part of `mlc plan MODEL.json --mesh ...` (docs/architecture.md, Parallelism):
 // where every parameter and optimizer-state tensor lives, what one device
 // holds, what a step sends per mesh axis, and the collective ledger: every
 // collective the sharding pass inserted into @train_step, with the value it

@@ -3,7 +3,7 @@
 //  - Every rule is checked by computation: each S/P signature of every op of
 //    the examples' train steps, on two devices, run with the reference kernels
 //    on the devices' parts, must reassemble into the op's result.
-//  - Equivalence (DESIGN.md §5): each example's train step, sharded for DP,
+//  - Equivalence (docs/architecture.md, Parallelism): each example's train step, sharded for DP,
 //    ZeRO-1, FSDP and HSDP and run on local ranks by the interpreter, gives
 //    every device the local part of what the unsharded step gives, for three
 //    steps in a row.

@@ -6,7 +6,7 @@
 // Tolerance. A data-parallel step computes the same batch as one device, but
 // every sum over the batch is taken in two halves (one per rank) that the
 // all_reduce adds: each loss and gradient differs from the single device's
-// by f32 rounding, a few ulps (DESIGN.md §5: ~1e-7 per-step loss difference
+// by f32 rounding, a few ulps (docs/architecture.md, Parallelism: ~1e-7 per-step loss difference
 // in f32, as measured with PyTorch for DP 2x32 vs 1x64). Through SGD with
 // momentum these differences carry into the parameters and later steps. The
 // worst relative loss difference over the runs here (recorded by each test
