@@ -740,7 +740,7 @@ Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernel
   CompiledKernels out;
   if (kernels.empty()) return out;
   MLC_TRY(llvm::orc::JITTargetMachineBuilder target, target_machine_builder(options.target));
-  out.code.cpu = target.getCPU();
+  out.code.arch = target.getCPU();
   out.code.features = target.getFeatures().getString();
   out.code.generator = code_generator();
 
@@ -759,7 +759,7 @@ Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernel
     kir::Kernel copy = k;
     copy.name = symbol;
     distinct.push_back(std::move(copy));
-    keys.push_back(sig + '\0' + symbol + '\0' + out.code.cpu + '\0' + out.code.features + '\0' +
+    keys.push_back(sig + '\0' + symbol + '\0' + out.code.arch + '\0' + out.code.features + '\0' +
                    LLVM_VERSION_STRING + '\0' + kEmitterVersion);
   }
   out.code.objects.resize(distinct.size());

@@ -2,9 +2,9 @@
 // IRBuilder, optimized at O3 for the host CPU (vectorized with its widest
 // profitable vectors, glibc's libmvec for exp, log, sin, cos), and compiled
 // to object code, one kernel per module on several threads. With
-// runtime/native_code.cc, the only translation units that include LLVM.
+// runtime/cpu/native_code.cc, the only translation units that include LLVM.
 //
-// Each distinct kernel becomes a relocatable object (runtime/native_code.h)
+// Each distinct kernel becomes a relocatable object (runtime/cpu/native_code.h)
 // defining `int mlc_kernel_<hash>(std::byte* const* buffers, int64_t begin,
 // int64_t end)` (rt::CompiledKernelFn), which computes the domain rows
 // [begin, end) and returns 0 (kernel_symbol below names it). Each object
@@ -40,7 +40,7 @@
 
 #include "compiler/kernel_cache.h"
 #include "compiler/kernel_ir.h"
-#include "runtime/native_code.h"
+#include "runtime/cpu/native_code.h"
 
 namespace mlc {
 
@@ -56,7 +56,7 @@ struct CompileOptions {
 };
 
 struct CompiledKernels {
-  rt::NativeCode code;         // one object per distinct kernel (equal signatures share one)
+  rt::CodeModule code;         // one object per distinct kernel (equal signatures share one)
   std::vector<int> object_of;  // per kernel: its object in code.objects
   int cache_hits = 0, compiled = 0;
   double ir_ms = 0, optimize_ms = 0, codegen_ms = 0;  // summed over threads
@@ -80,7 +80,7 @@ Expected<std::vector<std::string>> compile_named_kernels(const std::vector<kir::
 // "mlc_kernel_" and the 16 lowercase hex digits of FNV-1a 64 of kir::signature(k).
 std::string kernel_symbol(const kir::Kernel& k);
 
-// What generates the objects: "LLVM 19.1.7, mlc-llvm-emitter 11" (rt::NativeCode::generator).
+// What generates the objects: "LLVM 19.1.7, mlc-llvm-emitter 11" (rt::CodeModule::generator).
 std::string code_generator();
 
 // The optimized LLVM IR of the kernels (for dumps and tests).

@@ -11,7 +11,9 @@
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/native_code.h"
+#include "ir/collectives.h"
+#include "runtime/collective_run.h"
+#include "runtime/target.h"
 
 namespace mlc {
 
@@ -152,13 +154,16 @@ class Lowering {
         ins.gemm.dtype = t;
         ins.gemm.shape = rt::dot_shape(root, root.operands[0]->type.shape, root.operands[1]->type.shape,
                                        root.result()->type.shape);
+      } else if (uses_mesh_axis(root.code)) {
+        ins.kind = rt::InstrKind::collective;
+        ins.collective = rt::collective_params(root);
       } else {
         ins.kind = rt::InstrKind::reference;
         auto op = std::make_shared<Op>();
         op->code = root.code;
         op->attrs = root.attrs;
         op->loc = root.loc;
-        op->meta = root.meta;  // a collective's scope names it in errors (runtime/collective_run.h)
+        op->meta = root.meta;
         ins.op = std::move(op);
       }
     }
@@ -304,7 +309,7 @@ class Lowering {
     for (const rt::ResultSpec& r : exe_->results)
       if (slot_buffer_[r.slot] >= 0) out_.buffers[slot_buffer_[r.slot]].last = n;
     for (int b : constant_buffers_) out_.buffers[b].last = n;
-    out_.plan = plan_memory(out_.buffers, n);
+    out_.plan = plan_memory(out_.buffers, n, rt::find_target(exe_->target)->arena_alignment());
     exe_->arena_bytes = out_.plan.arena_bytes;
     for (size_t s = 0; s < exe_->slots.size(); ++s)
       if (slot_buffer_[s] >= 0 && exe_->slots[s].arg < 0) exe_->slots[s].offset = out_.buffers[slot_buffer_[s]].offset;
@@ -316,7 +321,7 @@ class Lowering {
     MLC_TRY(CompiledKernels compiled, compile_kernels(out_.kernels, co));
     for (size_t i = 0; i < out_.kernels.size(); ++i) {
       const kir::Kernel& k = out_.kernels[i];
-      exe_->kernels.push_back({k.name, compiled.object_of[i], nullptr, k.rows(), k.row_cost(), k.origin, k.num_outputs(), {}});
+      exe_->kernels.push_back({k.name, compiled.object_of[i], k.rows(), k.row_cost(), k.origin, k.num_outputs(), {}});
     }
     for (const rt::Instruction& ins : exe_->instructions)
       if (ins.kind == rt::InstrKind::kernel) {
@@ -326,16 +331,13 @@ class Lowering {
         types.push_back(exe_->slots[static_cast<size_t>(ins.result)].type);
         for (int s : ins.more_results) types.push_back(exe_->slots[static_cast<size_t>(s)].type);
       }
-    exe_->native = std::move(compiled.code);
+    out_.distinct_kernels = static_cast<int>(compiled.code.objects.size());
+    if (!out_.kernels.empty()) exe_->code = std::make_shared<const rt::CodeModule>(std::move(compiled.code));
     out_.jit_ir_ms = compiled.ir_ms;
     out_.jit_optimize_ms = compiled.optimize_ms;
     out_.jit_codegen_ms = compiled.codegen_ms;
     out_.compile_wall_ms = compiled.wall_ms;
     out_.cache_hits = compiled.cache_hits;
-    out_.distinct_kernels = static_cast<int>(exe_->native.objects.size());
-    auto t0 = std::chrono::steady_clock::now();
-    MLC_CHECK_OK(rt::link_kernels(*exe_));
-    out_.link_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return {};
   }
 

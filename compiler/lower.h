@@ -6,7 +6,7 @@
 // each loop group's kernel (compiler/kernel_ir.h), decide which results are
 // written in place into the arguments they update, plan memory
 // (compiler/memory_plan.h), then compile the kernels (compiler/llvm_jit.h; objects
-// from options.cache where it has them) and link them (runtime/native_code.h).
+// from options.cache where it has them) and link them (runtime/cpu/native_code.h).
 //
 // Instructions: a loop group is a kernel; a dot on f32/f64 is a gemm; a dense
 // constant is arena bytes filled once; a reshape not fused into a consumer is a
@@ -41,7 +41,7 @@ struct LoweredFunction {
   std::vector<kir::Kernel> kernels;
   int num_groups = 0, num_ops = 0;
   double lower_ms = 0, jit_ir_ms = 0, jit_optimize_ms = 0, jit_codegen_ms = 0;  // CPU ms, all threads
-  double compile_wall_ms = 0, link_ms = 0;
+  double compile_wall_ms = 0;
   int distinct_kernels = 0, cache_hits = 0;
 };
 

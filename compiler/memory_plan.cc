@@ -8,13 +8,13 @@ namespace mlc {
 
 namespace {
 
-int64_t rounded(int64_t bytes) { return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
+int64_t rounded(int64_t bytes, int64_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
 
 bool overlap(const PlannedBuffer& a, const PlannedBuffer& b) { return a.first <= b.last && b.first <= a.last; }
 
 }  // namespace
 
-MemoryPlan plan_memory(std::vector<PlannedBuffer>& buffers, int num_instructions) {
+MemoryPlan plan_memory(std::vector<PlannedBuffer>& buffers, int num_instructions, int64_t alignment) {
   MemoryPlan plan;
   // Live bytes per instruction (first = -1 counts from 0; last = n up to n - 1),
   // by a difference array over [0, n).
@@ -22,8 +22,8 @@ MemoryPlan plan_memory(std::vector<PlannedBuffer>& buffers, int num_instructions
   std::vector<int64_t> delta(n + 1, 0);
   for (const PlannedBuffer& b : buffers) {
     int lo = std::clamp(b.first, 0, n - 1), hi = std::clamp(b.last, 0, n - 1);
-    delta[lo] += rounded(b.bytes);
-    delta[hi + 1] -= rounded(b.bytes);
+    delta[lo] += rounded(b.bytes, alignment);
+    delta[hi + 1] -= rounded(b.bytes, alignment);
   }
   int64_t live = 0;
   for (int i = 0; i < n; ++i) {
@@ -73,11 +73,11 @@ MemoryPlan plan_memory(std::vector<PlannedBuffer>& buffers, int num_instructions
     int64_t arena = 0;
     for (int idx : *order) {
       const PlannedBuffer& b = buffers[idx];
-      const int64_t size = rounded(b.bytes);
+      const int64_t size = rounded(b.bytes, alignment);
       if (size == 0) continue;
       busy.clear();
       for (int p : placed)
-        if (overlap(buffers[p], b)) busy.emplace_back(offsets[p], offsets[p] + rounded(buffers[p].bytes));
+        if (overlap(buffers[p], b)) busy.emplace_back(offsets[p], offsets[p] + rounded(buffers[p].bytes, alignment));
       std::sort(busy.begin(), busy.end());
       // Gaps between the busy ranges: the first that fits, or the tightest.
       int64_t offset = -1, gap_start = 0, tightest = -1;

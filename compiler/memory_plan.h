@@ -7,7 +7,8 @@
 //    read for the last time by `last` (last = n: live until the step ends,
 //    like results). Buffers live at the same instruction never share bytes, so
 //    an instruction's result never overlaps its operands.
-//  - Offsets are multiples of kArenaAlignment; sizes are rounded up to it.
+//  - Offsets are multiples of `alignment` (the target's arena alignment,
+//    runtime/target.h; a power of two); sizes are rounded up to it.
 //  - lower_bound is the maximum, over instructions, of the (rounded) bytes
 //    live at once: no packing can use less. arena_bytes >= lower_bound.
 //  - Packing is greedy (the best of largest-first, earliest-first and, up to
@@ -23,8 +24,6 @@
 #include "runtime/executable.h"
 
 namespace mlc {
-
-inline constexpr int64_t kArenaAlignment = rt::kArenaAlignment;
 
 struct PlannedBuffer {
   int64_t bytes = 0;
@@ -43,6 +42,6 @@ struct MemoryPlan {
 };
 
 // Assigns every buffer's offset; `num_instructions` is the schedule length.
-MemoryPlan plan_memory(std::vector<PlannedBuffer>& buffers, int num_instructions);
+MemoryPlan plan_memory(std::vector<PlannedBuffer>& buffers, int num_instructions, int64_t alignment);
 
 }  // namespace mlc

@@ -68,8 +68,11 @@ struct OpMeta {
   // The module path of the layer or container it was emitted for, in
   // state_dict form ("layers.0.attn"; "" for the loss and the optimizer).
   std::string scope;
+  // A collective the sharding pass inserted: the id of the ledger entry that
+  // says why (passes/sharding.h LedgerEntry::id); -1 otherwise.
+  int ledger = -1;
 
-  bool empty() const { return scope.empty(); }
+  bool empty() const { return scope.empty() && ledger < 0; }
   friend bool operator==(const OpMeta&, const OpMeta&) = default;
 };
 // "" if `scope` is a valid scope (names of [A-Za-z0-9_] joined by '.'), else why not.

@@ -447,7 +447,7 @@ class Parser {
     return advance();
   }
 
-  // `meta {scope = "layers.0.attn"}`: the op's metadata (OpMeta).
+  // `meta {scope = "layers.0.attn", ledger = 3}`: the op's metadata (OpMeta).
   Status parse_meta(OpMeta& meta) {
     MLC_CHECK_OK(advance());  // 'meta'
     if (!at(Tok::LBrace)) return unexpected("'{'", "after 'meta'");
@@ -455,7 +455,15 @@ class Parser {
     Attrs fields;
     MLC_CHECK_OK(parse_attrs(fields));
     for (const NamedAttr& a : fields.list()) {
-      if (a.name != "scope") return error_at(start, "unknown op metadata " + squote(a.name) + " (known: scope)");
+      if (a.name == "ledger") {
+        const int64_t* id = std::get_if<int64_t>(&a.value);
+        if (!id || *id < 0 || *id > std::numeric_limits<int>::max())
+          return error_at(start, "op metadata 'ledger' must be a ledger entry id (an integer >= 0), got " +
+                                     unquoted(attr_value_to_string(a.value)));
+        meta.ledger = static_cast<int>(*id);
+        continue;
+      }
+      if (a.name != "scope") return error_at(start, "unknown op metadata " + squote(a.name) + " (known: scope, ledger)");
       if (!std::holds_alternative<std::string>(a.value))
         return error_at(start, "op metadata 'scope' must be a string, got " + unquoted(attr_value_to_string(a.value)));
       meta.scope = std::get<std::string>(a.value);

@@ -65,7 +65,12 @@ std::string print_op(const Op& op, const ValueNames& names) {
   for (size_t i = 0; i < op.operands.size(); ++i) s += (i ? ", " : "") + names(op.operands[i]);
   s += ")" + print_attrs(op.attrs);
   s += " : " + types;
-  if (!op.meta.empty()) s += " meta {scope = " + attr_value_to_string(op.meta.scope) + "}";
+  if (!op.meta.empty()) {
+    std::string fields;
+    if (!op.meta.scope.empty()) fields = "scope = " + attr_value_to_string(op.meta.scope);
+    if (op.meta.ledger >= 0) fields += (fields.empty() ? "" : ", ") + std::string("ledger = ") + std::to_string(op.meta.ledger);
+    s += " meta {" + fields + "}";
+  }
   if (op.loc.known()) s += " " + print_loc(op.loc);
   return s;
 }

@@ -283,6 +283,7 @@ class Sharder {
       }
       MLC_TRY(Value * y, b.try_create(s.code, {x}, attrs, type));
       y->placements = next;
+      y->producer->meta.ledger = static_cast<int>(ledger_.size());  // the entry below
       int64_t moved = local_bytes(v, from);
       LedgerEntry e;
       e.id = static_cast<int>(ledger_.size());

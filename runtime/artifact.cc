@@ -1,8 +1,8 @@
 // What artifacts' writer and reader share (runtime/artifact.h): the version,
-// lookup, and linking the kernels an artifact carries.
+// lookup, and loading the code an artifact carries.
 #include "runtime/artifact.h"
 
-#include "runtime/native_code.h"
+#include "runtime/target.h"
 
 namespace mlc::rt {
 
@@ -14,13 +14,9 @@ const CompiledFunction* Artifact::find(std::string_view name, int64_t batch, boo
   return nullptr;
 }
 
-Status link_artifact(Artifact& a) {
-  MLC_TRY(LinkedCode linked, link_native_code(a.code));
-  for (CompiledFunction& f : a.functions) {
-    for (KernelInfo& k : f.executable->kernels) k.fn = linked.fns[static_cast<size_t>(k.object)];
-    f.executable->code = linked.owner;
-  }
-  return {};
+Expected<std::shared_ptr<const void>> load_artifact_code(const Artifact& a) {
+  MLC_TRY(std::shared_ptr<const LoadedCode> code, load_code(a.code));
+  return std::shared_ptr<const void>(std::move(code));
 }
 
 }  // namespace mlc::rt

@@ -14,7 +14,8 @@
 // Sections lie inside the file, in order, without overlap.
 //
 // The manifest: format and mlc version, the hash of the compiled module, the
-// target CPU, features and code generator; the device mesh and ZeRO stage the sharded
+// target (runtime/target.h: its name, "cpu-x86_64", the CPU and features the
+// code was compiled for, and the code generator); the device mesh and ZeRO stage the sharded
 // functions were compiled for ("parallel": {"mesh": "dp=2", "zero": 1}; mesh
 // "" for one device); the model (inputs, parameters with their PyTorch
 // names, types and initializations, data mapping, loss, training settings);
@@ -39,9 +40,10 @@
 //    liveness, the arena's size). An invalid file is an Error
 //    "<path>: error: <what is wrong>" naming the field; it never crashes and
 //    never allocates more than the file's size justifies.
-//  - link_artifact links the kernel objects (runtime/native_code.h: refuses
-//    code for CPU features this machine lacks) and points every executable's
-//    kernels at them.
+//  - Every executable read shares the artifact's `code`; nothing is loaded:
+//    the executor loads it (runtime/target.h load_code, once per process),
+//    which refuses code for CPU features this machine lacks. load_artifact_code
+//    loads it ahead of time, to report that before anything runs.
 //  - write_artifact writes atomically (temporary file, fsync, rename).
 // The writer is runtime/artifact_writer.cc, the reader artifact_reader.cc.
 #pragma once
@@ -61,8 +63,8 @@ namespace mlc::rt {
 
 // 2: meshes and placements; 3: kernels with several outputs; 4: each kernel
 // object's kernel IR ("source"), the target's code generator, symbols that
-// are kernel names only.
-inline constexpr uint32_t kArtifactVersion = 4;
+// are kernel names only; 5: the target's name, collective instructions.
+inline constexpr uint32_t kArtifactVersion = 5;
 
 struct CompiledFunction {
   std::string name;   // "train_step", "eval", ...
@@ -79,9 +81,10 @@ struct Artifact {
   ModelConfig config;
   std::optional<int64_t> num_classes;  // of a classifier's cross-entropy
   std::vector<CompiledFunction> functions;
-  // Kernel objects of every function (KernelInfo::object indexes these; the
-  // executables' own `native` is empty in a read artifact).
-  NativeCode code;
+  // As read: the kernel objects of every function, shared by their
+  // executables (KernelInfo::object indexes these). write_artifact takes the
+  // objects from the executables.
+  std::shared_ptr<CodeModule> code;
 
   const CompiledFunction* find(std::string_view name, int64_t batch, bool sharded = false) const;
 };
@@ -89,7 +92,9 @@ struct Artifact {
 Status write_artifact(const std::string& path, const Artifact& artifact);
 Expected<Artifact> read_artifact(const std::string& path);
 Expected<Artifact> parse_artifact(std::string_view bytes, const std::string& path);
-Status link_artifact(Artifact& artifact);
+// Loads the artifact's code (runtime/target.h load_code) and returns it: held,
+// every executor of the artifact's functions shares it.
+Expected<std::shared_ptr<const void>> load_artifact_code(const Artifact& artifact);
 
 // The container alone (first stage of parse_artifact; for tests and tools that
 // inspect or rewrite a manifest): the two sections' bytes, checked as

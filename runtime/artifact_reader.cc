@@ -16,6 +16,7 @@
 #include "runtime/checksum.h"
 #include "runtime/file_io.h"
 #include "runtime/kernel_imports.h"
+#include "runtime/target.h"
 #include "runtime/verify_executable.h"
 
 namespace mlc::rt {
@@ -340,9 +341,41 @@ Expected<BlobRange> read_blob(const Field& f, int64_t blobs_size, int64_t& uncla
 Expected<InstrKind> read_kind(const Field& f) {
   MLC_TRY(Field k, f.get("kind"));
   MLC_TRY(std::string name, k.as_string());
-  for (InstrKind kind : {InstrKind::kernel, InstrKind::gemm, InstrKind::reference, InstrKind::copy})
+  for (InstrKind kind : {InstrKind::kernel, InstrKind::gemm, InstrKind::reference, InstrKind::copy, InstrKind::collective})
     if (name == instr_kind_name(kind)) return kind;
-  return k.error("expected kernel, gemm, reference or copy, found \"" + name + "\"");
+  return k.error("expected kernel, gemm, reference, copy or collective, found \"" + name + "\"");
+}
+
+// A collective instruction's parameters (runtime/executable.h
+// CollectiveParams); the executor checks them against the mesh when it runs
+// (runtime/collective_run.h).
+Expected<CollectiveParams> read_collective(const Field& i) {
+  MLC_TRY(Field c, i.get("collective"));
+  CollectiveParams p;
+  MLC_TRY(Field kind, c.get("kind"));
+  MLC_TRY(std::string name, kind.as_string());
+  bool known = false;
+  std::string names;
+  for (int k = 0; k <= static_cast<int>(CollectiveKind::shard_slice); ++k) {
+    const auto ck = static_cast<CollectiveKind>(k);
+    names += std::string(names.empty() ? "" : ", ") + std::string(collective_kind_name(ck));
+    if (name == collective_kind_name(ck)) {
+      p.kind = ck;
+      known = true;
+    }
+  }
+  if (!known) return kind.error("expected one of " + names + ", found \"" + name + "\"");
+  MLC_TRY(p.axis, c.string("axis"));
+  if (p.axis.empty()) return c.error("has an empty mesh axis");
+  MLC_TRY(p.reduce_max, c.boolean("reduce_max"));
+  MLC_TRY(p.dim, c.integer("dim", 0, kMaxRank - 1));
+  MLC_TRY(p.split_dim, c.integer("split_dim", 0, kMaxRank - 1));
+  MLC_TRY(p.concat_dim, c.integer("concat_dim", 0, kMaxRank - 1));
+  MLC_TRY(p.peer, c.integer("peer", 0, int64_t{1} << 30));
+  MLC_TRY(int64_t ledger, c.integer("ledger", -1, int64_t{1} << 30));
+  p.ledger = static_cast<int>(ledger);
+  MLC_TRY(p.tag, c.string("tag"));
+  return p;
 }
 
 // An argument's placements: none in an unsharded function (`mesh` null), else
@@ -365,9 +398,13 @@ Expected<Placements> read_placements(const Field& arg, const Mesh* mesh, const T
   return p;
 }
 
-Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::string_view blobs, int64_t num_objects,
+Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::string_view blobs,
+                                                      const std::shared_ptr<const CodeModule>& code,
                                                       int64_t& unclaimed_blob_bytes, const Mesh* mesh) {
+  const int64_t num_objects = static_cast<int64_t>(code->objects.size());
   auto e = std::make_shared<Executable>();
+  e->target = code->target;
+  if (num_objects) e->code = code;
   MLC_TRY(e->function, f.string("function"));
   MLC_TRY(e->arena_bytes, f.integer("arena_bytes", 0, kMaxElements));
   MLC_TRY(std::vector<Field> args, f.list("args", 1 << 20));
@@ -522,6 +559,10 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
         ins.op = std::move(o);
         break;
       }
+      case InstrKind::collective: {
+        MLC_TRY(ins.collective, read_collective(i));
+        break;
+      }
       case InstrKind::copy:
         break;
     }
@@ -603,10 +644,16 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
   }
   MLC_TRY(int64_t zero, parallel.integer("zero", 0, a.mesh.empty() ? 0 : 3));
   a.zero = static_cast<int>(zero);
+  auto code = std::make_shared<CodeModule>();
   MLC_TRY(Field target, root.get("target"));
-  MLC_TRY(a.code.cpu, target.string("cpu"));
-  MLC_TRY(a.code.features, target.string("features"));
-  MLC_TRY(a.code.generator, target.string("generator"));
+  MLC_TRY(Field target_name, target.get("name"));
+  MLC_TRY(code->target, target_name.as_string());
+  if (!find_target(code->target))
+    return target_name.error("expected a target of this runtime (" + target_names() + "), found " +
+                             Field::found(target_name.json()));
+  MLC_TRY(code->arch, target.string("arch"));
+  MLC_TRY(code->features, target.string("features"));
+  MLC_TRY(code->generator, target.string("generator"));
   MLC_TRY(Field model, root.get("model"));
   MLC_TRY(a.config, read_model(model, artifact_dir, a.num_classes));
   int64_t unclaimed_blob_bytes = static_cast<int64_t>(blobs.size());
@@ -620,7 +667,7 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
     if (!is_kernel_symbol(obj.symbol))
       return symbol.error("expected a kernel's name (mlc_kernel_ and 16 lowercase hex digits), found " +
                           Field::found(symbol.json()));
-    if (auto [it, added] = object_of_symbol.emplace(obj.symbol, a.code.objects.size()); !added)
+    if (auto [it, added] = object_of_symbol.emplace(obj.symbol, code->objects.size()); !added)
       return o.error("symbol \"" + obj.symbol + "\" is also the symbol of objects[" + std::to_string(it->second) +
                      "]");
     MLC_TRY(BlobRange r, read_blob(o, static_cast<int64_t>(blobs.size()), unclaimed_blob_bytes));
@@ -629,8 +676,9 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
     MLC_TRY(Field source, o.get("source"));
     MLC_TRY(BlobRange text, read_blob(source, static_cast<int64_t>(blobs.size()), unclaimed_blob_bytes));
     obj.source.assign(blobs.substr(static_cast<size_t>(text.offset), static_cast<size_t>(text.size)));
-    a.code.objects.push_back(std::move(obj));
+    code->objects.push_back(std::move(obj));
   }
+  a.code = code;
   MLC_TRY(std::vector<Field> functions, root.list("functions", 1024));
   if (functions.empty()) return Error{"manifest field 'functions': the artifact has no functions"};
   for (const Field& f : functions) {
@@ -640,8 +688,7 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
     MLC_TRY(c.sharded, f.boolean("sharded"));
     if (c.sharded && a.mesh.empty()) return f.error("is sharded, but the artifact has no mesh (parallel.mesh is \"\")");
     MLC_TRY(Field exe, f.get("executable"));
-    MLC_TRY(c.executable, read_executable(exe, blobs, static_cast<int64_t>(a.code.objects.size()),
-                                          unclaimed_blob_bytes, c.sharded ? &a.mesh : nullptr));
+    MLC_TRY(c.executable, read_executable(exe, blobs, a.code, unclaimed_blob_bytes, c.sharded ? &a.mesh : nullptr));
     if (a.find(c.name, c.batch, c.sharded))
       return f.error(std::string(c.sharded ? "sharded " : "") + "@" + c.name + " for batch " +
                      std::to_string(c.batch) + " appears twice");

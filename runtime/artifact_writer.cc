@@ -147,6 +147,12 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
         j["gemm"]["beta"] = ins.gemm.beta;
       }
     }
+    if (ins.kind == InstrKind::collective) {
+      const CollectiveParams& c = ins.collective;
+      j["collective"] = {{"kind", std::string(collective_kind_name(c.kind))}, {"axis", c.axis}, {"reduce_max", c.reduce_max},
+                         {"dim", c.dim}, {"split_dim", c.split_dim}, {"concat_dim", c.concat_dim}, {"peer", c.peer},
+                         {"ledger", c.ledger}, {"tag", c.tag}};
+    }
     if (ins.kind == InstrKind::reference) {
       Json attrs = Json::array();
       for (const NamedAttr& a : ins.op->attrs.list()) attrs.push_back(attr_json(a));
@@ -167,12 +173,24 @@ Status write_artifact(const std::string& path, const Artifact& a) {
   Json objects = Json::array();
   std::unordered_map<std::string, int> object_of_symbol;
   std::vector<std::vector<int>> global_object(a.functions.size());
-  for (size_t f = 0; f < a.functions.size(); ++f)
-    // An artifact as read keeps its objects in `code` (its executables' own
-    // `native` is empty, and their kernels index `code.objects`).
-    for (const ObjectFile& o : a.functions[f].executable->native.objects.empty()
-                                   ? a.code.objects
-                                   : a.functions[f].executable->native.objects) {
+  // One target for every function: the first function's code module's (an
+  // artifact as read shares one, `code`).
+  const CodeModule* target = a.code.get();
+  for (const CompiledFunction& c : a.functions) {
+    const CodeModule* m = c.executable->code.get();
+    if (!m) continue;
+    if (!target) target = m;
+    if (m->target != target->target || m->arch != target->arch || m->features != target->features ||
+        m->generator != target->generator)
+      return make_error(path + ": @" + c.name + " was compiled for " + m->target + " '" + m->arch + "' (" +
+                        m->features + "), another function for " + target->target + " '" + target->arch + "' (" +
+                        target->features + "): an artifact has one target");
+  }
+  const CodeModule none;
+  if (!target) target = &none;
+  for (size_t f = 0; f < a.functions.size(); ++f) {
+    if (!a.functions[f].executable->code) continue;
+    for (const ObjectFile& o : a.functions[f].executable->code->objects) {
       auto [it, added] = object_of_symbol.emplace(o.symbol, static_cast<int>(objects.size()));
       if (added) {
         Json j = add_blob(blobs, o.bytes);
@@ -182,6 +200,7 @@ Status write_artifact(const std::string& path, const Artifact& a) {
       }
       global_object[f].push_back(it->second);
     }
+  }
   Json functions = Json::array();
   for (size_t f = 0; f < a.functions.size(); ++f) {
     const CompiledFunction& c = a.functions[f];
@@ -193,7 +212,8 @@ Status write_artifact(const std::string& path, const Artifact& a) {
                    {"mlc_version", std::string(mlc_version())},
                    {"module_hash", a.module_hash},
                    {"parallel", {{"mesh", a.mesh.str()}, {"zero", a.zero}}},
-                   {"target", {{"cpu", a.code.cpu}, {"features", a.code.features}, {"generator", a.code.generator}}},
+                   {"target", {{"name", target->target}, {"arch", target->arch}, {"features", target->features},
+                               {"generator", target->generator}}},
                    {"model", model_json(a, dir)},
                    {"functions", functions},
                    {"objects", objects}};

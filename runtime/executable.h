@@ -6,7 +6,8 @@
 //
 // Contracts:
 //  - Slots are the tensors an instruction reads or writes. A slot lives in the
-//    arena (at `offset` bytes, 64-byte aligned) or is argument `arg`'s buffer.
+//    arena (at `offset` bytes, aligned to its target's arena alignment,
+//    runtime/target.h) or is argument `arg`'s buffer.
 //    Several slots may share bytes: a reshape is a slot over its operand's bytes,
 //    and slots whose lifetimes do not overlap are packed into the same bytes.
 //  - Instructions run in order. An instruction's result never shares bytes
@@ -25,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/graph.h"
@@ -34,8 +36,8 @@
 
 namespace mlc::rt {
 
-// Arena slots' offsets are multiples of it (compiler/memory_plan.h plans so).
-inline constexpr int64_t kArenaAlignment = 64;
+// The CPU target's name (runtime/target.h lists the targets).
+inline constexpr std::string_view kCpuTarget = "cpu-x86_64";
 
 struct Slot {
   TensorType type;
@@ -43,14 +45,13 @@ struct Slot {
   int64_t offset = 0;  // arena byte offset when arg < 0
 };
 
-// A compiled loop kernel: runs rows [begin, end) of its iteration space (the
-// outer dims of its outputs) over `buffers`: its inputs, then its outputs.
-// Returns 0.
-using CompiledKernelFn = int (*)(std::byte* const* buffers, int64_t begin, int64_t end);
-
-// Kernel code: relocatable objects compiled for one CPU (`cpu`, LLVM's
-// `features` string "+avx2,+fma,-avx512f,..."), each defining the one
-// CompiledKernelFn named `symbol`. runtime/native_code.h links them.
+// Kernel code for one target: code objects, each defining the one kernel
+// entry point named `symbol`. For "cpu-x86_64" (the only target today), an
+// object is a relocatable ELF object compiled for one CPU (`arch`, LLVM's CPU
+// name, and `features`, LLVM's "+avx2,+fma,-avx512f,..."), its entry point a
+// CompiledKernelFn; runtime/cpu/native_code.h links them. The compiler emits a
+// CodeModule and never loads it: the runtime does (runtime/target.h), the same
+// way for a module compiled in this process and for an artifact's.
 // `source` is the kernel IR the object was compiled from, as text
 // (compiler/kernel_ir_json.h; empty where unknown), and `generator` the code
 // generator that compiled them (compiler/llvm_jit.h code_generator): the
@@ -62,8 +63,9 @@ struct ObjectFile {
   std::string source;
 };
 
-struct NativeCode {
-  std::string cpu;
+struct CodeModule {
+  std::string target{kCpuTarget};
+  std::string arch;
   std::string features;
   std::vector<ObjectFile> objects;
   std::string generator;
@@ -71,8 +73,7 @@ struct NativeCode {
 
 struct KernelInfo {
   std::string name;
-  int object = -1;                // its code: Executable::native.objects[object]
-  CompiledKernelFn fn = nullptr;  // set by link_kernels
+  int object = -1;  // its code: Executable::code->objects[object]
   int64_t rows = 1;      // size of the parallel (outer) iteration space
   int64_t row_cost = 1;  // scalar evaluations per row (threads are given whole rows)
   std::string origin;  // the ops it computes: "add, exp, reduce_sum (model.json:12:5, ...)"
@@ -80,6 +81,30 @@ struct KernelInfo {
   // The buffers the code was compiled for, operands then results: every
   // instruction running the kernel passes slots of exactly these types.
   std::vector<TensorType> types;
+};
+
+// A collective over one mesh axis of this device's communicator
+// (runtime/collective_run.h), decoded from the op the sharding pass inserted.
+// `ledger` is the id of the sharding pass's ledger entry that explains it
+// (passes/sharding.h LedgerEntry::id; -1 where none does, as for a
+// collective written in an IR file). shard_slice, local but placed by the
+// device's coordinate on the axis, is one too.
+enum class CollectiveKind : uint8_t {
+  all_reduce, all_gather, reduce_scatter, all_to_all, collective_broadcast, send, recv, shard_slice
+};
+// The op's name (ir/ops.def): "all_reduce", ..., "shard_slice".
+std::string_view collective_kind_name(CollectiveKind k);
+
+struct CollectiveParams {
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  std::string axis;        // mesh axis name
+  bool reduce_max = false;  // all_reduce: max instead of sum
+  int64_t dim = 0;          // all_gather, reduce_scatter, shard_slice
+  int64_t split_dim = 0, concat_dim = 0;  // all_to_all
+  int64_t peer = 0;         // collective_broadcast: the root; send, recv: the peer (ranks of the axis)
+  int ledger = -1;
+  // For messages: "all_reduce at model.json:12:5 (fc1)", the communicator's tag.
+  std::string tag;
 };
 
 // A `dot` on a GEMM library: operands a, b; f32 or f64. With beta != 0 a gemm
@@ -94,10 +119,11 @@ struct GemmParams {
 };
 
 enum class InstrKind : uint8_t {
-  kernel,     // KernelInfo `kernel`, operands then result and more_results as buffers
-  gemm,       // GemmParams
-  reference,  // the reference kernel of `op` (code and complete attributes)
-  copy,       // result = operand 0, bytewise
+  kernel,      // KernelInfo `kernel`, operands then result and more_results as buffers
+  gemm,        // GemmParams
+  reference,   // the reference kernel of `op` (code and complete attributes)
+  copy,        // result = operand 0, bytewise
+  collective,  // CollectiveParams: result from operand 0 over the communicator
 };
 std::string_view instr_kind_name(InstrKind k);
 
@@ -108,6 +134,7 @@ struct Instruction {
   std::vector<int> more_results;  // kernel: its further outputs' slots (kir::Kernel::more_roots)
   int kernel = -1;            // kernel: index into Executable::kernels
   GemmParams gemm;
+  CollectiveParams collective;
   std::shared_ptr<const Op> op;  // reference: the op (operands and result unset)
   Loc loc;                       // for messages: where the (first) op came from
   std::string name;              // for messages and listings: "add", "fusion_3", ...
@@ -145,10 +172,12 @@ struct Executable {
   std::vector<ConstantData> constants;
   std::vector<KernelInfo> kernels;
   int64_t arena_bytes = 0;
-  // The kernels' code as objects, and once linked (link_kernels), the owner
-  // of the mapped code; may be null.
-  NativeCode native;
-  std::shared_ptr<const void> code;
+  // What it runs on (runtime/target.h): the arena's alignment and the code's
+  // form are the target's.
+  std::string target{kCpuTarget};
+  // The kernels' code, for `target`; null without kernels. Several
+  // executables may share one module (an artifact's functions do).
+  std::shared_ptr<const CodeModule> code;
 };
 
 }  // namespace mlc::rt

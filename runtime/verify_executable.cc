@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "runtime/target.h"
 
 namespace mlc::rt {
 
@@ -28,7 +29,7 @@ class Verifier {
 
   Problem run() {
     using Check = Problem (Verifier::*)();
-    for (Check check : {&Verifier::slots, &Verifier::args, &Verifier::views, &Verifier::results, &Verifier::constants,
+    for (Check check : {&Verifier::target, &Verifier::slots, &Verifier::args, &Verifier::views, &Verifier::results, &Verifier::constants,
                         &Verifier::kernels, &Verifier::instructions, &Verifier::writes, &Verifier::reads,
                         &Verifier::liveness, &Verifier::arena})
       if (Problem p = (this->*check)()) return p;
@@ -55,6 +56,21 @@ class Verifier {
     return t < 0 ? std::string("the start") : t >= n_ ? std::string("the end") : "instruction " + num(t);
   }
 
+  // Rule 0.
+  Problem target() {
+    const Target* t = find_target(e_.target);
+    if (!t) return problem("target", "is '" + e_.target + "', not a target of this runtime (" + target_names() + ")");
+    alignment_ = t->arena_alignment();
+    if (e_.code && e_.code->target != e_.target)
+      return problem("code", "is code for target '" + e_.code->target + "', the function is for '" + e_.target + "'");
+    const int64_t objects = e_.code ? static_cast<int64_t>(e_.code->objects.size()) : 0;
+    for (size_t k = 0; k < e_.kernels.size(); ++k)
+      if (e_.kernels[k].object < 0 || e_.kernels[k].object >= objects)
+        return problem(item("kernels", k) + ".object", "names code object " + num(e_.kernels[k].object) + ", the code has " +
+                                                           plural(objects, "object"));
+    return {};
+  }
+
   // Rule 1, and that argument slots name arguments (for rule 2).
   Problem slots() {
     for (size_t s = 0; s < e_.slots.size(); ++s) {
@@ -67,9 +83,8 @@ class Verifier {
       if (sl.offset < 0 || sl.offset > e_.arena_bytes - bytes)
         return problem(item("slots", s), sl.type.str() + " (" + num(bytes) + " bytes) at offset " + num(sl.offset) +
                                              " does not fit the arena of " + num(e_.arena_bytes) + " bytes");
-      if (sl.offset % kArenaAlignment)
-        return problem(item("slots", s),
-                       "offset " + num(sl.offset) + " is not " + num(kArenaAlignment) + "-byte aligned");
+      if (sl.offset % alignment_)
+        return problem(item("slots", s), "offset " + num(sl.offset) + " is not " + num(alignment_) + "-byte aligned");
     }
     return {};
   }
@@ -231,13 +246,24 @@ class Verifier {
       case InstrKind::reference:
         if (!ins.op) return problem(at, "a reference instruction without its op");
         return {};
+      case InstrKind::collective: {
+        const CollectiveParams& c = ins.collective;
+        if (Problem p = arity(at, ins, c.kind == CollectiveKind::recv ? 0 : 1)) return p;
+        if (c.axis.empty()) return problem(at + ".collective", "has no mesh axis");
+        if (c.kind == CollectiveKind::recv) return {};
+        // The sizes against the axis's group are checked when it runs
+        // (runtime/collective_run.h); here what the mesh does not decide.
+        if (operand(0).dtype != rt.dtype || operand(0).rank() != rt.rank())
+          return problem(at, "a " + std::string(collective_kind_name(c.kind)) + " of " + operand(0).str() + " cannot give " + rt.str());
+        return {};
+      }
       case InstrKind::copy:
         if (Problem p = arity(at, ins, 1)) return p;
         if (operand(0).num_bytes() != rt.num_bytes())
           return problem(at, "copies " + num(operand(0).num_bytes()) + " bytes into " + num(rt.num_bytes()));
         return {};
     }
-    return problem(at + ".kind", "is not kernel, gemm, reference or copy");
+    return problem(at + ".kind", "is not kernel, gemm, reference, copy or collective");
   }
 
   // Rule 8's shape: the slot types the gemm's shape implies against a, b and the result c.
@@ -418,15 +444,15 @@ class Verifier {
     int64_t end = 0;
     for (const Slot& s : e_.slots)
       if (s.arg < 0 && s.type.num_bytes() > 0) end = std::max(end, s.offset + s.type.num_bytes());
-    const int64_t need = (end + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+    const int64_t need = (end + alignment_ - 1) / alignment_ * alignment_;
     if (e_.arena_bytes != need)
       return problem("arena_bytes", "is " + num(e_.arena_bytes) + ", the slots need " + num(need) +
-                                        " (the end of the highest arena slot, rounded up to " + num(kArenaAlignment) +
-                                        ")");
+                                        " (the end of the highest arena slot, rounded up to " + num(alignment_) + ")");
     return {};
   }
 
   const Executable& e_;
+  int64_t alignment_ = 1;  // the target's arena alignment (rule 0)
   const int64_t num_slots_;
   const int n_;
   std::vector<bool> updated_;     // per argument: a result updates it

@@ -10,9 +10,14 @@
 // is and how to run one safely.)
 //
 // The rules, checked in this order; the first one broken is reported:
+//  Target
+//   0. The executable's target is one of this runtime's (runtime/target.h);
+//      its code, if any, is for that target; every kernel names an object of
+//      its code.
 //  Slots
 //   1. An arena slot (arg < 0) lies inside the arena: 0 <= offset, offset +
-//      its bytes <= arena_bytes; its offset is a multiple of kArenaAlignment.
+//      its bytes <= arena_bytes; its offset is a multiple of the target's
+//      arena alignment.
 //   2. A slot over an argument's buffer (arg >= 0) names an argument, and its
 //      bytes lie inside that argument's buffer (a view: a reshape).
 //  Arguments, results, constants
@@ -39,7 +44,10 @@
 //      compute another product.
 //   9. reference: it has its op (the reader checks the op's attributes and
 //      re-infers its result type from its operands'); copy: one operand of
-//      the result's byte size; only kernels have more_results.
+//      the result's byte size; collective: a mesh axis, one operand (recv:
+//      none) of the result's dtype and rank (the sizes against the axis's
+//      devices are checked when it runs, runtime/collective_run.h); only
+//      kernels have more_results.
 //  Data flow
 //  10. An instruction writes an argument's buffer only where a result updates
 //      that argument (the others are the caller's, and only read).
@@ -63,7 +71,7 @@
 //      writes of argument buffers (rule 10), which no rule here restricts.
 //  Arena
 //  14. arena_bytes is what the slots need: the end of the highest non-empty
-//      arena slot rounded up to kArenaAlignment (0 without one), as the memory
+//      arena slot rounded up to the target's alignment (0 without one), as the memory
 //      planner sizes it, not more.
 //
 // Time and memory: linear in the slots and instructions' operands, and

@@ -106,16 +106,13 @@ int cmd_compile(const std::vector<std::string>& argv) {
   static const std::optional<KernelCache> cache = KernelCache::from_environment();
   LowerOptions options;
   options.cache = cache ? &*cache : nullptr;
+  std::shared_ptr<const rt::CodeModule> code;  // the first function's code: its target is the artifact's
   auto add = [&](const std::string& name, int64_t batch, bool sharded) -> Status {
     MLC_TRY(const Function* f, (sharded || mesh.empty() ? program : whole).ir(name, batch));
     if (name == "train_step" && batch == tc.batch_size)
       artifact.module_hash = rt::hex64(rt::fnv1a64(print_function(*f)));
     MLC_TRY(LoweredFunction lowered, lower_function(*f, options));
-    if (artifact.code.cpu.empty()) {
-      artifact.code.cpu = lowered.executable->native.cpu;
-      artifact.code.features = lowered.executable->native.features;
-      artifact.code.generator = lowered.executable->native.generator;
-    }
+    if (!code && lowered.executable->code) code = lowered.executable->code;
     artifact.functions.push_back({name, batch, lowered.executable, sharded && !mesh.empty()});
     return {};
   };
@@ -134,12 +131,13 @@ int cmd_compile(const std::vector<std::string>& argv) {
   Status written = rt::write_artifact(output, artifact);
   if (!written) return user_error(written.error().message);
   size_t objects = 0;
-  for (const rt::CompiledFunction& f : artifact.functions) objects += f.executable->native.objects.size();
+  for (const rt::CompiledFunction& f : artifact.functions)
+    if (f.executable->code) objects += f.executable->code->objects.size();
   const std::string on_mesh =
       mesh.empty() ? "" : " on mesh " + mesh.str() + (parallel.zero ? ", ZeRO " + std::to_string(parallel.zero) : "");
   std::printf("wrote %s: %zu functions (train batch %lld, eval batch %lld)%s, target %s\n", output.c_str(),
               artifact.functions.size(), static_cast<long long>(tc.batch_size), static_cast<long long>(eval.full),
-              on_mesh.c_str(), artifact.code.cpu.c_str());
+              on_mesh.c_str(), code ? (code->target + " " + code->arch).c_str() : std::string(rt::kCpuTarget).c_str());
   return kOk;
 }
 

@@ -235,17 +235,19 @@ int cmd_run(const std::vector<std::string>& argv) {
   // the one it was compiled for.
   std::optional<ModelFile> model;
   std::shared_ptr<const rt::Artifact> compiled;
+  std::shared_ptr<const void> loaded_code;  // held for the run: its executors share it
   if (artifact) {
     auto read = rt::read_artifact(file);
     if (!read) return user_error(read.error().message);
-    // Before any of its code is linked (tools/verify_code.h).
+    // Before any of its code is loaded (tools/verify_code.h).
     if (args.has("verify-code")) {
       auto verified = verify_artifact_code(*read);
       if (!verified) return user_error(file + ": error: " + verified.error().message);
       std::fprintf(stderr, "verified the code of %d kernel objects against their kernel IR\n", *verified);
     }
-    Status linked = rt::link_artifact(*read);
-    if (!linked) return user_error(file + ": error: " + linked.error().message);
+    auto loaded = rt::load_artifact_code(*read);
+    if (!loaded) return user_error(file + ": error: " + loaded.error().message);
+    loaded_code = std::move(*loaded);
     compiled = std::make_shared<const rt::Artifact>(std::move(*read));
     if (std::string problem = artifact_parallel(*compiled, file, args.has("zero"), o.parallel); !problem.empty())
       return usage_error(problem);

@@ -23,7 +23,7 @@
 //  4. compiling the kernel IR again for the artifact's target CPU and
 //     features gives the object's bytes, byte for byte.
 // The artifact must come from this mlc version and code generator
-// (NativeCode::generator): another one generates other bytes. Any failure is
+// (CodeModule::generator): another one generates other bytes. Any failure is
 // an Error naming the object (and the kernel) and what differed. On success
 // it returns the number of objects verified.
 //

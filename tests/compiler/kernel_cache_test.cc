@@ -18,7 +18,7 @@
 #include "compiler/pipeline.h"
 #include "frontends/model_file.h"
 #include "runtime/executor.h"
-#include "runtime/native_code.h"
+#include "runtime/cpu/native_code.h"
 #include "tests/other_user.h"
 
 namespace mlc {
@@ -75,7 +75,7 @@ TEST(KernelCache, EqualKernelsShareOneObject) {
   // Two transformer blocks and same-shaped parameter updates: 90 kernels, 32 distinct.
   EXPECT_EQ(l->kernels.size(), 90u);
   EXPECT_EQ(l->distinct_kernels, 32);
-  EXPECT_EQ(l->executable->native.objects.size(), 32u);
+  EXPECT_EQ(l->executable->code->objects.size(), 32u);
   for (size_t i = 0; i < l->kernels.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       EXPECT_EQ(kir::signature(l->kernels[i]) == kir::signature(l->kernels[j]),
@@ -96,9 +96,9 @@ TEST(KernelCache, SecondLoweringCompilesNothingAndRunsTheSameBits) {
   ASSERT_TRUE(warm.ok()) << warm.error().message;
   EXPECT_EQ(warm->cache_hits, warm->distinct_kernels);
   EXPECT_EQ(warm->jit_codegen_ms, 0);
-  ASSERT_EQ(cold->executable->native.objects.size(), warm->executable->native.objects.size());
-  for (size_t i = 0; i < cold->executable->native.objects.size(); ++i)
-    EXPECT_EQ(cold->executable->native.objects[i].bytes, warm->executable->native.objects[i].bytes);
+  ASSERT_EQ(cold->executable->code->objects.size(), warm->executable->code->objects.size());
+  for (size_t i = 0; i < cold->executable->code->objects.size(); ++i)
+    EXPECT_EQ(cold->executable->code->objects[i].bytes, warm->executable->code->objects[i].bytes);
   EXPECT_TRUE(run_step(*cold, f) == run_step(*warm, f));
 }
 
@@ -137,7 +137,7 @@ TEST(KernelCache, DamagedEntriesAreMissesThatTheNextCompileRepairs) {
   o.cache = &cache;
   auto first = lower_function(*m.find("train_step"), o);
   ASSERT_TRUE(first.ok());
-  const rt::NativeCode& code = first->executable->native;
+  const rt::CodeModule& code = *first->executable->code;
   int damaged_entries = 0;
   for (const auto& entry : fs::directory_iterator(dir.path))
     if (entry.path().string() != file && damaged_entries < 3) {
@@ -311,7 +311,7 @@ TEST(KernelCache, AnEntryHoldingAnotherKernelsObjectIsAMissAndIsReplaced) {
   o.cache = &cache;
   auto first = lower_function(f, o);
   ASSERT_TRUE(first.ok()) << first.error().message;
-  const rt::NativeCode& code = first->executable->native;
+  const rt::CodeModule& code = *first->executable->code;
   ASSERT_GE(code.objects.size(), 2u);
   std::vector<fs::path> entries;
   for (const auto& e : fs::directory_iterator(dir.path)) entries.push_back(e.path());
@@ -334,9 +334,9 @@ TEST(KernelCache, AnEntryHoldingAnotherKernelsObjectIsAMissAndIsReplaced) {
   EXPECT_EQ(third->cache_hits, static_cast<int>(code.objects.size())) << "the entry was replaced";
 }
 
-TEST(NativeCode, RefusesMalformedObjectsAndMissingCpuFeatures) {
-  rt::NativeCode code;
-  code.cpu = rt::host_cpu();
+TEST(CodeModule, RefusesMalformedObjectsAndMissingCpuFeatures) {
+  rt::CodeModule code;
+  code.arch = rt::host_cpu();
   code.features = rt::host_features();
   code.objects.push_back({"mlc_kernel_0", "not an object file"});
   auto linked = rt::link_native_code(code);
@@ -347,7 +347,7 @@ TEST(NativeCode, RefusesMalformedObjectsAndMissingCpuFeatures) {
   code.features += ",+mlc-imaginary-feature";
   linked = rt::link_native_code(code);
   ASSERT_FALSE(linked.ok());
-  EXPECT_EQ(linked.error().message, "the kernels were compiled for CPU '" + code.cpu +
+  EXPECT_EQ(linked.error().message, "the kernels were compiled for CPU '" + code.arch +
                                         "', whose features this CPU ('" + rt::host_cpu() +
                                         "') lacks: mlc-imaginary-feature");
   EXPECT_EQ(rt::missing_host_features(rt::host_features()), "");

@@ -58,7 +58,7 @@ const std::string& temp_dir() { return mlc::fuzz::temp_dir("artifact"); }
 
 std::string describe(const mlc::rt::Artifact& a) {
   std::string s =
-      std::to_string(a.functions.size()) + " functions, " + std::to_string(a.code.objects.size()) + " objects:";
+      std::to_string(a.functions.size()) + " functions, " + std::to_string(a.code->objects.size()) + " objects:";
   for (const mlc::rt::CompiledFunction& f : a.functions)
     s += " @" + f.name + "/" + std::to_string(f.batch) + " (" + std::to_string(f.executable->slots.size()) +
          " slots, " + std::to_string(f.executable->instructions.size()) + " instructions)";

@@ -297,19 +297,22 @@ void write_trimmed_artifact(const std::string& dir, const std::string& path, con
   out.zero = a->zero;
   out.config = a->config;
   out.num_classes = a->num_classes;
-  out.code.cpu = a->code.cpu;
-  out.code.features = a->code.features;
-  out.code.generator = a->code.generator;
+  auto code = std::make_shared<mlc::rt::CodeModule>();
+  code->target = a->code->target;
+  code->arch = a->code->arch;
+  code->features = a->code->features;
+  code->generator = a->code->generator;
   auto e = std::make_shared<mlc::rt::Executable>(*f->executable);
   std::map<int, int> object_of;  // a's object -> e's
   for (mlc::rt::KernelInfo& k : e->kernels) {
-    auto [it, added] = object_of.emplace(k.object, static_cast<int>(e->native.objects.size()));
+    auto [it, added] = object_of.emplace(k.object, static_cast<int>(code->objects.size()));
     if (added) {
-      const mlc::rt::ObjectFile& o = a->code.objects[static_cast<size_t>(k.object)];
-      e->native.objects.push_back({o.symbol, o.bytes.substr(0, 64), o.source.substr(0, 64)});
+      const mlc::rt::ObjectFile& o = a->code->objects[static_cast<size_t>(k.object)];
+      code->objects.push_back({o.symbol, o.bytes.substr(0, 64), o.source.substr(0, 64)});
     }
     k.object = it->second;
   }
+  e->code = code;
   out.functions = {{f->name, f->batch, e, f->sharded}};
   const std::string stem = std::filesystem::path(path).stem().string();
   check(mlc::rt::write_artifact(dir + "/model_" + stem + "_" + function + ".mlcx", out));
@@ -325,7 +328,7 @@ void write_artifact_seeds(const std::string& dir, const std::vector<std::string>
     mlc::rt::Artifact a = mlc::testing::tiny_artifact(dir + "/tiny.safetensors");
     auto e = std::make_shared<mlc::rt::Executable>(*a.functions[0].executable);
     e->kernels.clear();
-    e->native.objects.clear();
+    e->code = nullptr;
     e->instructions.erase(e->instructions.begin() + 3);
     e->instructions.back().operands = {4};
     a.functions[0].executable = e;
@@ -371,8 +374,8 @@ void write_kernel_ir_seeds(const std::string& dir, const std::vector<std::string
       continue;
     }
     const std::string stem = std::filesystem::path(t.substr(0, at)).stem().string();
-    for (size_t i = 0; i < a->code.objects.size(); ++i)
-      std::ofstream(dir + "/" + stem + "_" + std::to_string(i) + ".json", std::ios::binary) << a->code.objects[i].source;
+    for (size_t i = 0; i < a->code->objects.size(); ++i)
+      std::ofstream(dir + "/" + stem + "_" + std::to_string(i) + ".json", std::ios::binary) << a->code->objects[i].source;
   }
 }
 

@@ -10,7 +10,7 @@
 
 #include <cstring>
 
-#include "runtime/native_code.h"
+#include "runtime/cpu/native_code.h"
 #include "tests/runtime/artifact_fixture.h"
 
 namespace mlc::rt {
@@ -24,13 +24,14 @@ TEST_F(ArtifactTest, ValidArtifactReadsBackFieldForField) {
   const Artifact want = mlc::testing::tiny_artifact("");
   EXPECT_EQ(a->mlc_version, mlc_version());
   EXPECT_EQ(a->module_hash, want.module_hash);
-  EXPECT_EQ(a->code.cpu, want.code.cpu);
-  EXPECT_EQ(a->code.features, want.code.features);
-  ASSERT_EQ(a->code.objects.size(), 1u);
-  EXPECT_EQ(a->code.objects[0].symbol, "mlc_kernel_0123456789abcdef");
-  EXPECT_EQ(a->code.objects[0].bytes, "not an object file");
-  EXPECT_EQ(a->code.objects[0].source, "");
-  EXPECT_EQ(a->code.generator, "");
+  EXPECT_EQ(a->code->target, "cpu-x86_64");
+  EXPECT_EQ(a->code->arch, want.code->arch);
+  EXPECT_EQ(a->code->features, want.code->features);
+  ASSERT_EQ(a->code->objects.size(), 1u);
+  EXPECT_EQ(a->code->objects[0].symbol, "mlc_kernel_0123456789abcdef");
+  EXPECT_EQ(a->code->objects[0].bytes, "not an object file");
+  EXPECT_EQ(a->code->objects[0].source, "");
+  EXPECT_EQ(a->code->generator, "");
   EXPECT_EQ(a->num_classes, std::nullopt);
 
   const ModelConfig& c = a->config;
@@ -141,7 +142,7 @@ TEST_F(ArtifactTest, LinkRefusesAFeatureThisCpuLacks) {
   auto a =
       parse_artifact(with_manifest([](Json& m) { m["target"]["features"] = "+sse2,+mlc-imaginary-feature"; }), kPath);
   ASSERT_TRUE(a.ok()) << a.error().message;
-  Status linked = link_artifact(*a);
+  auto linked = load_artifact_code(*a);
   ASSERT_FALSE(linked.ok());
   EXPECT_EQ(linked.error().message, "the kernels were compiled for CPU 'x86-64', whose features this CPU ('" +
                                         host_cpu() + "') lacks: mlc-imaginary-feature");
@@ -150,7 +151,7 @@ TEST_F(ArtifactTest, LinkRefusesAFeatureThisCpuLacks) {
 TEST_F(ArtifactTest, LinkRejectsAnObjectThatIsNotMachineCode) {
   auto a = parse_artifact(valid(), kPath);
   ASSERT_TRUE(a.ok());
-  Status linked = link_artifact(*a);
+  auto linked = load_artifact_code(*a);
   ASSERT_FALSE(linked.ok());
   EXPECT_EQ(linked.error().message.rfind("kernel object 'mlc_kernel_0123456789abcdef' is not a loadable object: ", 0), 0u)
       << linked.error().message;
@@ -198,7 +199,7 @@ TEST_F(ArtifactTest, BadMagic) {
 TEST_F(ArtifactTest, WrongVersion) {
   std::string s = valid();
   put_le(s, 8, 1, 4);
-  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 1, this mlc reads version 4");
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 1, this mlc reads version 5");
 }
 
 TEST_F(ArtifactTest, SectionCount0) {
@@ -705,7 +706,7 @@ TEST_F(ArtifactTest, InputBatchDimThatIsNotTheBatchSymbol) {
 TEST_F(ArtifactTest, UnknownInstructionKind) {
   EXPECT_EQ(manifest_error([](Json& m) { exe(m)["instructions"][0]["kind"] = "kernal"; }),
             "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[0].kind': expected kernel, gemm, "
-            "reference or copy, found \"kernal\"");
+            "reference, copy or collective, found \"kernal\"");
 }
 
 TEST_F(ArtifactTest, EmptyFunctionList) {
@@ -749,15 +750,15 @@ TEST_F(ArtifactTest, ObjectSymbolThatIsNotAKernelName) {
 // as written; an object without its "source" range is refused.
 TEST_F(ArtifactTest, ObjectSourceAndGeneratorReadBack) {
   Artifact a = mlc::testing::tiny_artifact("");
-  a.functions[0].executable->native.objects[0].source = "{\"exprs\": []}";
-  a.code.generator = "LLVM 19.1.7, mlc-llvm-emitter 11";
+  a.code->objects[0].source = "{\"exprs\": []}";
+  a.code->generator = "LLVM 19.1.7, mlc-llvm-emitter 11";
   const std::string written = path() + ".source.mlcx";
   ASSERT_TRUE(write_artifact(written, a).ok());
   auto back = read_artifact(written);
   ASSERT_TRUE(back.ok()) << back.error().message;
-  EXPECT_EQ(back->code.objects[0].source, "{\"exprs\": []}");
-  EXPECT_EQ(back->code.objects[0].bytes, "not an object file");
-  EXPECT_EQ(back->code.generator, "LLVM 19.1.7, mlc-llvm-emitter 11");
+  EXPECT_EQ(back->code->objects[0].source, "{\"exprs\": []}");
+  EXPECT_EQ(back->code->objects[0].bytes, "not an object file");
+  EXPECT_EQ(back->code->generator, "LLVM 19.1.7, mlc-llvm-emitter 11");
   EXPECT_EQ(manifest_error([](Json& m) { m["objects"][0].erase("source"); }),
             "tiny.mlcx: error: manifest field 'objects[0].source' is missing");
   EXPECT_EQ(manifest_error([](Json& m) { m["objects"][0]["source"]["size"] = 1000; }),

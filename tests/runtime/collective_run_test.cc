@@ -9,7 +9,9 @@
 #include <mutex>
 
 #include "ir/builder.h"
+#include "ir/op_table.h"
 #include "passes/vjp.h"
+#include "runtime/collective_run.h"
 #include "runtime/comm/local.h"
 #include "runtime/interpreter.h"
 
@@ -190,6 +192,77 @@ TEST(CollectiveRun, WithoutACommunicatorTheOpSaysSo) {
   EXPECT_EQ(r.error().message,
             "m.json:3:5: error: all_reduce: runs only on a device mesh (the program was started without a "
             "communicator)");
+}
+
+// A collective instruction's parameters come from a file (an artifact):
+// sizes that do not fit the axis's devices are refused before anything
+// moves, naming the collective, the axis and what does not fit.
+TEST(CollectiveRun, ParametersThatDoNotFitTheGroupAreRefused) {
+  CollectiveParams gather;
+  gather.kind = CollectiveKind::all_gather;
+  gather.axis = "dp";
+  gather.dim = 0;
+  gather.tag = "all_gather at m.json:3:5";
+  CollectiveParams slice = gather;
+  slice.kind = CollectiveKind::shard_slice;
+  slice.dim = 1;
+  slice.tag = "shard_slice at m.json:4:5";
+  CollectiveParams send = gather;
+  send.kind = CollectiveKind::send;
+  send.peer = 2;
+  send.tag = "send at m.json:5:5";
+  CollectiveParams elsewhere = gather;
+  elsewhere.axis = "tp";
+  std::vector<std::string> errors(kRanks);
+  Status st = run_ranks([&](World& w) -> Status {
+    Tensor x(TensorType{DType::f32, {2, 3}});
+    Tensor small(TensorType{DType::f32, {3, 3}});  // all_gather over 2 devices gives [4, 3]
+    Tensor odd(TensorType{DType::f32, {2, 1}});
+    const Tensor* in[] = {&x};
+    std::string& e = errors[w.rank()];
+    for (const auto& [params, out] : std::vector<std::pair<CollectiveParams, Tensor*>>{
+             {gather, &small}, {slice, &odd}, {send, &x}, {elsewhere, &small}}) {
+      Status r = run_collective(params, w, in, *out);
+      e += (r ? std::string("<ran>") : r.error().message) + "\n";
+    }
+    return {};
+  });
+  ASSERT_TRUE(st) << st.error().message;
+  EXPECT_EQ(errors[0],
+            "all_gather at m.json:3:5 on axis 'dp' of 2 devices: operand f32[2,3] and result f32[3,3] do not fit 2 "
+            "devices\n"
+            "shard_slice at m.json:4:5 on axis 'dp' of 2 devices: dim 1 of f32[2,3] does not split over 2 devices\n"
+            "send at m.json:5:5: rank 2 is not a rank of axis 'dp' (2 devices)\n"
+            "all_gather: mesh_axis 'tp' is not an axis of the communicator's mesh dp=2\n");
+  EXPECT_EQ(errors[1], errors[0]);
+}
+
+// What the executor runs is what the interpreter runs: the parameters
+// decoded from each collective op give the same values on every rank.
+TEST(CollectiveRun, ParametersDecodedFromTheOpRunAsTheOp) {
+  for (const Coll& c : collectives()) {
+    SCOPED_TRACE(c.name);
+    Status st = run_ranks([&](World& w) -> Status {
+      Function f("f");
+      Value* arg = f.add_arg("x", {DType::f64, c.in}, ArgKind::input);
+      Builder b(f);
+      b.set_loc({"m.json", 7, 1});
+      Value* y = b.create(c.code, {arg}, c.attrs, TensorType{DType::f64, c.out});
+      y->producer->meta.ledger = 4;
+      const CollectiveParams p = collective_params(*y->producer);
+      EXPECT_EQ(collective_kind_name(p.kind), op_name(c.code));
+      EXPECT_EQ(p.ledger, 4);
+      EXPECT_EQ(p.tag, std::string(op_name(c.code)) + " at m.json:7:1");
+      const Tensor x = input(c, w.rank());
+      MLC_TRY(Tensor want, run_on_rank(c, x, w));
+      Tensor got(TensorType{DType::f64, c.out});
+      const Tensor* in[] = {&x};
+      MLC_CHECK_OK(run_collective(p, w, in, got));
+      for (int64_t i = 0; i < got.num_elements(); ++i) EXPECT_EQ(got.data<double>()[i], want.data<double>()[i]);
+      return {};
+    });
+    ASSERT_TRUE(st) << st.error().message;
+  }
 }
 
 }  // namespace

@@ -69,8 +69,9 @@ inline rt::Artifact tiny_artifact(const std::string& data_file) {
   rt::Artifact a;
   a.mlc_version = std::string(rt::mlc_version());
   a.module_hash = "0123456789abcdef";
-  a.code.cpu = "x86-64";
-  a.code.features = "+sse2,-avx512f";
+  a.code = std::make_shared<rt::CodeModule>();
+  a.code->arch = "x86-64";
+  a.code->features = "+sse2,-avx512f";
 
   ModelConfig& c = a.config;
   c.name = "tiny";
@@ -126,7 +127,8 @@ inline rt::Artifact tiny_artifact(const std::string& data_file) {
   k.origin = "add (tiny.json:4:5)";
   k.types = {y, y, y};
   e->kernels = {k};
-  e->native = {a.code.cpu, a.code.features, {{"mlc_kernel_0123456789abcdef", "not an object file"}}};
+  a.code->objects = {{"mlc_kernel_0123456789abcdef", "not an object file"}};
+  e->code = a.code;
 
   auto instruction = [](InstrKind kind, std::string name, std::vector<int> operands, int result) {
     rt::Instruction i;

@@ -14,7 +14,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "runtime/native_code.h"
+#include "runtime/cpu/native_code.h"
 #include "runtime/safetensors.h"
 #include "tests/tools/run_mlc.h"
 
@@ -290,12 +290,12 @@ TEST_F(ArtifactCli, RunReportsAnArtifactWithoutFunctions) {
 TEST_F(ArtifactCli, RunRefusesCodeForAFeatureThisCpuLacks) {
   std::string cpu;
   const std::string path = with_manifest("imaginary_feature", [&](Json& m) {
-    cpu = m["target"]["cpu"].get<std::string>();
+    cpu = m["target"]["arch"].get<std::string>();
     m["target"]["features"] = m["target"]["features"].get<std::string>() + ",+mlc-imaginary-feature";
   });
   auto parsed = mlc::rt::read_artifact(path);
   ASSERT_TRUE(parsed.ok()) << parsed.error().message;
-  mlc::Status linked = mlc::rt::link_artifact(*parsed);
+  auto linked = mlc::rt::load_artifact_code(*parsed);
   ASSERT_FALSE(linked.ok());
   const std::string message = "the kernels were compiled for CPU '" + cpu + "', whose features this CPU ('" +
                               mlc::rt::host_cpu() + "') lacks: mlc-imaginary-feature";

@@ -53,7 +53,7 @@ TEST_P(VerifiedExample, VerifiesAndTrainsAsWithout) {
     std::remove(metrics[verify].c_str());
     RunResult r = mlc("run " + artifact + " --steps 2 --metrics " + metrics[verify] + (verify ? " --verify-code" : ""));
     ASSERT_EQ(r.status, 0) << r.err;
-    const std::string note = "verified the code of " + std::to_string(a->code.objects.size()) + kNote;
+    const std::string note = "verified the code of " + std::to_string(a->code->objects.size()) + kNote;
     EXPECT_EQ(r.err.find(note) != std::string::npos, verify == 1) << r.err;
   }
   EXPECT_NE(slurp(metrics[0]).find("\"loss\""), std::string::npos);
@@ -112,7 +112,7 @@ class VerifyCodeCli : public ::testing::Test {
     });
   }
   static RunResult verify(const std::string& path) { return mlc("run " + path + " --verify-code --steps 1"); }
-  static std::string symbol0() { return read().code.objects[0].symbol; }
+  static std::string symbol0() { return read().code->objects[0].symbol; }
 };
 
 // Object 0's bytes replaced by object 1's: not the code of object 0's kernel
@@ -120,8 +120,8 @@ class VerifyCodeCli : public ::testing::Test {
 // symbol.
 TEST_F(VerifyCodeCli, RefusesAnObjectReplacedByAnother) {
   const mlc::rt::Artifact a = read();
-  const std::string& mine = a.code.objects[0].bytes;
-  const std::string& other = a.code.objects[1].bytes;
+  const std::string& mine = a.code->objects[0].bytes;
+  const std::string& other = a.code->objects[1].bytes;
   const std::string path = edited("swapped", [&](Json& m, std::string& blobs) {
     replace_blob(m["objects"][0], blobs, blob(m["objects"][1], blobs));
   });
@@ -198,10 +198,10 @@ TEST_F(VerifyCodeCli, RefusesKernelIrThatNoLongerMatchesTheObject) {
   const mlc::rt::Artifact a = read();
   kernel->name = renamed;
   mlc::CompileOptions options;
-  options.target = mlc::CodeTarget{a.code.cpu, a.code.features};
+  options.target = mlc::CodeTarget{a.code->arch, a.code->features};
   auto want = mlc::compile_named_kernels({*kernel}, options);
   ASSERT_TRUE(want.ok()) << want.error().message;
-  const std::string& got = a.code.objects[0].bytes;
+  const std::string& got = a.code->objects[0].bytes;
   size_t first = 0;
   while (first < got.size() && first < (*want)[0].size() && got[first] == (*want)[0][first]) ++first;
   RunResult renamed_run = verify(both);

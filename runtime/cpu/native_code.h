@@ -1,10 +1,10 @@
-// Native code of an executable's kernels: relocatable objects compiled for
-// one CPU, linked into this process at run time (never compiled here) by
-// LLVM ORC's JIT linker. The compiler produces it (compiler/llvm_jit.h); an
-// artifact stores it.
+// The CPU target's code (runtime/cpu/cpu_target.h): relocatable objects
+// compiled for one CPU, linked into this process at run time (never compiled
+// here) by LLVM ORC's JIT linker. The compiler produces them
+// (compiler/llvm_jit.h); an artifact stores them.
 //
 // Contracts:
-//  - NativeCode and ObjectFile are declared in runtime/executable.h. Every
+//  - CodeModule and ObjectFile are declared in runtime/executable.h. Every
 //    object defines the one function named by its `symbol`
 //    (rt::CompiledKernelFn); its other references resolve against this
 //    process (libm, glibc's libmvec).
@@ -17,7 +17,7 @@
 //    only, in this process: never to another function of it. This limits what
 //    an object can name, not what its code does: an object is native code,
 //    and `mlc run --verify-code` (tools/verify_code.h) is what checks that.
-//  - `cpu` and `features` (LLVM's names, "+avx2,+fma,-avx512f,...") are the
+//  - `arch` and `features` (LLVM's names, "+avx2,+fma,-avx512f,...") are the
 //    target the objects were compiled for. link_native_code refuses, with an
 //    Error naming them, features this CPU lacks: running such code would
 //    crash with an illegal instruction.
@@ -35,12 +35,17 @@
 
 namespace mlc::rt {
 
+// A compiled loop kernel's entry point: runs rows [begin, end) of its
+// iteration space (the outer dims of its outputs) over `buffers`: its inputs,
+// then its outputs (runtime/executable.h KernelInfo). Returns 0.
+using CompiledKernelFn = int (*)(std::byte* const* buffers, int64_t begin, int64_t end);
+
 struct LinkedCode {
   std::vector<CompiledKernelFn> fns;  // per object, in order
   std::shared_ptr<const void> owner;  // keeps the code mapped
 };
 
-Expected<LinkedCode> link_native_code(const NativeCode& code);
+Expected<LinkedCode> link_native_code(const CodeModule& code);
 
 // The check link_native_code makes of each object before linking it (above):
 // ELF, defining its own symbol as a function and no other global, referring
@@ -48,11 +53,6 @@ Expected<LinkedCode> link_native_code(const NativeCode& code);
 // (compiler/kernel_cache.h): an entry that fails it (another kernel's
 // object) is a miss.
 Status check_kernel_object(const ObjectFile& o);
-
-// Links exe.native and points every kernel at its object's function (each
-// kernel's `object` must be in range: an Error otherwise); exe.code then owns
-// the code.
-Status link_kernels(Executable& exe);
 
 // The host CPU, as the compiler targets it (name, feature string).
 std::string host_cpu();

@@ -1,4 +1,4 @@
-#include "runtime/native_code.h"
+#include "runtime/cpu/native_code.h"
 
 #include <mutex>
 
@@ -107,13 +107,13 @@ std::string missing_host_features(const std::string& features) {
   return missing;
 }
 
-Expected<LinkedCode> link_native_code(const NativeCode& code) {
+Expected<LinkedCode> link_native_code(const CodeModule& code) {
   initialize();
   LinkedCode out;
   if (code.objects.empty()) return out;
   std::string missing = missing_host_features(code.features);
   if (!missing.empty())
-    return make_error("the kernels were compiled for CPU '" + code.cpu + "', whose features this CPU ('" + host_cpu() +
+    return make_error("the kernels were compiled for CPU '" + code.arch + "', whose features this CPU ('" + host_cpu() +
                       "') lacks: " + missing);
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit) return make_error("cannot start the kernel linker: " + to_string(jit.takeError()));
@@ -138,17 +138,6 @@ Expected<LinkedCode> link_native_code(const NativeCode& code) {
   owner->jit = std::move(*jit);
   out.owner = std::move(owner);
   return out;
-}
-
-Status link_kernels(Executable& exe) {
-  for (size_t i = 0; i < exe.kernels.size(); ++i)
-    if (exe.kernels[i].object < 0 || exe.kernels[i].object >= static_cast<int>(exe.native.objects.size()))
-      return make_error("kernel " + std::to_string(i) + " ('" + exe.kernels[i].name + "') names object " +
-                        std::to_string(exe.kernels[i].object) + " of " + std::to_string(exe.native.objects.size()));
-  MLC_TRY(LinkedCode linked, link_native_code(exe.native));
-  for (KernelInfo& k : exe.kernels) k.fn = linked.fns[static_cast<size_t>(k.object)];
-  exe.code = std::move(linked.owner);
-  return {};
 }
 
 }  // namespace mlc::rt

@@ -1,0 +1,18 @@
+// The CPU's GEMM libraries behind runtime/gemm_library.h, and which runs a
+// given gemm (see bench/results/gemm_libs.md): libxsmm for small f32 products
+// where it has a kernel, oneDNN for large f32 ones, else OpenBLAS (and f64
+// always). Each is split into the shares blas::dot_threads gives for the
+// thread count when the kernel is made.
+#pragma once
+
+#include <memory>
+
+#include "ir/expected.h"
+#include "runtime/executable.h"
+#include "runtime/gemm_library.h"
+
+namespace mlc::rt {
+
+Expected<std::unique_ptr<GemmKernel>> make_cpu_gemm(const GemmParams& p, int threads);
+
+}  // namespace mlc::rt

@@ -1,0 +1,36 @@
+#include "runtime/cpu/cpu_target.h"
+
+#include "runtime/cpu/cpu_executor.h"
+#include "runtime/cpu/native_code.h"
+
+namespace mlc::rt {
+
+namespace {
+
+class CpuTarget final : public Target {
+ public:
+  std::string_view name() const override { return kCpuTarget; }
+  int64_t arena_alignment() const override { return kCpuArenaAlignment; }
+  Expected<std::shared_ptr<const LoadedCode>> load(const CodeModule& code) const override {
+    MLC_TRY(LinkedCode linked, link_native_code(code));
+    auto out = std::make_shared<CpuCode>();
+    out->fns = std::move(linked.fns);
+    out->owner = std::move(linked.owner);
+    return std::shared_ptr<const LoadedCode>(std::move(out));
+  }
+  Expected<std::unique_ptr<DeviceExecutor>> create_executor(std::shared_ptr<const Executable> exe,
+                                                            std::shared_ptr<const LoadedCode> code) const override {
+    MLC_TRY(std::unique_ptr<CpuExecutor> x,
+            CpuExecutor::create(std::move(exe), std::static_pointer_cast<const CpuCode>(std::move(code))));
+    return std::unique_ptr<DeviceExecutor>(std::move(x));
+  }
+};
+
+}  // namespace
+
+const Target& cpu_target() {
+  static const CpuTarget target;
+  return target;
+}
+
+}  // namespace mlc::rt

@@ -1,0 +1,30 @@
+#include "runtime/executable.h"
+
+namespace mlc::rt {
+
+std::string_view instr_kind_name(InstrKind k) {
+  switch (k) {
+    case InstrKind::kernel: return "kernel";
+    case InstrKind::gemm: return "gemm";
+    case InstrKind::reference: return "reference";
+    case InstrKind::copy: return "copy";
+    case InstrKind::collective: return "collective";
+  }
+  return "?";
+}
+
+std::string_view collective_kind_name(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::all_reduce: return "all_reduce";
+    case CollectiveKind::all_gather: return "all_gather";
+    case CollectiveKind::reduce_scatter: return "reduce_scatter";
+    case CollectiveKind::all_to_all: return "all_to_all";
+    case CollectiveKind::collective_broadcast: return "collective_broadcast";
+    case CollectiveKind::send: return "send";
+    case CollectiveKind::recv: return "recv";
+    case CollectiveKind::shard_slice: return "shard_slice";
+  }
+  return "?";
+}
+
+}  // namespace mlc::rt

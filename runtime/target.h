@@ -1,0 +1,55 @@
+// Targets: what the runtime can run executables on. Each target loads the
+// code objects the compiler emitted for it (runtime/executable.h CodeModule)
+// and makes executors (runtime/device_executor.h) for its executables; the
+// rest of the runtime (verification, artifacts, the training driver) is the
+// same for every target. Today's targets: "cpu-x86_64" (runtime/cpu/).
+//
+// Contracts:
+//  - find_target(name) is the target of that name, or null.
+//  - arena_alignment() is what the target's arena slots' offsets are
+//    multiples of (compiler/memory_plan.h plans so; runtime/
+//    verify_executable.h checks it).
+//  - load(code) refuses code this machine cannot run (an Error naming why:
+//    missing CPU features, a malformed object) and otherwise returns the
+//    loaded code, which stays loaded as long as it is held.
+//  - load_code(code) loads a module once per process: every later call for
+//    the same module (the same CodeModule object) while the first result is
+//    still held returns it, so the ranks of one process and the functions of
+//    one artifact share one copy. Thread-safe. Null code loads to null.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ir/expected.h"
+#include "runtime/device_executor.h"
+#include "runtime/executable.h"
+
+namespace mlc::rt {
+
+// A target's loaded code; what it holds is the target's.
+class LoadedCode {
+ public:
+  virtual ~LoadedCode() = default;
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual std::string_view name() const = 0;
+  virtual int64_t arena_alignment() const = 0;
+  virtual Expected<std::shared_ptr<const LoadedCode>> load(const CodeModule& code) const = 0;
+  // `code` is load()'s result for exe->code (null when it has none).
+  virtual Expected<std::unique_ptr<DeviceExecutor>> create_executor(std::shared_ptr<const Executable> exe,
+                                                                    std::shared_ptr<const LoadedCode> code) const = 0;
+};
+
+const Target* find_target(std::string_view name);
+// The targets' names, ", "-separated, for messages.
+std::string target_names();
+
+Expected<std::shared_ptr<const LoadedCode>> load_code(const std::shared_ptr<const CodeModule>& code);
+
+}  // namespace mlc::rt

@@ -1,0 +1,86 @@
+// Targets (runtime/target.h): the registry, loading a code module once per
+// process while it is held, and executables for a target this runtime lacks.
+#include "runtime/target.h"
+
+#include <gtest/gtest.h>
+
+#include "runtime/cpu/cpu_target.h"
+#include "runtime/executor.h"
+#include "tests/runtime/tiny_artifact.h"
+
+namespace mlc::rt {
+namespace {
+
+TEST(Target, TheCpuTargetIsRegistered) {
+  const Target* cpu = find_target("cpu-x86_64");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu, &cpu_target());
+  EXPECT_EQ(cpu->arena_alignment(), 64);
+  EXPECT_EQ(find_target("cuda-sm_90"), nullptr);
+  EXPECT_EQ(target_names(), "cpu-x86_64");
+}
+
+// No code: nothing to load (an executable without kernels).
+TEST(Target, NullCodeLoadsToNull) {
+  auto loaded = load_code(nullptr);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(*loaded, nullptr);
+}
+
+// A module with no objects loads (to an empty table); loading it again while
+// the first result is held gives the same loaded code, and after release a
+// new load.
+TEST(Target, AModuleLoadsOncePerProcessWhileHeld) {
+  auto code = std::make_shared<CodeModule>();
+  auto first = load_code(code);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_NE(*first, nullptr);
+  auto again = load_code(code);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->get(), first->get());
+  auto other = load_code(std::make_shared<CodeModule>(*code));
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->get(), first->get()) << "another module (equal bytes, another object) loads on its own";
+}
+
+TEST(Target, CodeForATargetThisRuntimeLacksIsRefused) {
+  auto code = std::make_shared<CodeModule>();
+  code->target = "cuda-sm_90";
+  auto loaded = load_code(code);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().message, "code for target 'cuda-sm_90', which this runtime lacks (it has cpu-x86_64)");
+}
+
+// verify_executable (rule 0) refuses, before anything runs, an executable for
+// an unknown target, code for another target and a kernel without an object.
+TEST(Target, ExecutablesNameTheirTargetAndItsCode) {
+  auto tiny = [] { return std::make_shared<Executable>(*mlc::testing::tiny_artifact("").functions[0].executable); };
+  auto e = tiny();
+  e->target = "cuda-sm_90";
+  auto x = Executor::create(e);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message, "function 'eval': target: is 'cuda-sm_90', not a target of this runtime (cpu-x86_64)");
+
+  e = tiny();
+  auto code = std::make_shared<CodeModule>(*e->code);
+  code->target = "cuda-sm_90";
+  e->code = code;
+  x = Executor::create(e);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message, "function 'eval': code: is code for target 'cuda-sm_90', the function is for 'cpu-x86_64'");
+
+  e = tiny();
+  e->kernels[0].object = 1;
+  x = Executor::create(e);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message, "function 'eval': kernels[0].object: names code object 1, the code has 1 object");
+
+  e = tiny();
+  e->code = nullptr;
+  x = Executor::create(e);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message, "function 'eval': kernels[0].object: names code object 0, the code has 0 objects");
+}
+
+}  // namespace
+}  // namespace mlc::rt
