@@ -20,7 +20,7 @@
 #include "compiler/emit_mlir.h"
 #include "compiler/lower.h"
 #include "compiler/outline_fusions.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/printer.h"
 #include "tools/cli.h"
@@ -68,7 +68,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
   // A mesh is applied by the last stage of the pipeline: without --after, stop there.
   if (!parallel.mesh.empty() && !args.has("after")) args.options.push_back({"after", "sharding"});
   if (args.has("after") || mlir) {
-    PipelineOptions options;
+    PassPipelineOptions options;
     if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
     options.mixed_precision = model->config().train.mixed_precision;
     options.mesh = parallel.mesh;
@@ -79,7 +79,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
         std::printf("// ---- after %s\n%s", pass.c_str(), print_module(m).c_str());
       };
     if (args.has("timings")) options.timings = &timings;
-    Status s = run_pipeline(*module, options, all || lower || fusion ? "" : args.get("after"));
+    Status s = run_pass_pipeline(*module, options, all || lower || fusion ? "" : args.get("after"));
     if (!s) return user_error(s.error().message);
   }
   if (fusion || all) {

@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/lower.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
 #include "tools/cli.h"
@@ -111,7 +111,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   const int64_t batch = config.train.batch_size;
   auto module = model->build(batch);
   if (!module) return user_error(module.error().message);
-  PipelineOptions options;
+  PassPipelineOptions options;
   options.optimizer = config.train.optimizer;
   options.mixed_precision = config.train.mixed_precision;
   options.mesh = parallel.mesh;
@@ -119,7 +119,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   options.tensor_parallel = parallel.tensor_parallel;
   std::map<std::string, std::vector<LedgerEntry>> ledger;
   options.ledger = &ledger;
-  Status s = run_pipeline(*module, options);
+  Status s = run_pass_pipeline(*module, options);
   if (!s) return user_error(s.error().message);
   Plan p = make_plan(config, *module, batch);
   LowerOptions lower_options;

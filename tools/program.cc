@@ -1,6 +1,6 @@
 #include "tools/program.h"
 
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "ir/inline_calls.h"
 #include "ir/diagnostics.h"
 #include "passes/sharding.h"
@@ -76,14 +76,14 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
       MLC_CHECK_OK(check_batch_norm_sync(config(), parallel_.mesh));
       if (config().train.optimizer.type.empty())
         return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
-      PipelineOptions options;
+      PassPipelineOptions options;
       options.optimizer = config().train.optimizer;
       options.mixed_precision = config().train.mixed_precision;
       options.mesh = parallel_.mesh;
       options.zero = parallel_.zero;
       options.tensor_parallel = parallel_.tensor_parallel;
       options.ledger = &ledgers_[batch];
-      MLC_CHECK_OK(run_pipeline(m, options));
+      MLC_CHECK_OK(run_pass_pipeline(m, options));
     } else {
       inline_calls(m);  // @eval and @loss as built call custom ops; nothing runs a call
     }

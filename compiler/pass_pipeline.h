@@ -39,7 +39,7 @@ struct PassTiming {
   double ms = 0;
 };
 
-struct PipelineOptions {
+struct PassPipelineOptions {
   std::optional<OptimizerConfig> optimizer;  // without it, the optimizer pass is skipped
   MixedPrecisionConfig mixed_precision;      // off (the default): the autocast pass is skipped
   Mesh mesh;     // without one, the sharding pass is skipped; with one, the module gets it
@@ -55,14 +55,14 @@ struct PipelineOptions {
 };
 
 // Pass names in pipeline order.
-const std::vector<std::string>& pipeline_passes();
+const std::vector<std::string>& pass_pipeline_names();
 
 // Runs the pipeline up to and including `last` (all of it when `last` is
 // empty). An unknown `last` is an error listing the pipeline.
-Status run_pipeline(Module& module, const PipelineOptions& options, const std::string& last = "");
+Status run_pass_pipeline(Module& module, const PassPipelineOptions& options, const std::string& last = "");
 
 // Runs one pass as the pipeline does: timed, verified after it when
 // options.verify_each, reported to options.after_each.
-Status run_pipeline_pass(Pass& pass, Module& module, const PipelineOptions& options);
+Status run_pass_pipeline_stage(Pass& pass, Module& module, const PassPipelineOptions& options);
 
 }  // namespace mlc
