@@ -58,6 +58,7 @@ Status run_pass_pipeline(Module& module, const PassPipelineOptions& options, con
     }
     end = it + 1;
   }
+  if (Status plan = options.parallel.validate(); !plan) return make_error("error: " + plan.error().message);
   for (auto it = all.begin(); it != end; ++it) {
     std::unique_ptr<Pass> pass;
     if (*it == "autocast") {
@@ -67,13 +68,11 @@ Status run_pass_pipeline(Module& module, const PassPipelineOptions& options, con
       if (!options.optimizer) continue;
       pass = std::make_unique<OptimizerPass>(*options.optimizer, options.mixed_precision.loss_scale);
     } else if (*it == "sharding") {
-      if (options.mesh.empty()) continue;
-      module.set_mesh(options.mesh);
-      auto sharding = std::make_unique<ShardingPass>();
-      MLC_CHECK_OK(sharding->set_option("zero", std::to_string(options.zero)));
-      sharding->set_tensor_parallel(options.tensor_parallel);
-      MLC_CHECK_OK(run_pass_pipeline_stage(*sharding, module, options));
-      if (options.ledger) *options.ledger = sharding->ledger();
+      if (options.parallel.mesh.empty()) continue;
+      module.set_mesh(options.parallel.mesh);
+      ShardingPass sharding(options.parallel.zero, options.parallel.tensor_parallel);
+      MLC_CHECK_OK(run_pass_pipeline_stage(sharding, module, options));
+      if (options.ledger) *options.ledger = sharding.ledger();
       continue;
     } else {
       pass = create_pass(*it);

@@ -100,12 +100,12 @@ int cmd_plan(const std::vector<std::string>& argv) {
   std::string format = args.get("format", "text");
   if (args.positional.size() != 1 || (format != "text" && format != "json"))
     return usage_error(usage_line(*find_command_doc("plan")));
-  ParallelOptions parallel;
-  if (!parse_parallel(args, parallel, error)) return usage_error(error);
+  ParallelFlags flags;
+  if (!parse_parallel(args, flags, error)) return usage_error(error);
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
-  parallel = with_model_parallel(parallel, args.has("zero"), config);
+  const ParallelPlan parallel = make_parallel_plan(flags, config.parallel);
   if (config.train.optimizer.type.empty())
     return user_error(config.path + ": error: mlc plan needs a \"train\" section with an optimizer");
   const int64_t batch = config.train.batch_size;
@@ -114,9 +114,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   PassPipelineOptions options;
   options.optimizer = config.train.optimizer;
   options.mixed_precision = config.train.mixed_precision;
-  options.mesh = parallel.mesh;
-  options.zero = parallel.zero;
-  options.tensor_parallel = parallel.tensor_parallel;
+  options.parallel = parallel;
   std::map<std::string, std::vector<LedgerEntry>> ledger;
   options.ledger = &ledger;
   Status s = run_pass_pipeline(*module, options);

@@ -90,5 +90,28 @@ TEST(PassPipeline, ReportsEveryStageAndItsTime) {
   }
 }
 
+// The plan is validated before any pass runs: a mesh axis or pipeline stages
+// without an implementation are an error, and the module is left as it was.
+TEST(PassPipeline, RefusesAParallelPlanThatIsNotImplemented) {
+  Module m = small_loss();
+  PassPipelineOptions options;
+  options.optimizer = OptimizerConfig{};
+  options.optimizer->type = "sgd";
+  options.optimizer->lr = 0.1;
+  options.parallel.mesh = Mesh::parse("pp=2").value();
+  Status s = run_pass_pipeline(m, options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "error: parallel plan: mesh pp=2: axis 'pp' (pipeline parallelism) is not implemented yet; supported "
+            "axes: dp, ddp, fsdp (data), tp (tensor)");
+  EXPECT_EQ(m.functions.size(), 1u);
+  options.parallel.mesh = Mesh::parse("dp=2").value();
+  options.parallel.pipeline_stages = 2;
+  s = run_pass_pipeline(m, options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "error: parallel plan: 2 pipeline stages: pipeline parallelism is not implemented yet");
+  EXPECT_EQ(m.functions.size(), 1u);
+}
+
 }  // namespace
 }  // namespace mlc
