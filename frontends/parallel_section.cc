@@ -4,6 +4,7 @@
 
 #include "ir/diagnostics.h"
 #include "ir/mesh.h"
+#include "ir/parallel_plan.h"
 
 namespace mlc {
 
@@ -38,6 +39,7 @@ Expected<ParallelConfig> parse_parallel(const JsonDoc& doc, const Node& node, co
     MLC_TRY(c.mesh, doc.as_string(*mesh));
     auto parsed = Mesh::parse(c.mesh);
     if (!parsed) return doc.error(*mesh, "'mesh': " + parsed.error().message);
+    if (Status axes = check_mesh_axes(*parsed); !axes) return doc.error(*mesh, "'mesh': " + axes.error().message);
     c.mesh_loc = doc.loc(*mesh);
   }
   MLC_TRY(int64_t zero, f.integer("zero", 0));

@@ -11,6 +11,8 @@
 //   }
 //
 // Contracts:
+//  - The mesh's axes have an implementation (ir/parallel_plan.h
+//    check_mesh_axes); an error is at the mesh's value.
 //  - A pattern is a dotted module path whose segments may be "*" (any one
 //    segment); it names the module owning a weight ("layers.*.attn.wq" owns
 //    "layers.0.attn.wq.weight" and ".bias"). Every pattern must match, no

@@ -1,5 +1,6 @@
 #include "passes/autocast.h"
 
+#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -199,21 +200,18 @@ Expected<bool> AutocastPass::run(Module& module) {
   return changed;
 }
 
-Status AutocastPass::set_option(std::string_view key, std::string_view value) {
-  auto dtype = parse_dtype(value);
-  const bool ok = dtype && (*dtype == DType::f32 || *dtype == DType::bf16 || *dtype == DType::f16);
-  if ((key == "compute" || key == "param") && ok) {
-    (key == "compute" ? policy_.compute : policy_.param) = *dtype;
-    return {};
-  }
-  if (key == "loss_scale" && (value == "dynamic" || value == "none")) {
-    policy_.loss_scale.enabled = value == "dynamic";
-    return {};
-  }
-  if (key == "compute" || key == "param")
-    return make_error("error: pass 'autocast' option '" + std::string(key) + "' takes f32, bf16 or f16, got '" +
-                      std::string(value) + "'");
-  return make_error("error: pass 'autocast' has no option '" + std::string(key) + "' (it takes compute, param, loss_scale)");
+std::vector<PassOption> AutocastPass::options() {
+  static const DType kDTypes[] = {DType::f32, DType::bf16, DType::f16};
+  auto dtype_option = [](const char* name, DType* target, const char* help) {
+    size_t current = 0;
+    while (kDTypes[current] != *target && current + 1 < std::size(kDTypes)) ++current;
+    return choice_option(name, {"f32", "bf16", "f16"}, current, [target](size_t i) { *target = kDTypes[i]; }, help);
+  };
+  return {dtype_option("compute", &policy_.compute, "dtype of matmuls, convolutions and their kin"),
+          dtype_option("param", &policy_.param, "dtype parameters and inputs are cast to"),
+          choice_option("loss_scale", {"none", "dynamic"}, policy_.loss_scale.enabled ? 1 : 0,
+                        [this](size_t i) { policy_.loss_scale.enabled = i == 1; },
+                        "dynamic: torch.amp.GradScaler's loss scaling")};
 }
 
 }  // namespace mlc

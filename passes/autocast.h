@@ -62,7 +62,7 @@ class AutocastPass : public Pass {
   explicit AutocastPass(MixedPrecisionConfig policy) : policy_(policy) {}
   std::string_view name() const override { return "autocast"; }
   Expected<bool> run(Module& module) override;
-  Status set_option(std::string_view key, std::string_view value) override;
+  std::vector<PassOption> options() override;
 
  private:
   MixedPrecisionConfig policy_;

@@ -25,12 +25,8 @@ Expected<bool> CanonicalizePass::run(Module& module) {
   return rewrite_each_function(module, [this](Function& f) { return canonicalize(f, max_rounds_); });
 }
 
-Status CanonicalizePass::set_option(std::string_view key, std::string_view value) {
-  if (key != "max-rounds")
-    return make_error("error: pass 'canonicalize' has no option '" + std::string(key) + "' (it takes: max-rounds)");
-  MLC_TRY(int64_t rounds, int_option(name(), key, value, 1, 1024));
-  max_rounds_ = static_cast<int>(rounds);
-  return {};
+std::vector<PassOption> CanonicalizePass::options() {
+  return {integer_option("max-rounds", &max_rounds_, 1, 1024, "most rounds of its rewrites (simplify, cse, ...)")};
 }
 
 }  // namespace mlc

@@ -28,7 +28,7 @@ class CanonicalizePass : public Pass {
  public:
   std::string_view name() const override { return "canonicalize"; }
   Expected<bool> run(Module& module) override;
-  Status set_option(std::string_view key, std::string_view value) override;
+  std::vector<PassOption> options() override;
 
  private:
   int max_rounds_ = kMaxCanonicalizeRounds;

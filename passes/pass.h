@@ -4,6 +4,8 @@
 // module valid: every op still verifies and ops stay in program order.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,14 +16,42 @@
 
 namespace mlc {
 
+// One option of a pass, declared as MLIR declares pass options (a name, a
+// type, a default and a description) in the table the pass's options()
+// returns. Pass::set_option parses and checks a value against the table, once
+// for every pass, and `mlc help opt` lists the tables (pass_options_help).
+struct PassOption {
+  enum class Type { integer, choice };
+  std::string name;
+  Type type = Type::integer;
+  std::string help;
+  std::string default_value;         // as `mlc help opt` shows it
+  int64_t min = 0, max = 0;          // integer: the values accepted
+  std::vector<std::string> choices;  // choice: the words accepted
+  // Stores a checked value in the pass: the integer, or the index of the word.
+  std::function<void(int64_t)> store;
+  // What the option takes: "an integer in [1, 1024]", "one of f32, bf16, f16".
+  std::string expected() const;
+};
+// An integer option in [min, max] bound to `*target`, whose value now is the default.
+PassOption integer_option(std::string name, int* target, int64_t min, int64_t max, std::string help);
+// An option taking one of `choices`, choices[current] the default; `store`
+// receives the index of the word given.
+PassOption choice_option(std::string name, std::vector<std::string> choices, size_t current,
+                         std::function<void(size_t)> store, std::string help);
+
 class Pass {
  public:
   virtual ~Pass() = default;
   virtual std::string_view name() const = 0;
   virtual Expected<bool> run(Module& module) = 0;
-  // Sets option `key` (as in `canonicalize{max-rounds=4}`); an unknown key or
-  // a bad value is an Error naming the pass, the key and what it takes.
-  virtual Status set_option(std::string_view key, std::string_view value);
+  // The options this pass takes, bound to this instance; none by default.
+  virtual std::vector<PassOption> options() { return {}; }
+  // Sets option `key` (as in `canonicalize{max-rounds=4}`) from its table. An
+  // unknown key is an Error listing the options; a bad value one naming the
+  // pass, the option, what it takes and what was given:
+  //   "error: pass 'sharding' option 'zero' takes an integer in [0, 3], got '4'"
+  Status set_option(std::string_view key, std::string_view value);
 };
 
 // One entry of a pass list: `name` or `name{key=value,key=value}`.
@@ -32,10 +62,6 @@ struct PassSpec {
 // Parses "a,b{k=v,k2=v2},c" (commas inside braces separate options). Errors
 // name the position: "error: pass list: unbalanced '{' at column 3".
 Expected<std::vector<PassSpec>> parse_pass_list(std::string_view text);
-// An option value as an integer in [lo, hi], or an Error naming pass and key.
-Expected<int64_t> int_option(std::string_view pass, std::string_view key, std::string_view value, int64_t lo,
-                             int64_t hi);
-
 // Applies a per-function rewrite (returning whether it changed the function)
 // to every function of `module`; the body of most passes' `run`.
 template <class Rewrite>
@@ -49,6 +75,9 @@ bool rewrite_each_function(Module& module, Rewrite rewrite) {
 std::unique_ptr<Pass> create_pass(std::string_view name);
 // Names of every registered pass, in a stable order.
 std::vector<std::string> pass_names();
+// Every registered pass with its options' names, values, defaults and help,
+// one line per option, for `mlc help opt`.
+std::string pass_options_help();
 // Runs passes in order; each name may carry options (`name{k=v}`, see
 // parse_pass_list). An unknown name is an error listing the known ones.
 Expected<bool> run_passes(Module& module, const std::vector<std::string>& names);

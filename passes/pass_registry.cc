@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <charconv>
 #include <functional>
 #include <utility>
 
@@ -45,21 +44,6 @@ std::vector<std::string> pass_names() {
   std::vector<std::string> names;
   for (const auto& entry : registry()) names.push_back(entry.first);
   return names;
-}
-
-Status Pass::set_option(std::string_view key, std::string_view) {
-  return make_error("error: pass '" + std::string(name()) + "' has no option '" + std::string(key) + "'" +
-                    " (it takes none)");
-}
-
-Expected<int64_t> int_option(std::string_view pass, std::string_view key, std::string_view value, int64_t lo,
-                             int64_t hi) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi)
-    return make_error("error: pass '" + std::string(pass) + "' option '" + std::string(key) + "' takes an integer in [" +
-                      std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + std::string(value) + "'");
-  return v;
 }
 
 Expected<std::vector<PassSpec>> parse_pass_list(std::string_view text) {

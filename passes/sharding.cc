@@ -13,12 +13,6 @@
 
 namespace mlc {
 
-bool is_data_axis(std::string_view axis) {
-  for (std::string_view model : {"tp", "sp", "pp", "cp", "ep"})
-    if (axis == model) return false;
-  return true;
-}
-
 Expected<ShardingPlan> data_parallel_plan(const Function& f, const Mesh& mesh, int zero) {
   if (zero < 0 || zero > 3) return make_error("--zero must be 0, 1, 2 or 3, got " + std::to_string(zero));
   ShardingPlan plan;
@@ -563,6 +557,8 @@ Expected<bool> ShardingPass::run(Module& module) {
   ledger_.clear();
   Mesh mesh = module.mesh();
   if (mesh.empty()) return false;
+  if (Status axes = check_mesh_axes(mesh); !axes)
+    return make_error("error: sharding: mesh " + mesh.str() + ": " + axes.error().message);
   bool changed = false;
   for (auto& f : module.functions) {
     if (f->name != "train_step" && f->name != "eval" && f->name != "loss_grad") continue;
@@ -579,12 +575,8 @@ Expected<bool> ShardingPass::run(Module& module) {
   return changed;
 }
 
-Status ShardingPass::set_option(std::string_view key, std::string_view value) {
-  if (key != "zero")
-    return make_error("error: pass 'sharding' has no option '" + std::string(key) + "' (it takes: zero)");
-  MLC_TRY(int64_t zero, int_option(name(), key, value, 0, 3));
-  zero_ = static_cast<int>(zero);
-  return {};
+std::vector<PassOption> ShardingPass::options() {
+  return {integer_option("zero", &zero_, 0, 3, "ZeRO stage over the last data axis (3: FSDP)")};
 }
 
 }  // namespace mlc

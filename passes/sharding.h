@@ -40,6 +40,7 @@
 #include "ir/graph.h"
 #include "ir/mesh.h"
 #include "ir/model_config.h"
+#include "ir/parallel_plan.h"
 #include "passes/pass.h"
 
 namespace mlc {
@@ -68,23 +69,14 @@ struct ShardingPlan {
   std::map<const Value*, std::vector<Settle>> settle;
 };
 
-// The data-parallel plan for a function on `mesh`: every axis is a data axis
-// except those named tp, sp, pp, cp or ep. Data ({input}) is sharded on its
+// The data-parallel plan for a function on `mesh`, whose axes are data axes
+// or tp (ir/parallel_plan.h check_mesh_axes). Data ({input}) is sharded on its
 // dim 0 over every data axis; with zero >= 1 optimizer state ({state}), and
 // with zero = 3 parameters ({param}, {frozen}), are sharded over the last data
 // axis (HSDP: replicated over the others) on their first dim that divides by
 // its size, and stay replicated when none does. The step counter stays
 // replicated.
 Expected<ShardingPlan> data_parallel_plan(const Function& f, const Mesh& mesh, int zero);
-bool is_data_axis(std::string_view axis);
-
-// The tensor-parallel plan of a model file's "parallel" section
-// (frontends/parallel_section.h), applied on the mesh's "tp" axis.
-struct TensorParallelPlan {
-  std::vector<TensorParallelParam> params;
-  bool sequence_parallel = false;
-  bool empty() const { return params.empty(); }
-};
 
 // Adds `tp` to `plan` for `f` (nothing when the mesh has no "tp" axis):
 //  - a rowwise (vocabulary-parallel) embedding table's lookups and their
@@ -140,15 +132,18 @@ namespace mlc {
 // `sharding` stage when the module has a mesh): shards @train_step, @eval and
 // @loss_grad with data_parallel_plan over the module's mesh; the other
 // functions (@optimizer_init, @loss) stay unsharded. Without a mesh it changes
-// nothing. Options: zero=0..3; the tensor-parallel plan is set by the
-// pipeline (set_tensor_parallel). ledger() is the last run's, by function.
+// nothing; a mesh axis without an implementation is an error
+// (check_mesh_axes). Options: zero=0..3; the pipeline gives the ZeRO stage
+// and the tensor-parallel plan of its ParallelPlan to the constructor.
+// ledger() is the last run's, by function.
 class ShardingPass : public Pass {
  public:
+  ShardingPass() = default;
+  ShardingPass(int zero, TensorParallelPlan tp) : zero_(zero), tp_(std::move(tp)) {}
   std::string_view name() const override { return "sharding"; }
   Expected<bool> run(Module& module) override;
-  Status set_option(std::string_view key, std::string_view value) override;
+  std::vector<PassOption> options() override;
   const std::map<std::string, std::vector<LedgerEntry>>& ledger() const { return ledger_; }
-  void set_tensor_parallel(TensorParallelPlan tp) { tp_ = std::move(tp); }
 
  private:
   int zero_ = 0;

@@ -60,11 +60,15 @@ bool parse_args(const std::vector<std::string>& argv, const std::vector<std::str
   return true;
 }
 
-bool parse_parallel(const Args& args, ParallelOptions& out, std::string& error) {
+bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error) {
   if (args.has("mesh")) {
     auto mesh = Mesh::parse(args.get("mesh"));
     if (!mesh) {
       error = "--mesh: " + mesh.error().message;
+      return false;
+    }
+    if (Status axes = check_mesh_axes(*mesh); !axes) {
+      error = "--mesh: " + axes.error().message;
       return false;
     }
     out.mesh = *mesh;
@@ -75,7 +79,7 @@ bool parse_parallel(const Args& args, ParallelOptions& out, std::string& error) 
       error = "--zero takes 0, 1, 2 or 3, got '" + z + "'";
       return false;
     }
-    if (out.mesh.empty()) {
+    if (!out.mesh) {
       error = "--zero shards over the data axes of a mesh: give --mesh too (e.g. --mesh dp=2 --zero 1)";
       return false;
     }

@@ -38,9 +38,12 @@ int cmd_convert(const std::vector<std::string>& argv);
 int cmd_report(const std::vector<std::string>& argv);
 int cmd_check_grad(const std::vector<std::string>& argv);  // custom ops (tools/cmd_check_grad.cc)
 
-// `--mesh dp=2,tp=2` and `--zero 0|1|2|3` (tools/program.h ParallelOptions):
-// false with a usage message in `error` when malformed, or --zero without --mesh.
-bool parse_parallel(const Args& args, ParallelOptions& out, std::string& error);
+// `--mesh dp=2,tp=2` and `--zero 0|1|2|3` (ir/parallel_plan.h ParallelFlags;
+// make_parallel_plan puts them over the model file's "parallel" section):
+// false with a usage message in `error` when malformed, a mesh axis without an
+// implementation (check_mesh_axes), or --zero without --mesh:
+//   "--mesh: unknown axis 'foo'; supported axes: dp, ddp, fsdp (data), tp (tensor)"
+bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error);
 
 // Prints "mlc: <message>" for usage errors and returns kUsageError.
 int usage_error(const std::string& message);

@@ -11,8 +11,8 @@
 // and the partial batches, so it must be readable at compile time; `mlc run`
 // of the artifact on data of other sizes says which batch is missing.
 //
-// On a mesh (--mesh, or the model file's "parallel" section; tools/program.h
-// with_model_parallel) the functions are the sharded ones every rank runs
+// On a mesh (--mesh, or the model file's "parallel" section; ir/parallel_plan.h
+// make_parallel_plan) the functions are the sharded ones every rank runs
 // (SPMD: one executable per function and batch serves all ranks), for the
 // batches a mesh run asks for (tools/train.cc, tools/evaluate.cc): train_step
 // and optimizer_init as above, eval for the even split's global batches, and
@@ -56,8 +56,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
   std::string error;
   if (!parse_command_args(*find_command_doc("compile"), args_in, args, error))
     return usage_error(error + "\n" + usage_line(*find_command_doc("compile")));
-  ParallelOptions parallel;
-  if (!parse_parallel(args, parallel, error)) return usage_error(error + "\n" + usage_line(*find_command_doc("compile")));
+  ParallelFlags flags;
+  if (!parse_parallel(args, flags, error)) return usage_error(error + "\n" + usage_line(*find_command_doc("compile")));
   if (args.positional.size() != 1) return usage_error(usage_line(*find_command_doc("compile")));
   const std::string target = args.get("target", "cpu");
   if (target != "cpu")
@@ -68,7 +68,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
 
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
-  parallel = with_model_parallel(parallel, args.has("zero"), model->config());
+  const ParallelPlan parallel = make_parallel_plan(flags, model->config().parallel);
   const Mesh& mesh = parallel.mesh;
   ModelConfig config = model->config();
   const TrainConfig& tc = config.train;

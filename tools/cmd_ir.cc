@@ -20,7 +20,7 @@
 #include "compiler/emit_mlir.h"
 #include "compiler/lower.h"
 #include "compiler/outline_fusions.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/printer.h"
 #include "tools/cli.h"
@@ -34,8 +34,8 @@ int cmd_ir(const std::vector<std::string>& argv) {
   if (!parse_command_args(*find_command_doc("ir"), argv, args, error)) return usage_error(error);
   if (args.positional.size() != 1)
     return usage_error(usage_line(*find_command_doc("ir")));
-  ParallelOptions parallel;
-  if (!parse_parallel(args, parallel, error)) return usage_error(error);
+  ParallelFlags flags;
+  if (!parse_parallel(args, flags, error)) return usage_error(error);
   const bool mlir = args.has("emit");
   if (mlir && args.get("emit") != "mlir")
     return usage_error("--emit takes 'mlir', got '" + args.get("emit") + "'");
@@ -45,7 +45,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
     return usage_error("--timings times the passes, so it needs --after PASS|all");
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
-  parallel = with_model_parallel(parallel, args.has("zero"), model->config());
+  const ParallelPlan parallel = make_parallel_plan(flags, model->config().parallel);
   int64_t batch = model->config().trial_batch();
   if (args.has("batch")) {
     try {
@@ -68,18 +68,16 @@ int cmd_ir(const std::vector<std::string>& argv) {
   // A mesh is applied by the last stage of the pipeline: without --after, stop there.
   if (!parallel.mesh.empty() && !args.has("after")) args.options.push_back({"after", "sharding"});
   if (args.has("after") || mlir) {
-    PipelineOptions options;
+    PassPipelineOptions options;
     if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
     options.mixed_precision = model->config().train.mixed_precision;
-    options.mesh = parallel.mesh;
-    options.zero = parallel.zero;
-    options.tensor_parallel = parallel.tensor_parallel;
+    options.parallel = parallel;
     if (all)
       options.after_each = [](const std::string& pass, const Module& m) {
         std::printf("// ---- after %s\n%s", pass.c_str(), print_module(m).c_str());
       };
     if (args.has("timings")) options.timings = &timings;
-    Status s = run_pipeline(*module, options, all || lower || fusion ? "" : args.get("after"));
+    Status s = run_pass_pipeline(*module, options, all || lower || fusion ? "" : args.get("after"));
     if (!s) return user_error(s.error().message);
   }
   if (fusion || all) {

@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/lower.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
 #include "tools/cli.h"
@@ -100,26 +100,24 @@ int cmd_plan(const std::vector<std::string>& argv) {
   std::string format = args.get("format", "text");
   if (args.positional.size() != 1 || (format != "text" && format != "json"))
     return usage_error(usage_line(*find_command_doc("plan")));
-  ParallelOptions parallel;
-  if (!parse_parallel(args, parallel, error)) return usage_error(error);
+  ParallelFlags flags;
+  if (!parse_parallel(args, flags, error)) return usage_error(error);
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
-  parallel = with_model_parallel(parallel, args.has("zero"), config);
+  const ParallelPlan parallel = make_parallel_plan(flags, config.parallel);
   if (config.train.optimizer.type.empty())
     return user_error(config.path + ": error: mlc plan needs a \"train\" section with an optimizer");
   const int64_t batch = config.train.batch_size;
   auto module = model->build(batch);
   if (!module) return user_error(module.error().message);
-  PipelineOptions options;
+  PassPipelineOptions options;
   options.optimizer = config.train.optimizer;
   options.mixed_precision = config.train.mixed_precision;
-  options.mesh = parallel.mesh;
-  options.zero = parallel.zero;
-  options.tensor_parallel = parallel.tensor_parallel;
+  options.parallel = parallel;
   std::map<std::string, std::vector<LedgerEntry>> ledger;
   options.ledger = &ledger;
-  Status s = run_pipeline(*module, options);
+  Status s = run_pass_pipeline(*module, options);
   if (!s) return user_error(s.error().message);
   Plan p = make_plan(config, *module, batch);
   LowerOptions lower_options;

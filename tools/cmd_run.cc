@@ -62,19 +62,19 @@ bool is_artifact_path(const std::string& path) {
   return path.size() >= 5 && path.compare(path.size() - 5, 5, ".mlcx") == 0;
 }
 
-// An artifact's mesh and ZeRO stage into `parallel` (which holds --mesh and
-// --zero, if given: they must be the artifact's); "" or the usage error.
-std::string artifact_parallel(const rt::Artifact& a, const std::string& file, bool zero_given,
-                              ParallelOptions& parallel) {
+// An artifact's mesh and ZeRO stage into `parallel`; `flags` (--mesh and
+// --zero), if given, must be the artifact's. "" or the usage error.
+std::string artifact_parallel(const rt::Artifact& a, const std::string& file, const ParallelFlags& flags,
+                              ParallelPlan& parallel) {
   const std::string compiled_for = a.mesh.empty() ? "one device" : "mesh " + a.mesh.str();
-  if (!parallel.mesh.empty() && parallel.mesh != a.mesh)
-    return "--mesh " + parallel.mesh.str() + ": " + file + " was compiled for " + compiled_for +
+  if (flags.mesh && !flags.mesh->empty() && *flags.mesh != a.mesh)
+    return "--mesh " + flags.mesh->str() + ": " + file + " was compiled for " + compiled_for +
            ": run it without --mesh, or compile the model for this mesh (mlc compile MODEL.json --mesh " +
-           parallel.mesh.str() + ")";
-  if (zero_given && parallel.zero != a.zero)
-    return "--zero " + std::to_string(parallel.zero) + ": " + file + " was compiled for ZeRO stage " +
+           flags.mesh->str() + ")";
+  if (flags.zero && *flags.zero != a.zero)
+    return "--zero " + std::to_string(*flags.zero) + ": " + file + " was compiled for ZeRO stage " +
            std::to_string(a.zero) + " on " + compiled_for + ": run it without --zero, or compile the model for "
-           "this stage (mlc compile MODEL.json --mesh " + a.mesh.str() + " --zero " + std::to_string(parallel.zero) + ")";
+           "this stage (mlc compile MODEL.json --mesh " + a.mesh.str() + " --zero " + std::to_string(*flags.zero) + ")";
   parallel.mesh = a.mesh;
   parallel.zero = a.zero;
   return "";
@@ -224,7 +224,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.profile = args.has("profile");
   if (o.profile && o.backend == Backend::interp)
     return usage_error("--profile times the compiled backend's instructions; drop --backend interp");
-  if (!parse_parallel(args, o.parallel, error)) return usage_error(error + "\n" + usage_line(*find_command_doc("run")));
+  ParallelFlags flags;
+  if (!parse_parallel(args, flags, error)) return usage_error(error + "\n" + usage_line(*find_command_doc("run")));
   const std::string& file = args.positional[0];
   const bool artifact = is_artifact_path(file);
   if (artifact && args.has("backend"))
@@ -249,13 +250,13 @@ int cmd_run(const std::vector<std::string>& argv) {
     if (!loaded) return user_error(file + ": error: " + loaded.error().message);
     loaded_code = std::move(*loaded);
     compiled = std::make_shared<const rt::Artifact>(std::move(*read));
-    if (std::string problem = artifact_parallel(*compiled, file, args.has("zero"), o.parallel); !problem.empty())
+    if (std::string problem = artifact_parallel(*compiled, file, flags, o.parallel); !problem.empty())
       return usage_error(problem);
   } else {
     auto loaded = ModelFile::load(args.positional[0]);
     if (!loaded) return user_error(loaded.error().message);
     model.emplace(std::move(*loaded));
-    o.parallel = with_model_parallel(o.parallel, args.has("zero"), model->config());
+    o.parallel = make_parallel_plan(flags, model->config().parallel);
   }
   const bool on_mesh = !o.parallel.mesh.empty();
   if (args.has("comm-timeout") && !on_mesh) return usage_error("--comm-timeout applies to a --mesh run");

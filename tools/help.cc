@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "passes/pass.h"
 #include "runtime/artifact.h"
 
 namespace mlc::cli {
@@ -11,9 +12,14 @@ namespace {
 using K = FlagDoc::Kind;
 
 const FlagDoc kMesh = {"mesh", "AXIS=N[,AXIS=N...]",
-                       "a device mesh of named axes, e.g. dp=2, dp=2,fsdp=2 (HSDP), tp=2, dp=2,tp=2. Every axis but "
-                       "tp, sp, pp, cp and ep is a data axis: the batch is split over the data axes; the model "
-                       "file's \"parallel\" plan shards weights over tp. Default: the model file's parallel.mesh"};
+                       "a device mesh of named axes, e.g. dp=2, dp=2,fsdp=2 (HSDP), tp=2, dp=2,tp=2. dp, ddp and fsdp "
+                       "are data axes: the batch is split over them; the model file's \"parallel\" plan shards "
+                       "weights over tp. Other axes (pp, sp, cp, ep) are not implemented yet. Default: the model "
+                       "file's parallel.mesh"};
+
+std::string pass_listing() {
+  return "\npasses and their options (NAME{option=value,...}):\n" + pass_options_help();
+}
 const FlagDoc kZero = {"zero", "0|1|2|3",
                        "ZeRO stage over the last data axis: 1 and 2 shard the optimizer state, 3 the parameters too "
                        "(FSDP). Needs a mesh. Default: the model file's parallel.zero, else 0"};
@@ -116,9 +122,8 @@ const std::vector<CommandDoc>& docs() {
        "parse, verify and transform textual IR",
        "Reads textual IR (what `mlc ir` prints), verifies it, runs the passes given and prints the result.",
        {{"passes", "a,b{key=value},c",
-         "passes to run in order, with options: autocast{compute=T,param=T,loss_scale=dynamic|none} (T: f32, "
-         "bf16, f16), autodiff, decompose, canonicalize{max-rounds=N}, cse, dce, "
-         "fold-constants, simplify, sharding{zero=N} (over the module's mesh attribute)"}}},
+         "passes to run in order, each with its options (below); sharding runs over the module's mesh attribute"}},
+       pass_listing},
       {"convert", "MODEL.json|MODEL.mlc",
        "write a model file in the other form: JSON <-> the model language (.mlc)",
        "Loads the model file (so its mistakes are reported first) and writes it in the other form, or in the\n"
@@ -237,6 +242,7 @@ std::string command_help(const CommandDoc& doc) {
     }
     s += wrap(f.help, 34, 100 - 34) + "\n";
   }
+  if (doc.more) s += doc.more();
   return s;
 }
 

@@ -27,6 +27,9 @@ struct CommandDoc {
   const char* summary;    // one line for `mlc help`
   const char* details;    // paragraphs for `mlc help COMMAND`
   std::vector<FlagDoc> flags;
+  // When set, more of `mlc help COMMAND` after the flags, made from a table
+  // elsewhere (`mlc help opt`: every pass's options, passes/pass.h).
+  std::string (*more)() = nullptr;
 };
 
 const std::vector<CommandDoc>& command_docs();

@@ -1,6 +1,6 @@
 #include "tools/program.h"
 
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "ir/inline_calls.h"
 #include "ir/diagnostics.h"
 #include "passes/sharding.h"
@@ -33,15 +33,7 @@ bool after_pipeline(const std::string& name, bool sharded, bool autocast) {
 }
 }  // namespace
 
-ParallelOptions with_model_parallel(ParallelOptions cli, bool zero_given, const ModelConfig& config) {
-  const ParallelConfig& section = config.parallel;
-  if (cli.mesh.empty() && !section.mesh.empty()) cli.mesh = Mesh::parse(section.mesh).value();  // checked by the parser
-  if (!zero_given && !cli.mesh.empty()) cli.zero = section.zero;
-  cli.tensor_parallel = {section.tensor_parallel, section.sequence_parallel};
-  return cli;
-}
-
-Program Program::from_model(const ModelFile& model, Backend backend, ParallelOptions parallel) {
+Program Program::from_model(const ModelFile& model, Backend backend, ParallelPlan parallel) {
   Program p;
   p.model_ = &model;
   p.backend_ = backend;
@@ -76,14 +68,12 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
       MLC_CHECK_OK(check_batch_norm_sync(config(), parallel_.mesh));
       if (config().train.optimizer.type.empty())
         return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
-      PipelineOptions options;
+      PassPipelineOptions options;
       options.optimizer = config().train.optimizer;
       options.mixed_precision = config().train.mixed_precision;
-      options.mesh = parallel_.mesh;
-      options.zero = parallel_.zero;
-      options.tensor_parallel = parallel_.tensor_parallel;
+      options.parallel = parallel_;
       options.ledger = &ledgers_[batch];
-      MLC_CHECK_OK(run_pipeline(m, options));
+      MLC_CHECK_OK(run_pass_pipeline(m, options));
     } else {
       inline_calls(m);  // @eval and @loss as built call custom ops; nothing runs a call
     }

@@ -14,32 +14,20 @@
 #include <string>
 
 #include "frontends/model_file.h"
+#include "ir/parallel_plan.h"
 #include "passes/sharding.h"
 #include "runtime/artifact.h"
 #include "tools/step_function.h"
 
 namespace mlc {
 
-// How a model file's functions are partitioned: a device mesh, the ZeRO
-// stage of its data-parallel plan and its tensor-parallel plan
-// (passes/sharding.h). No mesh: one device.
-struct ParallelOptions {
-  Mesh mesh;
-  int zero = 0;
-  TensorParallelPlan tensor_parallel;  // applied on the mesh's "tp" axis, if any
-};
-
-// The model file's "parallel" section under the command line's options:
-// `cli` (from --mesh/--zero; `zero_given`: --zero was given) keeps what it
-// sets; the section supplies the mesh and ZeRO stage where it does not, and
-// the tensor-parallel plan.
-ParallelOptions with_model_parallel(ParallelOptions cli, bool zero_given, const ModelConfig& config);
-
 class Program {
  public:
   // With a mesh, "train_step", "eval" and "loss_grad" are each device's SPMD
   // program (local shapes, placements on the arguments).
-  static Program from_model(const ModelFile& model, Backend backend, ParallelOptions parallel = {});
+  // `parallel`: how the functions are partitioned (ir/parallel_plan.h
+  // make_parallel_plan); no mesh: one device.
+  static Program from_model(const ModelFile& model, Backend backend, ParallelPlan parallel = {});
   // An artifact's unsharded functions, or with `sharded` (an artifact with a
   // mesh) its sharded ones, parallel() being the artifact's mesh and ZeRO stage.
   static Program from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path, bool sharded = false);
@@ -54,14 +42,14 @@ class Program {
   // Model files only: the IR of function `name` for `batch`, as function()
   // compiles it (what `mlc compile` lowers).
   Expected<const Function*> ir(const std::string& name, int64_t batch) const;
-  const ParallelOptions& parallel() const { return parallel_; }
+  const ParallelPlan& parallel() const { return parallel_; }
   // Model files with a mesh: the sharding pass's collective ledger for `batch`, by function.
   Expected<const std::map<std::string, std::vector<LedgerEntry>>*> ledger(int64_t batch) const;
 
  private:
   const ModelFile* model_ = nullptr;
   Backend backend_ = Backend::compiled;
-  ParallelOptions parallel_;
+  ParallelPlan parallel_;
   mutable std::map<int64_t, std::map<std::string, std::vector<LedgerEntry>>> ledgers_;
   std::shared_ptr<const rt::Artifact> artifact_;
   bool sharded_ = false;  // artifacts: which of its functions

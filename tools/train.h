@@ -56,7 +56,7 @@ struct TrainOptions {
   bool progress_bar = false;    // a live bar on stderr (else one line per epoch)
   Backend backend = Backend::compiled;  // of the train step and evaluation
   bool profile = false;  // time every instruction of the compiled train step and eval (tools/profile.h)
-  ParallelOptions parallel;  // a mesh (and ZeRO stage): train on its ranks (model files only)
+  ParallelPlan parallel;  // a mesh (and ZeRO stage): train on its ranks (model files only)
   // On a mesh: the collectives' timeout, and whether this process is one rank
   // under mpirun (runtime/comm/mpi.h) rather than running every rank as a
   // thread (runtime/comm/local.h). tools/mesh_train.h.

@@ -19,7 +19,7 @@
 #include <set>
 
 #include "compiler/emit_mlir.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/builder.h"
 #include "ir/collectives.h"
@@ -469,9 +469,9 @@ TEST_P(EmitMlirExample, FunctionsMatchTheInterpreter) {
   ASSERT_TRUE(model.ok()) << model.error().message;
   auto module = model->build(2);
   ASSERT_TRUE(module.ok()) << module.error().message;
-  PipelineOptions options;
+  PassPipelineOptions options;
   options.optimizer = model->config().train.optimizer;
-  ASSERT_TRUE(run_pipeline(*module, options).ok());
+  ASSERT_TRUE(run_pass_pipeline(*module, options).ok());
   std::string mlir = verified_mlir(*module);
   ASSERT_FALSE(HasFailure());
   std::vector<Call> calls;

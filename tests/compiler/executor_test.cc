@@ -10,7 +10,7 @@
 #include <new>
 
 #include "compiler/lower.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "runtime/executor.h"
 #include "runtime/interpreter.h"
@@ -46,9 +46,9 @@ Step train_step(const std::string& example) {
   auto m = model->build(model->config().train.batch_size);
   EXPECT_TRUE(m.ok());
   s.module = std::move(*m);
-  PipelineOptions o;
+  PassPipelineOptions o;
   o.optimizer = model->config().train.optimizer;
-  EXPECT_TRUE(run_pipeline(s.module, o).ok());
+  EXPECT_TRUE(run_pass_pipeline(s.module, o).ok());
   s.fn = s.module.find("train_step");
   return s;
 }

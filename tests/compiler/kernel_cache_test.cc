@@ -15,7 +15,7 @@
 
 #include "compiler/kernel_cache.h"
 #include "compiler/lower.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "runtime/executor.h"
 #include "runtime/cpu/native_code.h"
@@ -41,9 +41,9 @@ Module train_module(const std::string& example) {
   EXPECT_TRUE(model.ok());
   auto m = model->build(model->config().train.batch_size);
   EXPECT_TRUE(m.ok());
-  PipelineOptions o;
+  PassPipelineOptions o;
   o.optimizer = model->config().train.optimizer;
-  EXPECT_TRUE(run_pipeline(*m, o).ok());
+  EXPECT_TRUE(run_pass_pipeline(*m, o).ok());
   return std::move(*m);
 }
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "compiler/lower.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/parser.h"
 
@@ -48,9 +48,9 @@ TEST_P(ExampleCounts, TrainStepLowersToTheRecordedInstructions) {
   ASSERT_TRUE(model.ok());
   auto m = model->build(model->config().train.batch_size);
   ASSERT_TRUE(m.ok());
-  PipelineOptions p;
+  PassPipelineOptions p;
   p.optimizer = model->config().train.optimizer;
-  ASSERT_TRUE(run_pipeline(*m, p).ok());
+  ASSERT_TRUE(run_pass_pipeline(*m, p).ok());
   LowerOptions o;
   o.compile_kernels = false;
   auto l = lower_function(*m->find("train_step"), o);

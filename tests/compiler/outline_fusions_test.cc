@@ -9,7 +9,7 @@
 #include "compiler/fusion.h"
 #include "compiler/lower.h"
 #include "compiler/outline_fusions.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -97,9 +97,9 @@ TEST_P(OutlinedExample, RoundTripsAndComputesTheSame) {
   auto built = model->build(model->config().train.batch_size);
   ASSERT_TRUE(built.ok()) << built.error().message;
   Module m = std::move(*built);
-  PipelineOptions o;
+  PassPipelineOptions o;
   o.optimizer = model->config().train.optimizer;
-  ASSERT_TRUE(run_pipeline(m, o).ok());
+  ASSERT_TRUE(run_pass_pipeline(m, o).ok());
   const Function& original = *m.find("train_step");
   std::unique_ptr<Function> outlined = original.clone();
   const int fusions = outline_fusions(*outlined);

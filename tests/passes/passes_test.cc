@@ -154,21 +154,74 @@ TEST(PassList, MalformedListsNameThePosition) {
   EXPECT_EQ(error("c}se"), "error: pass list 'c}se': unexpected '}' at column 2");
 }
 
-TEST(PassOptions, UnknownKeysAndBadValuesAreErrors) {
+// Runs the pass list `list` on an empty module: "ok" or the error.
+std::string run_pass_list(const char* list) {
   Module m;
-  auto run = [&m](const char* list) {
-    auto specs = parse_pass_list(list);
-    EXPECT_TRUE(specs.ok());
-    auto r = run_passes(m, *specs);
-    return r.ok() ? std::string("ok") : r.error().message;
-  };
-  EXPECT_EQ(run("canonicalize{max-rounds=3}"), "ok");
-  EXPECT_EQ(run("cse{x=1}"), "error: pass 'cse' has no option 'x' (it takes none)");
-  EXPECT_EQ(run("canonicalize{rounds=2}"), "error: pass 'canonicalize' has no option 'rounds' (it takes: max-rounds)");
-  EXPECT_EQ(run("canonicalize{max-rounds=0}"),
+  auto specs = parse_pass_list(list);
+  EXPECT_TRUE(specs.ok());
+  auto r = run_passes(m, *specs);
+  return r.ok() ? std::string("ok") : r.error().message;
+}
+
+TEST(PassOptions, UnknownKeysAndBadValuesAreErrors) {
+  EXPECT_EQ(run_pass_list("canonicalize{max-rounds=3}"), "ok");
+  EXPECT_EQ(run_pass_list("cse{x=1}"), "error: pass 'cse' has no option 'x' (it takes none)");
+  EXPECT_EQ(run_pass_list("canonicalize{rounds=2}"), "error: pass 'canonicalize' has no option 'rounds' (it takes: max-rounds)");
+  EXPECT_EQ(run_pass_list("canonicalize{max-rounds=0}"),
             "error: pass 'canonicalize' option 'max-rounds' takes an integer in [1, 1024], got '0'");
-  EXPECT_EQ(run("canonicalize{max-rounds=2x}"),
+  EXPECT_EQ(run_pass_list("canonicalize{max-rounds=2x}"),
             "error: pass 'canonicalize' option 'max-rounds' takes an integer in [1, 1024], got '2x'");
+}
+
+// Every pass's options come from its table: set_option checks values by the
+// declared type, and `mlc help opt` lists the same table.
+TEST(PassOptions, ValuesAreCheckedByTheTablesType) {
+  EXPECT_EQ(run_pass_list("autocast{compute=bf16,param=f16,loss_scale=dynamic}"), "ok");
+  EXPECT_EQ(run_pass_list("autocast{compute=f64}"), "error: pass 'autocast' option 'compute' takes one of f32, bf16, f16, got 'f64'");
+  EXPECT_EQ(run_pass_list("autocast{loss_scale=static}"),
+            "error: pass 'autocast' option 'loss_scale' takes one of none, dynamic, got 'static'");
+  EXPECT_EQ(run_pass_list("autocast{scale=1}"),
+            "error: pass 'autocast' has no option 'scale' (it takes: compute, param, loss_scale)");
+  EXPECT_EQ(run_pass_list("sharding{zero=-1}"), "error: pass 'sharding' option 'zero' takes an integer in [0, 3], got '-1'");
+  EXPECT_EQ(run_pass_list("sharding{zero=}"), "error: pass 'sharding' option 'zero' takes an integer in [0, 3], got ''");
+  EXPECT_EQ(run_pass_list("sharding{stage=1}"), "error: pass 'sharding' has no option 'stage' (it takes: zero)");
+
+  auto sharding = create_pass("sharding");
+  std::vector<PassOption> table = sharding->options();
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].name, "zero");
+  EXPECT_EQ(table[0].type, PassOption::Type::integer);
+  EXPECT_EQ(table[0].default_value, "0");
+  ASSERT_TRUE(sharding->set_option("zero", "2"));
+  EXPECT_EQ(sharding->options()[0].default_value, "2");  // the option is bound to the pass's own value
+  EXPECT_EQ(create_pass("canonicalize")->options()[0].default_value, std::to_string(kMaxCanonicalizeRounds));
+  EXPECT_TRUE(create_pass("cse")->options().empty());
+}
+
+TEST(PassOptions, HelpListsEveryPassAndItsTable) {
+  const std::string help = pass_options_help();
+  for (const std::string& name : pass_names()) EXPECT_NE(help.find("  " + name), std::string::npos) << name;
+  EXPECT_NE(help.find("\n  canonicalize    max-rounds=1..1024 (default 16): most rounds of its rewrites (simplify, "
+                      "cse, ...)\n"),
+            std::string::npos)
+      << help;
+  EXPECT_EQ(help.find("  autocast        compute=f32|bf16|f16 (default f32): "), 0u) << help;
+  EXPECT_NE(help.find("\n                  param=f32|bf16|f16 (default f32): "), std::string::npos) << help;
+  EXPECT_NE(help.find("\n  sharding        zero=0..3 (default 0): ZeRO stage over the last data axis (3: FSDP)\n"),
+            std::string::npos)
+      << help;
+  EXPECT_NE(help.find("\n  cse\n"), std::string::npos) << help;
+}
+
+// The pass form over a module's mesh attribute refuses an axis without an
+// implementation, as --mesh does, rather than replicating everything on it.
+TEST(PassOptions, ShardingRefusesMeshAxesWithoutAnImplementation) {
+  Module m;
+  m.set_mesh(Mesh::parse("foo=2").value());
+  auto r = create_pass("sharding")->run(m);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "error: sharding: mesh foo=2: unknown axis 'foo'; supported axes: dp, ddp, fsdp (data), tp (tensor)");
 }
 
 TEST(Passes, EachPassKeepsModulesVerifiableAndResultsExact) {

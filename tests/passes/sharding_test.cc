@@ -15,7 +15,7 @@
 #include <random>
 #include <set>
 
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
 #include "ir/parser.h"
@@ -42,9 +42,9 @@ Module example_pipeline(const std::string& name) {
   auto built = model->build(model->config().train.batch_size);
   EXPECT_TRUE(built.ok()) << built.error().message;
   Module m = std::move(*built);
-  PipelineOptions o;
+  PassPipelineOptions o;
   o.optimizer = model->config().train.optimizer;
-  Status st = run_pipeline(m, o, "canonicalize");
+  Status st = run_pass_pipeline(m, o, "canonicalize");
   EXPECT_TRUE(st.ok()) << st.error().message;
   return m;
 }
@@ -347,7 +347,7 @@ TEST(ShardingPass, TensorParallelPlanIsMegatrons) {
 TEST(ShardingPass, OutputVerifiesAndRoundTrips) {
   Module m = example_pipeline("tiny_gpt");
   m.set_mesh(*Mesh::parse("dp=2"));
-  PipelineOptions o;
+  PassPipelineOptions o;
   auto pass = create_pass("sharding");
   ASSERT_TRUE(pass->set_option("zero", "3").ok());
   auto changed = pass->run(m);

@@ -185,6 +185,17 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
   EXPECT_EQ(mlc("version").out, version.out);
 }
 
+// `mlc help opt` lists each pass's options from the pass's own table.
+TEST(Help, OptListsEachPassesOptionTable) {
+  RunResult help = mlc("help opt");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("passes and their options (NAME{option=value,...}):\n"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("\n  sharding        zero=0..3 (default 0): ZeRO stage over the last data axis"),
+            std::string::npos)
+      << help.out;
+  EXPECT_NE(help.out.find("\n  canonicalize    max-rounds=1..1024 (default 16): "), std::string::npos) << help.out;
+}
+
 // Mistakes are found before training, not when the run's end writes a file.
 TEST(Errors, OutputMistakesAreCaughtBeforeTraining) {
   RunResult every = mlc("run examples/digits_mlp.json --steps 1 --checkpoint-every 5");

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/custom_ops.h"
 #include "ir/builder.h"
 #include "ir/parser.h"

@@ -125,7 +125,7 @@ INSTANTIATE_TEST_SUITE_P(Oracle, Bf16Autocast,
 // reduce-scattered in f32; parameters and optimizer state stay f32.
 TEST(Fsdp2Policy, GathersBf16ParametersAndReducesF32Gradients) {
   ModelFile model = load_model(kRef + "/tiny_gpt_fsdp2.json");
-  ParallelOptions parallel;
+  ParallelPlan parallel;
   parallel.mesh = *Mesh::parse("dp=2");
   parallel.zero = 3;
   Program program = Program::from_model(model, Backend::compiled, parallel);

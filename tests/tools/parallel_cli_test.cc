@@ -173,4 +173,35 @@ TEST(ParallelCli, UsageAndShapeErrors) {
             "[32,1,8,8] (32) does not divide by 3 (sharded over dp=3)\n");
 }
 
+// A mesh axis without an implementation is a usage error naming it, where an
+// unknown name was taken for a data axis and `pp` silently replicated the
+// model; a model file's parallel.mesh likewise, at its location.
+TEST(ParallelCli, MeshAxesWithoutAnImplementationAreErrors) {
+  const std::string supported = "; supported axes: dp, ddp, fsdp (data), tp (tensor)\n";
+  RunResult foo = mlc("run examples/digits_mlp.json --mesh foo=2 --steps 1");
+  EXPECT_EQ(foo.status, 2);
+  EXPECT_EQ(foo.err.substr(0, foo.err.find('\n') + 1), "mlc: --mesh: unknown axis 'foo'" + supported);
+  RunResult pp = mlc("plan examples/digits_mlp.json --mesh pp=2");
+  EXPECT_EQ(pp.status, 2);
+  EXPECT_EQ(pp.err, "mlc: --mesh: axis 'pp' (pipeline parallelism) is not implemented yet" + supported);
+  RunResult ep = mlc("ir examples/digits_mlp.json --mesh dp=2,ep=2");
+  EXPECT_EQ(ep.status, 2);
+  EXPECT_EQ(ep.err, "mlc: --mesh: axis 'ep' (expert parallelism) is not implemented yet" + supported);
+  RunResult compile = mlc("compile examples/digits_mlp.json --mesh cp=2 -o x.mlcx");
+  EXPECT_EQ(compile.status, 2);
+  EXPECT_EQ(compile.err.substr(0, compile.err.find('\n') + 1),
+            "mlc: --mesh: axis 'cp' (context parallelism) is not implemented yet" + supported);
+  RunResult file = mlc("plan tests/frontends/data/bad/parallel_mesh_pp.json");
+  EXPECT_EQ(file.status, 1);
+  EXPECT_EQ(file.err, "tests/frontends/data/bad/parallel_mesh_pp.json:23:24: error: 'mesh': axis 'pp' (pipeline "
+                      "parallelism) is not implemented yet" + supported);
+  for (const char* data : {"dp=2", "ddp=2", "fsdp=2"}) {
+    RunResult ok = mlc(std::string("plan examples/digits_mlp.json --mesh ") + data);
+    EXPECT_EQ(ok.status, 0) << data << ": " << ok.err;
+    EXPECT_NE(ok.out.find(std::string("data axes: ") + std::string(data).substr(0, std::string(data).find('='))),
+              std::string::npos)
+        << ok.out;
+  }
+}
+
 }  // namespace

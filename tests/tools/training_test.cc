@@ -189,9 +189,7 @@ TEST_P(OracleMeshPlan, TinyGptMatchesPyTorchStepForStep) {
   ModelFile model = load_model("examples/tiny_gpt.json");
   TrainOptions o;
   o.init_path = ref + "/init.safetensors";
-  o.parallel.mesh = *Mesh::parse(c.mesh);
-  o.parallel = with_model_parallel(o.parallel, true, model.config());
-  o.parallel.zero = c.zero;
+  o.parallel = make_parallel_plan({*Mesh::parse(c.mesh), c.zero}, model.config().parallel);
   o.parallel.tensor_parallel.sequence_parallel = c.sequence_parallel;
   expect_training_matches(model, o, dir, ref + "/losses.json", ref + "/final.safetensors", 1e-4);
 }

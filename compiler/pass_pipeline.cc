@@ -1,4 +1,4 @@
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,13 +23,13 @@ bool verify_each_pass_by_default() {
 #endif
 }
 
-const std::vector<std::string>& pipeline_passes() {
+const std::vector<std::string>& pass_pipeline_names() {
   static const std::vector<std::string> passes = {"autocast", "autodiff", "optimizer", "decompose", "canonicalize",
                                                      "sharding"};
   return passes;
 }
 
-Status run_pipeline_pass(Pass& pass, Module& module, const PipelineOptions& options) {
+Status run_pass_pipeline_stage(Pass& pass, Module& module, const PassPipelineOptions& options) {
   const std::string name(pass.name());
   auto start = std::chrono::steady_clock::now();
   auto changed = pass.run(module);
@@ -46,8 +46,8 @@ Status run_pipeline_pass(Pass& pass, Module& module, const PipelineOptions& opti
   return {};
 }
 
-Status run_pipeline(Module& module, const PipelineOptions& options, const std::string& last) {
-  const auto& all = pipeline_passes();
+Status run_pass_pipeline(Module& module, const PassPipelineOptions& options, const std::string& last) {
+  const auto& all = pass_pipeline_names();
   auto end = all.end();
   if (!last.empty()) {
     auto it = std::find(all.begin(), all.end(), last);
@@ -58,6 +58,7 @@ Status run_pipeline(Module& module, const PipelineOptions& options, const std::s
     }
     end = it + 1;
   }
+  if (Status plan = options.parallel.validate(); !plan) return make_error("error: " + plan.error().message);
   for (auto it = all.begin(); it != end; ++it) {
     std::unique_ptr<Pass> pass;
     if (*it == "autocast") {
@@ -67,18 +68,16 @@ Status run_pipeline(Module& module, const PipelineOptions& options, const std::s
       if (!options.optimizer) continue;
       pass = std::make_unique<OptimizerPass>(*options.optimizer, options.mixed_precision.loss_scale);
     } else if (*it == "sharding") {
-      if (options.mesh.empty()) continue;
-      module.set_mesh(options.mesh);
-      auto sharding = std::make_unique<ShardingPass>();
-      MLC_CHECK_OK(sharding->set_option("zero", std::to_string(options.zero)));
-      sharding->set_tensor_parallel(options.tensor_parallel);
-      MLC_CHECK_OK(run_pipeline_pass(*sharding, module, options));
-      if (options.ledger) *options.ledger = sharding->ledger();
+      if (options.parallel.mesh.empty()) continue;
+      module.set_mesh(options.parallel.mesh);
+      ShardingPass sharding(options.parallel.zero, options.parallel.tensor_parallel);
+      MLC_CHECK_OK(run_pass_pipeline_stage(sharding, module, options));
+      if (options.ledger) *options.ledger = sharding.ledger();
       continue;
     } else {
       pass = create_pass(*it);
     }
-    MLC_CHECK_OK(run_pipeline_pass(*pass, module, options));
+    MLC_CHECK_OK(run_pass_pipeline_stage(*pass, module, options));
   }
   return {};
 }

@@ -1,5 +1,5 @@
 // The pass pipeline: the verifier after every pass, per-stage hooks, timings.
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 
 #include <gtest/gtest.h>
 
@@ -39,12 +39,12 @@ class BreakingPass : public Pass {
   }
 };
 
-TEST(Pipeline, VerifiesAfterEveryPass) {
+TEST(PassPipeline, VerifiesAfterEveryPass) {
   Module m = small_loss();
   BreakingPass pass;
-  PipelineOptions options;
+  PassPipelineOptions options;
   options.verify_each = true;
-  Status s = run_pipeline_pass(pass, m, options);
+  Status s = run_pass_pipeline_stage(pass, m, options);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message.rfind("mlc internal error: the IR after pass 'breaking' does not verify: ", 0),
             0u)
@@ -53,21 +53,21 @@ TEST(Pipeline, VerifiesAfterEveryPass) {
 
 // Verification is on in debug builds and with MLC_VERIFY_PASSES=1, which ctest
 // sets for every test (tests/CMakeLists.txt).
-TEST(Pipeline, VerifiesByDefaultInDebugBuildsAndUnderCtest) {
+TEST(PassPipeline, VerifiesByDefaultInDebugBuildsAndUnderCtest) {
   const char* env = std::getenv("MLC_VERIFY_PASSES");
 #ifdef NDEBUG
   const bool debug = false;
 #else
   const bool debug = true;
 #endif
-  EXPECT_EQ(PipelineOptions{}.verify_each, debug || (env && std::string(env) == "1"));
+  EXPECT_EQ(PassPipelineOptions{}.verify_each, debug || (env && std::string(env) == "1"));
 }
 
-TEST(Pipeline, ReportsEveryStageAndItsTime) {
+TEST(PassPipeline, ReportsEveryStageAndItsTime) {
   Module m = small_loss();
   std::vector<std::string> stages;
   std::vector<PassTiming> timings;
-  PipelineOptions options;
+  PassPipelineOptions options;
   options.optimizer = OptimizerConfig{};
   options.optimizer->type = "sgd";
   options.optimizer->lr = 0.1;
@@ -76,11 +76,11 @@ TEST(Pipeline, ReportsEveryStageAndItsTime) {
     EXPECT_NE(after.find("loss"), nullptr);
   };
   options.timings = &timings;
-  ASSERT_TRUE(run_pipeline(m, options).ok());
+  ASSERT_TRUE(run_pass_pipeline(m, options).ok());
   // Every stage but autocast, which runs only with a mixed-precision policy,
   // and sharding, which runs only with a mesh.
-  std::vector<std::string> expected(pipeline_passes().begin() + 1, pipeline_passes().end() - 1);
-  EXPECT_EQ(pipeline_passes().front(), "autocast");
+  std::vector<std::string> expected(pass_pipeline_names().begin() + 1, pass_pipeline_names().end() - 1);
+  EXPECT_EQ(pass_pipeline_names().front(), "autocast");
   EXPECT_EQ(expected.back(), "canonicalize");
   EXPECT_EQ(stages, expected);
   ASSERT_EQ(timings.size(), stages.size());
@@ -88,6 +88,29 @@ TEST(Pipeline, ReportsEveryStageAndItsTime) {
     EXPECT_EQ(timings[i].pass, stages[i]);
     EXPECT_GE(timings[i].ms, 0.0);
   }
+}
+
+// The plan is validated before any pass runs: a mesh axis or pipeline stages
+// without an implementation are an error, and the module is left as it was.
+TEST(PassPipeline, RefusesAParallelPlanThatIsNotImplemented) {
+  Module m = small_loss();
+  PassPipelineOptions options;
+  options.optimizer = OptimizerConfig{};
+  options.optimizer->type = "sgd";
+  options.optimizer->lr = 0.1;
+  options.parallel.mesh = Mesh::parse("pp=2").value();
+  Status s = run_pass_pipeline(m, options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "error: parallel plan: mesh pp=2: axis 'pp' (pipeline parallelism) is not implemented yet; supported "
+            "axes: dp, ddp, fsdp (data), tp (tensor)");
+  EXPECT_EQ(m.functions.size(), 1u);
+  options.parallel.mesh = Mesh::parse("dp=2").value();
+  options.parallel.pipeline_stages = 2;
+  s = run_pass_pipeline(m, options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "error: parallel plan: 2 pipeline stages: pipeline parallelism is not implemented yet");
+  EXPECT_EQ(m.functions.size(), 1u);
 }
 
 }  // namespace

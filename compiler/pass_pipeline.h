@@ -9,7 +9,10 @@
 //   decompose     composites -> primitives
 //   canonicalize  simplify, fold constants, CSE, DCE to a fixed point
 //   sharding      with a mesh only: @train_step, @eval, @loss_grad -> SPMD
-//                 programs with collectives (passes/sharding.h)
+//                 programs with collectives (passes/sharding.h), by the
+//                 options' ParallelPlan (ir/parallel_plan.h), which is
+//                 validated first: a plan asking for what is not implemented
+//                 is an error before any pass runs
 //
 // Contract: with `verify_each`, the verifier runs after every pass, and a pass
 // that leaves invalid IR is an internal error naming the pass and what the
@@ -26,6 +29,7 @@
 #include "ir/expected.h"
 #include "ir/graph.h"
 #include "ir/model_config.h"
+#include "ir/parallel_plan.h"
 #include "passes/pass.h"
 #include "passes/sharding.h"
 
@@ -39,12 +43,12 @@ struct PassTiming {
   double ms = 0;
 };
 
-struct PipelineOptions {
+struct PassPipelineOptions {
   std::optional<OptimizerConfig> optimizer;  // without it, the optimizer pass is skipped
   MixedPrecisionConfig mixed_precision;      // off (the default): the autocast pass is skipped
-  Mesh mesh;     // without one, the sharding pass is skipped; with one, the module gets it
-  int zero = 0;  // ZeRO stage of the sharding pass's data-parallel plan
-  TensorParallelPlan tensor_parallel;  // the sharding pass's plan for the mesh's "tp" axis
+  // The sharding pass's plan: without a mesh the pass is skipped; with one,
+  // the module gets it.
+  ParallelPlan parallel;
   // When set, receives the sharding pass's collective ledger, by function.
   std::map<std::string, std::vector<LedgerEntry>>* ledger = nullptr;
   bool verify_each = verify_each_pass_by_default();
@@ -55,14 +59,14 @@ struct PipelineOptions {
 };
 
 // Pass names in pipeline order.
-const std::vector<std::string>& pipeline_passes();
+const std::vector<std::string>& pass_pipeline_names();
 
 // Runs the pipeline up to and including `last` (all of it when `last` is
 // empty). An unknown `last` is an error listing the pipeline.
-Status run_pipeline(Module& module, const PipelineOptions& options, const std::string& last = "");
+Status run_pass_pipeline(Module& module, const PassPipelineOptions& options, const std::string& last = "");
 
 // Runs one pass as the pipeline does: timed, verified after it when
 // options.verify_each, reported to options.after_each.
-Status run_pipeline_pass(Pass& pass, Module& module, const PipelineOptions& options);
+Status run_pass_pipeline_stage(Pass& pass, Module& module, const PassPipelineOptions& options);
 
 }  // namespace mlc
