@@ -606,6 +606,40 @@ void add_avx512_libmvec(llvm::TargetLibraryInfoImpl& tlii) {
   tlii.addVectorizableFunctions(descs);
 }
 
+// tanh and erf have libmvec variants since glibc 2.35 (the same 4 ulp bound)
+// that LLVM 19's table lacks, so their loops called libm once per element (a
+// fused add+tanh over 32x128 took 14x an exp kernel of that shape). The
+// variants of each ISA the target has: xmm (b), AVX2 (d), AVX-512 (e), in
+// place of the libm calls the kernels make (IrScalar::libm).
+void add_libmvec_tanh_erf(llvm::TargetLibraryInfoImpl& tlii, llvm::StringRef features) {
+  struct Variant {
+    const char* feature;  // "": every x86-64 target
+    const char* scalar;
+    const char* vector;
+    unsigned lanes;
+    const char* abi;
+  };
+  static constexpr Variant kVariants[] = {
+      {"", "tanhf", "_ZGVbN4v_tanhf", 4, "_ZGV_LLVM_N4v"},
+      {"", "tanh", "_ZGVbN2v_tanh", 2, "_ZGV_LLVM_N2v"},
+      {"", "erff", "_ZGVbN4v_erff", 4, "_ZGV_LLVM_N4v"},
+      {"", "erf", "_ZGVbN2v_erf", 2, "_ZGV_LLVM_N2v"},
+      {"+avx2", "tanhf", "_ZGVdN8v_tanhf", 8, "_ZGV_LLVM_N8v"},
+      {"+avx2", "tanh", "_ZGVdN4v_tanh", 4, "_ZGV_LLVM_N4v"},
+      {"+avx2", "erff", "_ZGVdN8v_erff", 8, "_ZGV_LLVM_N8v"},
+      {"+avx2", "erf", "_ZGVdN4v_erf", 4, "_ZGV_LLVM_N4v"},
+      {"+avx512f", "tanhf", "_ZGVeN16v_tanhf", 16, "_ZGV_LLVM_N16v"},
+      {"+avx512f", "tanh", "_ZGVeN8v_tanh", 8, "_ZGV_LLVM_N8v"},
+      {"+avx512f", "erff", "_ZGVeN16v_erff", 16, "_ZGV_LLVM_N16v"},
+      {"+avx512f", "erf", "_ZGVeN8v_erf", 8, "_ZGV_LLVM_N8v"},
+  };
+  std::vector<llvm::VecDesc> descs;
+  for (const Variant& v : kVariants)
+    if (!*v.feature || features.contains(v.feature))
+      descs.emplace_back(v.scalar, v.vector, llvm::ElementCount::getFixed(v.lanes), false, v.abi);
+  tlii.addVectorizableFunctions(descs);
+}
+
 // Builds and optimizes the module of `kernels`.
 Expected<std::unique_ptr<llvm::Module>> build_module(llvm::LLVMContext& ctx, const std::vector<const kir::Kernel*>& kernels,
                                                      llvm::TargetMachine& tm, double* ir_ms, double* optimize_ms) {
@@ -629,6 +663,7 @@ Expected<std::unique_ptr<llvm::Module>> build_module(llvm::LLVMContext& ctx, con
   llvm::TargetLibraryInfoImpl tlii(triple);
   tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
   if (tm.getTargetFeatureString().contains("+avx512f")) add_avx512_libmvec(tlii);
+  add_libmvec_tanh_erf(tlii, tm.getTargetFeatureString());
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -661,7 +696,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> machine(llvm::orc::JITTargetMachi
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 11";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 12";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {

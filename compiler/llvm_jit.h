@@ -1,6 +1,7 @@
 // Native code for loop kernels (compiler/kernel_ir.h): LLVM IR built with
 // IRBuilder, optimized at O3 for the host CPU (vectorized with its widest
-// profitable vectors, glibc's libmvec for exp, log, sin, cos), and compiled
+// profitable vectors, glibc's libmvec for exp, log, sin, cos, pow, tanh and
+// erf: glibc 2.35 or later, where libmvec has tanh and erf), and compiled
 // to object code, one kernel per module on several threads. With
 // runtime/cpu/native_code.cc, the only translation units that include LLVM.
 //
@@ -23,9 +24,12 @@
 // except that float sums (accumulated in double, as the reference kernels do)
 // may be reassociated for vectorization where a sum's own loop is vectorized
 // (sums vectorized across a row's elements, kir::ReduceStrategy::across_row,
-// keep the reference order), and vectorized exp/log/sin/cos/pow are libmvec's
-// (within 4 ulp, glibc's stated bound; its AVX-512 variants too) instead of
-// libm's. exp is 0 below -104 (f32) / -746 (f64), where it rounds to 0 anyway.
+// keep the reference order), and vectorized exp/log/sin/cos/pow/tanh/erf are
+// libmvec's (within 4 ulp, glibc's stated bound; its AVX-512 variants too)
+// instead of libm's (a row's elements in whole vectors get the vector
+// function, the rest of the row libm's, whatever the thread split: threads
+// split rows). exp is 0 below -104 (f32) / -746 (f64), where it rounds to 0
+// anyway.
 // Float max/min reductions are vectorized as llvm.maximum/minimum, and folded
 // again in order where that gave a zero or a NaN: the bits of the in-order fold.
 //

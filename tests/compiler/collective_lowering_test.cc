@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler/lower.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/collectives.h"
 
@@ -26,15 +26,15 @@ TEST_P(CollectiveLowering, EveryCollectiveIsAnInstructionNamingItsLedgerEntry) {
   ASSERT_TRUE(model.ok()) << model.error().message;
   auto m = model->build(model->config().train.batch_size);
   ASSERT_TRUE(m.ok()) << m.error().message;
-  PipelineOptions o;
+  PassPipelineOptions o;
   o.optimizer = model->config().train.optimizer;
-  o.mesh = Mesh::parse(plan.mesh).value();
-  o.zero = plan.zero;
+  o.parallel.mesh = Mesh::parse(plan.mesh).value();
+  o.parallel.zero = plan.zero;
   if (plan.tensor_parallel)
-    o.tensor_parallel = {model->config().parallel.tensor_parallel, model->config().parallel.sequence_parallel};
+    o.parallel.tensor_parallel = {model->config().parallel.tensor_parallel, model->config().parallel.sequence_parallel};
   std::map<std::string, std::vector<LedgerEntry>> ledger;
   o.ledger = &ledger;
-  Status ran = run_pipeline(*m, o);
+  Status ran = run_pass_pipeline(*m, o);
   ASSERT_TRUE(ran) << ran.error().message;
   const Function& step = *m->find("train_step");
   LowerOptions lo;
