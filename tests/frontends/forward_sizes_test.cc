@@ -135,34 +135,32 @@ TEST(ForwardSizes, NumelNdimAndComparisonsAreNumbers) {
 }
 
 TEST(ForwardSizes, MistakesAreExplicit) {
-  // The message for one statement (then `return x`), and the expected one at
-  // byte `offset` of the statement.
-  auto err = [](const std::string& stmt) {
-    return ir_or_error(model_json("[2, 3, 4]", "[2, 3, 4]", forward_of({stmt, "return x"})));
+  // Each statement (then `return x`), the byte of it the error points at (-1:
+  // the string's opening quote) and the message.
+  struct Case {
+    std::string statement;
+    size_t offset;
+    std::string message;
   };
-  auto at = [](const std::string& stmt, size_t offset, const std::string& what) {
-    std::string text = model_json("[2, 3, 4]", "[2, 3, 4]", forward_of({stmt, "return x"}));
-    size_t col = text.find("\"forward\": [\"") + 13 + 1 + offset;
-    return "t.json:1:" + std::to_string(col) + ": error: forward: " + what;
+  const std::string how = "; sizes unpack: B, T, C = x.size()";
+  const std::vector<Case> cases = {
+      {"B, T = x.size()", 0, "too many values to unpack: 3 values into 2 names (B, T)"},
+      {"B, T, C, D = x.shape", 0, "not enough values to unpack: 3 values into 4 names (B, T, C, D)"},
+      {"a, b = x", 0, "cannot unpack f32[2,3,4] into 2 names (a, b)" + how},
+      {"a, b = x.size(0)", 0, "cannot unpack the number 2 into 2 names (a, b)" + how},
+      {"a, 3 = x.size()", 3, "expected a name after ',', found '3'"},
+      {"a b = x.size()", 0, "expected 'name = expr' or 'return expr', found 'a'"},
+      {"a, b c = x.size()", 5, "expected ',' or '=' after 'b', found 'c'"},
+      {"a, relu = x.size()", 3, "cannot assign to 'relu': it is a built-in function"},
+      {"y = x // 2", 6, "'//' takes numbers (sizes: C // 4), found f32[2,3,4] and the number 2"},
+      {"y = x.size(0) // 0", 14, "division by zero"},
+      {"d = f32", size_t(-1), "cannot assign the dtype f32 to 'd'; only tensors and numbers (sizes) can be assigned"},
   };
-  std::string s = "B, T = x.size()";
-  EXPECT_EQ(err(s), at(s, 0, "too many values to unpack: 3 values into 2 names (B, T)"));
-  s = "B, T, C, D = x.shape";
-  EXPECT_EQ(err(s), at(s, 0, "not enough values to unpack: 3 values into 4 names (B, T, C, D)"));
-  s = "a, b = x";
-  EXPECT_EQ(err(s), at(s, 0, "cannot unpack f32[2,3,4] into 2 names (a, b); sizes unpack: B, T, C = x.size()"));
-  s = "a, b = x.size(0)";
-  EXPECT_EQ(err(s), at(s, 0, "cannot unpack the number 2 into 2 names (a, b); sizes unpack: B, T, C = x.size()"));
-  s = "a, 3 = x.size()";
-  EXPECT_EQ(err(s), at(s, 3, "expected a name after ',', found '3'"));
-  s = "a, relu = x.size()";
-  EXPECT_EQ(err(s), at(s, 3, "cannot assign to 'relu': it is a built-in function"));
-  s = "y = x // 2";
-  EXPECT_EQ(err(s), at(s, 6, "'//' takes numbers (sizes: C // 4), found f32[2,3,4] and the number 2"));
-  s = "y = x.size(0) // 0";
-  EXPECT_EQ(err(s), at(s, 14, "division by zero"));
-  s = "d = f32";
-  EXPECT_EQ(err(s), at(s, -1, "cannot assign the dtype f32 to 'd'; only tensors and numbers (sizes) can be assigned"));
+  for (const Case& c : cases) {
+    const std::string text = model_json("[2, 3, 4]", "[2, 3, 4]", forward_of({c.statement, "return x"}));
+    const size_t col = text.find("\"forward\": [\"") + 13 + 1 + c.offset;
+    EXPECT_EQ(ir_or_error(text), "t.json:1:" + std::to_string(col) + ": error: forward: " + c.message);
+  }
   std::string last = ir_or_error(model_json("[2, 3, 4]", "[2, 3, 4]", forward_of({"B = x.size(0)", "return B"})));
   EXPECT_NE(last.find(": error: forward: the result must be a tensor, found the number 2"), std::string::npos) << last;
 }
