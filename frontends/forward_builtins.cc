@@ -63,6 +63,9 @@ const std::vector<BuiltinSpec>& table() {
       {"contiguous", kMethod, {"input"}, 1, -1, 0},
       {"size", kMethod, {"input", "dim"}, 1, -1, 1},  // the number may become a constant
       {"dim", kMethod, {"input"}, 1, -1, 1},
+      {"numel", kMethod, {"input"}, 1, -1, 1},
+      {"shape", kAttribute, {"input"}, 1, -1, 0},  // a list: its items are counted where used
+      {"ndim", kAttribute, {"input"}, 1, -1, 1},
       {"cat", kFunction, {"tensors", "dim"}, 1},
       {"sum", kFM, {"input", "dim", "keepdim"}, 1},
       {"mean", kFM, {"input", "dim", "keepdim"}, 1, -1, 3},

@@ -1,4 +1,5 @@
 // run_forward (declared in forward_expr.h): evaluates parsed statements into IR.
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -36,6 +37,9 @@ Expected<Val> fold(const Expr& e, const Val& a, const Val& c) {
     if (y == 0) return fwd_error(e.loc, "division by zero");
     r = x / y;
     integral = false;
+  } else if (op == "//") {  // Python's floor division
+    if (y == 0) return fwd_error(e.loc, "division by zero");
+    r = std::floor(x / y);
   } else if (op == "**") {
     r = std::pow(x, y);
     integral = integral && y >= 0;
@@ -57,27 +61,50 @@ class Evaluator {
 
   Expected<Value*> run(const ForwardProgram& program, const std::vector<Value*>& inputs) {
     for (size_t i = 0; i < program.inputs.size() && i < inputs.size(); ++i)
-      vars_[program.inputs[i]] = inputs[i];
+      vars_[program.inputs[i]] = Val::tensor(inputs[i], {});
     Val last;
     for (const Statement& st : program.statements) {
       stmt_loc_ = st.loc;
       MLC_TRY(last, eval(*st.expr));
-      if (!last.is_tensor()) {
-        if (st.target.empty() || &st == &program.statements.back())
-          return fwd_error(st.loc, "the result must be a tensor, found " + describe_value(last));
-        if (last.is_number())
-          return fwd_error(st.loc, "cannot assign a bare number to " + squote(st.target) +
-                                       "; use it inside an expression");
-        return fwd_error(st.loc, "cannot assign " + last.describe() + " to " + squote(st.target) +
-                                     "; only tensors can be assigned");
+      if (!last.is_tensor() && (st.is_return() || &st == &program.statements.back()))
+        return fwd_error(st.loc, "the result must be a tensor, found " + last.describe());
+      if (!st.unpack) {
+        if (!st.is_return()) MLC_CHECK_OK(assign(st, st.targets[0], last));
+        continue;
       }
-      if (!st.target.empty()) vars_[st.target] = last.v;
+      size_t n = st.targets.size();
+      if (last.kind != Val::Kind::list)
+        return fwd_error(st.target_loc, "cannot unpack " + last.describe() + " into " + names(st) +
+                                            "; sizes unpack: B, T, C = x.size()");
+      if (last.items.size() != n)
+        return fwd_error(st.target_loc, std::string(last.items.size() > n ? "too many" : "not enough") +
+                                            " values to unpack: " + std::to_string(last.items.size()) +
+                                            " values into " + names(st));
+      for (size_t i = 0; i < n; ++i) MLC_CHECK_OK(assign(st, st.targets[i], last.items[i]));
     }
     return last.v;
   }
 
  private:
-  static std::string describe_value(const Val& v) { return v.describe(); }
+  // Tensors and sizes (numbers, lists of numbers) can be assigned.
+  Status assign(const Statement& st, const std::string& name, const Val& v) {
+    bool size = v.is_number() ||
+                (v.kind == Val::Kind::list &&
+                 std::all_of(v.items.begin(), v.items.end(), [](const Val& i) { return i.is_number(); }));
+    if (!v.is_tensor() && !size)
+      return fwd_error(st.loc, "cannot assign " + v.describe() + " to " + squote(name) +
+                                   "; only tensors and numbers (sizes) can be assigned");
+    vars_[name] = v;
+    return {};
+  }
+
+  // "2 names (B, T)": the first few of them.
+  static std::string names(const Statement& st) {
+    constexpr size_t kShown = 8;
+    std::string s = std::to_string(st.targets.size()) + " names (";
+    for (size_t i = 0; i < st.targets.size() && i < kShown; ++i) s += (i ? ", " : "") + st.targets[i];
+    return s + (st.targets.size() > kShown ? ", ...)" : ")");
+  }
 
   Expected<Val> eval(const Expr& e) {
     b_.set_loc(stmt_loc_);
@@ -100,7 +127,11 @@ class Evaluator {
         v.loc = e.loc;
         return v;
       }
-      case Expr::Kind::name: return Val::tensor(vars_.at(e.name), e.loc);
+      case Expr::Kind::name: {
+        Val v = vars_.at(e.name);
+        v.loc = e.loc;
+        return v;
+      }
       case Expr::Kind::param: return Val::tensor(param_(e.name, e.tied), e.loc);
       case Expr::Kind::list: {
         Val v;
@@ -139,6 +170,9 @@ class Evaluator {
         return fwd_error(e.loc, "operands of '" + op + "' must be tensors or numbers, found " +
                                     v->describe());
     if (a.is_number() && c.is_number()) return fold(e, a, c);
+    if (op == "//")
+      return fwd_error(e.loc, "'//' takes numbers (sizes: C // 4), found " + a.describe() + " and " +
+                                  c.describe());
     if (op == "@") {
       if (!a.is_tensor() || !c.is_tensor())
         return fwd_error(e.loc, "'@' expects two tensors, found " + a.describe() + " and " + c.describe());
@@ -236,7 +270,7 @@ class Evaluator {
   Builder& b_;
   const LayerCall& call_;
   const ParamLookup& param_;
-  std::unordered_map<std::string, Value*> vars_;
+  std::unordered_map<std::string, Val> vars_;
   Loc stmt_loc_;
 };
 

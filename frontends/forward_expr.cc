@@ -34,16 +34,38 @@ std::string join_all(const std::vector<std::string>& names) {
   return s;
 }
 
-// The names a statement can read: in definition order for messages, hashed for lookups.
+// The names a statement can read: in definition order for messages, hashed for
+// lookups; `numbers`: those that may hold a number or a list (a size).
 struct DefinedNames {
   std::vector<std::string> order;
-  std::unordered_set<std::string> set;
+  std::unordered_set<std::string> set, numbers;
 
-  void add(const std::string& name) {
+  void add(const std::string& name, bool maybe_number) {
     if (set.insert(name).second) order.push_back(name);
+    if (maybe_number) numbers.insert(name);
+    else numbers.erase(name);
   }
   bool has(std::string_view name) const { return set.count(std::string(name)) > 0; }
+  bool maybe_number(std::string_view name) const { return numbers.count(std::string(name)) > 0; }
 };
+
+bool is_size_builtin(std::string_view name) {
+  return name == "size" || name == "shape" || name == "dim" || name == "ndim" || name == "numel";
+}
+
+// Whether `e` is a tensor whatever the shapes (else it may be a number or a
+// list: a size, a literal, a subscript of a size).
+bool surely_tensor(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::param: return true;
+    case Expr::Kind::call: return !e.builtin || !is_size_builtin(e.name);
+    case Expr::Kind::name: return !e.maybe_number;
+    case Expr::Kind::binary: return surely_tensor(*e.args[0]) || surely_tensor(*e.args[1]);
+    case Expr::Kind::negate:
+    case Expr::Kind::subscript: return surely_tensor(*e.args[0]);
+    default: return false;
+  }
+}
 
 bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
@@ -93,10 +115,21 @@ class StatementParser {
     st.loc = doc_.loc(node_);
     if (tok().kind == Token::ident && tok().text == "return") {
       ++pos_;
-    } else if (tok().kind == Token::ident && tokens_[pos_ + 1].text == "=") {
-      st.target = std::string(tok().text);
-      MLC_CHECK_OK(check_target(tok()));
-      pos_ += 2;
+    } else if (tok().kind == Token::ident && (is_punct(next(), "=") || is_punct(next(), ","))) {
+      st.target_loc = loc(tok().offset);
+      for (;;) {  // name [',' name]... [','] '='
+        MLC_CHECK_OK(check_target(tok()));
+        st.targets.emplace_back(tok().text);
+        ++pos_;
+        if (accept("=")) break;
+        if (!accept(","))
+          return error(tok().offset, "expected ',' or '=' after " + squote(st.targets.back()) + ", found " +
+                                         tok().describe());
+        st.unpack = true;
+        if (accept("=")) break;
+        if (tok().kind != Token::ident)
+          return error(tok().offset, "expected a name after ',', found " + tok().describe());
+      }
     } else {
       return error(tok().offset, "expected 'name = expr' or 'return expr', found " +
                                      tok().describe());
@@ -154,7 +187,7 @@ class StatementParser {
       } else if (text_.substr(i, 3) == "...") {
         tokens_.push_back({Token::punct, start, text_.substr(start, 3)});
         i += 3;
-      } else if (text_.substr(i, 2) == "**" || text_.substr(i, 2) == "<=" ||
+      } else if (text_.substr(i, 2) == "**" || text_.substr(i, 2) == "//" || text_.substr(i, 2) == "<=" ||
                  text_.substr(i, 2) == ">=" || text_.substr(i, 2) == "==" ||
                  text_.substr(i, 2) == "!=") {
         tokens_.push_back({Token::punct, start, text_.substr(start, 2)});
@@ -260,7 +293,7 @@ class StatementParser {
 
   Expected<std::unique_ptr<Expr>> parse_term(int depth) {
     MLC_TRY(auto lhs, parse_unary(depth));
-    while (is_punct(tok(), "*") || is_punct(tok(), "/") || is_punct(tok(), "@")) {
+    while (is_punct(tok(), "*") || is_punct(tok(), "/") || is_punct(tok(), "//") || is_punct(tok(), "@")) {
       Token t = tok();
       ++pos_;
       MLC_TRY(auto rhs, parse_unary(depth));
@@ -308,8 +341,8 @@ class StatementParser {
           return error(name.offset, "unknown " + std::string(called ? "method" : "attribute") +
                                         " " + squote(name.text) + " (" +
                                         (called ? "methods: " + join_all(builtin_names(kMethod))
-                                                : std::string("attributes: T, mT; parameters are "
-                                                              "named through their layer, e.g. fc.weight")) +
+                                                : "attributes: " + join_all(builtin_names(kAttribute)) +
+                                                      "; parameters are named through their layer, e.g. fc.weight") +
                                         ")");
         }
         std::vector<Arg> args;
@@ -474,6 +507,7 @@ class StatementParser {
     if (is_defined(name)) {
       auto e = make(Expr::Kind::name, t.offset);
       e->name = name;
+      e->maybe_number = defined_.maybe_number(name);
       return e;
     }
     if (name == "True" || name == "False") {
@@ -632,6 +666,7 @@ int64_t own_ops(const Expr& e) {
     case Expr::Kind::subscript: return 2;  // slice, reshape
     case Expr::Kind::number:
     case Expr::Kind::negate: return 1;
+    case Expr::Kind::name: return e.maybe_number ? 1 : 0;
     default: return 0;
   }
 }
@@ -670,15 +705,16 @@ Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
   ForwardProgram program;
   program.inputs = scope.inputs;
   DefinedNames defined;
-  for (const std::string& in : scope.inputs) defined.add(in);
+  for (const std::string& in : scope.inputs) defined.add(in, false);
   for (size_t i = 0; i < forward.json->size(); ++i) {
     Node n = forward.element(i);
     MLC_TRY(std::string text, doc.as_string(n));
-    if (!program.statements.empty() && program.statements.back().target.empty())
+    if (!program.statements.empty() && program.statements.back().is_return())
       return doc.error(n, "forward: statement after 'return'");
     StatementParser parser(doc, n, text, scope, defined);
     MLC_TRY(Statement st, parser.parse());
-    if (!st.target.empty()) defined.add(st.target);
+    const bool maybe_number = st.unpack || !surely_tensor(*st.expr);
+    for (const std::string& name : st.targets) defined.add(name, maybe_number);
     count_work(*st.expr, program);
     program.statements.push_back(std::move(st));
   }

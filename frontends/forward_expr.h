@@ -1,10 +1,10 @@
 // The statement language of a container's "forward": a subset of the Python
 // that PyTorch users write in a module's forward.
 //
-//   statement  := name '=' expr | 'return' expr
+//   statement  := name '=' expr | name (',' name)+ [','] '=' expr | 'return' expr
 //   expr       := sum [('<' | '>' | '<=' | '>=' | '==' | '!=') sum]
 //   sum        := term (('+' | '-') term)*
-//   term       := unary (('*' | '/' | '@') unary)*
+//   term       := unary (('*' | '/' | '//' | '@') unary)*
 //   unary      := '-' unary | power
 //   power      := postfix ['**' unary]
 //   postfix    := primary ('.' ident | '.' ident '(' args ')' | '[' subscripts ']')*
@@ -17,12 +17,15 @@
 //   subscripts := sub (',' sub)*             sub := expr | [expr] ':' [expr] [':' [expr]]
 //                                                 | '...' | None
 //
-// Names are the container's inputs and earlier assignments, True, False, None,
+// Names are the container's inputs and earlier assignments (tensors, or
+// numbers and lists of numbers: sizes, static since shapes are), True, False, None,
 // inf and the dtypes (f32, bf16, float32, bfloat16, ...). Callees are the
 // container's layers (any arity the layer takes) or the built-ins of
 // forward_builtins.h (also as methods, x.sum(-1), and the attributes x.T,
 // x.mT). `+ - * / ** <...` use numpy broadcasting; a number next to a tensor
-// becomes a scalar constant of the tensor's dtype. (...) with commas and [...]
+// becomes a scalar constant of the tensor's dtype; numbers fold, and `//`
+// (floor division) takes numbers only. x.size(), x.shape, x.size(d),
+// x.shape[d], x.numel(), x.dim() and x.ndim are numbers. (...) with commas and [...]
 // are lists (shapes, dims, cat's tensors).
 //
 // Contracts:
@@ -77,6 +80,8 @@ struct Expr {
   std::string op;         // binary: "+", "-", "*", "/", "@", "**", "<", "<=", ...
   bool builtin = false;   // call: of a built-in (not a layer of the container)
   bool tied = false;      // param: `name` is a full state_dict name
+  bool maybe_number = false;  // name: may hold a number (a size), which becomes a
+                              // constant next to a tensor (the work budget counts it)
   int height = 1;
   std::vector<std::unique_ptr<Expr>> args;  // may hold nulls (absent optional arguments)
   struct Sub {
@@ -88,9 +93,14 @@ struct Expr {
 };
 
 struct Statement {
-  std::string target;  // "" for `return`
+  // The names assigned, none for `return`. `unpack` (`B, T, C = x.size()`):
+  // the value is a list of as many items, one per name, in order.
+  std::vector<std::string> targets;
+  bool unpack = false;
+  Loc target_loc;  // of the first name
   std::unique_ptr<Expr> expr;
   Loc loc;  // of the JSON string
+  bool is_return() const { return targets.empty(); }
 };
 
 struct ForwardProgram {

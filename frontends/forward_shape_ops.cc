@@ -315,9 +315,10 @@ Expected<Value*> emit_subscript(Builder& b, Value* x, const std::vector<Subscrip
 std::optional<Expected<Val>> emit_shape_builtin(Builder& b, const BuiltinSpec& spec,
                                                 const std::vector<Val>& args, const Loc& at) {
   std::string n(spec.name);
-  static const std::array<std::string_view, 19> kNames = {
-      "matmul", "flatten", "reshape", "view", "transpose", "permute", "T", "mT", "unsqueeze",
-      "squeeze", "contiguous", "size", "dim", "cat", "sum", "mean", "max", "min", "max_pool2d"};
+  static const std::array<std::string_view, 22> kNames = {
+      "matmul", "flatten", "reshape", "view", "transpose", "permute", "T", "mT",
+      "unsqueeze", "squeeze", "contiguous", "size", "shape", "dim", "ndim", "numel",
+      "cat", "sum", "mean", "max", "min", "max_pool2d"};
   if (std::find(kNames.begin(), kNames.end(), spec.name) == kNames.end() && n != "avg_pool2d")
     return std::nullopt;
   if (n == "cat") return cat(b, args, at);
@@ -328,9 +329,11 @@ std::optional<Expected<Val>> emit_shape_builtin(Builder& b, const BuiltinSpec& s
     const TensorType& t = x->type;
     int64_t r = t.rank();
     if (n == "contiguous") return out(x, at);
-    if (n == "dim") return Val::number(static_cast<double>(r), true, at);
-    if (n == "size") {
-      if (args[1].kind == Val::Kind::absent) {
+    // Sizes are static: numbers (integers) that fold like literals.
+    if (n == "dim" || n == "ndim") return Val::number(static_cast<double>(r), true, at);
+    if (n == "numel") return Val::number(static_cast<double>(t.num_elements()), true, at);
+    if (n == "size" || n == "shape") {
+      if (n == "shape" || args[1].kind == Val::Kind::absent) {
         Val list;
         list.kind = Val::Kind::list;
         list.loc = at;
@@ -346,18 +349,20 @@ std::optional<Expected<Val>> emit_shape_builtin(Builder& b, const BuiltinSpec& s
       return out(y, at);
     }
     if (n == "reshape" || n == "view") return reshape(b, x, args[1], n, at);
-    if (n == "flatten") {
-      int64_t s = 1, e = -1;
-      if (r == 0) return fwd_error(at, "flatten expects rank >= 1, found " + t.str());
+    if (n == "flatten") {  // torch.flatten's defaults (start_dim=0); nn.Flatten's are 1
+      int64_t s = 0, e = r == 0 ? 0 : r - 1;
+      const int64_t extra = r == 0 ? 1 : 0;  // a 0-d tensor takes dims -1 and 0, and becomes [1]
       if (args[1].kind != Val::Kind::absent) {
-        MLC_TRY(s, dim_arg(args[1], t, "flatten's start_dim", at));
+        MLC_TRY(s, dim_arg(args[1], t, "flatten's start_dim", at, extra));
       }
       if (args[2].kind != Val::Kind::absent) {
-        MLC_TRY(e, dim_arg(args[2], t, "flatten's end_dim", at));
+        MLC_TRY(e, dim_arg(args[2], t, "flatten's end_dim", at, extra));
       }
-      s = s < 0 ? s + r : s;
-      e = e < 0 ? e + r : e;
-      if (s >= r || s > e)
+      if (r == 0) {
+        MLC_TRY(Value* y, emit_reshape(b, x, Shape{1}));
+        return out(y, at);
+      }
+      if (s > e)
         return fwd_error(at, "flatten: start_dim " + std::to_string(s) + " and end_dim " +
                                  std::to_string(e) + " do not fit " + t.str());
       Shape shape(t.shape.begin(), t.shape.begin() + s);

@@ -140,11 +140,13 @@ int report_eval(const EvalResult& result, const Args& args) {
   nlohmann::ordered_json eval = nlohmann::ordered_json::object();
   if (result.accuracy) eval["accuracy"] = *result.accuracy;
   eval["loss"] = result.loss;
+  eval["split"] = result.training_data ? "train" : "eval";
+  const std::string label = eval_label(result);
   if (result.accuracy)
-    std::printf("eval: loss %.6f  accuracy %.4f (%lld/%lld)\n", result.loss, *result.accuracy,
+    std::printf("%s: loss %.6f  accuracy %.4f (%lld/%lld)\n", label.c_str(), result.loss, *result.accuracy,
                 static_cast<long long>(result.correct), static_cast<long long>(result.positions));
   else
-    std::printf("eval: loss %.6f\n", result.loss);
+    std::printf("%s: loss %.6f\n", label.c_str(), result.loss);
   if (args.has("metrics")) {
     Status s = append_metrics(args.get("metrics"), {{"eval", eval}});
     if (!s) return user_error(s.error().message);
@@ -307,7 +309,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     std::printf("trained %lld steps: final loss %.6f, median step %.3f ms (mean %.3f)",
                 static_cast<long long>(summary->steps_run), summary->final_loss, summary->median_step_ms,
                 summary->mean_step_ms);
-  if (summary->eval_loss) std::printf("; eval loss %.6f", *summary->eval_loss);
+  if (summary->eval_loss) std::printf("; %s loss %.6f", eval_label(*summary->eval).c_str(), *summary->eval_loss);
   if (summary->eval_accuracy) std::printf(", accuracy %.4f", *summary->eval_accuracy);
   std::printf("\n");
   print_memory(summary->memory);

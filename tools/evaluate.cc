@@ -36,6 +36,18 @@ double scalar_value(const rt::Tensor& t) {
     default: return 0;
   }
 }
+// Whether evaluation reads the training data: the model file has no "eval"
+// split (it defaults to "train", and artifacts keep that copy), or one that
+// maps the same tensors and slices.
+bool eval_is_train(const DataConfig& d) {
+  auto same = [](const InputMapping& a, const InputMapping& b) {
+    auto same_slice = [](const SliceRange& x, const SliceRange& y) { return x.start == y.start && x.stop == y.stop; };
+    return a.input == b.input && a.tensor == b.tensor &&
+           std::equal(a.slices.begin(), a.slices.end(), b.slices.begin(), b.slices.end(), same_slice);
+  };
+  return std::equal(d.train.begin(), d.train.end(), d.eval.begin(), d.eval.end(), same);
+}
+
 }  // namespace
 
 Expected<Evaluator> Evaluator::create(const Program& program, int64_t examples, int64_t batch) {
@@ -134,6 +146,7 @@ Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt
   // DistributedSampler(drop_last=True)'s share: the even split.
   const std::vector<int64_t> even = rt::distributed_indices(all, w, rank_.data_rank, true);
   EvalResult result;
+  result.training_data = eval_is_train(config_->data);
   double loss_sum = 0;
   int64_t local_positions = 0;
   for (size_t begin = 0; begin < even.size(); begin += static_cast<size_t>(batch_)) {
@@ -153,6 +166,10 @@ Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt
   if (config_->classifier)
     result.accuracy = static_cast<double>(result.correct) / static_cast<double>(result.positions);
   return result;
+}
+
+std::string eval_label(const EvalResult& r) {
+  return r.training_data ? "eval (training data, no eval split)" : "eval";
 }
 
 void Evaluator::enable_profiling() {

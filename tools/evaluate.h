@@ -33,7 +33,15 @@ struct EvalResult {
   int64_t correct = 0;
   int64_t positions = 0;
   int64_t examples = 0;
+  // The model has no eval split (its "eval" defaults to "train", or maps the
+  // same tensors and slices): this evaluated the training data, and every
+  // report of it says so (eval_label).
+  bool training_data = false;
 };
+
+// What the console calls an evaluation: "eval", or "eval (training data, no
+// eval split)" (docs/metrics.md).
+std::string eval_label(const EvalResult& r);
 
 // The @eval batch sizes an Evaluator of `examples` examples in batches of
 // `batch` over `data_ranks` data ranks compiles (what `mlc compile` compiles):

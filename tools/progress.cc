@@ -67,7 +67,7 @@ void Progress::epoch(int64_t epoch, int64_t epochs, double loss,
   std::fprintf(stderr, "epoch %lld/%lld: loss %.5f", static_cast<long long>(epoch + 1),
                static_cast<long long>(epochs), loss);
   if (eval) {
-    std::fprintf(stderr, "  eval loss %.5f", eval->loss);
+    std::fprintf(stderr, "  %s loss %.5f", eval_label(*eval).c_str(), eval->loss);
     if (eval->accuracy) std::fprintf(stderr, "  accuracy %.4f", *eval->accuracy);
   }
   std::fputc('\n', stderr);
@@ -75,8 +75,8 @@ void Progress::epoch(int64_t epoch, int64_t epochs, double loss,
 
 void Progress::eval(int64_t steps_done, const EvalResult& eval) {
   erase_bar();
-  std::fprintf(stderr, "step %lld/%lld: eval loss %.5f", static_cast<long long>(steps_done),
-               static_cast<long long>(total_), eval.loss);
+  std::fprintf(stderr, "step %lld/%lld: %s loss %.5f", static_cast<long long>(steps_done),
+               static_cast<long long>(total_), eval_label(eval).c_str(), eval.loss);
   if (eval.accuracy) std::fprintf(stderr, "  accuracy %.4f", *eval.accuracy);
   std::fputc('\n', stderr);
 }

@@ -41,6 +41,7 @@ nlohmann::ordered_json eval_record(int64_t epoch, int64_t steps_done, const Eval
   }
   eval["positions"] = r.positions;
   eval["examples"] = r.examples;
+  eval["split"] = r.training_data ? "train" : "eval";
   return {{"epoch", epoch}, {"step", steps_done}, {"eval", eval}};
 }
 

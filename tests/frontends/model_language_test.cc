@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "frontends/dsl_parse.h"
 #include "frontends/dsl_print.h"
 #include "frontends/json_print.h"
 #include "frontends/model_file.h"
+#include "tests/frontends/ir_text.h"
 #include "tests/frontends/source_root.h"
 #include "ir/printer.h"
 
@@ -21,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using testing::ir_without_locations;
 using testing::read_text;
 
 std::vector<fs::path> files_with(const std::string& dir, const std::string& ext) {
@@ -31,11 +32,6 @@ std::vector<fs::path> files_with(const std::string& dir, const std::string& ext)
   return out;
 }
 
-// The printed module with every loc(...) removed.
-std::string ir_without_locations(const Module& m) {
-  static const std::regex loc(R"( loc\([^)]*\))");
-  return std::regex_replace(print_module(m), loc, "");
-}
 
 // Members compared by key (a container's own fields may change order), arrays
 // and the order of layers exactly.

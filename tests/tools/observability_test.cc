@@ -369,5 +369,41 @@ TEST(Observability, ArtifactsKeepTheSettings) {
                    "file\n");
 }
 
+
+// A model file without an eval split evaluates its training data, and says so
+// wherever the evaluation is reported: the console, the summary, the metrics
+// file's eval records ("split": "train"), --eval, and an artifact's runs. With
+// an eval split the words stay "eval" and the records say "split": "eval".
+TEST(EvalWithoutEvalSplit, IsLabelledTrainingData) {
+  const std::string dir = temp_dir("no_eval_split");
+  const std::string label = "eval (training data, no eval split)";
+  auto r = testing::run_mlc("run examples/legendre.json --steps 2 --metrics " + dir + "/m.jsonl");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("  " + label + " loss "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("eval loss"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("; " + label + " loss "), std::string::npos) << r.out;
+  const std::vector<Json> evals = records_with(read_records(dir + "/m.jsonl"), "eval");
+  ASSERT_FALSE(evals.empty());
+  for (const Json& e : evals) EXPECT_EQ(e["eval"]["split"], "train") << e.dump();
+
+  r = testing::run_mlc("run examples/legendre.json --eval --init seed --metrics " + dir + "/e.jsonl");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(label + ": loss ", 0), 0u) << r.out;
+  EXPECT_EQ(read_records(dir + "/e.jsonl").back()["eval"]["split"], "train");
+
+  r = testing::run_mlc("compile examples/legendre.json -o " + dir + "/l.mlcx");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = testing::run_mlc("run " + dir + "/l.mlcx --steps 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("; " + label + " loss "), std::string::npos) << r.out;
+
+  r = testing::run_mlc("run examples/digits_mlp.json --steps 2 --eval-every 1 --metrics " + dir + "/d.jsonl");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("step 1/2: eval loss "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("training data"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("; eval loss "), std::string::npos) << r.out;
+  for (const Json& e : records_with(read_records(dir + "/d.jsonl"), "eval")) EXPECT_EQ(e["eval"]["split"], "eval");
+}
+
 }  // namespace
 }  // namespace mlc
