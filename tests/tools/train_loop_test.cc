@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frontends/model_file.h"
+#include "runtime/tensor_stats.h"
 #include "tests/counting_new.h"  // g_counting, g_allocations
 #include "tests/tools/run_mlc.h"
 #include "tools/train.h"
@@ -152,20 +153,23 @@ TEST(TrainLoop, StepsAllocateNothing) {
   ModelFile model = load("examples/digits_mlp.json");
   TrainOptions o;
   o.steps = 20;
-  int64_t counted = -1;
+  int64_t counted = -1, tensors_at_4 = 0, tensors = -1;
   o.on_step = [&](int64_t step, double) {
     if (step == 4) {
+      tensors_at_4 = rt::tensor_buffers_allocated();
       g_allocations = 0;
       g_counting = true;
     } else if (step == 14) {
       g_counting = false;
       counted = g_allocations.load();
+      tensors = rt::tensor_buffers_allocated() - tensors_at_4;
     }
   };
   auto s = train(model, o);
   g_counting = false;
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(counted, 0);
+  EXPECT_EQ(counted, 0) << "operator new calls";
+  EXPECT_EQ(tensors, 0) << "tensor buffers";
 }
 
 }  // namespace
