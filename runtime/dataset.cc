@@ -106,16 +106,27 @@ std::vector<Tensor> Split::rows(int64_t begin, int64_t end) const {
 
 std::vector<Tensor> Split::gather(const std::vector<int64_t>& indices) const {
   std::vector<Tensor> out;
-  for (const Tensor& t : tensors_) {
-    Shape shape = t.shape();
-    shape[0] = static_cast<int64_t>(indices.size());
-    Tensor batch(t.dtype(), shape);
-    int64_t row_bytes = t.shape()[0] ? t.num_bytes() / t.shape()[0] : 0;
-    for (size_t i = 0; i < indices.size(); ++i)
-      std::memcpy(batch.bytes() + i * row_bytes, t.bytes() + indices[i] * row_bytes, row_bytes);
-    out.push_back(std::move(batch));
-  }
+  gather_into(indices, out);
   return out;
+}
+
+void Split::gather_into(std::span<const int64_t> indices, std::vector<Tensor>& out) const {
+  out.resize(tensors_.size());
+  const int64_t n = static_cast<int64_t>(indices.size());
+  for (size_t j = 0; j < tensors_.size(); ++j) {
+    const Tensor& t = tensors_[j];
+    Tensor& batch = out[j];
+    bool fits = batch.dtype() == t.dtype() && batch.shape().size() == t.shape().size() && batch.shape()[0] == n;
+    for (size_t d = 1; fits && d < t.shape().size(); ++d) fits = batch.shape()[d] == t.shape()[d];
+    if (!fits) {
+      Shape shape = t.shape();
+      shape[0] = n;
+      batch = Tensor(t.dtype(), shape);
+    }
+    int64_t row_bytes = t.shape()[0] ? t.num_bytes() / t.shape()[0] : 0;
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(batch.bytes() + i * row_bytes, t.bytes() + indices[i] * row_bytes, row_bytes);
+  }
 }
 
 }  // namespace mlc::rt

@@ -3,6 +3,7 @@
 // the declared inputs, and cut into batches of rows.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ class Split {
   std::vector<Tensor> rows(int64_t begin, int64_t end) const;
   // The rows `indices` (each in [0, num_examples)), in that order.
   std::vector<Tensor> gather(const std::vector<int64_t>& indices) const;
+  // The same rows into `out` (one tensor per model input): tensors of the
+  // right dtype and shape are reused, so a training loop refilling one batch
+  // buffer allocates nothing; others are replaced.
+  void gather_into(std::span<const int64_t> indices, std::vector<Tensor>& out) const;
 
  private:
   std::vector<Tensor> tensors_;  // one per model input, example dim first

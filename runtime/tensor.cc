@@ -1,7 +1,9 @@
 #include "runtime/tensor.h"
+#include "runtime/tensor_stats.h"
 
 #include <malloc.h>
 
+#include <atomic>
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
@@ -22,7 +24,10 @@ const bool kHeapTuned = [] {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   return true;
 }();
+std::atomic<int64_t> g_buffers_allocated{0};
 }  // namespace
+
+int64_t tensor_buffers_allocated() { return g_buffers_allocated.load(std::memory_order_relaxed); }
 
 Tensor::Tensor(TensorType type) : Tensor(std::move(type), true) {}
 
@@ -49,6 +54,7 @@ Tensor::Tensor(TensorType type, bool zero) : type_(std::move(type)) {
   if (alloc == 0) alloc = 64;
   void* p = std::aligned_alloc(64, alloc);
   if (!p) throw std::bad_alloc();
+  g_buffers_allocated.fetch_add(1, std::memory_order_relaxed);
   if (zero) std::memset(p, 0, alloc);
   data_.reset(static_cast<std::byte*>(p));
 }

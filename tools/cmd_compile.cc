@@ -18,8 +18,7 @@
 // and optimizer_init as above, eval for the even split's global batches, and
 // the unsharded eval for batches of 1 when the eval split does not divide by
 // the data ranks. loss_grad only when the model file sets
-// train.grad_stats_every (gradient statistics; --dump-grads does not run on a
-// mesh).
+// train.grad_stats_every (gradient statistics, and --dump-grads on a mesh).
 #include <cstdio>
 
 #include "compiler/lower.h"

@@ -66,7 +66,7 @@ const std::vector<CommandDoc>& docs() {
          "continue from the newest complete checkpoint of --checkpoint-dir; the continued run is bit-identical "
          "to an uninterrupted one",
          K::plain_switch},
-        {"dump-grads", "F.safetensors", "write the first step's gradients, by parameter name (one device only)"},
+        {"dump-grads", "F.safetensors", "write the first step's gradients, by parameter name (whole, on a mesh too)"},
         {"start-step", "N",
          "the global step --init's parameters come from (a restart from a PyTorch checkpoint): the schedule, the "
          "step counter and the data order continue from there"},

@@ -53,7 +53,7 @@ struct StartupFacts {
       "a different --init file (its content)",
       "a different checkpoint to resume from (its content)",
       "different training settings (backend, seed, epochs, steps, start step, evaluation, gradient statistics, "
-      "checkpoints or --save)",
+      "checkpoints, --save or --dump-grads)",
       "a different mlc version"};
   uint64_t hash[kParts] = {};
 };
@@ -87,7 +87,8 @@ StartupFacts startup_facts(const Program& program, const TrainOptions& o) {
       "|steps " + std::to_string(o.steps.value_or(-1)) + "|start " + std::to_string(o.start_step) + "|eval " +
       (o.eval_only ? "only" : "") + std::to_string(o.eval_every.value_or(-1)) + "|grads " +
       std::to_string(o.grad_stats_every.value_or(-1)) + "|checkpoints " + (o.checkpoint_dir.empty() ? "off" : "on") +
-      " every " + std::to_string(o.checkpoint_every) + "|save " + (o.save_path.empty() ? "no" : "yes");
+      " every " + std::to_string(o.checkpoint_every) + "|save " + (o.save_path.empty() ? "no" : "yes") +
+      "|dump-grads " + (o.dump_grads_path.empty() ? "no" : "yes");
   f.hash[5] = rt::fnv1a64(settings);
   f.hash[6] = rt::fnv1a64(rt::mlc_version());
   return f;
@@ -122,9 +123,6 @@ Status agree_on_startup(rt::World& world, const Program& program, const TrainOpt
 
 Expected<TrainSummary> train_on_mesh(const Program& sharded, const Program& whole, const TrainOptions& o) {
   const Mesh& mesh = o.parallel.mesh;
-  if (!o.dump_grads_path.empty())
-    return make_error("error: --dump-grads writes one device's gradients; on mesh " + mesh.str() +
-                      " they are sharded: run without --mesh to dump them");
   // Under mpirun: this process's rank, first (the process count is checked
   // before any work).
   std::unique_ptr<rt::World> mpi;

@@ -32,7 +32,9 @@
 //
 // The functions come from a model file compiled now or from an artifact that
 // `mlc compile --mesh` wrote (the same SPMD executables for every rank).
-// Not on a mesh (an error): --dump-grads.
+// --dump-grads on a mesh: @loss_grad's gradients are fresh results, which
+// the sharding pass makes replicated (whole on every rank); rank 0 writes
+// them, the same file as one device's.
 // MLC_THREADS > 1 is reduced to 1: each rank is one thread, and the kernel
 // thread pool runs one region at a time.
 #pragma once

@@ -49,7 +49,7 @@ bool has_non_finite(const rt::Tensor& t) {
 
 std::string explain_non_finite_loss(const ModelConfig& config, const Function* forward,
                                     int64_t step, int64_t epoch, double loss,
-                                    const std::vector<rt::Tensor>& inputs,
+                                    const std::vector<rt::Tensor>& inputs, const rt::Tensor* step_counter,
                                     const std::vector<rt::NamedTensor>& params_before) {
   std::string head = "step " + std::to_string(step) + " (epoch " + std::to_string(epoch) +
                      "): the loss is " + number(loss) + "; ";
@@ -68,8 +68,9 @@ std::string explain_non_finite_loss(const ModelConfig& config, const Function* f
   auto interp = rt::Interpreter::create(*forward);
   if (!interp) return head + "(looking for the op failed: " + interp.error().message + ")";
   std::vector<const rt::Tensor*> args;
-  for (const Value* a : forward->args) {
-    const rt::Tensor* t = nullptr;
+  for (size_t k = 0; k < forward->args.size(); ++k) {
+    const Value* a = forward->args[k];
+    const rt::Tensor* t = forward->arg_kinds[k] == ArgKind::step ? step_counter : nullptr;
     for (size_t i = 0; i < config.inputs.size() && i < inputs.size(); ++i)
       if (config.inputs[i].name == a->name) t = &inputs[i];
     for (const rt::NamedTensor& p : params_before)

@@ -28,10 +28,12 @@ namespace mlc {
 bool has_non_finite(const rt::Tensor& t);
 
 // `forward`: the model's @loss for this batch, or nullptr when there is none.
-// `inputs` in config.inputs order; `params_before` by state_dict name.
+// `inputs` in config.inputs order; `step_counter` the step argument the train
+// step got (Dropout's masks derive from it: the replay draws the same ones);
+// `params_before` by state_dict name.
 std::string explain_non_finite_loss(const ModelConfig& config, const Function* forward,
                                     int64_t step, int64_t epoch, double loss,
-                                    const std::vector<rt::Tensor>& inputs,
+                                    const std::vector<rt::Tensor>& inputs, const rt::Tensor* step_counter,
                                     const std::vector<rt::NamedTensor>& params_before);
 
 }  // namespace mlc

@@ -61,11 +61,11 @@ void Progress::step(int64_t done, double loss) {
   std::fflush(stderr);
 }
 
-void Progress::epoch(int64_t epoch, int64_t epochs, double loss,
+void Progress::epoch(int64_t epoch, int64_t epochs, double mean_loss,
                      const std::optional<EvalResult>& eval) {
   erase_bar();
-  std::fprintf(stderr, "epoch %lld/%lld: loss %.5f", static_cast<long long>(epoch + 1),
-               static_cast<long long>(epochs), loss);
+  std::fprintf(stderr, "epoch %lld/%lld: mean loss %.5f", static_cast<long long>(epoch + 1),
+               static_cast<long long>(epochs), mean_loss);
   if (eval) {
     std::fprintf(stderr, "  %s loss %.5f", eval_label(*eval).c_str(), eval->loss);
     if (eval->accuracy) std::fprintf(stderr, "  accuracy %.4f", *eval->accuracy);

@@ -37,7 +37,9 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   void step(int64_t done, double loss);
-  void epoch(int64_t epoch, int64_t epochs, double loss, const std::optional<EvalResult>& eval);
+  // "epoch 1/14: mean loss 1.85800  eval loss ...": `mean_loss` is the
+  // epoch's mean training loss, the metrics file's {"epoch", "train"} loss.
+  void epoch(int64_t epoch, int64_t epochs, double mean_loss, const std::optional<EvalResult>& eval);
   // An evaluation between epochs (train.eval_every): "step 40/135: eval loss ...".
   void eval(int64_t steps_done, const EvalResult& eval);
 

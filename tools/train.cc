@@ -33,14 +33,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The functions of one batch size. loss_grad is made only when asked for
-// (--dump-grads, gradient statistics).
+// The functions of one batch size, with what they run on: the batch buffer
+// the loop refills every step, and each function's arguments, bound once
+// (bind_arguments). loss_grad is made only when asked for (--dump-grads,
+// gradient statistics); the arguments it would update (BatchNorm's running
+// statistics, num_batches_tracked) are bound to copies of them, refreshed
+// before every run, so that a diagnostic changes nothing of the run.
 struct BatchFunctions {
+  int64_t batch = 0;  // global
   std::optional<StepFunction> train_step, loss_grad;
+  std::vector<rt::Tensor> inputs;  // config.inputs order
+  std::vector<rt::Tensor*> step_args, grad_args;
+  std::vector<std::pair<rt::Tensor*, rt::Tensor>> grad_updates;  // (the argument, loss_grad's copy of it)
 };
 
 Expected<BatchFunctions> compile(const Rank& rank, int64_t batch, bool with_grad, bool profile) {
   BatchFunctions p;
+  p.batch = batch;
   MLC_TRY(StepFunction step, rank.function("train_step", batch));
   if (profile) step.enable_profiling();
   p.train_step.emplace(std::move(step));
@@ -90,17 +99,32 @@ class ArgumentBinder {
   std::vector<rt::NamedTensor>& state_;
 };
 
-// Runs @loss_grad: the gradients by parameter name (valid until its next run).
-Expected<std::vector<std::pair<std::string, const rt::Tensor*>>> gradients(StepFunction& loss_grad,
-                                                                          const ArgumentBinder& binder,
-                                                                          std::vector<rt::Tensor>& inputs,
-                                                                          rt::Tensor* step) {
-  MLC_TRY(auto args, binder.bind(loss_grad.signature(), inputs, step));
-  MLC_CHECK_OK(loss_grad.run(args));
+// Binds `p`'s functions to `p.inputs`, the step counter and the run's
+// tensors. `p` must not move afterwards (the map of tail batches keeps its
+// entries in place).
+Status bind_arguments(BatchFunctions& p, const ArgumentBinder& binder, rt::Tensor* step) {
+  MLC_TRY(p.step_args, binder.bind(p.train_step->signature(), p.inputs, step));
+  if (!p.loss_grad) return {};
+  MLC_TRY(p.grad_args, binder.bind(p.loss_grad->signature(), p.inputs, step));
+  const Signature& g = p.loss_grad->signature();
+  for (const Signature::Result& r : g.results)
+    if (r.updates >= 0) p.grad_updates.emplace_back(p.grad_args[r.updates], rt::Tensor(*p.grad_args[r.updates]));
+  for (auto& [arg, copy] : p.grad_updates)
+    for (rt::Tensor*& a : p.grad_args)
+      if (a == arg) a = &copy;
+  return {};
+}
+
+// Runs @loss_grad on the bound arguments: the gradients by parameter name
+// (valid until its next run). The run's own tensors are not written.
+Expected<std::vector<std::pair<std::string, const rt::Tensor*>>> gradients(BatchFunctions& p) {
+  for (auto& [arg, copy] : p.grad_updates)
+    std::memcpy(copy.bytes(), arg->bytes(), static_cast<size_t>(arg->num_bytes()));
+  MLC_CHECK_OK(p.loss_grad->run(p.grad_args));
   std::vector<std::pair<std::string, const rt::Tensor*>> named;
   size_t g = 1;
-  for (const Signature::Arg& a : loss_grad.signature().args)
-    if (a.kind == ArgKind::param) named.emplace_back(a.name, &loss_grad.result(g++));
+  for (const Signature::Arg& a : p.loss_grad->signature().args)
+    if (a.kind == ArgKind::param) named.emplace_back(a.name, &p.loss_grad->result(g++));
   return named;
 }
 
@@ -215,19 +239,30 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   s.start = o.start_step;
   if (o.resume) {
     if (o.checkpoint_dir.empty()) return make_error("error: --resume needs --checkpoint-dir");
+    // Nothing to resume from is an error, not a fresh start: a mistyped
+    // directory would otherwise train again from step 0 without a word.
+    std::error_code ec;
+    if (!std::filesystem::exists(o.checkpoint_dir, ec))
+      return make_error(o.checkpoint_dir + ": error: --resume: no such directory; --checkpoint-dir must name the "
+                        "directory an earlier run wrote its checkpoints to (run without --resume to start at step 0)");
+    if (!std::filesystem::is_directory(o.checkpoint_dir, ec))
+      return make_error(o.checkpoint_dir + ": error: --resume: not a directory; --checkpoint-dir must name the "
+                        "directory an earlier run wrote its checkpoints to");
     MLC_TRY(auto ckpt, newest_checkpoint(o.checkpoint_dir, config, s.params, s.state, notes));
-    if (ckpt) {
-      if (ckpt->batch_size != batch || ckpt->steps_per_epoch != s.steps_per_epoch || ckpt->shuffle != tc.shuffle ||
-          ckpt->seed != s.seed)
-        return make_error(o.checkpoint_dir + ": error: the checkpoint was written with other data "
-                          "settings (batch, shuffle or seed) than this run");
-      s.start = ckpt->step;
-      s.params = std::move(ckpt->params);
-      s.state = std::move(ckpt->state);
-      if (notes)
-        std::fprintf(stderr, "resuming at step %lld of %lld from the newest checkpoint in %s\n",
-                     static_cast<long long>(s.start), static_cast<long long>(s.total_steps), o.checkpoint_dir.c_str());
-    }
+    if (!ckpt)
+      return make_error(o.checkpoint_dir + ": error: --resume: no checkpoint in this directory (a run with "
+                        "--checkpoint-dir writes step_NNNNNNNN.safetensors, or step_NNNNNNNN.index.json on a mesh); "
+                        "run without --resume to start at step 0");
+    if (ckpt->batch_size != batch || ckpt->steps_per_epoch != s.steps_per_epoch || ckpt->shuffle != tc.shuffle ||
+        ckpt->seed != s.seed)
+      return make_error(o.checkpoint_dir + ": error: the checkpoint was written with other data "
+                        "settings (batch, shuffle or seed) than this run");
+    s.start = ckpt->step;
+    s.params = std::move(ckpt->params);
+    s.state = std::move(ckpt->state);
+    if (notes)
+      std::fprintf(stderr, "resuming at step %lld of %lld from the newest checkpoint in %s\n",
+                   static_cast<long long>(s.start), static_cast<long long>(s.total_steps), o.checkpoint_dir.c_str());
   }
   return s;
 }
@@ -358,10 +393,10 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   MLC_TRY(Evaluator evaluator, Evaluator::create(rank, config, setup.eval_split.num_examples(), setup.eval_batch));
   if (o.profile && leader) evaluator.enable_profiling();
   // After `steps_done` steps: at an epoch's end, or every eval_every steps.
-  auto run_eval = [&](int64_t epoch, int64_t steps_done, double last_loss, bool epoch_end) -> Status {
+  auto run_eval = [&](int64_t epoch, int64_t steps_done, double epoch_mean, bool epoch_end) -> Status {
     MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params.tensors));
     write_metric(eval_record(epoch, steps_done, r));
-    if (leader && epoch_end) progress.epoch(epoch, setup.epochs, last_loss, r);
+    if (leader && epoch_end) progress.epoch(epoch, setup.epochs, epoch_mean, r);
     if (leader && !epoch_end) progress.eval(steps_done, r);
     summary.eval_loss = r.loss;
     summary.eval_accuracy = r.accuracy;
@@ -386,12 +421,18 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   if (metrics)
     for (double loss : metrics->kept_losses(start / steps_per_epoch * steps_per_epoch)) epoch_loss.add(loss);
   const int64_t local_batch = batch / rank.data_ranks;
-  // The parameters each step starts from, on one device: a step whose loss is
-  // not finite is explained from them (tools/non_finite.h). One copy per step,
-  // outside the timed step.
-  std::vector<rt::NamedTensor> before;
-  if (!rank.world) before = params.tensors;
-  for (int64_t s = start; s < total_steps; ++s) {
+  // The loop allocates nothing per step (tests/tools/train_loop_test.cc):
+  // each batch size's buffers and bound arguments are made once, the step
+  // counter is one tensor, and the parameters and optimizer state stay in
+  // the tensors the step function updates in place. Per-step metrics
+  // records and the progress bar's redraws are text and allocate.
+  rt::Tensor step_tensor(DType::i64, {});
+  program.inputs.resize(config.inputs.size());
+  MLC_CHECK_OK(bind_arguments(program, binder, &step_tensor));
+  step_ms.reserve(static_cast<size_t>(std::max<int64_t>(total_steps - start, 0)));
+  // Step s's batch in its functions' buffer and its counter set: the
+  // functions of that batch's size (a last partial batch has its own).
+  auto prepare_step = [&](int64_t s) -> Expected<BatchFunctions*> {
     const int64_t epoch = s / steps_per_epoch, i = s % steps_per_epoch;
     if (epoch != order_epoch) {
       mine = rt::distributed_indices(rt::epoch_order(n, tc.shuffle, setup.seed, epoch), rank.data_ranks,
@@ -399,58 +440,85 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       order_epoch = epoch;
     }
     const int64_t begin = i * local_batch, end = std::min<int64_t>(static_cast<int64_t>(mine.size()), begin + local_batch);
-    std::vector<rt::Tensor> inputs = setup.train_split.gather(std::vector<int64_t>(mine.begin() + begin, mine.begin() + end));
     BatchFunctions* prog = &program;
     if (const int64_t global = (end - begin) * rank.data_ranks; global != batch) {
       if (!tail_programs.count(global)) {
         MLC_TRY(BatchFunctions tail, compile(rank, global, with_grad, o.profile && leader));
-        tail_programs.emplace(global, std::move(tail));
+        BatchFunctions& placed = tail_programs.emplace(global, std::move(tail)).first->second;
+        placed.inputs.resize(config.inputs.size());
+        MLC_CHECK_OK(bind_arguments(placed, binder, &step_tensor));
       }
       prog = &tail_programs.at(global);
     }
-    rt::Tensor step_tensor(DType::i64, {});
+    setup.train_split.gather_into(std::span<const int64_t>(mine).subspan(begin, end - begin), prog->inputs);
     step_tensor.data<int64_t>()[0] = s + 1;
+    return prog;
+  };
+  // On one device: the run trained again from its start state up to step
+  // `s`, bit for bit; the parameters and state are then those step s
+  // started from.
+  auto replay_to = [&](int64_t s) -> Status {
+    for (auto [local, global] : {std::pair{&params.tensors, &setup.params}, std::pair{&state.tensors, &setup.state}})
+      for (size_t k = 0; k < local->size(); ++k)
+        std::memcpy((*local)[k].tensor.bytes(), (*global)[k].tensor.bytes(),
+                    static_cast<size_t>((*global)[k].tensor.num_bytes()));
+    for (int64_t r = start; r < s; ++r) {
+      MLC_TRY(BatchFunctions * p, prepare_step(r));
+      MLC_CHECK_OK(p->train_step->run(p->step_args));
+    }
+    return {};
+  };
+  for (int64_t s = start; s < total_steps; ++s) {
+    const int64_t epoch = s / steps_per_epoch, i = s % steps_per_epoch;
+    MLC_TRY(BatchFunctions * prog, prepare_step(s));
 
     // This step's gradients before its update: for --dump-grads, and the
     // statistics every grad_stats_every steps (every rank runs @loss_grad; a
-    // sharded one's gradients are whole on each, tools/grad_stats.h).
+    // sharded one's gradients are whole on each, tools/grad_stats.h, so rank
+    // 0 writes the whole gradients on a mesh too).
     const bool dump = s == start && !o.dump_grads_path.empty();
     if (dump || (grad_stats_every > 0 && s % grad_stats_every == 0)) {
-      MLC_TRY(auto named, gradients(*prog->loss_grad, binder, inputs, &step_tensor));
-      if (dump)
+      MLC_TRY(auto named, gradients(*prog));
+      if (dump && leader)
         MLC_CHECK_OK(rt::write_safetensors(o.dump_grads_path, named, {{"note", "gradients of step " + std::to_string(s)}}));
       if (grad_stats_every > 0 && s % grad_stats_every == 0 && leader)
         write_metric(grads_record(epoch, s, grad_stats(named)));
     }
 
-    for (size_t k = 0; k < before.size(); ++k)
-      std::memcpy(before[k].tensor.bytes(), params.tensors[k].tensor.bytes(),
-                  static_cast<size_t>(params.tensors[k].tensor.num_bytes()));
     auto t0 = Clock::now();
-    MLC_TRY(auto args, binder.bind(prog->train_step->signature(), inputs, &step_tensor));
     // Results other than the loss replace {param} and {state} arguments, as
     // the function declares (`{updates = %name}`): run writes them into args.
-    MLC_CHECK_OK(prog->train_step->run(args));
+    MLC_CHECK_OK(prog->train_step->run(prog->step_args));
     step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
 
     double loss = scalar_value(prog->train_step->result(0));
     summary.final_loss = loss;
     ++summary.steps_run;
-    write_metric({{"step", s}, {"epoch", epoch}, {"loss", loss}});
+    if (metrics) write_metric({{"step", s}, {"epoch", epoch}, {"loss", loss}});
     epoch_loss.add(loss);
     if (!std::isfinite(loss)) {  // every rank sees the same loss, so every rank stops here
+      // The parameters this step started from are not kept (no copy per
+      // step): on one device the run is trained again from its start state
+      // to this step, bit for bit (the same functions on the same batches
+      // and counters), and explained from there. A mesh's ranks explain from
+      // the updated parameters (they cannot replay the forward pass).
       const Function* forward = nullptr;
-      if (!rank.world)
-        if (auto f = rank.functions->program().ir("loss", (end - begin) * rank.data_ranks)) forward = *f;
+      if (!rank.world) {
+        if (auto f = rank.functions->program().ir("loss", prog->batch)) forward = *f;
+        MLC_CHECK_OK(replay_to(s));
+        MLC_TRY(prog, prepare_step(s));
+      }
       return make_error(rank.functions->program().path() + ": error: " +
-                        explain_non_finite_loss(config, forward, s, epoch, loss, inputs,
-                                                rank.world ? params.tensors : before));
+                        explain_non_finite_loss(config, forward, s, epoch, loss, prog->inputs, &step_tensor,
+                                                params.tensors));
     }
     progress.step(s + 1, loss);
+    if (o.on_step) o.on_step(s, loss);
+    const double epoch_mean = epoch_loss.mean();  // of the epoch's steps so far
     if (i == steps_per_epoch - 1) write_metric(epoch_loss.finish(epoch));  // a completed epoch
     bool epoch_end = i == steps_per_epoch - 1 || s + 1 == total_steps;
     if (epoch_end || (eval_every > 0 && (s + 1) % eval_every == 0))
-      MLC_CHECK_OK(run_eval(epoch, s + 1, loss, epoch_end));
+      MLC_CHECK_OK(run_eval(epoch, s + 1, epoch_mean, epoch_end));
     if (!o.checkpoint_dir.empty() &&
         ((o.checkpoint_every > 0 && (s + 1) % o.checkpoint_every == 0) || s + 1 == total_steps))
       MLC_CHECK_OK(checkpoint(s + 1));

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -46,7 +47,7 @@ struct TrainOptions {
   // `--eval` on a mesh: evaluate the starting parameters (--init's) once on
   // the ranks instead of training; TrainSummary::eval holds the result.
   bool eval_only = false;
-  std::string dump_grads_path;  // gradients of the run's first step
+  std::string dump_grads_path;  // gradients of the run's first step (whole, on a mesh too)
   // Override train.eval_every and train.grad_stats_every (0: off): evaluate
   // after every N optimizer steps (besides each epoch's end), and record
   // per-parameter gradient statistics of the steps s with s % N == 0, computed
@@ -62,6 +63,10 @@ struct TrainOptions {
   // thread (runtime/comm/local.h). tools/mesh_train.h.
   rt::CommOptions comm;
   bool mpi = false;
+  // Called on every rank after each step's update with the step's index and
+  // loss (before evaluation and checkpoints): a library caller's per-step
+  // hook. It must not throw.
+  std::function<void(int64_t step, double loss)> on_step;
 };
 
 // What one rank held while training, measured: the bytes of its parameters

@@ -51,7 +51,7 @@ nlohmann::ordered_json grads_record(int64_t epoch, int64_t step, const std::vect
 
 nlohmann::ordered_json EpochLoss::finish(int64_t epoch) {
   nlohmann::ordered_json line = {
-      {"epoch", epoch}, {"train", {{"loss", steps_ ? sum_ / static_cast<double>(steps_) : 0.0}, {"steps", steps_}}}};
+      {"epoch", epoch}, {"train", {{"loss", mean()}, {"steps", steps_}}}};
   sum_ = 0;
   steps_ = 0;
   return line;

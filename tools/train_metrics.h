@@ -57,6 +57,8 @@ class EpochLoss {
   // an epoch adds the metrics file's losses of the steps before it first
   // (tools/metrics_file.h), else n is fewer than the epoch's steps.
   nlohmann::ordered_json finish(int64_t epoch);
+  // The mean of the losses added since the last finish (0 before any).
+  double mean() const { return steps_ ? sum_ / static_cast<double>(steps_) : 0.0; }
 
  private:
   double sum_ = 0;

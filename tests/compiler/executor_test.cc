@@ -5,10 +5,6 @@
 // interpreter's.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "compiler/lower.h"
 #include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
@@ -17,19 +13,7 @@
 #include "runtime/parameters.h"
 #include "runtime/thread_pool.h"
 #include "tests/compiler/step_arguments.h"
-
-// Counts heap allocations of this test binary while `g_counting` is set.
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<int64_t> g_allocations{0};
-}  // namespace
-void* operator new(std::size_t n) {
-  if (g_counting) ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "tests/counting_new.h"  // g_counting, g_allocations
 
 namespace mlc {
 namespace {
