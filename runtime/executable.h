@@ -45,8 +45,22 @@ struct Slot {
 
 // A compiled loop kernel: runs rows [begin, end) of its iteration space (the
 // outer dims of its outputs) over `buffers`: its inputs, then its outputs.
-// Returns 0.
+// Returns 0, or 1 where an index it reads through a check (KernelInfo::
+// index_checks) is out of range: it then stops, its outputs unspecified.
 using CompiledKernelFn = int (*)(std::byte* const* buffers, int64_t begin, int64_t end);
+
+// An op of a kernel (gather, scatter_add) whose indices, input `input` of the
+// kernel (i32 or i64, read whole), must lie in [0, bound): where a kernel
+// returns 1, the executor reports the first index outside it as the op's
+// reference kernel does, "<op>: index V out of range [0, bound) along axis A"
+// at `loc`.
+struct IndexCheck {
+  int input = 0;
+  int64_t bound = 1;
+  int64_t axis = 0;
+  std::string op;
+  Loc loc;
+};
 
 // Kernel code: relocatable objects compiled for one CPU (`cpu`, LLVM's
 // `features` string "+avx2,+fma,-avx512f,..."), each defining the one
@@ -80,6 +94,7 @@ struct KernelInfo {
   // The buffers the code was compiled for, operands then results: every
   // instruction running the kernel passes slots of exactly these types.
   std::vector<TensorType> types;
+  std::vector<IndexCheck> index_checks;  // program order
 };
 
 // A `dot` on a GEMM library: operands a, b; f32 or f64. With beta != 0 a gemm

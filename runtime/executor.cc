@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "ir/collectives.h"
 #include "ir/diagnostics.h"
 #include "runtime/collective_run.h"
+#include "runtime/index_check.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/thread_pool.h"
 #include "runtime/verify_executable.h"
@@ -200,16 +202,19 @@ Status Executor::execute(const Instruction& ins, size_t index) {
       const KernelInfo& k = exe_->kernels[ins.kernel];
       ThreadPool& pool = thread_pool();
       int parts = kernel_threads(k, pool.threads());
+      // A kernel returns non-zero only for an index out of range (executable.h).
       if (parts <= 1) {
-        k.fn(b.data(), 0, k.rows);
+        if (k.fn(b.data(), 0, k.rows) != 0) return index_out_of_range(k, b.data());
         return {};
       }
+      std::atomic<bool> stopped{false};
       auto share = [&](int t) {
         int64_t begin, end;
         split_range(k.rows, parts, t, begin, end);
-        k.fn(b.data(), begin, end);
+        if (k.fn(b.data(), begin, end) != 0) stopped.store(true, std::memory_order_relaxed);
       };
       pool.parallel(parts, share);
+      if (stopped.load(std::memory_order_relaxed)) return index_out_of_range(k, b.data());
       return {};
     }
     case InstrKind::gemm: {
