@@ -86,6 +86,7 @@ TEST(IndexingKernels, EveryThreadsShareStopsOnAnIndexOutOfRange) {
   const int threads = rt::num_threads();
   rt::set_num_threads(4);
   Lookup big({512, 64}, DType::i64, {256, 16}, 0);  // 256 * 16 rows of 64: split over the threads
+  EXPECT_EQ(kinds(big.f), (std::pair<int, int>{1, 0}));
   std::vector<double> ids(256 * 16, 7);
   for (size_t at : {size_t{5}, size_t{4000}}) {
     std::vector<double> bad = ids;
@@ -127,6 +128,7 @@ TEST(IndexingKernels, ScatterAddAddsInTheReferenceOrderOnEveryThread) {
   rt::set_num_threads(4);
   const int64_t rows = 64, width = 256, n = 3 * rows;
   Scatter s({rows, width}, {n}, {n, width});
+  EXPECT_EQ(kinds(s.f), (std::pair<int, int>{1, 0}));
   std::vector<double> ids(n), updates(n * width);
   for (int64_t j = 0; j < n; ++j) {
     ids[j] = static_cast<double>(j % rows);
