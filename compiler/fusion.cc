@@ -44,6 +44,15 @@ bool reads_once(const Op& user, const Value* v) {
 
 using Users = std::unordered_map<const Value*, std::vector<const Op*>>;
 
+// Does one of `users` read v as its indices (gather's operand 1)? Such a
+// value is never computed inside a kernel: the executor reads it whole to
+// report an index out of range (rt::IndexCheck).
+bool reads_as_indices(const std::vector<const Op*>& users, const Value* v) {
+  return std::any_of(users.begin(), users.end(), [&](const Op* u) {
+    return (u->code == OpCode::Gather || u->code == OpCode::ScatterAdd) && u->operands[1] == v;
+  });
+}
+
 Users users_of(const Function& f) {
   Users users;
   for (const auto& op : f.ops)
@@ -177,6 +186,11 @@ class RowWalk {
     bool ok;
     if (mine.row) ok = !op_info(p.code).has(kReduction) || is_row_reduction(p);
     else ok = mine.evals == 1 || is_cheap(p);
+    // A gather checks the indices it reads: it joins only where the kernel
+    // computes every element of it (so it reads every index). A scatter_add
+    // is the root of its kernel.
+    if (p.code == OpCode::Gather) ok = ok && !mine.row && mine.at_index;
+    if (p.code == OpCode::ScatterAdd) ok = false;
     if (ok) info_[&p] = mine;
     return ok;
   }
@@ -275,10 +289,24 @@ bool is_loop_op(const Op& op) {
     case OpCode::Cast: return !(is_float(op.operands[0]->type.dtype) && !is_float(op.result()->type.dtype) &&
                                 op.result()->type.dtype != DType::boolean);
     case OpCode::ShardSlice:  // which chunk depends on the device
-    case OpCode::Gather:  // data-dependent index: may fail
-    case OpCode::ScatterAdd:
-    case OpCode::RandomUniform:  // no kernel-IR scalar: runs its reference kernel (ir/random.h)
       return false;
+    case OpCode::ScatterAdd: {
+      // The root of its kernel (kir::Kernel::scatter), checking every index
+      // as the reference kernel does: where its output and its updates have
+      // elements (no updates: no indices).
+      const int64_t updates = num_elements(op.operands[2]->type.shape);
+      return op.result()->type.dtype != DType::boolean && num_elements(op.result()->type.shape) > 0 &&
+             (updates > 0 || num_elements(op.operands[1]->type.shape) == 0);
+    }
+    case OpCode::Gather: {
+      // Its indices are checked where it is computed (kir::ExprKind::
+      // checked_index): every one, as the reference kernel checks them, only
+      // where its result has elements and its axis a size.
+      const Shape& table = op.operands[0]->type.shape;
+      const int64_t axis = op.attrs.get_int("axis");
+      return num_elements(op.result()->type.shape) > 0 &&
+             table[static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(table.size()) : axis)] > 0;
+    }
     case OpCode::Constant: {
       const AttrValue* v = op.attrs.find("value");
       return v && (std::holds_alternative<double>(*v) || std::holds_alternative<int64_t>(*v));
@@ -348,6 +376,12 @@ FusionPlan plan_fusion(const Function& f) {
         work.pop_back();
         for (const Value* v : m->operands) {
           const Op* p = v->producer;
+          if (p && reads_as_indices(users_of_value(v), v)) continue;
+          // A scatter_add's kernel computes its operand (the output's first
+          // value) and reads its updates: elementwise and movement producers only.
+          if (p && root.code == OpCode::ScatterAdd &&
+              (v == root.operands[2] || op_info(p->code).has(kReduction) || op_info(p->code).has(kWindow)))
+            continue;
           if (p && is_shared_source(*p) && group_of[index.at(p)] < 0) {
             if (std::find(group.ops.begin(), group.ops.end(), p) == group.ops.end()) group.ops.push_back(p);
             continue;

@@ -37,7 +37,11 @@ class KernelBuilder {
     std::vector<int> idx;
     for (size_t d = 0; d < k_.domain.size(); ++d) idx.push_back(new_var());
     out_linear_ = linear(idx, k_.domain);
-    MLC_TRY(k_.root, value(root.result(), idx));
+    if (root.code == OpCode::ScatterAdd) {
+      MLC_TRY(k_.root, scatter_add(root, idx));
+    } else {
+      MLC_TRY(k_.root, value(root.result(), idx));
+    }
     for (const Op* op : g.outputs) {
       MLC_TRY(int r, value(op->result(), idx));
       k_.more_roots.push_back(r);
@@ -49,6 +53,7 @@ class KernelBuilder {
     k_.elementwise_input.resize(inputs_.size(), true);
     for (int p : not_elementwise_) k_.elementwise_input[p] = false;
     for (const Op* op : g.ops) {
+      if (auto it = checks_.find(op); it != checks_.end()) k_.index_checks.push_back(it->second);
       if (!k_.origin.empty()) k_.origin += ", ";
       k_.origin += std::string(op_name(op->code));
       if (op->loc.known()) k_.origin += " (" + op->loc.str() + ")";
@@ -534,6 +539,19 @@ class KernelBuilder {
         }
         return result;
       }
+      case OpCode::Gather: return gather(*op, idx);
+      case OpCode::RandomUniform: {
+        MLC_TRY(int index, operand_at(*op, 0, idx));
+        MLC_TRY(int step, operand_at(*op, 1, idx));
+        Expr e;
+        e.kind = ExprKind::random;
+        e.dtype = DType::f32;
+        e.a = index;
+        e.b = step;
+        e.i = at.get_int("seed");
+        e.f = static_cast<double>(static_cast<uint32_t>(at.get_int("stream")));
+        return add(e);
+      }
       case OpCode::Unfold: return unfold(*op, idx);
       case OpCode::Fold: return fold(*op, idx);
       case OpCode::Iota: {
@@ -575,6 +593,62 @@ class KernelBuilder {
       default:
         return make_error("mlc internal error: " + std::string(op_name(op->code)) + " in a loop kernel");
     }
+  }
+
+  // ---- gather (ir/ops.def; runtime/kernels/indexing.cc is the reference)
+
+  // The index of `op`'s indices (an input of the kernel: fusion computes
+  // none inside it) at `at`, checked against the size of `op`'s axis; the
+  // check is recorded once per op.
+  Expected<int> checked_index(const Op& op, const std::vector<int>& at, int64_t axis, int64_t bound) {
+    const Value* indices = op.operands[1];
+    if (indices->producer && members_.count(indices->producer))
+      return make_error("mlc internal error: " + std::string(op_name(op.code)) + "'s indices computed in its kernel");
+    MLC_TRY(int v, value(indices, at));
+    checks_.try_emplace(&op, rt::IndexCheck{input_index_.at(indices), bound, axis, std::string(op_name(op.code)), op.loc});
+    Expr e;
+    e.kind = ExprKind::checked_index;
+    e.a = v;
+    e.i = bound;
+    return add(e);
+  }
+
+  // result[p..., j..., q...] = table[p..., indices[j...], q...] along axis.
+  Expected<int> gather(const Op& op, const std::vector<int>& idx) {
+    const Value* table = op.operands[0];
+    const size_t rank = table->type.shape.size(), ri = op.operands[1]->type.shape.size();
+    const size_t axis = static_cast<size_t>(norm_axis(op.attrs.get_int("axis"), rank));
+    std::vector<int> j(idx.begin() + static_cast<std::ptrdiff_t>(axis), idx.begin() + static_cast<std::ptrdiff_t>(axis + ri));
+    MLC_TRY(int row, checked_index(op, j, static_cast<int64_t>(axis), table->type.shape[axis]));
+    std::vector<int> o(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(axis));
+    o.push_back(row);
+    o.insert(o.end(), idx.begin() + static_cast<std::ptrdiff_t>(axis + ri), idx.end());
+    return value(table, o);
+  }
+
+  // scatter_add as the kernel's root: the operand at the output's index idx,
+  // and Kernel::scatter over the updates, [p..., j..., q...] adding to the
+  // output at [p..., indices[j...], q...].
+  Expected<int> scatter_add(const Op& op, const std::vector<int>& idx) {
+    const Shape& out = op.result()->type.shape;
+    const Value* updates = op.operands[2];
+    const size_t ri = op.operands[1]->type.shape.size();
+    const size_t axis = static_cast<size_t>(norm_axis(op.attrs.get_int("axis"), out.size()));
+    MLC_TRY(int init, value(op.operands[0], idx));
+    Kernel::Scatter& s = k_.scatter;
+    s.domain = updates->type.shape;
+    s.var0 = k_.num_vars;
+    std::vector<int> u;
+    for (size_t d = 0; d < s.domain.size(); ++d) u.push_back(new_var());
+    std::vector<int> j(u.begin() + static_cast<std::ptrdiff_t>(axis), u.begin() + static_cast<std::ptrdiff_t>(axis + ri));
+    MLC_TRY(int target, checked_index(op, j, static_cast<int64_t>(axis), out[axis]));
+    std::vector<int> o(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(axis));
+    o.push_back(target);
+    o.insert(o.end(), u.begin() + static_cast<std::ptrdiff_t>(axis + ri), u.end());
+    s.at = linear(o, out);
+    s.row = linear(std::vector<int>(o.begin(), o.end() - 1), Shape(out.begin(), out.end() - 1));
+    MLC_TRY(s.value, value(updates, u));
+    return init;
   }
 
   // ---- unfold / fold (ir/ops.def): geometry of one spatial dim of the window.
@@ -656,6 +730,7 @@ class KernelBuilder {
   std::unordered_map<const Value*, int> input_index_;
   std::unordered_set<const Op*> members_;
   std::unordered_set<int> not_elementwise_;
+  std::unordered_map<const Op*, rt::IndexCheck> checks_;
   std::map<std::tuple<ExprKind, DType, OpCode, scalar::CmpDir, int, int, int, int64_t, uint64_t>, int> memo_;
   std::map<std::pair<const Value*, std::vector<int>>, int> values_;
   int out_linear_ = -1;
@@ -686,7 +761,10 @@ int64_t Kernel::row_cost() const {
       loaded[static_cast<size_t>(e.i)] = true;
     }
   }
-  return (domain.empty() ? 1 : domain.back()) * per_element;
+  int64_t cost = (domain.empty() ? 1 : domain.back()) * per_element;
+  // Every thread visits the whole scatter: spread over the rows, per row.
+  if (scatters()) cost += num_elements(scatter.domain) / std::max<int64_t>(1, rows());
+  return cost;
 }
 
 namespace {
@@ -835,6 +913,13 @@ std::string signature(const Kernel& k) {
   put(k.num_vars);
   put(k.output_alias);
   put_list(k.more_alias);
+  if (k.scatters()) {  // absent before scatters existed: earlier signatures stay
+    put_list(k.scatter.domain);
+    put(k.scatter.var0);
+    put(k.scatter.value);
+    put(k.scatter.row);
+    put(k.scatter.at);
+  }
   return s;
 }
 
@@ -858,6 +943,8 @@ std::string_view kind_name(ExprKind k) {
     case ExprKind::cast: return "cast";
     case ExprKind::index_value: return "index_value";
     case ExprKind::reduce: return "reduce";
+    case ExprKind::checked_index: return "checked_index";
+    case ExprKind::random: return "random";
   }
   return "?";
 }
@@ -875,7 +962,10 @@ std::string print_kernel(const Kernel& k) {
     s += "  e" + std::to_string(i) + " = " + std::string(kind_name(e.kind));
     if (e.kind == ExprKind::unary || e.kind == ExprKind::binary || e.kind == ExprKind::reduce)
       s += " " + std::string(op_name(e.op));
-    if (e.kind == ExprKind::iconst || e.kind == ExprKind::var || e.kind == ExprKind::load) s += " " + std::to_string(e.i);
+    if (e.kind == ExprKind::iconst || e.kind == ExprKind::var || e.kind == ExprKind::load ||
+        e.kind == ExprKind::checked_index || e.kind == ExprKind::random)
+      s += " " + std::to_string(e.i);
+    if (e.kind == ExprKind::random) s += " " + float_to_string(e.f);
     if (e.kind == ExprKind::constant) s += " " + float_to_string(e.f);
     for (int x : {e.a, e.b, e.c})
       if (x >= 0) s += (e.kind == ExprKind::reduce && x == e.b ? " where e" : " e") + std::to_string(x);
@@ -884,6 +974,10 @@ std::string print_kernel(const Kernel& k) {
   }
   s += "  store e" + std::to_string(k.root);
   for (int r : k.more_roots) s += ", e" + std::to_string(r);
+  if (k.scatters())
+    s += "\n  scatter_add e" + std::to_string(k.scatter.value) + " at e" + std::to_string(k.scatter.at) + " row e" +
+         std::to_string(k.scatter.row) + " over " + shape_to_string(k.scatter.domain) + " from var " +
+         std::to_string(k.scatter.var0);
   return s + "\n}\n";
 }
 

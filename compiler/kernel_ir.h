@@ -23,6 +23,15 @@
 //    least one element: the IR rejects an empty one).
 //  - fold (ir/ops.def) is an unrolled chain of f64 adds over its window taps
 //    in row-major order, starting from 0: exactly the reference kernel's sum.
+//  - A data-dependent index (gather's) is a checked_index: an integer value
+//    `a` as an index expression, with the bound i (>= 1) it must lie below.
+//    Where the value is outside [0, i) the kernel stops and returns
+//    kIndexOutOfRange (its outputs are then unspecified); index_checks says
+//    which op's indices the executor scans for the message. Every other index
+//    expression is the affine-and-clamp arithmetic above.
+//  - random is ir/random.h's uniform(a, b, seed i, stream f) as f32: a and b
+//    are i64 values (the element's index and the step), f an integer in
+//    [0, 2^32).
 //  - Expressions are stored in topological order (operands first) and shared
 //    where equal (hash-consed), except var and reduce. Index expressions are
 //    simplified as they are built (constants folded; a reshape's split of a
@@ -37,6 +46,7 @@
 #include <vector>
 
 #include "compiler/fusion.h"
+#include "runtime/executable.h"
 #include "ir/expected.h"
 #include "ir/scalar_math.h"
 
@@ -53,7 +63,13 @@ enum class ExprKind : uint8_t {
   cast,                                             // a converted to dtype
   index_value,                                      // an index expression a as dtype (iota)
   reduce,                                           // op: ReduceSum/Max/Min/Argmax of a, where b (mask) if b >= 0
+  checked_index,                                    // i64 index: integer value a, which must lie in [0, i)
+  random,                                           // f32: ir/random.h uniform(a, b, seed i, stream f)
 };
+
+// What a kernel's entry point returns (rt::CompiledKernelFn): 0, or this
+// where a checked_index found its value outside its bound.
+inline constexpr int kIndexOutOfRange = 1;
 
 struct Expr {
   ExprKind kind = ExprKind::iconst;
@@ -86,7 +102,29 @@ struct Kernel {
   // more_roots. Code generation may assume no other pair of buffers overlaps.
   int output_alias = -1;
   std::vector<int> more_alias;
-  // Rows of the parallel outer loop: the domain without its last dim.
+  // A scatter_add kernel (scatter.value >= 0): once the domain rows [begin,
+  // end) of the output hold the root's value (scatter_add's operand), every
+  // element of scatter.domain, in row-major order, whose target row
+  // scatter.row (an index expression: the output's row, the domain without
+  // its last dim) lies in [begin, end) adds scatter.value to the output's
+  // element scatter.at (the linear index), in the output's dtype (integers
+  // wrap): each output element gets its terms in the reference kernel's
+  // order, whichever thread runs its row. Variables [scatter.var0,
+  // scatter.var0 + scatter.domain.size()) index scatter.domain; the three
+  // expressions depend on those only and hold no reduction.
+  struct Scatter {
+    std::vector<int64_t> domain;
+    int var0 = 0;
+    int value = -1, row = -1, at = -1;
+  };
+  Scatter scatter;
+  bool scatters() const { return scatter.value >= 0; }
+  // Per op whose indices a checked_index reads (program order): the input
+  // holding them, whole (fusion never computes indices inside the kernel),
+  // and what the reference kernel's error says. Not part of the code.
+  std::vector<rt::IndexCheck> index_checks;
+  // Rows of the parallel outer loop: the domain without its last dim. (A
+  // scatter's every thread visits all of scatter.domain, see above.)
   int64_t rows() const;
   // Scalar evaluations per row, for choosing how many threads run a kernel:
   // the row's elements times (1 + the trip count of every reduction + every
@@ -134,6 +172,6 @@ std::string print_kernel(const Kernel& k);
 // An expression kind's name ("var", "iadd", "load", ...), as print_kernel and
 // compiler/kernel_ir_json.h write it.
 std::string_view kind_name(ExprKind k);
-inline constexpr ExprKind kLastExprKind = ExprKind::reduce;
+inline constexpr ExprKind kLastExprKind = ExprKind::random;
 
 }  // namespace mlc::kir

@@ -171,7 +171,7 @@ Expected<Expr> read_expr(const Member& m, int64_t id) {
 Expected<Kernel> read_kernel(const Json& j) {
   if (!j.is_object()) return Error{"kernel IR: expected an object, found " + quote(j)};
   static const char* const kKeys[] = {"domain",   "root",          "more_roots",   "params",    "num_vars",
-                                      "elementwise_input", "output_alias", "more_alias", "exprs"};
+                                      "elementwise_input", "output_alias", "more_alias", "exprs", "scatter"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return it.key() == k; }) ==
         std::end(kKeys))
@@ -223,6 +223,23 @@ Expected<Kernel> read_kernel(const Json& j) {
   if (k.more_alias.size() != k.more_roots.size())
     return more_alias.fail("expected one entry per further output (" + std::to_string(k.more_roots.size()) +
                            "), found " + std::to_string(k.more_alias.size()));
+  if (Member s = field("scatter"); s.value) {
+    if (!s.value->is_object()) return s.expected("an object");
+    static const char* const kScatterKeys[] = {"domain", "var0", "value", "row", "at"};
+    for (auto it = s.value->begin(); it != s.value->end(); ++it)
+      if (std::find_if(std::begin(kScatterKeys), std::end(kScatterKeys), [&](const char* key) { return it.key() == key; }) ==
+          std::end(kScatterKeys))
+        return s.fail("unknown field \"" + it.key().substr(0, 40) + "\"");
+    auto sub = [&](const char* key) { return member(*s.value, s.path, key); };
+    MLC_TRY(k.scatter.domain, read_list<int64_t>(sub("domain"), kMaxJsonRank, [](const Member& d) {
+              return d.integer(0, std::numeric_limits<int64_t>::max());
+            }));
+    MLC_TRY(int64_t var0, sub("var0").integer(0, kMaxJsonExprs));
+    k.scatter.var0 = static_cast<int>(var0);
+    MLC_TRY(k.scatter.value, expr_index(sub("value")));
+    MLC_TRY(k.scatter.row, expr_index(sub("row")));
+    MLC_TRY(k.scatter.at, expr_index(sub("at")));
+  }
   return k;
 }
 
@@ -259,6 +276,12 @@ std::string kernel_to_json(const Kernel& k) {
               {"output_alias", k.output_alias},
               {"more_alias", k.more_alias},
               {"exprs", exprs}};
+  if (k.scatters())
+    out["scatter"] = {{"domain", k.scatter.domain},
+                      {"var0", k.scatter.var0},
+                      {"value", k.scatter.value},
+                      {"row", k.scatter.row},
+                      {"at", k.scatter.at}};
   return out.dump();
 }
 

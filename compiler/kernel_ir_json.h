@@ -11,11 +11,14 @@
 // that differ from a default Expr: "dtype" (ir/dtype.h's name), "op" (the op
 // table's name), "dir" (eq, ne, lt, le, gt, ge), "a", "b", "c", "i", "f" (a
 // number, or for infinities and NaNs its IEEE bits as "0x" and 16 hex digits),
-// "var0", "extents". The kernel's name and origin are not part of it.
+// "var0", "extents". A scatter_add kernel has "scatter": {"domain", "var0",
+// "value", "row", "at"} (kir::Kernel::Scatter). The kernel's name and origin
+// are not part of it.
 //
 // Contracts:
-//  - kernel_from_json(kernel_to_json(k)) equals k in every field but name and
-//    origin (which come back empty); in particular kir::signature is the same.
+//  - kernel_from_json(kernel_to_json(k)) equals k in every field but name,
+//    origin and index_checks (which come back empty: the executable carries
+//    the checks); in particular kir::signature is the same.
 //  - kernel_from_json accepts any bytes: anything but such a text is an Error
 //    naming the field ("exprs[12].a: ..."), what was expected and what was
 //    found, quoting at most a few dozen bytes of the input. It checks the form

@@ -16,7 +16,7 @@ constexpr int64_t kMaxReduceTrips = int64_t{1} << 62;
 // Variables an expression may depend on; real kernels need a handful.
 constexpr size_t kMaxFreeVars = 32;
 
-bool is_index(ExprKind k) { return k <= ExprKind::imax; }
+bool is_index(ExprKind k) { return k <= ExprKind::imax || k == ExprKind::checked_index; }
 bool fused_dtype(DType t) { return t != DType::bf16 && t != DType::f16; }
 std::string dtype_str(DType t) { return std::string(dtype_name(t)); }
 
@@ -31,7 +31,8 @@ struct Operands {
 Operands operands_of(ExprKind kind) {
   switch (kind) {
     case ExprKind::var: case ExprKind::iconst: case ExprKind::constant: return {0, 0, 0};
-    case ExprKind::load: case ExprKind::unary: case ExprKind::cast: case ExprKind::index_value: return {1, 0, 0};
+    case ExprKind::load: case ExprKind::unary: case ExprKind::cast: case ExprKind::index_value:
+    case ExprKind::checked_index: return {1, 0, 0};
     case ExprKind::select: return {1, 1, 1};
     case ExprKind::reduce: return {1, 2, 0};
     default: return {1, 1, 0};  // index ops, ilt, binary, cmp
@@ -55,6 +56,9 @@ constexpr Wide kI64Min = std::numeric_limits<int64_t>::min(), kI64Max = std::num
 Expected<std::vector<Range>> index_ranges(const Kernel& k) {
   std::vector<int64_t> extent(static_cast<size_t>(k.num_vars), 0);
   for (size_t d = 0; d < k.domain.size() && d < extent.size(); ++d) extent[d] = k.domain[d];
+  for (size_t j = 0; k.scatters() && j < k.scatter.domain.size(); ++j)
+    if (static_cast<size_t>(k.scatter.var0) + j < extent.size())
+      extent[static_cast<size_t>(k.scatter.var0) + j] = k.scatter.domain[j];
   for (const Expr& e : k.exprs)
     if (e.kind == ExprKind::reduce)
       for (size_t j = 0; j < e.extents.size(); ++j)
@@ -69,6 +73,10 @@ Expected<std::vector<Range>> index_ranges(const Kernel& k) {
     }
     if (e.kind == ExprKind::iconst) {
       r[id] = {e.i, e.i};
+      continue;
+    }
+    if (e.kind == ExprKind::checked_index) {  // the kernel stops where the value is outside
+      r[id] = {0, e.i - 1};
       continue;
     }
     const Range x = r[static_cast<size_t>(e.a)], y = r[static_cast<size_t>(e.b)];
@@ -148,8 +156,42 @@ class Verifier {
                      std::to_string(o) + " (" + dtype_str(want) + ") is written into input " + std::to_string(alias) +
                      " (" + dtype_str(k_.params[static_cast<size_t>(alias)]) + ")"};
     }
+    MLC_CHECK_OK(check_scatter());
     MLC_TRY(std::vector<Range> ranges, index_ranges(k_));
     (void)ranges;
+    return {};
+  }
+
+  // Kernel::Scatter: its expressions exist, value has the output's dtype (a
+  // number), row and at are index expressions, all three depend on the
+  // scatter's variables only and hold no reduction.
+  Status check_scatter() {
+    if (!k_.scatters()) return {};
+    const Kernel::Scatter& sc = k_.scatter;
+    const DType out = k_.params[static_cast<size_t>(k_.num_inputs())];
+    const int n = static_cast<int>(k_.exprs.size());
+    const std::pair<const char*, int> parts[] = {{"value", sc.value}, {"row", sc.row}, {"at", sc.at}};
+    for (auto [name, x] : parts) {
+      const std::string field = std::string("kernel IR scatter.") + name + ": e" + std::to_string(x);
+      if (x < 0 || x >= n) return Error{field + " is not an expression"};
+      const bool value = std::string_view(name) == "value";
+      if (value && (k_.exprs[static_cast<size_t>(x)].dtype != out || out == DType::boolean))
+        return Error{field + " is " + dtype_str(k_.exprs[static_cast<size_t>(x)].dtype) + ", expected the output's " +
+                     dtype_str(out) + " (a number)"};
+      if (!value && !is_index(k_.exprs[static_cast<size_t>(x)].kind)) return Error{field + " is not an index expression"};
+      for (int64_t v : free_[static_cast<size_t>(x)])
+        if (v < sc.var0 || v >= sc.var0 + static_cast<int64_t>(sc.domain.size()))
+          return Error{field + " depends on variable " + std::to_string(v) + ", not one of the scatter's"};
+      std::vector<bool> in(static_cast<size_t>(x) + 1, false);
+      in[static_cast<size_t>(x)] = true;
+      for (size_t id = static_cast<size_t>(x) + 1; id-- > 0;) {
+        if (!in[id]) continue;
+        const Expr& e = k_.exprs[id];
+        if (e.kind == ExprKind::reduce) return Error{field + " holds a reduction (e" + std::to_string(id) + ")"};
+        for (int y : {e.a, e.b, e.c})
+          if (y >= 0) in[static_cast<size_t>(y)] = true;
+      }
+    }
     return {};
   }
 
@@ -190,6 +232,20 @@ class Verifier {
     if (k_.num_vars < rank)
       return Error{"kernel IR num_vars: " + std::to_string(k_.num_vars) + " for a domain of rank " + std::to_string(rank)};
     for (int64_t d = 0; d < rank; ++d) binder[static_cast<size_t>(d)] = -1;
+    if (k_.scatters()) {
+      const Kernel::Scatter& sc = k_.scatter;
+      const int64_t end = int64_t{sc.var0} + static_cast<int64_t>(sc.domain.size());
+      if (sc.var0 < rank || end > k_.num_vars)
+        return Error{"kernel IR scatter: binds variables [" + std::to_string(sc.var0) + ", " + std::to_string(end) +
+                     "), expected a range within [" + std::to_string(rank) + ", num_vars " + std::to_string(k_.num_vars) + ")"};
+      int64_t elements = 1;
+      for (int64_t d : sc.domain) {
+        if (d < 0 || (d > 0 && elements > kMaxDomain / d))
+          return Error{"kernel IR scatter.domain " + shape_to_string(sc.domain) + ": expected at most 2^40 elements"};
+        elements *= d;
+      }
+      for (int64_t v = sc.var0; v < end; ++v) binder[static_cast<size_t>(v)] = -3;
+    }
     for (size_t id = 0; id < k_.exprs.size(); ++id) {
       const Expr& e = k_.exprs[id];
       if (e.kind != ExprKind::reduce) continue;
@@ -206,6 +262,7 @@ class Verifier {
                               std::to_string(k_.num_vars) + ")");
       for (int64_t v = e.var0; v < end; ++v) {
         int& b = binder[static_cast<size_t>(v)];
+        if (b == -3) return at(k_, id, "binds variable " + std::to_string(v) + ", which the scatter binds");
         if (b != -2) return at(k_, id, "binds variable " + std::to_string(v) + ", which e" + std::to_string(b) + " binds");
         b = static_cast<int>(id);
       }
@@ -322,6 +379,22 @@ class Verifier {
                     "converts e" + std::to_string(e.a) + " (" + dtype_str(operand(e.a).dtype) + ") to " + dtype_str(t) +
                         ": float to integer is never fused");
       case ExprKind::index_value: return index_operand(e.a);
+      case ExprKind::checked_index:
+        MLC_CHECK_OK(need(id, t == DType::i64, is + ", expected i64"));
+        MLC_CHECK_OK(need(id, operand(e.a).dtype == DType::i32 || operand(e.a).dtype == DType::i64,
+                          "checks " + dtype_of(e.a) + ", expected an i32 or i64 value"));
+        MLC_CHECK_OK(need(id, !is_index(operand(e.a).kind), "checks e" + std::to_string(e.a) + " (" +
+                                                               std::string(kind_name(operand(e.a).kind)) +
+                                                               "), an index expression, expected a value"));
+        return need(id, e.i >= 1, "bound " + std::to_string(e.i) + ", expected at least 1");
+      case ExprKind::random:
+        MLC_CHECK_OK(need(id, t == DType::f32, is + ", expected f32"));
+        MLC_CHECK_OK(need(id, operand(e.a).dtype == DType::i64 && !is_index(operand(e.a).kind),
+                          "its index " + dtype_of(e.a) + ", expected an i64 value"));
+        MLC_CHECK_OK(need(id, operand(e.b).dtype == DType::i64 && !is_index(operand(e.b).kind),
+                          "its step " + dtype_of(e.b) + ", expected an i64 value"));
+        return need(id, e.f >= 0 && e.f < 4294967296.0 && e.f == static_cast<double>(static_cast<int64_t>(e.f)),
+                    "stream " + float_to_string(e.f) + ", expected an integer in [0, 2^32)");
       case ExprKind::reduce: {
         const DType in = operand(e.a).dtype;
         if (e.b >= 0)
@@ -378,6 +451,12 @@ Status verify_kernel_buffers(const Kernel& k, const std::vector<TensorType>& buf
                    std::to_string(elements) + " elements"};
   }
   MLC_TRY(std::vector<Range> ranges, index_ranges(k));
+  if (k.scatters()) {
+    const Range r = ranges[static_cast<size_t>(k.scatter.at)];
+    if (!r.empty() && (r.lo < 0 || r.hi >= elements))
+      return Error{"the kernel IR's scatter adds to output element e" + std::to_string(k.scatter.at) +
+                   ", which takes values in " + r.str() + ", outside its " + std::to_string(elements) + " elements"};
+  }
   for (size_t id = 0; id < k.exprs.size(); ++id) {
     const Expr& e = k.exprs[id];
     if (e.kind != ExprKind::load) continue;

@@ -16,7 +16,11 @@
 //    erf, sin, cos, sigmoid and pow on floats only), on numbers, with operands
 //    of their dtype; cmp is bool over two operands of one dtype; select is
 //    bool ? x : y in x's and y's dtype; cast is never float to integer (never
-//    fused); index_value converts an index expression; a reduce is
+//    fused); index_value converts an index expression; checked_index (i64,
+//    an index expression in [0, i)) checks an i32 or i64 value, not an index
+//    expression, against its bound i >= 1: the only data-dependent index,
+//    behind the kernel's own range check; random is f32 of two i64 values
+//    and a stream f in [0, 2^32); a reduce is
 //    reduce_sum, reduce_max or reduce_min in its operand's dtype or argmax
 //    (i64) of a number, its mask (if any) bool.
 //  - Variables: the domain's dims are 0..rank-1; each reduction binds
@@ -28,6 +32,10 @@
 //    most 2^40 each and 2^62 together.
 //  - Index arithmetic never divides by zero and never leaves i64: the
 //    intervals below.
+//  - A scatter (Kernel::Scatter) binds its own variables after the domain's;
+//    its value has the output's dtype, a number; its row and at are index
+//    expressions; all three depend on its variables only and hold no
+//    reduction; at lies within the output (verify_kernel_buffers).
 //  - Outputs: root and more_roots have their params' dtypes; an output
 //    written into an input (output_alias, more_alias) is written into an
 //    elementwise input of its dtype.

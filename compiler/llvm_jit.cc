@@ -152,7 +152,7 @@ class KernelEmitter {
     std::vector<llvm::Type*> params(k_.params.size(), ptr);
     params.push_back(i64);
     params.push_back(i64);
-    auto* body_ty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+    auto* body_ty = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
     fn_ = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, k_.name + ".body", m_);
     fn_->addFnAttr("target-cpu", cpu);
     fn_->addFnAttr("target-features", features);
@@ -220,7 +220,8 @@ class KernelEmitter {
         store(b_.CreateAdd(base, i));
       }, /*vector_loop=*/true);
     });
-    b_.CreateRetVoid();
+    if (k_.scatters()) emit_scatter(begin, end);
+    b_.CreateRet(b_.getInt32(0));
 
     // The entry point: int name(std::byte* const* buffers, int64 begin, int64 end).
     auto* entry_ty = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64, i64}, false);
@@ -234,8 +235,7 @@ class KernelEmitter {
       args.push_back(b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, f->getArg(0), p)));
     args.push_back(f->getArg(1));
     args.push_back(f->getArg(2));
-    b_.CreateCall(fn_, args);
-    b_.CreateRet(b_.getInt32(0));
+    b_.CreateRet(b_.CreateCall(fn_, args));
   }
 
  private:
@@ -401,8 +401,79 @@ class KernelEmitter {
       case K::cast: return convert(value(e.a), k_.exprs[e.a].dtype, e.dtype);
       case K::index_value: return convert(value(e.a), DType::i64, e.dtype);
       case K::reduce: return reduce(e);
+      case K::checked_index: return checked_index(e);
+      case K::random: return philox_uniform(e);
     }
     return nullptr;
+  }
+
+  // kir::Kernel::scatter after the rows [begin, end) hold the operand: every
+  // element of the scatter's domain in row-major order whose target row is
+  // one of them adds its value to its target, in the output's dtype.
+  void emit_scatter(llvm::Value* begin, llvm::Value* end) {
+    const kir::Kernel::Scatter& sc = k_.scatter;
+    const size_t out = static_cast<size_t>(k_.num_inputs());
+    const DType t = k_.params[out];
+    std::function<void(size_t)> nest = [&](size_t d) {
+      if (d < sc.domain.size()) {
+        loop(b_.getInt64(0), b_.getInt64(sc.domain[d]), [&](llvm::Value* i) {
+          vars_[static_cast<size_t>(sc.var0) + d] = i;
+          nest(d + 1);
+        });
+        return;
+      }
+      llvm::Value* row = value(sc.row);
+      when(b_.CreateAnd(b_.CreateICmpSGE(row, begin), b_.CreateICmpSLT(row, end)), [&] {
+        llvm::Value* p = b_.CreateInBoundsGEP(memory_type(t), bufs_[out], value(sc.at));
+        llvm::Value* old = b_.CreateLoad(type(t), p);
+        llvm::Value* v = value(sc.value);
+        b_.CreateStore(is_float(t) ? b_.CreateFAdd(old, v) : b_.CreateAdd(old, v), p);
+      });
+    };
+    scoped([&] { nest(0); });
+  }
+
+  // The value of e.a as an index, after a check that it lies in [0, e.i):
+  // where it does not, the kernel returns kir::kIndexOutOfRange.
+  llvm::Value* checked_index(const kir::Expr& e) {
+    llvm::Value* v = b_.CreateSExt(value(e.a), b_.getInt64Ty());
+    if (!stop_) {
+      llvm::IRBuilderBase::InsertPointGuard keep(b_);
+      stop_ = llvm::BasicBlock::Create(ctx_, "index_out_of_range", fn_);
+      b_.SetInsertPoint(stop_);
+      b_.CreateRet(b_.getInt32(kir::kIndexOutOfRange));
+    }
+    auto* in_range = llvm::BasicBlock::Create(ctx_, "index_in_range", fn_);
+    b_.CreateCondBr(b_.CreateICmpULT(v, b_.getInt64(static_cast<uint64_t>(e.i))), in_range, stop_);
+    b_.SetInsertPoint(in_range);
+    return v;
+  }
+
+  // ir/random.h's uniform(index e.a, step e.b, seed e.i, stream e.f), the
+  // same operations on the same bits: Philox4x32-10, the key's rounds folded.
+  llvm::Value* philox_uniform(const kir::Expr& e) {
+    llvm::Type* i32 = b_.getInt32Ty();
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::Value* index = value(e.a);
+    llvm::Value* step = value(e.b);
+    auto hi = [&](llvm::Value* x) { return b_.CreateTrunc(b_.CreateLShr(x, 32), i32); };
+    llvm::Value* c[4] = {b_.CreateTrunc(index, i32), hi(index), b_.CreateTrunc(step, i32),
+                         b_.getInt32(static_cast<uint32_t>(e.f))};
+    const uint64_t seed = static_cast<uint64_t>(e.i);
+    uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+    for (int round = 0; round < 10; ++round) {
+      if (round > 0) {
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+      }
+      llvm::Value* p0 = b_.CreateMul(b_.CreateZExt(c[0], i64), b_.getInt64(0xD2511F53u));
+      llvm::Value* p1 = b_.CreateMul(b_.CreateZExt(c[2], i64), b_.getInt64(0xCD9E8D57u));
+      llvm::Value* next[4] = {b_.CreateXor(b_.CreateXor(hi(p1), c[1]), b_.getInt32(k0)), b_.CreateTrunc(p1, i32),
+                              b_.CreateXor(b_.CreateXor(hi(p0), c[3]), b_.getInt32(k1)), b_.CreateTrunc(p0, i32)};
+      std::copy(std::begin(next), std::end(next), std::begin(c));
+    }
+    llvm::Value* bits = b_.CreateUIToFP(b_.CreateLShr(c[0], 8), b_.getFloatTy());
+    return b_.CreateFMul(bits, llvm::ConstantFP::get(b_.getFloatTy(), 0x1p-24));
   }
 
   // The row-major index of the current element of reduction e's loops.
@@ -573,6 +644,7 @@ class KernelEmitter {
   const kir::Kernel& k_;
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;
+  llvm::BasicBlock* stop_ = nullptr;  // returns kir::kIndexOutOfRange (checked_index)
   std::vector<llvm::Value*> bufs_, vars_, cache_;
   std::vector<std::vector<int>> scopes_;  // expressions emitted in each open loop body
 };
@@ -696,7 +768,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> machine(llvm::orc::JITTargetMachi
 
 // Bumped whenever the emitter's output for a given kernel changes, so that
 // cached objects of older emitters are never reused.
-constexpr char kEmitterVersion[] = "mlc-llvm-emitter 12";
+constexpr char kEmitterVersion[] = "mlc-llvm-emitter 13";
 
 // One thread's compiler: a context and target machine of its own.
 struct Worker {

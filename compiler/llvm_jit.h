@@ -8,7 +8,8 @@
 // Each distinct kernel becomes a relocatable object (runtime/cpu/native_code.h)
 // defining `int mlc_kernel_<hash>(std::byte* const* buffers, int64_t begin,
 // int64_t end)` (rt::CompiledKernelFn), which computes the domain rows
-// [begin, end) and returns 0 (kernel_symbol below names it). Each object
+// [begin, end) and returns 0, or kir::kIndexOutOfRange where a checked index
+// is out of range (kernel_symbol below names it). Each object
 // carries its kernel IR as text (rt::ObjectFile::source,
 // compiler/kernel_ir_json.h). The runtime links the objects; an artifact
 // stores them.
@@ -84,7 +85,7 @@ Expected<std::vector<std::string>> compile_named_kernels(const std::vector<kir::
 // "mlc_kernel_" and the 16 lowercase hex digits of FNV-1a 64 of kir::signature(k).
 std::string kernel_symbol(const kir::Kernel& k);
 
-// What generates the objects: "LLVM 19.1.7, mlc-llvm-emitter 11" (rt::CodeModule::generator).
+// What generates the objects: "LLVM 19.1.7, mlc-llvm-emitter 13" (rt::CodeModule::generator).
 std::string code_generator();
 
 // The optimized LLVM IR of the kernels (for dumps and tests).

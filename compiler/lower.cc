@@ -321,7 +321,8 @@ class Lowering {
     MLC_TRY(CompiledKernels compiled, compile_kernels(out_.kernels, co));
     for (size_t i = 0; i < out_.kernels.size(); ++i) {
       const kir::Kernel& k = out_.kernels[i];
-      exe_->kernels.push_back({k.name, compiled.object_of[i], k.rows(), k.row_cost(), k.origin, k.num_outputs(), {}});
+      exe_->kernels.push_back(
+          {k.name, compiled.object_of[i], k.rows(), k.row_cost(), k.origin, k.num_outputs(), {}, k.index_checks});
     }
     for (const rt::Instruction& ins : exe_->instructions)
       if (ins.kind == rt::InstrKind::kernel) {

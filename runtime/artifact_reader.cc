@@ -463,6 +463,19 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
       MLC_TRY(int64_t outputs, k.integer("outputs", 1, 1 << 16));
       info.outputs = static_cast<int>(outputs);
     }
+    if (k.json().contains("index_checks")) {  // absent: none
+      MLC_TRY(std::vector<Field> checks, k.list("index_checks", 1 << 16));
+      for (const Field& c : checks) {
+        IndexCheck check;
+        MLC_TRY(int64_t input, c.integer("input", 0, 1 << 16));
+        check.input = static_cast<int>(input);
+        MLC_TRY(check.bound, c.integer("bound", 1, kMaxElements));
+        MLC_TRY(check.axis, c.integer("axis", 0, 1 << 16));
+        MLC_TRY(check.op, c.string("op"));
+        MLC_TRY(check.loc, read_loc(c));
+        info.index_checks.push_back(std::move(check));
+      }
+    }
     e->kernels.push_back(std::move(info));
   }
   MLC_TRY(std::vector<Field> constants, f.list("constants"));

@@ -125,8 +125,15 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
   for (const KernelInfo& k : e.kernels) {
     Json types = Json::array();
     for (const TensorType& t : k.types) types.push_back(type_json(t));
-    kernels.push_back({{"name", k.name}, {"object", global_object[static_cast<size_t>(k.object)]}, {"rows", k.rows},
-                       {"row_cost", k.row_cost}, {"origin", k.origin}, {"outputs", k.outputs}, {"types", types}});
+    Json kernel = {{"name", k.name}, {"object", global_object[static_cast<size_t>(k.object)]}, {"rows", k.rows},
+                   {"row_cost", k.row_cost}, {"origin", k.origin}, {"outputs", k.outputs}, {"types", types}};
+    if (!k.index_checks.empty()) {
+      Json checks = Json::array();
+      for (const IndexCheck& c : k.index_checks)
+        checks.push_back({{"input", c.input}, {"bound", c.bound}, {"axis", c.axis}, {"op", c.op}, {"loc", loc_json(c.loc)}});
+      kernel["index_checks"] = checks;
+    }
+    kernels.push_back(std::move(kernel));
   }
   for (const ConstantData& c : e.constants) {
     Json j = add_blob(blobs, std::string_view(reinterpret_cast<const char*>(c.bytes.data()), c.bytes.size()));

@@ -45,6 +45,19 @@ struct Slot {
   int64_t offset = 0;  // arena byte offset when arg < 0
 };
 
+// An op of a kernel (gather, scatter_add) whose indices, input `input` of the
+// kernel (i32 or i64, read whole), must lie in [0, bound): where a kernel
+// returns 1, the executor reports the first index outside it as the op's
+// reference kernel does, "<op>: index V out of range [0, bound) along axis A"
+// at `loc`.
+struct IndexCheck {
+  int input = 0;
+  int64_t bound = 1;
+  int64_t axis = 0;
+  std::string op;
+  Loc loc;
+};
+
 // Kernel code for one target: code objects, each defining the one kernel
 // entry point named `symbol`. For "cpu-x86_64" (the only target today), an
 // object is a relocatable ELF object compiled for one CPU (`arch`, LLVM's CPU
@@ -81,6 +94,7 @@ struct KernelInfo {
   // The buffers the code was compiled for, operands then results: every
   // instruction running the kernel passes slots of exactly these types.
   std::vector<TensorType> types;
+  std::vector<IndexCheck> index_checks;  // program order
 };
 
 // A collective over one mesh axis of this device's communicator

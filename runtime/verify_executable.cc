@@ -175,6 +175,17 @@ class Verifier {
                        "rows " + num(info.rows) + " do not match its result " + info.types.back().str());
       if (info.row_cost < 0)
         return problem(item("kernels", k) + ".row_cost", "is " + num(info.row_cost) + ", expected at least 0");
+      for (size_t c = 0; c < info.index_checks.size(); ++c) {
+        const IndexCheck& check = info.index_checks[c];
+        const std::string at = item("kernels", k) + item(".index_checks", c);
+        if (check.input < 0 || check.input >= buffers - info.outputs)
+          return problem(at + ".input", "is " + num(check.input) + ", expected one of the kernel's " +
+                                            plural(buffers - info.outputs, "input"));
+        const DType t = info.types[static_cast<size_t>(check.input)].dtype;
+        if (t != DType::i32 && t != DType::i64)
+          return problem(at + ".input", "is " + std::string(dtype_name(t)) + ", expected i32 or i64 indices");
+        if (check.bound < 1) return problem(at + ".bound", "is " + num(check.bound) + ", expected at least 1");
+      }
     }
     return {};
   }

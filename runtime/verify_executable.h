@@ -29,7 +29,8 @@
 //  Kernels
 //   6. A kernel has buffer types, 1 <= outputs <= their count, rows = the
 //      product of its last type's dims but the last, row_cost >= 0 (0: rows
-//      of no elements).
+//      of no elements); each index check names an i32 or i64 input and a
+//      bound >= 1.
 //  Instructions (operands, result and more_results name slots)
 //   7. kernel: `kernel` names one; its operands, result and more_results have
 //      exactly the kernel's types, in order (inputs, then outputs).

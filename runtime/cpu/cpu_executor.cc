@@ -1,6 +1,7 @@
 #include "runtime/cpu/cpu_executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "runtime/collective_run.h"
 #include "runtime/cpu/cpu_gemm.h"
 #include "runtime/cpu/cpu_target.h"
+#include "runtime/index_check.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/thread_pool.h"
 
@@ -146,16 +148,19 @@ Status CpuExecutor::execute(const Instruction& ins, size_t index) {
       const CompiledKernelFn fn = kernel_fn_[ins.kernel];
       ThreadPool& pool = thread_pool();
       int parts = kernel_threads(k, pool.threads());
+      // A kernel returns non-zero only for an index out of range (executable.h IndexCheck).
       if (parts <= 1) {
-        fn(b.data(), 0, k.rows);
+        if (fn(b.data(), 0, k.rows) != 0) return index_out_of_range(k, b.data());
         return {};
       }
+      std::atomic<bool> stopped{false};
       auto share = [&](int t) {
         int64_t begin, end;
         split_range(k.rows, parts, t, begin, end);
-        fn(b.data(), begin, end);
+        if (fn(b.data(), begin, end) != 0) stopped.store(true, std::memory_order_relaxed);
       };
       pool.parallel(parts, share);
+      if (stopped.load(std::memory_order_relaxed)) return index_out_of_range(k, b.data());
       return {};
     }
     case InstrKind::gemm: {

@@ -37,7 +37,9 @@ namespace mlc::rt {
 
 // A compiled loop kernel's entry point: runs rows [begin, end) of its
 // iteration space (the outer dims of its outputs) over `buffers`: its inputs,
-// then its outputs (runtime/executable.h KernelInfo). Returns 0.
+// then its outputs (runtime/executable.h KernelInfo). Returns 0, or 1 where
+// an index it reads through a check (KernelInfo::index_checks) is out of
+// range: it then stops, its outputs unspecified.
 using CompiledKernelFn = int (*)(std::byte* const* buffers, int64_t begin, int64_t end);
 
 struct LinkedCode {

@@ -13,8 +13,10 @@
 //    integer ops, + - * / sqrt, max/min, tanh and erf of a rank-0 kernel
 //    (libm's scalar functions), f64 dot (the same OpenBLAS call), max_pool2d,
 //    unfold, fold (its f64 sum in the reference kernel's order,
-//    compiler/kernel_ir.h) and every op lowered to its reference kernel
-//    (gather, scatter_add, half types); pooling's sums: see add_pool_cases;
+//    compiler/kernel_ir.h), gather, scatter_add (its adds in the reference
+//    kernel's order, kir::Kernel::scatter), random_uniform (ir/random.h's
+//    bits) and every op lowered to its reference kernel (half types); pooling's
+//    sums: see add_pool_cases;
 //  - for f32 dot (libxsmm or oneDNN by size, runtime/executor.cc, where the
 //    interpreter calls OpenBLAS) and for conv2d and its gradients (run as
 //    unfold + one GEMM, compiler/conv_to_gemm.h), which order each element's
@@ -290,9 +292,21 @@ std::vector<Case> cases() {
   add_pool_cases(c);
   add_half_cases(c);
   c.push_back({"", OpCode::Gather, {A(kF32, {5, 3}), I({2, 2}, 5)}, {{"axis", int64_t{0}}}});
-  // Runs its reference kernel (compiler/fusion.cc): bit-exact.
   c.push_back({"", OpCode::RandomUniform, {I({3, 5}, 1000), I({}, 7)}, {{"seed", int64_t{5}}, {"stream", int64_t{9}}}});
   c.push_back({"", OpCode::ScatterAdd, {A(kF32, {5, 3}), I({4}, 5), A(kF32, {4, 3})}, {{"axis", int64_t{0}}}});
+  // Loop kernels (compiler/fusion.h): along inner axes, i32 indices, integer
+  // tables, repeated indices (more indices than rows), a seed past 2^32 and
+  // a stream past 2^31, steps per element.
+  Arg i32_indices = I({2, 3}, 4);
+  i32_indices.type.dtype = kI32;
+  c.push_back({"axis1_i32", OpCode::Gather, {A(kF32, {3, 4, 5}), i32_indices}, {{"axis", int64_t{1}}}});
+  c.push_back({"axis2", OpCode::Gather, {A(kI32, {3, 4, 5}, Fill::small_ints), I({7}, 5)}, {{"axis", int64_t{-1}}}});
+  c.push_back({"axis1_repeated", OpCode::ScatterAdd, {A(kF64, {3, 4, 5}), I({2, 6}, 4), A(kF64, {3, 2, 6, 5})},
+               {{"axis", int64_t{1}}}});
+  c.push_back({"i64_last_axis", OpCode::ScatterAdd, {A(kI64, {3, 4}, Fill::small_ints), I({9}, 4), A(kI64, {3, 9}, Fill::small_ints)},
+               {{"axis", int64_t{1}}}});
+  c.push_back({"wide_seed", OpCode::RandomUniform, {I({4, 33}, int64_t{1} << 40), I({4, 1}, 1 << 20)},
+               {{"seed", (int64_t{1} << 40) + 3}, {"stream", (int64_t{1} << 31) + 5}}});
   return c;
 }
 

@@ -184,6 +184,48 @@ TEST(KernelIrVerify, RefusesIndexArithmeticThatMayFail) {
             "<accepted>");
 }
 
+// A data-dependent index only behind the kernel's own check: gather's
+// checked index lies below its bound (the table's rows), so a table of fewer
+// rows is a load outside its buffer; the loaded index without its check is
+// no index expression, and a check of an index expression is refused.
+TEST(KernelIrVerify, AcceptsADataDependentIndexOnlyBehindItsCheck) {
+  auto [g, buffers] = kernel_of("gather");
+  ASSERT_EQ(buffers.size(), 3u);
+  EXPECT_EQ(buffers_error(g, buffers), "<accepted>");
+  int check = -1, table_load = -1;
+  const int table = buffers[0].dtype == DType::f32 ? 0 : 1;
+  for (size_t id = 0; id < g.exprs.size(); ++id) {
+    if (g.exprs[id].kind == ExprKind::checked_index) check = static_cast<int>(id);
+    if (g.exprs[id].kind == ExprKind::load && g.exprs[id].i == table) table_load = static_cast<int>(id);
+  }
+  ASSERT_GE(check, 0);
+  ASSERT_GE(table_load, 0);
+  std::vector<TensorType> fewer_rows = buffers;
+  fewer_rows[static_cast<size_t>(table)] = TensorType{DType::f32, {4, 64}};
+  EXPECT_EQ(buffers_error(g, fewer_rows),
+            "kernel IR e" + std::to_string(table_load) + " (load): reads input " + std::to_string(table) +
+                " (f32[4,64], 256 elements) at e" + std::to_string(g.exprs[static_cast<size_t>(table_load)].a) +
+                ", which takes values in [0, 511]");
+  Kernel unchecked = g;
+  unchecked.exprs[static_cast<size_t>(check)].kind = ExprKind::cast;
+  int user = -1;
+  for (size_t id = static_cast<size_t>(check) + 1; id < g.exprs.size() && user < 0; ++id)
+    for (int x : {g.exprs[id].a, g.exprs[id].b, g.exprs[id].c})
+      if (x == check) user = static_cast<int>(id);
+  ASSERT_GE(user, 0);
+  Status s = verify_kernel(unchecked);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "kernel IR e" + std::to_string(user) + " (" +
+                                   std::string(kind_name(g.exprs[static_cast<size_t>(user)].kind)) + "): operand e" +
+                                   std::to_string(check) + " (cast) is not an index expression");
+  Kernel of_index = g;
+  of_index.exprs[static_cast<size_t>(check)].a = 0;  // e0: a variable
+  s = verify_kernel(of_index);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "kernel IR e" + std::to_string(check) +
+                                   " (checked_index): checks e0 (var), an index expression, expected a value");
+}
+
 // Variables: each bound once, and used only where bound.
 TEST(KernelIrVerify, RefusesVariablesOutsideTheirLoops) {
   const std::string reduce = R"({"kind": "reduce", "dtype": "f32", "op": "reduce_sum", "a": 3, "var0": 1, "extents": [4]})";

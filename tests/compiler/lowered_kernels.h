@@ -6,7 +6,8 @@
 // pad, concat, strided slices, iota, argmax, masks, casts, compares and
 // selects, row reductions fused into their users, reshapes, -inf and NaN
 // constants, an output written into an input, a column sum, and a tensor
-// of zeros (which LLVM fills with memset).
+// of zeros (which LLVM fills with memset), gather, scatter_add and
+// random_uniform.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -21,8 +22,9 @@ namespace mlc::testing {
 
 inline constexpr char kVariedKernels[] = R"(module @m {
   func @f(%x: f32[2,3,8,8] {input}, %y: f32[2,3,4,4] {input}, %v: f32[6,5] {input}, %i: i32[6,5] {input},
-          %p: f64[6,5] {param}, %w: f32[8,64] {input}) -> (f32[2,3,4,4], f32[2,3,4,4], f32[2,3,8,8], f32[2,3,8,8], f32[2,3,8,8],
-          f32[7,7], f32[6,10], f32[3,3], i64[6,5], i64[6], f32[5], f32[6,5], f32[3,10], f32[6,5], f64[6,5] {updates = %p}, f32[64], f32[16,64]) {
+          %p: f64[6,5] {param}, %w: f32[8,64] {input}, %t: i64[4] {input}, %s: i64[] {input}) -> (f32[2,3,4,4], f32[2,3,4,4], f32[2,3,8,8], f32[2,3,8,8], f32[2,3,8,8],
+          f32[7,7], f32[6,10], f32[3,3], i64[6,5], i64[6], f32[5], f32[6,5], f32[3,10], f32[6,5], f64[6,5] {updates = %p}, f32[64], f32[16,64],
+          f32[4,64], f32[8,64], f32[4]) {
     %0 = max_pool2d(%x) {kernel = [3, 3], stride = [2, 2], padding = [1, 1]} : f32[2,3,4,4]
     %1 = avg_pool2d(%x) {kernel = [3, 3], stride = [2, 2], padding = [1, 1], count_include_pad = false} : f32[2,3,4,4]
     %2 = max_pool2d_grad(%x, %y) {kernel = [3, 3], stride = [2, 2], padding = [1, 1]} : f32[2,3,8,8]
@@ -61,7 +63,10 @@ inline constexpr char kVariedKernels[] = R"(module @m {
     %35 = reduce_sum(%w) {dims = [0], keepdim = false} : f32[64]
     %36 = constant() {value = 0.0} : f32[]
     %37 = broadcast(%36) {dims = []} : f32[16,64]
-    return %0, %1, %2, %3, %5, %6, %7, %8, %9, %10, %14, %22, %25, %31, %34, %35, %37
+    %38 = gather(%w, %t) {axis = 0} : f32[4,64]
+    %39 = scatter_add(%w, %t, %38) {axis = 0} : f32[8,64]
+    %40 = random_uniform(%t, %s) {seed = 5, stream = 9} : f32[4]
+    return %0, %1, %2, %3, %5, %6, %7, %8, %9, %10, %14, %22, %25, %31, %34, %35, %37, %38, %39, %40
   }
 })";
 
