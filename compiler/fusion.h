@@ -17,9 +17,10 @@
 // Loop ops: elementwise ops whose result cannot fail (not integer division,
 // not float-to-integer casts), movement ops other than gather (unfold
 // included), reductions (reduce_*, argmax, fold), window ops (max/avg pooling
-// and their gradients), iota and splat constants, all on f32, f64, i32, i64
-// and bool. Everything else (dot, convolutions, gather, scatter_add,
-// half-precision dtypes, dense constants) is its own group of one op. Pooling
+// and their gradients), iota and splat constants, on every dtype (bf16 and
+// f16 compute in float and round at each op's result, compiler/llvm_half.h).
+// Everything else (dot, convolutions, gather, scatter_add, dense constants)
+// is its own group of one op. Pooling
 // evaluates its operand once per element only where windows do not overlap
 // (stride >= kernel); the gradients of pooling evaluate their operands several
 // times per element.

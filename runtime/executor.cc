@@ -96,6 +96,7 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
   // products where it has a kernel, oneDNN for large ones, else OpenBLAS.
   x.onednn_.resize(e.instructions.size());
   x.xsmm_.resize(e.instructions.size());
+  x.half_gemm_.resize(e.instructions.size());
   for (size_t i = 0; i < e.instructions.size(); ++i) {
     const Instruction& ins = e.instructions[i];
     if (ins.kind != InstrKind::gemm) continue;
@@ -105,8 +106,14 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
     // libxsmm 1.17's kernels take alpha = 1 and beta = 0 or 1 only.
     if (XsmmGemm::preferred(d, p.dtype) && !p.updates()) x.xsmm_[i] = XsmmGemm::create(d, parts);
     if (x.xsmm_[i] || !OneDnnGemm::preferred(d, p.dtype)) continue;
-    MLC_TRY(OneDnnGemm g, OneDnnGemm::create(d, parts, p.alpha, p.beta));
-    x.onednn_[i].emplace(std::move(g));
+    Expected<OneDnnGemm> g = OneDnnGemm::create(d, parts, p.alpha, p.beta, p.dtype);
+    // bf16 and f16 without a oneDNN kernel on this CPU: the interpreter's f32 path.
+    if (!g && (p.dtype == DType::bf16 || p.dtype == DType::f16)) {
+      x.half_gemm_[i].emplace(d, p.dtype);
+      continue;
+    }
+    if (!g) return g.error();
+    x.onednn_[i].emplace(std::move(*g));
   }
   x.views_.resize(e.instructions.size());
   x.view_ptrs_.resize(e.instructions.size());
@@ -217,7 +224,7 @@ Status Executor::execute(const Instruction& ins, size_t index) {
       ThreadPool& pool = thread_pool();
       std::byte* c = b.back();
       if (g.updates() && b[2] != c) std::memcpy(c, b[2], static_cast<size_t>(exe_->slots[ins.result].type.num_bytes()));
-      // A library's shares of an f32 gemm, one per thread (OneDnnGemm, XsmmGemm).
+      // A library's shares of a gemm, one per thread (OneDnnGemm: f32, bf16, f16; XsmmGemm: f32).
       auto run_shares = [&](const auto& library) {
         auto share = [&](int t) {
           library.run(t, reinterpret_cast<const float*>(b[0]), reinterpret_cast<const float*>(b[1]),
@@ -231,6 +238,10 @@ Status Executor::execute(const Instruction& ins, size_t index) {
       }
       if (const std::optional<XsmmGemm>& xsmm = xsmm_[index]) {
         run_shares(*xsmm);
+        return {};
+      }
+      if (std::optional<HalfGemm>& half = half_gemm_[index]) {
+        half->run(b[0], b[1], c, pool);
         return {};
       }
       const int parts = blas::dot_threads(g.shape, pool.threads());

@@ -41,6 +41,7 @@
 #include "ir/expected.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/executable.h"
+#include "runtime/half_gemm.h"
 #include "runtime/onednn_gemm.h"
 #include "runtime/tensor.h"
 #include "runtime/xsmm_gemm.h"
@@ -98,6 +99,7 @@ class Executor {
   std::vector<std::vector<std::byte*>> buffers_;    // per instruction: kernel buffer lists
   std::vector<std::optional<OneDnnGemm>> onednn_;   // per instruction: a large gemm's primitives
   std::vector<std::optional<XsmmGemm>> xsmm_;       // per instruction: a small gemm's kernels
+  std::vector<std::optional<HalfGemm>> half_gemm_;  // per instruction: a half gemm oneDNN cannot run
   std::vector<std::vector<Tensor>> views_;          // per instruction: reference operands, result
   std::vector<std::vector<const Tensor*>> view_ptrs_;
   std::vector<Tensor> results_;
