@@ -9,7 +9,16 @@ namespace mlc {
 
 namespace {
 
-bool loop_dtype(DType t) { return t == DType::f32 || t == DType::f64 || t == DType::i32 || t == DType::i64 || t == DType::boolean; }
+// Every dtype: bf16 and f16 compute in float and round at each op's result
+// (compiler/llvm_half.h), as the reference kernels do.
+bool loop_dtype(DType t) {
+  switch (t) {
+    case DType::f32: case DType::f64: case DType::bf16: case DType::f16: case DType::i32: case DType::i64:
+    case DType::boolean:
+      return true;
+  }
+  return false;
+}
 
 // Arithmetic worth recomputing rather than storing.
 bool is_cheap(const Op& op) {

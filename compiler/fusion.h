@@ -18,7 +18,8 @@
 // not float-to-integer casts; random_uniform included), movement ops (unfold
 // included) other than shard_slice, reductions (reduce_*, argmax, fold),
 // window ops (max/avg pooling and their gradients), iota and splat constants,
-// all on f32, f64, i32, i64 and bool. gather is one where its result has
+// on every dtype (bf16 and f16 compute in float and round at each op's
+// result, compiler/llvm_half.h). gather is one where its result has
 // elements: the kernel checks each index (kir::ExprKind::checked_index), so
 // a gather joins a consumer only where the kernel computes every element of
 // it, and the value it reads as indices is never computed inside a kernel
@@ -26,7 +27,7 @@
 // on bool) is the root of its kernel (kir::Kernel::scatter), with the
 // elementwise and movement producers of its operand, where its output and
 // updates have elements. Everything else (dot, convolutions, shard_slice,
-// half-precision dtypes, dense constants) is its own group of one op. Pooling
+// dense constants) is its own group of one op. Pooling
 // evaluates its operand once per element only where windows do not overlap
 // (stride >= kernel); the gradients of pooling evaluate their operands several
 // times per element.

@@ -17,7 +17,6 @@ constexpr int64_t kMaxReduceTrips = int64_t{1} << 62;
 constexpr size_t kMaxFreeVars = 32;
 
 bool is_index(ExprKind k) { return k <= ExprKind::imax || k == ExprKind::checked_index; }
-bool fused_dtype(DType t) { return t != DType::bf16 && t != DType::f16; }
 std::string dtype_str(DType t) { return std::string(dtype_name(t)); }
 
 Error at(const Kernel& k, size_t id, const std::string& what) {
@@ -201,10 +200,6 @@ class Verifier {
     if (k_.params.size() < static_cast<size_t>(k_.num_outputs()))
       return Error{"kernel IR params: " + std::to_string(k_.params.size()) + " for " +
                    std::to_string(k_.num_outputs()) + " outputs"};
-    for (size_t p = 0; p < k_.params.size(); ++p)
-      if (!fused_dtype(k_.params[p]))
-        return Error{"kernel IR params[" + std::to_string(p) + "]: " + dtype_str(k_.params[p]) +
-                     " (half precision is never fused)"};
     const size_t inputs = static_cast<size_t>(k_.num_inputs());
     if (k_.elementwise_input.size() != inputs)
       return Error{"kernel IR elementwise_input: " + std::to_string(k_.elementwise_input.size()) + " entries for " +
@@ -298,7 +293,6 @@ class Verifier {
       return at(k_, id, "is " + std::to_string(depth_[id]) + " operands deep, more than " + std::to_string(kMaxDepth));
     if (static_cast<int>(e.dtype) > static_cast<int>(DType::boolean))
       return at(k_, id, "dtype " + std::to_string(static_cast<int>(e.dtype)) + " does not exist");
-    if (!fused_dtype(e.dtype)) return at(k_, id, "is " + dtype_str(e.dtype) + " (half precision is never fused)");
     if (e.kind == ExprKind::var) {
       if (e.i < 0 || e.i >= k_.num_vars)
         return at(k_, id, "variable " + std::to_string(e.i) + " is not in [0, num_vars " + std::to_string(k_.num_vars) + ")");

@@ -8,7 +8,8 @@
 //  - At most kMaxExprs expressions; every operand an earlier expression (the
 //    operands a kind does not use are -1); chains of operands at most
 //    kMaxDepth long (code generation recurses along them).
-//  - Dtypes are f32, f64, i32, i64 or bool (half precision is never fused).
+//  - Dtypes are f32, f64, bf16, f16, i32, i64 or bool (half precision
+//    computes in float and rounds per expression: compiler/llvm_half.h).
 //  - Kinds: index expressions (var, iconst, iadd, imul, idiv, irem, imin,
 //    imax) are i64 over index expressions, ilt is bool over two of them; a
 //    load reads an input (not an output) in its dtype at an index expression;

@@ -27,6 +27,8 @@
 #include <llvm/TargetParser/SubtargetFeature.h>
 
 #include "compiler/kernel_ir_json.h"
+#include "compiler/llvm_half.h"
+#include "runtime/half.h"
 #include "runtime/checksum.h"
 
 namespace mlc {
@@ -246,11 +248,32 @@ class KernelEmitter {
       case DType::i32: return b_.getInt32Ty();
       case DType::i64: return b_.getInt64Ty();
       case DType::boolean: return b_.getInt1Ty();
-      default: break;
+      case DType::bf16: case DType::f16: return b_.getInt16Ty();  // bit patterns (compiler/llvm_half.h)
     }
-    return b_.getFloatTy();  // half dtypes never reach a loop kernel (fusion.h)
+    return b_.getFloatTy();
   }
   llvm::Type* memory_type(DType t) { return t == DType::boolean ? b_.getInt8Ty() : type(t); }
+
+  // Half precision (compiler/llvm_half.h): values are bit patterns,
+  // computed in float and rounded once per op result.
+  static DType compute_dtype(DType t) { return half_ir::is_half(t) ? DType::f32 : t; }
+  // Expression id's value as its compute dtype reads it (a half widened to float).
+  llvm::Value* operand(int id) {
+    llvm::Value* v = value(id);
+    const DType t = k_.exprs[static_cast<size_t>(id)].dtype;
+    return half_ir::is_half(t) ? half_ir::widen(b_, v, t) : v;
+  }
+  // The result r of an op of dtype t computed in compute_dtype(t), as t holds it.
+  llvm::Value* rounded(DType t, llvm::Value* r) { return half_ir::is_half(t) ? half_ir::narrow(b_, r, t) : r; }
+  // x of dtype `from` (not half) converted to half dtype `to` with one
+  // rounding, as runtime/kernels/kernel_util.h's convert: floats directly,
+  // integers through double.
+  llvm::Value* to_half(llvm::Value* x, DType from, DType to) {
+    if (from == DType::f32) return half_ir::narrow(b_, x, to);
+    if (from == DType::boolean) return half_ir::narrow(b_, b_.CreateUIToFP(x, b_.getFloatTy()), to);
+    if (from != DType::f64) x = b_.CreateSIToFP(x, b_.getDoubleTy());
+    return half_ir::narrow_double(b_, x, to);
+  }
 
   void store_element(llvm::Value* buf, DType t, llvm::Value* index, llvm::Value* v) {
     if (t == DType::boolean) v = b_.CreateZExt(v, b_.getInt8Ty());
@@ -330,7 +353,7 @@ class KernelEmitter {
   template <class F>
   llvm::Value* with_handler(DType t, F f) {
     if (is_float(t)) {
-      IrScalar<true> h{b_, m_, type(t)};
+      IrScalar<true> h{b_, m_, type(compute_dtype(t))};
       return f(h);
     }
     IrScalar<false> h{b_, m_, type(t), t == DType::boolean};
@@ -339,6 +362,12 @@ class KernelEmitter {
 
   llvm::Value* convert(llvm::Value* x, DType from, DType to) {
     if (from == to) return x;
+    if (half_ir::is_half(from)) {
+      x = half_ir::widen(b_, x, from);
+      from = DType::f32;
+      if (to == DType::f32) return x;
+    }
+    if (half_ir::is_half(to)) return to_half(x, from, to);
     llvm::Type* t = type(to);
     if (to == DType::boolean) {
       if (is_float(from)) return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
@@ -366,6 +395,8 @@ class KernelEmitter {
       case K::ilt: return b_.CreateICmpSLT(value(e.a), value(e.b));
       case K::constant: {
         llvm::Type* t = type(e.dtype);
+        if (e.dtype == DType::bf16) return b_.getInt16(rt::bf16::from_double(e.f).bits);
+        if (e.dtype == DType::f16) return b_.getInt16(rt::f16::from_double(e.f).bits);
         if (is_float(e.dtype)) return llvm::ConstantFP::get(t, e.f);
         if (e.dtype == DType::boolean) return b_.getInt1(e.i != 0);
         return llvm::ConstantInt::get(t, static_cast<uint64_t>(e.i), true);
@@ -376,25 +407,25 @@ class KernelEmitter {
         return e.dtype == DType::boolean ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
       }
       case K::unary: {
-        llvm::Value* x = value(e.a);
-        return with_handler(e.dtype, [&](auto& h) {
+        llvm::Value* x = operand(e.a);
+        return rounded(e.dtype, with_handler(e.dtype, [&](auto& h) {
           llvm::Value* r = nullptr;
           scalar::unary_dispatch(h, e.op, x, r);
           return r;
-        });
+        }));
       }
       case K::binary: {
-        llvm::Value* x = value(e.a);
-        llvm::Value* y = value(e.b);
-        return with_handler(e.dtype, [&](auto& h) {
+        llvm::Value* x = operand(e.a);
+        llvm::Value* y = operand(e.b);
+        return rounded(e.dtype, with_handler(e.dtype, [&](auto& h) {
           llvm::Value* r = nullptr;
           scalar::binary_dispatch(h, e.op, x, y, r);
           return r;
-        });
+        }));
       }
       case K::cmp: {
-        llvm::Value* x = value(e.a);
-        llvm::Value* y = value(e.b);
+        llvm::Value* x = operand(e.a);
+        llvm::Value* y = operand(e.b);
         return with_handler(k_.exprs[e.a].dtype, [&](auto& h) { return h.cmp(e.dir, x, y); });
       }
       case K::select: return b_.CreateSelect(value(e.a), value(e.b), value(e.c));
@@ -488,7 +519,7 @@ class KernelEmitter {
   std::pair<llvm::Type*, llvm::Value*> reduce_init(const kir::Expr& e) {
     const DType in = k_.exprs[e.a].dtype;
     const bool fl = is_float(in);
-    llvm::Type* acc_t = e.op == OpCode::ReduceSum ? (fl ? b_.getDoubleTy() : b_.getInt64Ty()) : type(in);
+    llvm::Type* acc_t = e.op == OpCode::ReduceSum ? (fl ? b_.getDoubleTy() : b_.getInt64Ty()) : type(compute_dtype(in));
     if (e.op == OpCode::ReduceSum) return {acc_t, fl ? llvm::ConstantFP::get(acc_t, 0.0) : b_.getInt64(0)};
     const bool high = e.op == OpCode::ReduceMin;
     if (fl) return {acc_t, llvm::ConstantFP::getInfinity(acc_t, !high)};
@@ -517,6 +548,8 @@ class KernelEmitter {
 
   // The value of reduction e from its final accumulator.
   llvm::Value* reduce_result(const kir::Expr& e, llvm::Value* acc) {
+    if (half_ir::is_half(e.dtype))
+      return e.op == OpCode::ReduceSum ? half_ir::narrow_double(b_, acc, e.dtype) : half_ir::narrow(b_, acc, e.dtype);
     if (e.op != OpCode::ReduceSum) return acc;
     return is_float(e.dtype) ? b_.CreateFPTrunc(acc, type(e.dtype)) : b_.CreateTrunc(acc, type(e.dtype));
   }
@@ -553,12 +586,13 @@ class KernelEmitter {
     llvm::AllocaInst* acc = slot(acc_t);
     b_.CreateStore(init, acc);
     reduce_loops(e, 0, /*vector_innermost=*/true, [&] {
-      llvm::Value* x = value(e.a);
+      llvm::Value* x = operand(e.a);
       llvm::Value* a = b_.CreateLoad(acc_t, acc);
       b_.CreateStore(b_.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, a, x), acc);
     });
     llvm::Value* fast = b_.CreateLoad(acc_t, acc);
     llvm::Value* tie = b_.CreateFCmpUEQ(fast, llvm::ConstantFP::get(acc_t, 0.0));  // ±0 or NaN
+    fast = reduce_result(e, fast);
     llvm::BasicBlock* from = b_.GetInsertBlock();
     auto* in_order = llvm::BasicBlock::Create(ctx_, "in_order", fn_);
     auto* join = llvm::BasicBlock::Create(ctx_, "join", fn_);
@@ -568,7 +602,7 @@ class KernelEmitter {
     llvm::BasicBlock* exact_end = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
-    llvm::PHINode* r = b_.CreatePHI(acc_t, 2);
+    llvm::PHINode* r = b_.CreatePHI(fast->getType(), 2);
     r->addIncoming(fast, from);
     r->addIncoming(exact, exact_end);
     return r;
@@ -589,7 +623,7 @@ class KernelEmitter {
     const bool masked = e.b >= 0;
     if (best_index) b_.CreateStore(b_.getInt64(masked ? -1 : 0), best_index);
     auto fold = [&] {
-      llvm::Value* x = value(e.a);
+      llvm::Value* x = operand(e.a);
       llvm::Value* a = b_.CreateLoad(acc_t, acc);
       llvm::Value* r;
       if (e.op == OpCode::Argmax) {
@@ -631,7 +665,7 @@ class KernelEmitter {
         vars_[row_var] = i;
         reduce_loops(e, outside, e.extents.size(), /*vector_innermost=*/false, [&] {
           llvm::Value* a = b_.CreateLoad(acc_t, element(i));
-          b_.CreateStore(reduce_step(e, a, value(e.a), /*reassociate=*/false), element(i));
+          b_.CreateStore(reduce_step(e, a, operand(e.a), /*reassociate=*/false), element(i));
         });
       }, /*vector_loop=*/!interleaved);
     });

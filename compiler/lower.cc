@@ -149,7 +149,7 @@ class Lowering {
     } else {
       for (const Value* v : root.operands) ins.operands.push_back(slot_of_.at(v));
       DType t = root.result()->type.dtype;
-      if (root.code == OpCode::Dot && (t == DType::f32 || t == DType::f64)) {
+      if (root.code == OpCode::Dot && is_float(t)) {  // bf16, f16: runtime/onednn_gemm.h
         ins.kind = rt::InstrKind::gemm;
         ins.gemm.dtype = t;
         ins.gemm.shape = rt::dot_shape(root, root.operands[0]->type.shape, root.operands[1]->type.shape,

@@ -121,7 +121,8 @@ struct CollectiveParams {
   std::string tag;
 };
 
-// A `dot` on a GEMM library: operands a, b; f32 or f64. With beta != 0 a gemm
+// A `dot` on a GEMM library: operands a, b; f32, f64, bf16 or f16 (bf16 and
+// f16: alpha 1, beta 0; runtime/onednn_gemm.h). With beta != 0 a gemm
 // update (compiler/fusion.h): a third operand x of the result's type, and the
 // result is alpha * dot(a, b) + beta * x, computed in the result's buffer
 // after x is copied there (no copy where the result is x's buffer: in place).

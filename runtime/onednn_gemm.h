@@ -6,7 +6,16 @@
 // per step on oneDNN, hence the threshold above them).
 //
 // Contracts:
-//  - preferred(d, dtype): f32 dots of at least kMinWork multiply-adds.
+//  - preferred(d, dtype): f32 dots of at least kMinWork multiply-adds, and
+//    every bf16 and f16 dot (no other library here multiplies them).
+//  - bf16 and f16: operands and result in that dtype, products accumulated
+//    in f32 and the result rounded once to nearest even (oneDNN's matmul; on
+//    AVX512-BF16 and AMX hosts its bf16 kernels use the hardware's dot
+//    products), as the interpreter's dot computes them (runtime/kernels/
+//    dot_conv.cc: f32 copies, sgemm, one rounding), but with oneDNN's order
+//    of each element's sum: results may differ from the interpreter's by
+//    that reordering before the rounding. create() fails where oneDNN has no
+//    kernel for the dtype on this CPU (the executor then runs the f32 path).
 //  - create(d, parts) builds one primitive per share of the split that
 //    blas::dot_part uses (by batch, else rows, else columns of C), once, when
 //    the executor is created; run(t, ...) computes share t and is safe to call
@@ -29,10 +38,12 @@ class OneDnnGemm {
   static constexpr int64_t kMinWork = int64_t{1} << 23;
   static bool preferred(const blas::DotShape& d, DType dtype);
   // C = alpha * op(A) op(B) + beta * C (beta = 0: C is only written).
-  static Expected<OneDnnGemm> create(const blas::DotShape& d, int parts, double alpha = 1, double beta = 0);
+  static Expected<OneDnnGemm> create(const blas::DotShape& d, int parts, double alpha = 1, double beta = 0,
+                                     DType dtype = DType::f32);
 
   int parts() const { return static_cast<int>(shares_.size()); }
-  void run(int t, const float* a, const float* b, float* c) const;
+  // a, b, c: buffers of the dtype create() was given.
+  void run(int t, const void* a, const void* b, void* c) const;
 
  private:
   struct Share;

@@ -248,7 +248,11 @@ class Verifier {
         if (Problem p = arity(at, ins, g.updates() ? 3 : 2)) return p;
         if (g.updates() && operand(2) != rt)
           return problem(at, "the addend (operand 2) is " + operand(2).str() + ", the result " + rt.str());
-        if (g.dtype != DType::f32 && g.dtype != DType::f64) return problem(at + ".gemm", "dtype must be f32 or f64");
+        const bool half = g.dtype == DType::bf16 || g.dtype == DType::f16;
+        if (g.dtype != DType::f32 && g.dtype != DType::f64 && !half)
+          return problem(at + ".gemm", "dtype must be f32, f64, bf16 or f16");
+        if (half && (g.updates() || g.alpha != 1))  // runtime/half_gemm.h computes a plain product
+          return problem(at + ".gemm", "a " + std::string(dtype_name(g.dtype)) + " gemm has alpha 1 and beta 0");
         if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
           return problem(at + ".gemm", "alpha and beta must be finite, found " + std::to_string(g.alpha) + " and " +
                                            std::to_string(g.beta));

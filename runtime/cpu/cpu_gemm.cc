@@ -2,27 +2,56 @@
 
 #include <optional>
 
+#include "runtime/half_gemm.h"
 #include "runtime/onednn_gemm.h"
+#include "runtime/thread_pool.h"
 #include "runtime/xsmm_gemm.h"
 
 namespace mlc::rt {
 
 namespace {
 
-// oneDNN's and libxsmm's f32 shares (runtime/onednn_gemm.h, runtime/xsmm_gemm.h).
-template <class Library>
-class F32Gemm final : public GemmKernel {
+// libxsmm's f32 shares (runtime/xsmm_gemm.h).
+class LibxsmmGemm final : public GemmKernel {
  public:
-  F32Gemm(Library lib, std::string_view name) : lib_(std::move(lib)), name_(name) {}
-  std::string_view library() const override { return name_; }
+  explicit LibxsmmGemm(XsmmGemm lib) : lib_(std::move(lib)) {}
+  std::string_view library() const override { return "libxsmm"; }
   int parts() const override { return lib_.parts(); }
   void run(int part, const std::byte* a, const std::byte* b, std::byte* c) const override {
     lib_.run(part, reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b), reinterpret_cast<float*>(c));
   }
 
  private:
-  Library lib_;
-  std::string_view name_;
+  XsmmGemm lib_;
+};
+
+// oneDNN's shares, f32, bf16 or f16 (runtime/onednn_gemm.h).
+class DnnlGemm final : public GemmKernel {
+ public:
+  explicit DnnlGemm(OneDnnGemm lib) : lib_(std::move(lib)) {}
+  std::string_view library() const override { return "oneDNN"; }
+  int parts() const override { return lib_.parts(); }
+  void run(int part, const std::byte* a, const std::byte* b, std::byte* c) const override { lib_.run(part, a, b, c); }
+
+ private:
+  OneDnnGemm lib_;
+};
+
+// A bf16 or f16 gemm where oneDNN has no kernel for it on this CPU: the
+// interpreter's f32 path (runtime/half_gemm.h), one part that runs its own
+// shares on the thread pool. Its f32 buffers are its own: an executor's
+// instructions run one at a time.
+class HalfFallbackGemm final : public GemmKernel {
+ public:
+  HalfFallbackGemm(const blas::DotShape& d, DType dtype) : half_(d, dtype) {}
+  std::string_view library() const override { return "OpenBLAS (f32, rounded)"; }
+  int parts() const override { return 1; }
+  void run(int, const std::byte* a, const std::byte* b, std::byte* c) const override {
+    half_.run(a, b, c, thread_pool());
+  }
+
+ private:
+  mutable HalfGemm half_;
 };
 
 class OpenBlasGemm final : public GemmKernel {
@@ -52,10 +81,12 @@ Expected<std::unique_ptr<GemmKernel>> make_cpu_gemm(const GemmParams& p, int thr
   // libxsmm 1.17's kernels take alpha = 1 and beta = 0 or 1 only.
   if (XsmmGemm::preferred(d, p.dtype) && !p.updates())
     if (std::optional<XsmmGemm> x = XsmmGemm::create(d, parts))
-      return std::unique_ptr<GemmKernel>(std::make_unique<F32Gemm<XsmmGemm>>(std::move(*x), "libxsmm"));
+      return std::unique_ptr<GemmKernel>(std::make_unique<LibxsmmGemm>(std::move(*x)));
   if (OneDnnGemm::preferred(d, p.dtype)) {
-    MLC_TRY(OneDnnGemm g, OneDnnGemm::create(d, parts, p.alpha, p.beta));
-    return std::unique_ptr<GemmKernel>(std::make_unique<F32Gemm<OneDnnGemm>>(std::move(g), "oneDNN"));
+    Expected<OneDnnGemm> g = OneDnnGemm::create(d, parts, p.alpha, p.beta, p.dtype);
+    if (g) return std::unique_ptr<GemmKernel>(std::make_unique<DnnlGemm>(std::move(*g)));
+    if (p.dtype != DType::bf16 && p.dtype != DType::f16) return g.error();
+    return std::unique_ptr<GemmKernel>(std::make_unique<HalfFallbackGemm>(d, p.dtype));
   }
   return std::unique_ptr<GemmKernel>(std::make_unique<OpenBlasGemm>(p, parts));
 }

@@ -1,7 +1,8 @@
 // The CPU's GEMM libraries behind runtime/gemm_library.h, and which runs a
 // given gemm (see bench/results/gemm_libs.md): libxsmm for small f32 products
-// where it has a kernel, oneDNN for large f32 ones, else OpenBLAS (and f64
-// always). Each is split into the shares blas::dot_threads gives for the
+// where it has a kernel, oneDNN for large f32 ones and for every bf16 and f16
+// one (where it has no half kernel on this CPU, runtime/half_gemm.h's f32
+// path), else OpenBLAS (and f64 always). Each is split into the shares blas::dot_threads gives for the
 // thread count when the kernel is made.
 #pragma once
 

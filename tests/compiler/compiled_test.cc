@@ -15,8 +15,12 @@
 //    unfold, fold (its f64 sum in the reference kernel's order,
 //    compiler/kernel_ir.h), gather, scatter_add (its adds in the reference
 //    kernel's order, kir::Kernel::scatter), random_uniform (ir/random.h's
-//    bits) and every op lowered to its reference kernel (half types); pooling's
-//    sums: see add_pool_cases;
+//    bits); bf16 and f16 loops (computed in f32, rounded per op as the
+//    reference kernels round, compiler/llvm_half.h); pooling's sums: see
+//    add_pool_cases;
+//  - for bf16 and f16 dots (oneDNN, where the interpreter rounds an OpenBLAS
+//    f32 product): the f32 reordered-sum bound plus one rounding of the
+//    result (tests/compiler/reordered_sum.h);
 //  - for f32 dot (libxsmm or oneDNN by size, runtime/executor.cc, where the
 //    interpreter calls OpenBLAS) and for conv2d and its gradients (run as
 //    unfold + one GEMM, compiler/conv_to_gemm.h), which order each element's
@@ -25,7 +29,9 @@
 //  - 4 where a kernel may call glibc's libmvec for exp, log, sin, cos, pow,
 //    tanh or erf (glibc documents at most 4 ulp for them; libm's scalar
 //    versions are within 1 for exp/log/sin/cos/pow, about 2 for tanhf), so
-//    sigmoid, softmax, GELU and the other composites over them;
+//    sigmoid, softmax, GELU and the other composites over them; for bf16 and
+//    f16 1: their f32 values are 4 f32 ulp apart at most, so the rounded
+//    results at most one rounding boundary;
 //  - 2 for f32 sums: accumulated in double as the interpreter does, but
 //    reassociated for vectorization where a sum's own loop is vectorized, so
 //    the double sums differ by ~n·2^-53 relative before rounding to f32 (at
@@ -38,6 +44,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 
@@ -60,7 +67,12 @@ using Ints = std::vector<int64_t>;
 // zeros_above: -0, +0 and values below (above) them, so that a max (min) is a
 // zero that both signs attain: the first one wins, as in the interpreter.
 // minus_inf: every element -inf (pooling windows of nothing but -inf).
-enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow, zeros_below, zeros_above, minus_inf };
+// half_edges: floats where rounding to bf16 or f16 is hardest: ties to even
+// (up and down), f16 subnormals and the ties between them, half the smallest
+// f16 subnormal, f16's largest finite value and the first that overflows,
+// f32 subnormals, bf16's overflow to inf.
+enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow, zeros_below, zeros_above, minus_inf,
+                  half_edges };
 
 using Arg = mlc::testing::OpArg<Fill>;
 using Case = mlc::testing::OpCase<Fill>;
@@ -124,13 +136,17 @@ void add_pool_cases(std::vector<Case>& c) {
         c.push_back({label(what), OpCode::AvgPool2dGrad, {A(t, y)}, avg, TensorType{t, w.x}, sums});
       }
     }
-  // Half precision stays on the reference kernels.
+  // Half precision: loop kernels, computed in f32 and rounded as the reference kernels round.
   Attrs pool = {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}};
   c.push_back({"bf16", OpCode::MaxPool2d, {A(DType::bf16, {1, 2, 5, 5})}, pool});
   c.push_back({"bf16", OpCode::MaxPool2dIndices, {A(DType::bf16, {1, 2, 5, 5})}, pool});
   c.push_back({"bf16", OpCode::MaxPool2dScatter, {A(DType::bf16, {1, 2, 3, 3}), I({1, 2, 3, 3}, 25)}, pool,
                TensorType{DType::bf16, {1, 2, 5, 5}}});
   c.push_back({"f16", OpCode::AvgPool2dGrad, {A(DType::f16, {1, 2, 3, 3})}, pool, TensorType{DType::f16, {1, 2, 5, 5}}});
+  Attrs avg = pool;
+  avg.set("count_include_pad", false);
+  c.push_back({"bf16", OpCode::AvgPool2d, {A(DType::bf16, {1, 2, 5, 5})}, avg});
+  c.push_back({"f16", OpCode::MaxPool2dGrad, {A(DType::f16, {1, 2, 5, 5}), A(DType::f16, {1, 2, 3, 3})}, pool});
 }
 
 // Every op a mixed-precision policy puts in a train step (passes/autocast.h;
@@ -140,8 +156,11 @@ void add_pool_cases(std::vector<Case>& c) {
 // batched, a shared rank-2 operand), conv2d and its gradients, the
 // elementwise ops, reductions, movement, gather/scatter_add and max pooling
 // (and f64 values past f16's range, cast to -inf).
-// Half types run their reference kernels on the compiled path too (fusion.h),
-// so each is bit-exact.
+// Half types compile to loop kernels (compiler/llvm_half.h) and oneDNN GEMMs
+// (runtime/onednn_gemm.h); besides the policies' ops, every elementwise op,
+// reduction and movement op, casts from every dtype and of half_edges, and
+// composites over them. Bit-exact but where libmvec is called (1, see the
+// file comment) and for dots and convolutions (their bound).
 void add_half_cases(std::vector<Case>& c) {
   const DType kBf16 = DType::bf16, kF16 = DType::f16;
   const Attrs conv = {{"stride", Ints{1, 1}}, {"padding", Ints{1, 1}}};
@@ -155,6 +174,36 @@ void add_half_cases(std::vector<Case>& c) {
                    TensorType{other, {3, 6}}});
     }
     c.push_back({n + "_from_f64_large", OpCode::Cast, {A(kF64, {2, 5}, Fill::underflow)}, {}, TensorType{t, {2, 5}}});
+    for (DType from : {kF32, kF64})
+      c.push_back({n + "_edges_from_" + std::string(dtype_name(from)), OpCode::Cast, {A(from, {4, 20}, Fill::half_edges)},
+                   {}, TensorType{t, {4, 20}}});
+    for (DType from : {kI32, kI64})
+      c.push_back({n + "_from_" + std::string(dtype_name(from)), OpCode::Cast, {A(from, {3, 7}, Fill::small_ints)}, {},
+                   TensorType{t, {3, 7}}});
+    c.push_back({n + "_from_bool", OpCode::Cast, {A(kBool, {3, 7}, Fill::predicate)}, {}, TensorType{t, {3, 7}}});
+    for (DType to : {kF64, kBool})
+      c.push_back({n + "_to_" + std::string(dtype_name(to)), OpCode::Cast, {A(t, {3, 6}, Fill::special)}, {},
+                   TensorType{to, {3, 6}}});
+    for (OpCode u : {OpCode::Abs, OpCode::Sqrt, OpCode::Tanh, OpCode::Erf})
+      c.push_back({n + "_more", u, {A(t, {3, 17}, u == OpCode::Sqrt ? Fill::positive : Fill::special)}});
+    for (OpCode u : {OpCode::Log, OpCode::Sin, OpCode::Cos})
+      c.push_back({n + "_vector", u, {A(t, {4, 33}, u == OpCode::Log ? Fill::positive : Fill::uniform)}, {}, {}, 1});
+    c.push_back({n + "_vector", OpCode::Exp, {A(t, {4, 33})}, {}, {}, 1});
+    c.push_back({n + "_same", OpCode::Min, {A(t, {5, 7}, Fill::special), A(t, {5, 7}, Fill::special)}});
+    c.push_back({n + "_bcast", OpCode::Pow, {A(t, {3, 8}, Fill::positive), A(t, {8})}, {}, {}, 1});
+    c.push_back({n + "_special", OpCode::ReduceMin, {A(t, {5, 3}, Fill::special)}, {{"dims", Ints{0}}}});
+    c.push_back({n + "_special", OpCode::ReduceMax, {A(t, {4, 40}, Fill::special)}, {{"dims", Ints{-1}}}});
+    c.push_back({n + "_zero_ties", OpCode::ReduceMax, {A(t, {6, 40}, Fill::zeros_below)}, {{"dims", Ints{1}}}});
+    c.push_back({n + "_outer", OpCode::ReduceSum, {A(t, {30, 17})}, {{"dims", Ints{0}}}});
+    c.push_back({n + "_special", OpCode::Argmax, {A(t, {4, 9}, Fill::special)}, {{"axis", int64_t{1}}}});
+    c.push_back({n, OpCode::Softmax, {A(t, {3, 40})}, {{"axis", int64_t{1}}}, {}, 1});
+    c.push_back({n, OpCode::LayerNorm, {A(t, {4, 24}), A(t, {24}), A(t, {24})}});
+    c.push_back({n + "_tanh", OpCode::Gelu, {A(t, {3, 9})}, {{"approximate", std::string("tanh")}}});
+    c.push_back({n, OpCode::Relu, {A(t, {3, 9}, Fill::special)}});
+    c.push_back({n + "_strided", OpCode::Slice, {A(t, {7, 9})}, {{"start", Ints{1, 2}}, {"limit", Ints{7, 9}}, {"stride", Ints{2, 3}}}});
+    c.push_back({n, OpCode::Concat, {A(t, {2, 3}), A(t, {2, 0}), A(t, {2, 2})}, {{"axis", int64_t{-1}}}});
+    c.push_back({n, OpCode::Pad, {A(t, {2, 3})}, {{"low", Ints{1, 0}}, {"high", Ints{2, 3}}, {"value", 0.1}}});
+    c.push_back({n, OpCode::Iota, {}, {{"dim", int64_t{0}}}, TensorType{t, {300, 2}}});
     c.push_back({n, OpCode::Dot, {A(t, {5, 7}), A(t, {7, 3})}});
     c.push_back({n + "_transpose_b", OpCode::Dot, {A(t, {2, 4, 8}), A(t, {6, 8})}, {{"transpose_b", true}}});
     c.push_back({n + "_batched_transpose_a", OpCode::Dot, {A(t, {2, 3, 5, 4}), A(t, {2, 3, 5, 6})}, {{"transpose_a", true}}});
@@ -329,6 +378,14 @@ rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
       case Fill::zeros_below: v[i] = std::array{-0.0, 0.0, -1.0, -0.5}[rng() % 4]; break;
       case Fill::zeros_above: v[i] = std::array{-0.0, 0.0, 1.0, 0.5}[rng() % 4]; break;
       case Fill::minus_inf: v[i] = -inf; break;
+      case Fill::half_edges: {
+        static const double edges[] = {
+            1 + 0x1p-8,  1 + 3 * 0x1p-8, -(1 + 0x1p-8),  1 + 0x1p-11, 1 + 3 * 0x1p-11, 0x1.8p-24, 0x1.4p-23,
+            0x1p-25,     0x1.000002p-25, 0x1p-26,        65504,       65519.99,        65520,      -65520,
+            0x1p-130,    -0x1p-149,      0x1.fffffep127, 3.3895e38,   nan,             -inf};
+        v[i] = edges[i % 20] * (a.type.dtype == DType::f64 && i >= 20 ? 1 + 0x1p-40 : 1);
+        break;
+      }
     }
   }
   if (v.empty()) v.push_back(0);
@@ -426,6 +483,38 @@ TEST(CompiledHalf, DotAndConvAccumulateInF32) {
       EXPECT_EQ(rt::testing::to_doubles((*want)[0]), std::vector<double>{2.0});
       expect_compiled_matches(f, std::move(in), 0);
     }
+  }
+}
+
+// bf16 and f16 compile: a dot becomes a gemm instruction (oneDNN), the
+// elementwise ops, a cast to f32 and a row reduction one loop kernel; no
+// reference instruction.
+TEST(CompiledHalf, LowersToKernelsAndGemms) {
+  for (DType t : {DType::bf16, DType::f16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    Module m;
+    Function& f = m.add_function("f");
+    Value* a = f.add_arg("a", TensorType{t, {4, 8}}, ArgKind::input);
+    Value* w = f.add_arg("w", TensorType{t, {8, 16}}, ArgKind::input);
+    Value* bias = f.add_arg("bias", TensorType{t, {16}}, ArgKind::input);
+    Builder b(f);
+    Value* y = b.unary(OpCode::Exp, b.add(b.create(OpCode::Dot, {a, w}), bias));
+    f.results = {b.create(OpCode::ReduceSum, {b.create(OpCode::Cast, {y}, {}, TensorType{DType::f32, {4, 16}})},
+                          {{"dims", Ints{1}}})};
+    LowerOptions o;
+    o.compile_kernels = false;
+    auto l = lower_function(f, o);
+    ASSERT_TRUE(l.ok()) << l.error().message;
+    std::map<rt::InstrKind, int> kinds;
+    for (const rt::Instruction& ins : l->executable->instructions) ++kinds[ins.kind];
+    EXPECT_EQ(kinds, (std::map<rt::InstrKind, int>{{rt::InstrKind::kernel, 1}, {rt::InstrKind::gemm, 1}}));
+    std::mt19937_64 rng(3);
+    std::vector<rt::Tensor> inputs;
+    for (const Value* v : f.args) inputs.push_back(random_tensor(A(t, v->type.shape), rng));
+    // Each exp(y) within a bf16 rounding of the dot (its order) and one of
+    // exp (libmvec): positive terms, so their f32 sum within 2 epsilon of the
+    // dtype, relative.
+    expect_compiled_matches(f, std::move(inputs), 2 * mlc::testing::epsilon(t) / mlc::testing::epsilon(DType::f32));
   }
 }
 

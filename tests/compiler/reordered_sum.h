@@ -16,10 +16,15 @@
 // below the margin this leaves: S enters the bound multiplied by 2*gamma_K).
 // fold's f64 sums of at most KH*KW GEMM results fit the same bound with K
 // counting every product term of an input-gradient element.
+// bf16 and f16 dots accumulate in f32 on both sides (runtime/onednn_gemm.h,
+// runtime/kernels/dot_conv.cc) and round once: the f32 bound, plus the two
+// roundings to nearest, each within half the dtype's epsilon of the result's
+// magnitude, so at most epsilon * max(|want|, |got|) together.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ir/graph.h"
@@ -30,14 +35,14 @@
 
 namespace mlc::testing {
 
-// Product terms summed into one result element of an f32 dot (K; f64 dots
-// run on OpenBLAS as in the interpreter, bit for bit), or of conv2d or one of
+// Product terms summed into one result element of an f32, bf16 or f16 dot (K;
+// f64 dots run on OpenBLAS as in the interpreter, bit for bit), or of conv2d or one of
 // its gradients (x [N,C,H,W], w [O,C/g,KH,KW], y [N,O,OH,OW]); 0 for other ops.
 inline int64_t reordered_terms(const Op& op) {
   auto shape = [](const Value* v) -> const Shape& { return v->type.shape; };
   switch (op.code) {
     case OpCode::Dot: {
-      if (op.result()->type.dtype != DType::f32) return 0;
+      if (op.result()->type.dtype == DType::f64) return 0;
       const Shape& a = shape(op.operands[0]);
       return a[a.size() - (op.attrs.get_bool("transpose_a") ? 2 : 1)];
     }
@@ -64,14 +69,15 @@ inline double reordered_sum_factor(DType t, int64_t terms) {
 }
 
 // |got - want| <= factor * magnitude, element by element.
+// rounding: plus rounding * max(|want|, |got|) (a final rounding on each side).
 inline void expect_within_sum_bound(const rt::Tensor& want, const rt::Tensor& got, const rt::Tensor& magnitude,
-                                    double factor) {
+                                    double factor, double rounding = 0) {
   ASSERT_EQ(want.type(), got.type());
   std::vector<double> w = rt::testing::to_doubles(want), g = rt::testing::to_doubles(got),
                       s = rt::testing::to_doubles(magnitude);
   int reported = 0;
   for (size_t i = 0; i < w.size() && reported < 5; ++i) {
-    const double tol = factor * s[i];
+    const double tol = factor * s[i] + rounding * std::max(std::fabs(w[i]), std::fabs(g[i]));
     if (w[i] == g[i] || std::fabs(w[i] - g[i]) <= tol) continue;  // equal: even where k*u >= 1 (half types)
     ++reported;
     ADD_FAILURE() << "element " << i << ": interpreter " << w[i] << ", compiled " << g[i] << " (bound " << tol << ")";
@@ -98,7 +104,12 @@ inline void expect_within_reordered_bound(const rt::Interpreter& interp, const O
                                      const rt::Tensor& got) {
   auto s = interp.run(magnitudes(inputs));
   ASSERT_TRUE(s.ok()) << s.error().message;
-  expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(want.dtype(), reordered_terms(op)));
+  const DType t = want.dtype();
+  if (op.code == OpCode::Dot && (t == DType::bf16 || t == DType::f16)) {
+    expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(DType::f32, reordered_terms(op)), epsilon(t));
+    return;
+  }
+  expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(t, reordered_terms(op)));
 }
 
 }  // namespace mlc::testing

@@ -522,8 +522,8 @@ TEST_F(ArtifactTest, GemmShapeDoesNotMatchItsOperands) {
 TEST_F(ArtifactTest, GemmOfIntegers) {
   EXPECT_EQ(
       manifest_error([](Json& m) { exe(m)["instructions"][1]["gemm"]["dtype"] = "i32"; }),
-      "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm' (@eval): dtype must be f32 or "
-      "f64");
+      "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1].gemm' (@eval): dtype must be f32, f64, "
+      "bf16 or f16");
 }
 
 TEST_F(ArtifactTest, GemmWithOneOperand) {
