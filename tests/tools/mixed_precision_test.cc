@@ -27,8 +27,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/tools/run_mlc.h"
-#include "tools/program.h"
-#include "tools/train.h"
+#include "driver/program.h"
+#include "driver/train.h"
 
 namespace mlc {
 namespace {
