@@ -1,7 +1,7 @@
 // Kernel IR (compiler/kernel_ir.h) as JSON: what `mlc compile` stores beside
 // each kernel object of an artifact (rt::ObjectFile::source), so that
 // `mlc run --verify-code` can check the object against the code its kernel IR
-// compiles to (tools/verify_code.h).
+// compiles to (driver/verify_code.h).
 //
 // The text is one object:
 //   {"domain": [4, 10], "root": 7, "more_roots": [], "params": ["f32", "f32"],

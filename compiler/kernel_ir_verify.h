@@ -1,5 +1,5 @@
 // Verifying kernel IR (compiler/kernel_ir.h) that comes from outside the
-// compiler: an artifact's, for `mlc run --verify-code` (tools/verify_code.h).
+// compiler: an artifact's, for `mlc run --verify-code` (driver/verify_code.h).
 // A kernel that passes both checks below is one that code generation
 // (compiler/llvm_jit.h) compiles without failing an assertion, and whose code
 // reads and writes only inside the buffers it is run on.

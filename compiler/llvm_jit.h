@@ -19,7 +19,7 @@
 // (code_generator below: the LLVM version and the emitter's); never on the
 // thread count, the order of work or the machine that compiles. The kernel
 // cache relies on it, and so does `mlc run --verify-code`, which compiles an
-// artifact's kernel IR again and compares the bytes (tools/verify_code.h).
+// artifact's kernel IR again and compares the bytes (driver/verify_code.h).
 //
 // Numerics: the scalar definitions of ir/scalar_math.h, without fast-math,
 // except that float sums (accumulated in double, as the reference kernels do)

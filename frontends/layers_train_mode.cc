@@ -15,7 +15,7 @@
 //  whose data axes shard the batch the sharding pass turns them into partial
 //  sums and all_reduces: global-batch (SyncBatchNorm) statistics. Per-device
 //  statistics (BatchNorm under DDP without SyncBatchNorm) are not expressed:
-//  a mesh run refuses a BatchNorm without "sync": true (tools/program.cc).
+//  a mesh run refuses a BatchNorm without "sync": true (driver/program.cc).
 //
 // Dropout(p): training draws u = random_uniform(index, step) {seed, stream}
 // per element, index being the element's flat position in the whole (global)

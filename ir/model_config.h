@@ -128,7 +128,7 @@ struct TrainConfig {
   uint64_t seed = 0;
   int64_t eval_batch_size = 0;  // 0: number of eval examples, at most 1024
   OptimizerConfig optimizer;
-  // Observability (tools/train.h, docs/metrics.md); 0: off.
+  // Observability (driver/train.h, docs/metrics.md); 0: off.
   int64_t eval_every = 0;        // evaluate every N optimizer steps
   int64_t grad_stats_every = 0;  // per-parameter gradient statistics every N steps
   MixedPrecisionConfig mixed_precision;  // off by default

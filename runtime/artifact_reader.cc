@@ -685,7 +685,7 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
                      "]");
     MLC_TRY(BlobRange r, read_blob(o, static_cast<int64_t>(blobs.size()), unclaimed_blob_bytes));
     obj.bytes.assign(blobs.substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.size)));
-    // Its kernel IR: opaque text here (tools/verify_code.h reads it).
+    // Its kernel IR: opaque text here (driver/verify_code.h reads it).
     MLC_TRY(Field source, o.get("source"));
     MLC_TRY(BlobRange text, read_blob(source, static_cast<int64_t>(blobs.size()), unclaimed_blob_bytes));
     obj.source.assign(blobs.substr(static_cast<size_t>(text.offset), static_cast<size_t>(text.size)));

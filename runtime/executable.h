@@ -69,7 +69,7 @@ struct IndexCheck {
 // (compiler/kernel_ir_json.h; empty where unknown), and `generator` the code
 // generator that compiled them (compiler/llvm_jit.h code_generator): the
 // runtime stores and reads both as opaque text; `mlc run --verify-code`
-// compiles the source again and compares (tools/verify_code.h).
+// compiles the source again and compares (driver/verify_code.h).
 struct ObjectFile {
   std::string symbol;
   std::string bytes;

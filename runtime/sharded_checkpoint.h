@@ -1,5 +1,5 @@
 // Sharded checkpoints: what a run on a device mesh writes, every rank its own
-// chunks, so that no rank gathers a whole tensor (tools/sharded_checkpoint.h
+// chunks, so that no rank gathers a whole tensor (driver/sharded_checkpoint.h
 // writes them; read_checkpoint, runtime/checkpoint.h, reads them on any mesh
 // or none).
 //

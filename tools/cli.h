@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/program.h"
+#include "driver/program.h"
 
 namespace mlc::cli {
 

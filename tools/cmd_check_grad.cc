@@ -1,5 +1,5 @@
 // mlc check-grad MODEL: each custom op's declared backward against central
-// finite differences of its forward (tools/check_grad.h), one line per input
+// finite differences of its forward (driver/check_grad.h), one line per input
 // of each op at each call-site signature, then a verdict. Exit 0 when every
 // check passes, 1 when one fails (named on stderr) or the model has a
 // mistake, 2 on a usage error.
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "frontends/custom_ops.h"
-#include "tools/check_grad.h"
+#include "driver/check_grad.h"
 #include "tools/cli.h"
 #include "tools/help.h"
 

@@ -6,7 +6,7 @@
 //
 // Batch sizes are static: the train step (and optimizer_init, loss_grad) for
 // train.batch_size, plus the last partial batch when drop_last is false; eval
-// for the eval batch and the last partial eval batch (tools/evaluate.h
+// for the eval batch and the last partial eval batch (driver/evaluate.h
 // eval_batches). The data file (the model's, or --data) sizes the eval split
 // and the partial batches, so it must be readable at compile time; `mlc run`
 // of the artifact on data of other sizes says which batch is missing.
@@ -14,7 +14,7 @@
 // On a mesh (--mesh, or the model file's "parallel" section; ir/parallel_plan.h
 // make_parallel_plan) the functions are the sharded ones every rank runs
 // (SPMD: one executable per function and batch serves all ranks), for the
-// batches a mesh run asks for (tools/train.cc, tools/evaluate.cc): train_step
+// batches a mesh run asks for (driver/train.cc, driver/evaluate.cc): train_step
 // and optimizer_init as above, eval for the even split's global batches, and
 // the unsharded eval for batches of 1 when the eval split does not divide by
 // the data ranks. loss_grad only when the model file sets
@@ -29,10 +29,10 @@
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
 #include "tools/help.h"
-#include "tools/evaluate.h"
-#include "tools/program.h"
-#include "tools/rank.h"
-#include "tools/train.h"
+#include "driver/evaluate.h"
+#include "driver/program.h"
+#include "driver/rank.h"
+#include "driver/train.h"
 
 namespace mlc::cli {
 
@@ -83,7 +83,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
   auto eval_split = rt::Split::load(*data, config.data.eval, config.inputs, "eval");
   if (!eval_split) return user_error(eval_split.error().message);
 
-  // The batch sizes a run on this data uses (tools/train.cc, tools/evaluate.cc).
+  // The batch sizes a run on this data uses (driver/train.cc, driver/evaluate.cc).
   const int64_t n = train_split->num_examples(), e = eval_split->num_examples(), w = data_parallel_size(mesh);
   if (Status fits = check_data_ranks(config, n, w, mesh.str(), config.data.file); !fits)
     return user_error(fits.error().message);

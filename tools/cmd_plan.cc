@@ -1,6 +1,6 @@
 // mlc plan MODEL.json [--format text|json] [--mesh dp=2,... [--zero N]]: the
 // accounting of one training step on one device (with a mesh: on each device,
-// plus placements, communication and the collective ledger, tools/plan_parallel.h): parameter count and bytes of parameters, gradients, optimizer
+// plus placements, communication and the collective ledger, driver/plan_parallel.h): parameter count and bytes of parameters, gradients, optimizer
 // state and activations kept for backward, and FLOPs per step, exact from the
 // op table's costs next to the 6·params·tokens approximation. With a mesh
 // every byte and FLOP figure is one device's (the parameter count is the
@@ -29,7 +29,7 @@
 #include "ir/op_table.h"
 #include "tools/cli.h"
 #include "tools/help.h"
-#include "tools/plan_parallel.h"
+#include "driver/plan_parallel.h"
 
 namespace mlc::cli {
 

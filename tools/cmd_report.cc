@@ -1,6 +1,6 @@
 // mlc report METRICS.jsonl [-o REPORT.html]: reads a metrics file of `mlc
-// run --metrics` (tools/metrics_log.h checks every line) and writes the page
-// of tools/report.h. Errors: the metrics file's (FILE:LINE: error: ...), or
+// run --metrics` (driver/metrics_log.h checks every line) and writes the page
+// of driver/report.h. Errors: the metrics file's (FILE:LINE: error: ...), or
 // the output's.
 #include <cstdio>
 #include <fstream>
@@ -8,8 +8,8 @@
 #include "runtime/file_io.h"
 #include "tools/cli.h"
 #include "tools/help.h"
-#include "tools/metrics_log.h"
-#include "tools/report.h"
+#include "driver/metrics_log.h"
+#include "driver/report.h"
 
 namespace mlc::cli {
 

@@ -6,18 +6,18 @@
 // step {"step", "epoch", "loss"}, per evaluation {"epoch", "step", "eval":
 // {...}}, per completed epoch {"epoch", "train": {...}}, per gradient
 // statistics {"epoch", "step", "grads": [...]} and the run's facts {"run":
-// {...}} first (tools/train_metrics.h, docs/metrics.md). --eval-every N and
+// {...}} first (driver/train_metrics.h, docs/metrics.md). --eval-every N and
 // --grad-stats-every N override train.eval_every and train.grad_stats_every.
 // --eval prints the mean loss (and accuracy) over the eval split and appends
 // {"eval": {"loss": L, "accuracy": A}} to the metrics file.
 //
 // --mesh dp=2 [--zero 0|1|2|3] trains on the ranks of a device mesh, as
 // threads of this process, or one rank per process when started by mpirun or
-// srun (rt::launched_by_mpi; tools/mesh_train.h): train.batch_size is the
+// srun (rt::launched_by_mpi; driver/mesh_train.h): train.batch_size is the
 // global batch, each data-parallel rank takes its DistributedSampler share;
 // rank 0 logs, prints the summary and writes metrics and --save (whole
 // tensors); every rank writes its shard of each checkpoint and rank 0 its
-// index (tools/sharded_checkpoint.h); other ranks print only their errors.
+// index (driver/sharded_checkpoint.h); other ranks print only their errors.
 // --comm-timeout S bounds how long a collective waits for its peers (default
 // 300 s). An artifact of `mlc compile --mesh` runs on the mesh it was
 // compiled for (--mesh, if given, must be that mesh; --zero that stage); one
@@ -25,13 +25,13 @@
 //
 // --verify-code (artifacts only) checks, before linking, that every kernel
 // object is the code this mlc compiles from the kernel IR beside it, and that
-// the kernel IR stays inside its buffers (tools/verify_code.h); it prints
+// the kernel IR stays inside its buffers (driver/verify_code.h); it prints
 // "verified the code of N kernel objects against their kernel IR" on stderr
 // (in every process of an mpirun).
 //
 // --profile times every instruction of the compiled train step and
 // evaluation and prints, at the end on stderr, a table per function sorted by
-// total time (tools/profile.h); --profile=FILE.json also writes the numbers
+// total time (driver/profile.h); --profile=FILE.json also writes the numbers
 // as JSON.
 #include <unistd.h>
 
@@ -48,12 +48,12 @@
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
 #include "tools/help.h"
-#include "tools/evaluate.h"
-#include "tools/plan_parallel.h"
-#include "tools/mesh_train.h"
-#include "tools/metrics_file.h"
-#include "tools/train.h"
-#include "tools/verify_code.h"
+#include "driver/evaluate.h"
+#include "driver/plan_parallel.h"
+#include "driver/mesh_train.h"
+#include "driver/metrics_file.h"
+#include "driver/train.h"
+#include "driver/verify_code.h"
 
 namespace mlc::cli {
 
@@ -242,7 +242,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (artifact) {
     auto read = rt::read_artifact(file);
     if (!read) return user_error(read.error().message);
-    // Before any of its code is loaded (tools/verify_code.h).
+    // Before any of its code is loaded (driver/verify_code.h).
     if (args.has("verify-code")) {
       auto verified = verify_artifact_code(*read);
       if (!verified) return user_error(file + ": error: " + verified.error().message);
@@ -263,7 +263,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   const bool on_mesh = !o.parallel.mesh.empty();
   if (args.has("comm-timeout") && !on_mesh) return usage_error("--comm-timeout applies to a --mesh run");
   // Under mpirun every process runs this command: one rank each, on a mesh of
-  // as many ranks (tools/mesh_train.h).
+  // as many ranks (driver/mesh_train.h).
   o.mpi = on_mesh && rt::launched_by_mpi();
   if (const int n = rt::launched_processes(); !on_mesh && n > 1)
     return usage_error("mpirun started " + std::to_string(n) + " processes: give --mesh with " + std::to_string(n) +

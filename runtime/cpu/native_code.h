@@ -16,7 +16,7 @@
 //    never call"). Symbols resolve among the objects and, for kernel imports
 //    only, in this process: never to another function of it. This limits what
 //    an object can name, not what its code does: an object is native code,
-//    and `mlc run --verify-code` (tools/verify_code.h) is what checks that.
+//    and `mlc run --verify-code` (driver/verify_code.h) is what checks that.
 //  - `arch` and `features` (LLVM's names, "+avx2,+fma,-avx512f,...") are the
 //    target the objects were compiled for. link_native_code refuses, with an
 //    Error naming them, features this CPU lacks: running such code would

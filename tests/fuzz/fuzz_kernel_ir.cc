@@ -1,5 +1,5 @@
 // libFuzzer harness for what `mlc run --verify-code` does with an artifact's
-// kernel IR before trusting it (tools/verify_code.h): kernel_from_json
+// kernel IR before trusting it (driver/verify_code.h): kernel_from_json
 // (compiler/kernel_ir_json.h), kir::verify_kernel and verify_kernel_buffers
 // (compiler/kernel_ir_verify.h), and code generation (compiler/llvm_jit.h) of
 // what the verifier accepts.

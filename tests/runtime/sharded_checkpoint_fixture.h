@@ -1,5 +1,5 @@
 // A sharded checkpoint as the ranks of a one-axis mesh "dp=N" write it
-// (tools/sharded_checkpoint.h), without a mesh: rank r's shard holds the
+// (driver/sharded_checkpoint.h), without a mesh: rank r's shard holds the
 // chunk r of every tensor it holds the first copy of (a replicated tensor:
 // rank 0 alone), then the index. Shared by tests/runtime/ and the checkpoint
 // fuzzer's harness and seeds (tests/fuzz/), which need the same files.

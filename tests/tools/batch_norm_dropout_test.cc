@@ -24,7 +24,7 @@
 #include "runtime/interpreter.h"
 #include "runtime/safetensors.h"
 #include "tests/tools/run_mlc.h"
-#include "tools/train.h"
+#include "driver/train.h"
 
 namespace mlc {
 namespace {

@@ -30,8 +30,8 @@
 #include "runtime/interpreter.h"
 #include "runtime/safetensors.h"
 #include "tests/tools/run_mlc.h"
-#include "tools/check_grad.h"
-#include "tools/train.h"
+#include "driver/check_grad.h"
+#include "driver/train.h"
 
 namespace mlc {
 namespace {

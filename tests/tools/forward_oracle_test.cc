@@ -32,7 +32,7 @@
 
 #include "runtime/parameters.h"
 #include "runtime/safetensors.h"
-#include "tools/train.h"
+#include "driver/train.h"
 
 namespace mlc {
 namespace {

@@ -1,4 +1,4 @@
-// `mlc run --mesh` (tools/mesh_train.h) against the single-device run:
+// `mlc run --mesh` (driver/mesh_train.h) against the single-device run:
 // per-step losses, evaluation, saved parameters, the ZeRO
 // stages, a shuffled run with a last partial batch, the mesh of one device
 // (bit for bit), and the errors.

@@ -32,8 +32,8 @@
 #include "ir/collectives.h"
 #include "ir/op_table.h"
 #include "tests/tools/run_mlc.h"
-#include "tools/program.h"
-#include "tools/train.h"
+#include "driver/program.h"
+#include "driver/train.h"
 
 namespace mlc {
 namespace {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The start-up agreement under mpirun (tools/mesh_train.h): the ranks of one
+# The start-up agreement under mpirun (driver/mesh_train.h): the ranks of one
 # job must read the same bytes and run with the same settings, wherever their
 # files lie. Three jobs of two processes, each started in a directory of its
 # own (mpirun -wdir):

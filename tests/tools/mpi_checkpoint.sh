@@ -1,5 +1,5 @@
 #!/bin/sh
-# Sharded checkpoints under mpirun (tools/sharded_checkpoint.h): `mpirun -np 2
+# Sharded checkpoints under mpirun (driver/sharded_checkpoint.h): `mpirun -np 2
 # mlc run --mesh dp=2 --zero 3` runs 5 steps, each process writing its own
 # shard of the checkpoint and rank 0 the index; the threaded run resumes from
 # it to step 10. The per-step losses and the final parameters must equal an

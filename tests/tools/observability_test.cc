@@ -1,4 +1,4 @@
-// Training observability (tools/train_metrics.h, tools/grad_stats.h): the
+// Training observability (driver/train_metrics.h, driver/grad_stats.h): the
 // metrics file's gradient statistics against the gradients PyTorch recorded
 // (tests/data/oracle/<model>/grads_step0.safetensors), on the compiled path,
 // the interpreter and a data-parallel mesh; statistics taken before clipping,
@@ -24,8 +24,8 @@
 
 #include "runtime/safetensors.h"
 #include "tests/tools/run_mlc.h"
-#include "tools/grad_stats.h"
-#include "tools/train.h"
+#include "driver/grad_stats.h"
+#include "driver/train.h"
 
 namespace mlc {
 namespace {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/safetensors.h"
-#include "tools/evaluate.h"
+#include "driver/evaluate.h"
 
 namespace mlc {
 namespace {

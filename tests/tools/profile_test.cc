@@ -1,4 +1,4 @@
-// `mlc run --profile` (tools/profile.h): a table per compiled function with
+// `mlc run --profile` (driver/profile.h): a table per compiled function with
 // one row per instruction, the time per kind, and the same numbers as JSON.
 // Checked: every instruction and every instruction kind the lowering made is
 // listed, the instructions add up to at most the measured runs, and origins
@@ -16,7 +16,7 @@
 #include "compiler/lower.h"
 #include "ir/parser.h"
 #include "tests/tools/run_mlc.h"
-#include "tools/profile.h"
+#include "driver/profile.h"
 
 namespace mlc {
 namespace {

@@ -1,7 +1,7 @@
-// The progress line of `mlc run` (tools/progress.h) fits the width it is given.
+// The progress line of `mlc run` (driver/progress.h) fits the width it is given.
 #include <gtest/gtest.h>
 
-#include "tools/progress.h"
+#include "driver/progress.h"
 
 namespace mlc {
 namespace {

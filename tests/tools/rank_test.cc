@@ -1,6 +1,6 @@
-// Rank (tools/rank.h): local parts and their gathering on local ranks, data
+// Rank (driver/rank.h): local parts and their gathering on local ranks, data
 // ranks from the inputs' placements, sharded checkpoints written by the
-// ranks (tools/sharded_checkpoint.h), a failing rank ending its peers'
+// ranks (driver/sharded_checkpoint.h), a failing rank ending its peers'
 // collectives with its name instead of a hang, and a collective of the
 // compiled train step that times out naming itself and the missing rank.
 #include <gtest/gtest.h>
@@ -14,9 +14,9 @@
 #include "runtime/checkpoint.h"
 #include "runtime/comm/local.h"
 #include "runtime/safetensors.h"
-#include "tools/mesh_train.h"
-#include "tools/rank.h"
-#include "tools/sharded_checkpoint.h"
+#include "driver/mesh_train.h"
+#include "driver/rank.h"
+#include "driver/sharded_checkpoint.h"
 
 namespace mlc {
 namespace {

@@ -1,4 +1,4 @@
-// `mlc report` (tools/report.h, tools/metrics_log.h): every malformed
+// `mlc report` (driver/report.h, driver/metrics_log.h): every malformed
 // metrics file's exact diagnostic, and what the page holds for a known file
 // (the browser test, tests/browser/, renders a real run's page).
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "tests/tools/run_mlc.h"
-#include "tools/metrics_log.h"
-#include "tools/report.h"
+#include "driver/metrics_log.h"
+#include "driver/report.h"
 
 namespace mlc {
 namespace {

@@ -1,4 +1,4 @@
-// Sharded checkpoints of `mlc run --mesh` (tools/sharded_checkpoint.h,
+// Sharded checkpoints of `mlc run --mesh` (driver/sharded_checkpoint.h,
 // runtime/sharded_checkpoint.h) end to end, on digits_mlp: every rank writes
 // its shard and rank 0 the index; a run resumed on the same mesh continues
 // bit for bit; resumed on another mesh or on one device it continues within

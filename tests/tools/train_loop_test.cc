@@ -1,4 +1,4 @@
-// The training loop's own behaviour (tools/train.h), beyond its numbers:
+// The training loop's own behaviour (driver/train.h), beyond its numbers:
 //  - diagnostics change nothing of the run: --dump-grads and gradient
 //    statistics run @loss_grad on copies of the buffers it updates (BatchNorm's
 //    running statistics and num_batches_tracked);
@@ -22,7 +22,7 @@
 #include "runtime/tensor_stats.h"
 #include "tests/counting_new.h"  // g_counting, g_allocations
 #include "tests/tools/run_mlc.h"
-#include "tools/train.h"
+#include "driver/train.h"
 
 namespace mlc {
 namespace {

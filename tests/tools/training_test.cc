@@ -20,7 +20,7 @@
 
 #include "runtime/checkpoint.h"
 #include "runtime/safetensors.h"
-#include "tools/train.h"
+#include "driver/train.h"
 
 namespace mlc {
 namespace {

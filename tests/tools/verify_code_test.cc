@@ -1,11 +1,11 @@
-// `mlc run X.mlcx --verify-code` (tools/verify_code.h) end to end: every
+// `mlc run X.mlcx --verify-code` (driver/verify_code.h) end to end: every
 // example's artifact, and a mesh-compiled one, verifies and trains exactly as
 // without it; an artifact whose code is not what its kernel IR compiles to,
 // or whose kernel IR reads outside its buffers, is refused before any of it
 // is linked, naming the object and what differed. Also the checks of every
 // run (runtime/kernel_imports.h): a manifest naming `abort` as a symbol, and
 // an object that does not define its symbol.
-#include "tools/verify_code.h"
+#include "driver/verify_code.h"
 
 #include <gtest/gtest.h>
 
@@ -237,7 +237,7 @@ TEST_F(VerifyCodeCli, NeedsTheMlcThatCompiledTheArtifact) {
                        mlc::code_generator() + ")\n");
   mlc::rt::Artifact a = read();
   a.mlc_version = "0.6.0";
-  auto verified = mlc::cli::verify_artifact_code(a);
+  auto verified = mlc::verify_artifact_code(a);
   ASSERT_FALSE(verified.ok());
   EXPECT_EQ(verified.error().message, "the artifact was compiled by mlc 0.6.0: verifying its code needs that mlc (this is mlc " +
                                           std::string(mlc::rt::mlc_version()) + ")");

@@ -1,0 +1,61 @@
+// Where a training run's functions come from: a model file, compiled on
+// demand (frontend, pass pipeline, lowering), or an artifact written by
+// `mlc compile` (executables compiled ahead of time, no compiler involved).
+//
+// Functions: "train_step", "optimizer_init" and "loss_grad" (after the whole
+// pipeline), "eval" and "loss" (as the frontend builds them), each for a
+// batch size. An artifact holds the batch sizes it was compiled for; asking it
+// for another is an Error that says which it has and how to compile more.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "frontends/model_file.h"
+#include "ir/parallel_plan.h"
+#include "passes/sharding.h"
+#include "runtime/artifact.h"
+#include "driver/step_function.h"
+
+namespace mlc {
+
+class Program {
+ public:
+  // With a mesh, "train_step", "eval" and "loss_grad" are each device's SPMD
+  // program (local shapes, placements on the arguments).
+  // `parallel`: how the functions are partitioned (ir/parallel_plan.h
+  // make_parallel_plan); no mesh: one device.
+  static Program from_model(const ModelFile& model, Backend backend, ParallelPlan parallel = {});
+  // An artifact's unsharded functions, or with `sharded` (an artifact with a
+  // mesh) its sharded ones, parallel() being the artifact's mesh and ZeRO stage.
+  static Program from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path, bool sharded = false);
+
+  const ModelConfig& config() const;
+  // What the errors of a run name: the model file or the artifact.
+  const std::string& path() const { return path_; }
+  Expected<StepFunction> function(const std::string& name, int64_t batch) const;
+  // Classes of a classifier's cross-entropy; nullopt for other losses.
+  Expected<std::optional<int64_t>> num_classes() const;
+
+  // Model files only: the IR of function `name` for `batch`, as function()
+  // compiles it (what `mlc compile` lowers).
+  Expected<const Function*> ir(const std::string& name, int64_t batch) const;
+  const ParallelPlan& parallel() const { return parallel_; }
+  // Model files with a mesh: the sharding pass's collective ledger for `batch`, by function.
+  Expected<const std::map<std::string, std::vector<LedgerEntry>>*> ledger(int64_t batch) const;
+
+ private:
+  const ModelFile* model_ = nullptr;
+  Backend backend_ = Backend::compiled;
+  ParallelPlan parallel_;
+  mutable std::map<int64_t, std::map<std::string, std::vector<LedgerEntry>>> ledgers_;
+  std::shared_ptr<const rt::Artifact> artifact_;
+  bool sharded_ = false;  // artifacts: which of its functions
+  std::string path_;
+  // Built modules by (pipeline?, batch).
+  mutable std::map<std::pair<bool, int64_t>, std::shared_ptr<Module>> modules_;
+};
+
+}  // namespace mlc
