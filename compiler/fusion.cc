@@ -20,6 +20,20 @@ bool loop_dtype(DType t) {
   return false;
 }
 
+// A value that is a constant splat other than 0 (through broadcasts and
+// reshapes): an integer division by it cannot fail, so it may be a loop op
+// (the kernel divides as the reference kernel does, INT_MIN / -1 wrapping).
+bool nonzero_constant(const Value* v) {
+  while (v->producer && (v->producer->code == OpCode::Broadcast || v->producer->code == OpCode::Reshape))
+    v = v->producer->operands[0];
+  if (!v->producer || v->producer->code != OpCode::Constant) return false;
+  const AttrValue* value = v->producer->attrs.find("value");
+  if (!value) return false;
+  if (const int64_t* i = std::get_if<int64_t>(value)) return *i != 0;
+  if (const double* d = std::get_if<double>(value)) return *d != 0;
+  return false;
+}
+
 // Arithmetic worth recomputing rather than storing.
 bool is_cheap(const Op& op) {
   const OpInfo& info = op_info(op.code);
@@ -294,7 +308,7 @@ bool is_loop_op(const Op& op) {
   const OpInfo& info = op_info(op.code);
   if (info.is_composite()) return false;
   switch (op.code) {
-    case OpCode::Div: return is_float(op.result()->type.dtype);
+    case OpCode::Div: return is_float(op.result()->type.dtype) || nonzero_constant(op.operands[1]);
     case OpCode::Cast: return !(is_float(op.operands[0]->type.dtype) && !is_float(op.result()->type.dtype) &&
                                 op.result()->type.dtype != DType::boolean);
     case OpCode::ShardSlice:  // which chunk depends on the device
@@ -302,9 +316,11 @@ bool is_loop_op(const Op& op) {
     case OpCode::ScatterAdd: {
       // The root of its kernel (kir::Kernel::scatter), checking every index
       // as the reference kernel does: where its output and its updates have
-      // elements (no updates: no indices).
+      // elements (no updates: no indices). Not on bf16 or f16, whose reference
+      // kernel sums in float and rounds once, where the kernel adds in place.
       const int64_t updates = num_elements(op.operands[2]->type.shape);
-      return op.result()->type.dtype != DType::boolean && num_elements(op.result()->type.shape) > 0 &&
+      const DType t = op.result()->type.dtype;
+      return t != DType::boolean && t != DType::bf16 && t != DType::f16 && num_elements(op.result()->type.shape) > 0 &&
              (updates > 0 || num_elements(op.operands[1]->type.shape) == 0);
     }
     case OpCode::Gather: {

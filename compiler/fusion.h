@@ -14,7 +14,8 @@
 // squares) is computed once per row before it (kir::ReduceStrategy::per_row),
 // each element of its operand evaluated once. (fusion.cc, RowWalk.)
 //
-// Loop ops: elementwise ops whose result cannot fail (not integer division,
+// Loop ops: elementwise ops whose result cannot fail (not integer division
+// but by a nonzero constant,
 // not float-to-integer casts; random_uniform included), movement ops (unfold
 // included) other than shard_slice, reductions (reduce_*, argmax, fold),
 // window ops (max/avg pooling and their gradients), iota and splat constants,
@@ -24,7 +25,7 @@
 // a gather joins a consumer only where the kernel computes every element of
 // it, and the value it reads as indices is never computed inside a kernel
 // (the executor reads it to report an index out of range). scatter_add (not
-// on bool) is the root of its kernel (kir::Kernel::scatter), with the
+// on bool, bf16 or f16) is the root of its kernel (kir::Kernel::scatter), with the
 // elementwise and movement producers of its operand, where its output and
 // updates have elements. Everything else (dot, convolutions, shard_slice,
 // dense constants) is its own group of one op. Pooling

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "compiler/lower.h"
-#include "compiler/pipeline.h"
+#include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/builder.h"
 #include "runtime/executor.h"
@@ -160,9 +160,9 @@ TEST(IndexingKernels, ExampleTrainStepsHoldNoReferenceInstruction) {
     ASSERT_TRUE(model.ok());
     auto m = model->build(model->config().train.batch_size);
     ASSERT_TRUE(m.ok());
-    PipelineOptions p;
+    PassPipelineOptions p;
     p.optimizer = model->config().train.optimizer;
-    ASSERT_TRUE(run_pipeline(*m, p).ok());
+    ASSERT_TRUE(run_pass_pipeline(*m, p).ok());
     LowerOptions o;
     o.compile_kernels = false;
     auto l = lower_function(*m->find("train_step"), o);
