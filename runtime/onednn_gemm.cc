@@ -1,6 +1,8 @@
 #include "runtime/onednn_gemm.h"
 
+#include <algorithm>
 #include <mutex>
+#include <utility>
 
 #include <dnnl.hpp>
 
@@ -31,6 +33,7 @@ void single_threaded() {
 struct OneDnnGemm::Share {
   int64_t a_offset = 0, b_offset = 0, c_offset = 0;  // bytes
   bool empty = false;
+  std::string implementation;
   dnnl::matmul primitive;
   dnnl::memory a, b, c;
   dnnl::stream stream;
@@ -61,13 +64,23 @@ Expected<OneDnnGemm> OneDnnGemm::create(const blas::DotShape& d, int parts, doub
         continue;
       }
       // Logical A [nb, rows, k], B [1 or nb, k, cols], C [nb, rows, cols] over
-      // the original row-major buffers (strides in elements).
-      const int64_t b_stride = d.b_shared ? d.k * d.n : share.b_stride;
-      dnnl::memory::desc a_md(dims{nb, rows, d.k}, type,
-                              d.trans_a ? dims{share.a_stride, 1, share.lda} : dims{share.a_stride, share.lda, 1});
-      dnnl::memory::desc b_md(dims{d.b_shared ? 1 : nb, d.k, cols}, type,
-                              d.trans_b ? dims{b_stride, 1, share.ldb} : dims{b_stride, share.ldb, 1});
-      dnnl::memory::desc c_md(dims{nb, rows, cols}, type, dims{share.c_stride, share.ldc, 1});
+      // the original row-major buffers (strides in elements). A batch of one
+      // gets the dense batch stride: the share's may be smaller than one
+      // matrix (a batch folded into the rows), and oneDNN's brgemm kernels
+      // (AMX, AVX512-BF16) refuse such a descriptor, leaving bf16 to its
+      // gemm:jit kernel at a small fraction of their rate. Any batch stride
+      // is right for a batch of one; it is never applied.
+      auto matrices = [](int64_t batches, int64_t batch_stride, int64_t r, int64_t c, bool trans, int64_t ld) {
+        const dims inner = trans ? dims{1, ld} : dims{ld, 1};
+        if (batches == 1) batch_stride = std::max(r * inner[0], c * inner[1]);
+        return std::make_pair(dims{batches, r, c}, dims{batch_stride, inner[0], inner[1]});
+      };
+      const auto [a_dims, a_strides] = matrices(nb, share.a_stride, rows, d.k, d.trans_a, share.lda);
+      const auto [b_dims, b_strides] = matrices(d.b_shared ? 1 : nb, share.b_stride, d.k, cols, d.trans_b, share.ldb);
+      const auto [c_dims, c_strides] = matrices(nb, share.c_stride, rows, cols, false, share.ldc);
+      dnnl::memory::desc a_md(a_dims, type, a_strides);
+      dnnl::memory::desc b_md(b_dims, type, b_strides);
+      dnnl::memory::desc c_md(c_dims, type, c_strides);
       // alpha scales the product, the sum post-op adds beta times C's old value.
       dnnl::primitive_attr attr;
       if (alpha != 1) attr.set_output_scales(0, {static_cast<float>(alpha)});
@@ -77,6 +90,7 @@ Expected<OneDnnGemm> OneDnnGemm::create(const blas::DotShape& d, int parts, doub
         attr.set_post_ops(post);
       }
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, cpu_engine());
+      s->implementation = pd.impl_info_str();
       s->primitive = dnnl::matmul(pd);
       s->a = dnnl::memory(a_md, cpu_engine(), DNNL_MEMORY_NONE);
       s->b = dnnl::memory(b_md, cpu_engine(), DNNL_MEMORY_NONE);
@@ -89,6 +103,8 @@ Expected<OneDnnGemm> OneDnnGemm::create(const blas::DotShape& d, int parts, doub
   }
   return g;
 }
+
+std::string OneDnnGemm::implementation(int t) const { return shares_[static_cast<size_t>(t)]->implementation; }
 
 void OneDnnGemm::run(int t, const void* a, const void* b, void* c) const {
   Share& s = *shares_[static_cast<size_t>(t)];

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ir/dtype.h"
@@ -42,6 +43,9 @@ class OneDnnGemm {
                                      DType dtype = DType::f32);
 
   int parts() const { return static_cast<int>(shares_.size()); }
+  // oneDNN's name of the kernel share t runs ("brg:avx512_core_amx_bf16",
+  // "gemm:jit", ...; "" for an empty share): what ONEDNN_VERBOSE prints.
+  std::string implementation(int t) const;
   // a, b, c: buffers of the dtype create() was given.
   void run(int t, const void* a, const void* b, void* c) const;
 
