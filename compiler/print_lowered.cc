@@ -39,12 +39,13 @@ std::string indent(const std::string& text, const std::string& by) {
 
 std::string print_lowered(const LoweredFunction& l) {
   const rt::Executable& e = *l.executable;
-  std::array<int, 4> by_kind{};
+  std::array<int, rt::kInstrKinds> by_kind{};
   for (const rt::Instruction& ins : e.instructions) ++by_kind[static_cast<size_t>(ins.kind)];
-  std::string s = "lowered @" + e.function + ": " + std::to_string(e.instructions.size()) + " instructions (" +
-                  std::to_string(by_kind[0]) + " kernel, " + std::to_string(by_kind[1]) + " gemm, " +
-                  std::to_string(by_kind[2]) + " reference, " + std::to_string(by_kind[3]) + " copy), arena " +
-                  std::to_string(e.arena_bytes) + " bytes, liveness lower bound " +
+  std::string s = "lowered @" + e.function + ": " + std::to_string(e.instructions.size()) + " instructions (";
+  for (size_t k = 0; k < rt::kInstrKinds; ++k)
+    s += std::string(k ? ", " : "") + std::to_string(by_kind[k]) + " " +
+         std::string(rt::instr_kind_name(static_cast<rt::InstrKind>(k)));
+  s += "), arena " + std::to_string(e.arena_bytes) + " bytes, liveness lower bound " +
                   std::to_string(l.plan.lower_bound) + "\n";
   s += "  args:";
   for (size_t a = 0; a < e.args.size(); ++a)

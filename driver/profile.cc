@@ -9,7 +9,7 @@ namespace mlc {
 
 namespace {
 
-constexpr size_t kKinds = 4;  // rt::InstrKind's values
+constexpr size_t kKinds = rt::kInstrKinds;
 
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
@@ -28,7 +28,17 @@ std::vector<size_t> by_total_time(const rt::ExecutionProfile& t) {
 struct KindTotal {
   int count = 0;
   int64_t ns = 0;
+  double flop = 0;  // gemm: multiply-adds times 2, summed over calls
 };
+
+// Floating-point operations of one run of a gemm instruction: 2 * batch * m * n * k.
+double gemm_flop(const rt::GemmParams& g) {
+  const rt::blas::DotShape& d = g.shape;
+  return 2.0 * static_cast<double>(d.batch) * static_cast<double>(d.m) * static_cast<double>(d.n) *
+         static_cast<double>(d.k);
+}
+
+double gflops(double flop, int64_t ns) { return ns > 0 ? flop / static_cast<double>(ns) : 0.0; }
 
 std::array<KindTotal, kKinds> totals_by_kind(const FunctionProfile& p) {
   std::array<KindTotal, kKinds> by_kind{};
@@ -37,6 +47,7 @@ std::array<KindTotal, kKinds> totals_by_kind(const FunctionProfile& p) {
     KindTotal& k = by_kind[static_cast<size_t>(list[i].kind)];
     ++k.count;
     k.ns += p.timings.ns[i];
+    if (list[i].kind == rt::InstrKind::gemm) k.flop += gemm_flop(list[i].gemm) * static_cast<double>(p.timings.calls[i]);
   }
   return by_kind;
 }
@@ -85,9 +96,11 @@ std::string profile_table(const FunctionProfile& p, size_t origin_width) {
   for (size_t k = 0; k < kKinds; ++k) {
     if (!by_kind[k].count) continue;
     sum_ns += by_kind[k].ns;
-    s += format("  %-9s %5d instructions %10.3f ms %5.1f%%\n",
+    s += format("  %-9s %5d instructions %10.3f ms %5.1f%%",
                 std::string(rt::instr_kind_name(static_cast<rt::InstrKind>(k))).c_str(), by_kind[k].count,
                 ms(by_kind[k].ns), percent(by_kind[k].ns, t.run_ns));
+    if (by_kind[k].flop > 0) s += format("  %.1f GFLOP/s", gflops(by_kind[k].flop, by_kind[k].ns));
+    s += "\n";
   }
   s += format("  %-9s %5zu instructions %10.3f ms %5.1f%%\n", "all", list.size(), ms(sum_ns), percent(sum_ns, t.run_ns));
   return s;
@@ -101,21 +114,35 @@ nlohmann::ordered_json profile_json(const std::vector<FunctionProfile>& profiles
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (size_t i : by_total_time(t)) {
       const rt::Instruction& ins = list[i];
-      rows.push_back({{"index", i},
-                      {"kind", std::string(rt::instr_kind_name(ins.kind))},
-                      {"name", ins.name},
-                      {"calls", t.calls[i]},
-                      {"total_ms", ms(t.ns[i])},
-                      {"mean_us", t.calls[i] ? static_cast<double>(t.ns[i]) / 1e3 / static_cast<double>(t.calls[i]) : 0.0},
-                      {"percent", percent(t.ns[i], t.run_ns)},
-                      {"origin", ins.origin}});
+      nlohmann::ordered_json row = {
+          {"index", i},
+          {"kind", std::string(rt::instr_kind_name(ins.kind))},
+          {"name", ins.name},
+          {"calls", t.calls[i]},
+          {"total_ms", ms(t.ns[i])},
+          {"mean_us", t.calls[i] ? static_cast<double>(t.ns[i]) / 1e3 / static_cast<double>(t.calls[i]) : 0.0},
+          {"percent", percent(t.ns[i], t.run_ns)},
+          {"origin", ins.origin}};
+      if (ins.kind == rt::InstrKind::gemm) {
+        const rt::blas::DotShape& d = ins.gemm.shape;
+        const double flop = gemm_flop(ins.gemm);
+        row["gemm"] = {{"dtype", std::string(dtype_name(ins.gemm.dtype))},
+                       {"batch", d.batch}, {"m", d.m}, {"n", d.n}, {"k", d.k},
+                       {"transpose_a", d.trans_a}, {"transpose_b", d.trans_b}, {"b_shared", d.b_shared},
+                       {"flop", flop},
+                       {"gflops", gflops(flop * static_cast<double>(t.calls[i]), t.ns[i])}};
+      }
+      rows.push_back(std::move(row));
     }
     nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
     const std::array<KindTotal, kKinds> by_kind = totals_by_kind(p);
     for (size_t k = 0; k < kKinds; ++k)
       if (by_kind[k].count)
-        kinds[std::string(rt::instr_kind_name(static_cast<rt::InstrKind>(k)))] = {
-            {"count", by_kind[k].count}, {"total_ms", ms(by_kind[k].ns)}, {"percent", percent(by_kind[k].ns, t.run_ns)}};
+      {
+        nlohmann::ordered_json& kind = kinds[std::string(rt::instr_kind_name(static_cast<rt::InstrKind>(k)))];
+        kind = {{"count", by_kind[k].count}, {"total_ms", ms(by_kind[k].ns)}, {"percent", percent(by_kind[k].ns, t.run_ns)}};
+        if (by_kind[k].flop > 0) kind["gflops"] = gflops(by_kind[k].flop, by_kind[k].ns);
+      }
     functions.push_back({{"function", p.function},
                          {"batch", p.batch},
                          {"runs", t.runs},

@@ -7,8 +7,11 @@
 // instruction index, kind (kernel, gemm, reference, copy), name, calls, total
 // ms, mean us per call, % of the function's runs, and the instruction's
 // origin (the ops it computes and their model-file locations, as `mlc ir
-// --after lower` prints them); then the time per kind. The JSON form holds
-// the same numbers, every instruction and the full origins.
+// --after lower` prints them); then the time per kind (kernel, gemm,
+// reference, copy, collective), with the GEMMs' rate in GFLOP/s (2 * batch *
+// m * n * k per call). The JSON form holds the same numbers, every
+// instruction and the full origins, and for every gemm its dtype, shape,
+// transposes, FLOPs per call and rate.
 #pragma once
 
 #include <memory>

@@ -140,6 +140,7 @@ enum class InstrKind : uint8_t {
   copy,        // result = operand 0, bytewise
   collective,  // CollectiveParams: result from operand 0 over the communicator
 };
+inline constexpr size_t kInstrKinds = 5;  // InstrKind's values, for tables indexed by kind
 std::string_view instr_kind_name(InstrKind k);
 
 struct Instruction {

@@ -55,7 +55,7 @@ TEST_P(ExampleCounts, TrainStepLowersToTheRecordedInstructions) {
   o.compile_kernels = false;
   auto l = lower_function(*m->find("train_step"), o);
   ASSERT_TRUE(l.ok());
-  std::array<int, 4> by_kind{};
+  std::array<int, rt::kInstrKinds> by_kind{};
   for (const rt::Instruction& ins : l->executable->instructions) ++by_kind[static_cast<size_t>(ins.kind)];
   EXPECT_EQ(static_cast<int>(l->executable->instructions.size()), want.instructions);
   EXPECT_EQ(by_kind[static_cast<size_t>(rt::InstrKind::kernel)], want.kernel);
