@@ -129,7 +129,7 @@ nlohmann::ordered_json profile_json(const std::vector<FunctionProfile>& profiles
         row["gemm"] = {{"dtype", std::string(dtype_name(ins.gemm.dtype))},
                        {"batch", d.batch}, {"m", d.m}, {"n", d.n}, {"k", d.k},
                        {"transpose_a", d.trans_a}, {"transpose_b", d.trans_b}, {"b_shared", d.b_shared},
-                       {"flop", flop},
+                       {"alpha", ins.gemm.alpha}, {"beta", ins.gemm.beta}, {"flop", flop},
                        {"gflops", gflops(flop * static_cast<double>(t.calls[i]), t.ns[i])}};
       }
       rows.push_back(std::move(row));

@@ -11,7 +11,7 @@
 // reference, copy, collective), with the GEMMs' rate in GFLOP/s (2 * batch *
 // m * n * k per call). The JSON form holds the same numbers, every
 // instruction and the full origins, and for every gemm its dtype, shape,
-// transposes, FLOPs per call and rate.
+// transposes, alpha and beta, FLOPs per call and rate.
 #pragma once
 
 #include <memory>
