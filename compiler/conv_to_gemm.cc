@@ -12,8 +12,7 @@ using Ints = std::vector<int64_t>;
 bool rewritable(const Op& op) {
   if (op.code != OpCode::Conv2d && op.code != OpCode::Conv2dInputGrad && op.code != OpCode::Conv2dWeightGrad)
     return false;
-  const DType t = op.result()->type.dtype;
-  if (t != DType::f32 && t != DType::f64) return false;
+  if (!is_float(op.result()->type.dtype)) return false;
   if (op.result()->type.num_elements() == 0) return false;
   for (const Value* v : op.operands)
     if (v->type.num_elements() == 0) return false;
@@ -83,13 +82,20 @@ class Rewriter {
       Value* dw = b.create(OpCode::Dot, {arranged_dy(b, c, in1), columns(b, op, c, in0)}, {{"transpose_b", true}});
       return b.reshape(dw, c.w);
     }
-    // conv2d_input_grad
+    // conv2d_input_grad: a half one in f32, rounded once after the fold's sums.
+    const DType t = op.result()->type.dtype;
+    const bool half = t == DType::bf16 || t == DType::f16;
+    if (half) {
+      in0 = b.cast(in0, DType::f32);
+      in1 = b.cast(in1, DType::f32);
+    }
     Value* w = b.reshape(in1, c.grouped(c.w[0] / c.groups, c.k()));
     Value* dcols = b.create(OpCode::Dot, {w, arranged_dy(b, c, in0)}, {{"transpose_a", true}});
     dcols = b.reshape(dcols, {c.x[1] * c.w[2] * c.w[3], c.y[0], c.y[2] * c.y[3]});
     Attrs attrs = window(op, c);
     attrs.set("output_size", Ints{c.x[2], c.x[3]});
-    return b.create(OpCode::Fold, {b.transpose(dcols, {1, 0, 2})}, attrs);
+    Value* dx = b.create(OpCode::Fold, {b.transpose(dcols, {1, 0, 2})}, attrs);
+    return half ? b.cast(dx, t) : dx;
   }
 
   static Attrs window(const Op& op, const Conv& c) {

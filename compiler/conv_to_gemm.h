@@ -23,8 +23,20 @@
 // share one unfold kernel, keeping the columns alive in the arena in between;
 // the two gradients of one dy share its arrangement.
 //
-// Only f32 and f64 ops with no empty operand or result are rewritten (the
-// dtypes of the gemm instruction); the others keep their reference kernels.
+// Float ops (f32, f64, bf16, f16) with no empty operand or result are
+// rewritten; the others keep their reference kernels. The reference kernels
+// of bf16 and f16 convolutions convert the operands to f32, run the f32 path
+// and round each result element once (runtime/kernels/dot_conv.cc,
+// conv_grad.cc); the rewrite keeps that one rounding:
+//  - conv2d and conv2d_weight_grad: the unfold and the arrangements stay in
+//    the half dtype (copies: exact) and the dot is a half dot, whose gemm
+//    accumulates in f32 and rounds each element once (runtime/onednn_gemm.h,
+//    or the f32 fallback of runtime/half_gemm.h).
+//  - conv2d_input_grad: fold sums the dot's results again, so a half dot
+//    would round twice; instead dy and w are cast to f32, the dot and the fold
+//    run in f32, and fold's result is cast to the half dtype once (the casts
+//    are loop ops: they fuse into the kernels around them).
+// Only the order of the sums differs from the interpreter's, as for f32.
 // The rewritten values have the original's types, locations and scopes.
 #pragma once
 

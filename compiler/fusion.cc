@@ -317,7 +317,8 @@ bool is_loop_op(const Op& op) {
       // The root of its kernel (kir::Kernel::scatter), checking every index
       // as the reference kernel does: where its output and its updates have
       // elements (no updates: no indices). Not on bf16 or f16, whose reference
-      // kernel sums in float and rounds once, where the kernel adds in place.
+      // kernel sums in float and rounds once, where the kernel adds in place
+      // (lowering rewrites those as f32 ones, compiler/half_accumulation.h).
       const int64_t updates = num_elements(op.operands[2]->type.shape);
       const DType t = op.result()->type.dtype;
       return t != DType::boolean && t != DType::bf16 && t != DType::f16 && num_elements(op.result()->type.shape) > 0 &&

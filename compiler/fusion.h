@@ -25,7 +25,8 @@
 // a gather joins a consumer only where the kernel computes every element of
 // it, and the value it reads as indices is never computed inside a kernel
 // (the executor reads it to report an index out of range). scatter_add (not
-// on bool, bf16 or f16) is the root of its kernel (kir::Kernel::scatter), with the
+// on bool, bf16 or f16; lowering runs half ones as f32 ones,
+// compiler/half_accumulation.h) is the root of its kernel (kir::Kernel::scatter), with the
 // elementwise and movement producers of its operand, where its output and
 // updates have elements. Everything else (dot, convolutions, shard_slice,
 // dense constants) is its own group of one op. Pooling

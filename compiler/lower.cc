@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "compiler/conv_to_gemm.h"
+#include "compiler/half_accumulation.h"
 #include "compiler/llvm_jit.h"
 #include "ir/decompose.h"
 #include "ir/diagnostics.h"
@@ -49,6 +50,7 @@ class Lowering {
     }
     decompose_composites(f);
     convolutions_to_gemm(f);
+    half_scatter_adds_in_f32(f);
     out_.num_ops = static_cast<int>(f.ops.size());
     // Op ids as the printer numbers results (%0, %1, ... in program order).
     for (const auto& op : f.ops)

@@ -14,13 +14,15 @@
 //    (libm's scalar functions), f64 dot (the same OpenBLAS call), max_pool2d,
 //    unfold, fold (its f64 sum in the reference kernel's order,
 //    compiler/kernel_ir.h), gather, scatter_add (its adds in the reference
-//    kernel's order, kir::Kernel::scatter), random_uniform (ir/random.h's
+//    kernel's order, kir::Kernel::scatter; bf16 and f16 ones summed in f32
+//    and rounded once, compiler/half_accumulation.h), random_uniform (ir/random.h's
 //    bits); bf16 and f16 loops (computed in f32, rounded per op as the
 //    reference kernels round, compiler/llvm_half.h); pooling's sums: see
 //    add_pool_cases;
-//  - for bf16 and f16 dots (oneDNN, where the interpreter rounds an OpenBLAS
-//    f32 product): the f32 reordered-sum bound plus one rounding of the
-//    result (tests/compiler/reordered_sum.h);
+//  - for bf16 and f16 dots and convolutions (f32 sums rounded once, in
+//    oneDNN's order where the interpreter rounds an OpenBLAS f32 product):
+//    the f32 reordered-sum bound plus one rounding of the result
+//    (tests/compiler/reordered_sum.h);
 //  - for f32 dot (libxsmm or oneDNN by size, runtime/executor.cc, where the
 //    interpreter calls OpenBLAS) and for conv2d and its gradients (run as
 //    unfold + one GEMM, compiler/conv_to_gemm.h), which order each element's
@@ -210,6 +212,13 @@ void add_half_cases(std::vector<Case>& c) {
     c.push_back({n, OpCode::Conv2d, {A(t, {2, 3, 5, 5}), A(t, {4, 3, 3, 3})}, conv});
     c.push_back({n, OpCode::Conv2dInputGrad, {A(t, {2, 4, 5, 5}), A(t, {4, 3, 3, 3})}, conv, TensorType{t, {2, 3, 5, 5}}});
     c.push_back({n, OpCode::Conv2dWeightGrad, {A(t, {2, 3, 5, 5}), A(t, {2, 4, 5, 5})}, conv, TensorType{t, {4, 3, 3, 3}}});
+    // Two groups, strides, padding on one dim, dilation on the other: x [2, 4, 6, 5], w [6, 2, 3, 2], y [2, 6, 3, 3].
+    const Attrs grouped = {{"stride", Ints{2, 1}}, {"padding", Ints{1, 0}}, {"dilation", Ints{1, 2}}, {"groups", int64_t{2}}};
+    c.push_back({n + "_groups_strided", OpCode::Conv2d, {A(t, {2, 4, 6, 5}), A(t, {6, 2, 3, 2})}, grouped});
+    c.push_back({n + "_groups_strided", OpCode::Conv2dInputGrad, {A(t, {2, 6, 3, 3}), A(t, {6, 2, 3, 2})}, grouped,
+                 TensorType{t, {2, 4, 6, 5}}});
+    c.push_back({n + "_groups_strided", OpCode::Conv2dWeightGrad, {A(t, {2, 4, 6, 5}), A(t, {2, 6, 3, 3})}, grouped,
+                 TensorType{t, {6, 2, 3, 2}}});
     for (OpCode b : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Max})
       c.push_back({n + "_bcast", b, {A(t, {3, 4}, Fill::special), A(t, {4})}});
     for (OpCode u : {OpCode::Neg, OpCode::Exp, OpCode::Rsqrt, OpCode::Sigmoid})
@@ -224,6 +233,13 @@ void add_half_cases(std::vector<Case>& c) {
     c.push_back({n, OpCode::Constant, {}, {{"value", 0.1}}, TensorType{t, {2, 2}}});
     c.push_back({n, OpCode::Gather, {A(t, {6, 4}), I({2, 3}, 6)}, {{"axis", int64_t{0}}}});
     c.push_back({n, OpCode::ScatterAdd, {A(t, {6, 4}), I({5}, 6), A(t, {5, 4})}, {{"axis", int64_t{0}}}});
+    // Summed in f32 in the reference kernel's order and rounded once
+    // (compiler/half_accumulation.h): an inner axis, ~67 terms per element, NaN and inf.
+    c.push_back({n + "_axis1_repeated", OpCode::ScatterAdd, {A(t, {3, 4, 5}), I({2, 6}, 4), A(t, {3, 2, 6, 5})},
+                 {{"axis", int64_t{1}}}});
+    c.push_back({n + "_many_terms", OpCode::ScatterAdd, {A(t, {3, 8}), I({200}, 3), A(t, {200, 8})}, {{"axis", int64_t{0}}}});
+    c.push_back({n + "_special", OpCode::ScatterAdd, {A(t, {4, 3}, Fill::special), I({6}, 4), A(t, {6, 3}, Fill::special)},
+                 {{"axis", int64_t{0}}}});
     c.push_back({n, OpCode::MaxPool2d, {A(t, {2, 3, 4, 4})}, pool});
     c.push_back({n, OpCode::MaxPool2dIndices, {A(t, {2, 3, 4, 4})}, pool});
     c.push_back({n, OpCode::MaxPool2dScatter, {A(t, {2, 3, 2, 2}), I({2, 3, 2, 2}, 16)}, pool, TensorType{t, {2, 3, 4, 4}}});
@@ -483,6 +499,38 @@ TEST(CompiledHalf, DotAndConvAccumulateInF32) {
       EXPECT_EQ(rt::testing::to_doubles((*want)[0]), std::vector<double>{2.0});
       expect_compiled_matches(f, std::move(in), 0);
     }
+  }
+}
+
+// A bf16/f16 scatter_add sums in f32 and rounds once, as its reference
+// kernel does: 1 + 256 updates of 2^-8 at one index is 2, where adding in the
+// half dtype would stay at 1. Compiled as the f32 scatter_add loop kernel
+// between casts (compiler/half_accumulation.h): no reference instruction, bit
+// for bit the interpreter's.
+TEST(CompiledHalf, ScatterAddAccumulatesInF32) {
+  for (DType t : {DType::bf16, DType::f16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    Module m;
+    Function& f = m.add_function("f");
+    Value* operand = f.add_arg("operand", TensorType{t, {2, 3}}, ArgKind::input);
+    Value* indices = f.add_arg("indices", TensorType{DType::i64, {256}}, ArgKind::input);
+    Value* updates = f.add_arg("updates", TensorType{t, {256, 3}}, ArgKind::input);
+    f.results.push_back(Builder(f).create(OpCode::ScatterAdd, {operand, indices, updates}, {{"axis", int64_t{0}}}));
+    LowerOptions o;
+    o.compile_kernels = false;
+    auto l = lower_function(f, o);
+    ASSERT_TRUE(l.ok()) << l.error().message;
+    for (const rt::Instruction& ins : l->executable->instructions)
+      EXPECT_NE(ins.kind, rt::InstrKind::reference) << ins.origin;
+    std::vector<rt::Tensor> in = {rt::testing::make_tensor(t, {2, 3}, std::vector<double>(6, 1.0)),
+                                  rt::testing::make_tensor(DType::i64, {256}, std::vector<double>(256, 1.0)),
+                                  rt::testing::make_tensor(t, {256, 3}, std::vector<double>(768, 1.0 / 256))};
+    auto interp = rt::Interpreter::create(f);
+    ASSERT_TRUE(interp.ok()) << interp.error().message;
+    auto want = interp->run(in);
+    ASSERT_TRUE(want.ok()) << want.error().message;
+    EXPECT_EQ(rt::testing::to_doubles((*want)[0]), (std::vector<double>{1, 1, 1, 2, 2, 2}));
+    expect_compiled_matches(f, std::move(in), 0);
   }
 }
 

@@ -1,13 +1,17 @@
 // Convolutions lowered as unfold + one GEMM over the batch
 // (compiler/conv_to_gemm.h) against the reference interpreter, on random
 // geometries (stride, padding, dilation, groups, 1x1 and non-square kernels,
-// batch 1): conv2d and its gradients within the reordered-sum bound of
-// tests/compiler/reordered_sum.h, unfold and fold bit for bit. And the shape of
+// batch 1), in f32, f64, bf16 and f16: conv2d and its gradients within the
+// reordered-sum bound of tests/compiler/reordered_sum.h (for bf16 and f16 the
+// f32 bound and one rounding), unfold and fold bit for bit. And the shape of
 // the lowering: no reference instruction, one gemm per convolution, the
 // columns of x shared by conv2d and its weight gradient, the output transpose
-// fused into the consumer's kernel, dy arranged by a plain transpose.
+// fused into the consumer's kernel, dy arranged by a plain transpose; a half
+// conv2d and weight gradient as half dots, a half input gradient in f32 cast
+// back once.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "compiler/conv_to_gemm.h"
@@ -119,7 +123,7 @@ class ConvGemm : public ::testing::TestWithParam<Geometry> {};
 TEST_P(ConvGemm, ConvolutionsMatchTheInterpreter) {
   const Geometry& g = GetParam();
   std::mt19937_64 rng(7);
-  for (DType t : {DType::f32, DType::f64}) {
+  for (DType t : {DType::f32, DType::f64, DType::bf16, DType::f16}) {
     SCOPED_TRACE(std::string(dtype_name(t)));
     const TensorType x{t, g.x()}, w{t, g.weight()}, y{t, g.y()};
     rt::Tensor xs = random_tensor(t, x.shape, rng), ws = random_tensor(t, w.shape, rng),
@@ -137,7 +141,7 @@ TEST_P(ConvGemm, UnfoldAndFoldMatchTheInterpreterBitForBit) {
   const Shape cols = {g.n, g.c * g.kh * g.kw, y[2] * y[3]};
   Attrs fold = g.window_attrs();
   fold.set("output_size", Ints{g.h, g.w});
-  for (DType t : {DType::f32, DType::f64}) {
+  for (DType t : {DType::f32, DType::f64, DType::bf16, DType::f16}) {
     SCOPED_TRACE(std::string(dtype_name(t)));
     expect_matches_interpreter(*one_op(OpCode::Unfold, {{t, g.x()}}, g.window_attrs()), {random_tensor(t, g.x(), rng)});
     expect_matches_interpreter(*one_op(OpCode::Fold, {{t, cols}}, fold), {random_tensor(t, cols, rng)});
@@ -146,28 +150,28 @@ TEST_P(ConvGemm, UnfoldAndFoldMatchTheInterpreterBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Geometries, ConvGemm, ::testing::ValuesIn(geometries()));
 
-// A conv layer's forward and backward: conv2d, bias, relu, and both gradients
-// of a given dy.
-std::unique_ptr<Function> layer() {
+// A conv layer's forward and backward in dtype t: conv2d, bias, relu, and
+// both gradients of a given dy.
+std::unique_ptr<Function> layer(DType t = DType::f32) {
   auto owned = std::make_unique<Function>("layer");
   Function& f = *owned;
   const Geometry g{4, 3, 6, 6, 8, 3, 3, 1, {1, 1}, {1, 1}, {1, 1}};
-  Value* x = f.add_arg("x", {DType::f32, g.x()}, ArgKind::input);
-  Value* w = f.add_arg("w", {DType::f32, g.weight()}, ArgKind::param);
-  Value* bias = f.add_arg("b", {DType::f32, {g.o}}, ArgKind::param);
-  Value* dy = f.add_arg("dy", {DType::f32, g.y()}, ArgKind::input);
+  Value* x = f.add_arg("x", {t, g.x()}, ArgKind::input);
+  Value* w = f.add_arg("w", {t, g.weight()}, ArgKind::param);
+  Value* bias = f.add_arg("b", {t, {g.o}}, ArgKind::param);
+  Value* dy = f.add_arg("dy", {t, g.y()}, ArgKind::input);
   Builder b(f);
   Value* y = b.create(OpCode::Conv2d, {x, w}, g.conv_attrs());
-  Value* act = b.max(b.add(y, b.broadcast(bias, g.y(), {1})), b.broadcast_to(b.scalar(0, DType::f32), g.y()));
+  Value* act = b.max(b.add(y, b.broadcast(bias, g.y(), {1})), b.broadcast_to(b.scalar(0, t), g.y()));
   Value* dx = b.create(OpCode::Conv2dInputGrad, {dy, w}, g.conv_attrs(), x->type);
   Value* dw = b.create(OpCode::Conv2dWeightGrad, {x, dy}, g.conv_attrs(), w->type);
   f.results = {act, dx, dw};
   return owned;
 }
 
-// The layer lowered without native code.
-Expected<LoweredFunction> lower_layer() {
-  std::unique_ptr<Function> f = layer();
+// The layer in dtype t lowered without native code.
+Expected<LoweredFunction> lower_layer(DType t = DType::f32) {
+  std::unique_ptr<Function> f = layer(t);
   LowerOptions o;
   o.compile_kernels = false;
   return lower_function(*f, o);
@@ -243,14 +247,67 @@ TEST(ConvGemmLowering, LayerMatchesTheInterpreter) {
   }
 }
 
-// Half-precision convolutions keep their reference kernels (the gemm
-// instruction and loop kernels are f32/f64 only).
-TEST(ConvGemmLowering, HalfPrecisionIsNotRewritten) {
+// A half layer lowers as the f32 one, but for the input gradient's casts:
+// three gemms, one unfold, no reference instruction. Kernels: x's columns;
+// conv2d's output transposed inside the bias + relu kernel; dy arranged for
+// the weight gradient; dy cast to f32 and arranged for the input gradient; w
+// cast to f32; the fold with its cast back to the half dtype.
+TEST(ConvGemmLowering, HalfLayerHasNoReferenceKernel) {
+  for (DType t : {DType::bf16, DType::f16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    auto lowered = lower_layer(t);
+    ASSERT_TRUE(lowered.ok()) << lowered.error().message;
+    std::map<rt::InstrKind, int> kinds;
+    int unfold = 0;
+    for (const rt::Instruction& ins : lowered->executable->instructions) {
+      ++kinds[ins.kind];
+      unfold += ins.origin.find("unfold") != std::string::npos;
+    }
+    EXPECT_EQ(kinds, (std::map<rt::InstrKind, int>{{rt::InstrKind::kernel, 6}, {rt::InstrKind::gemm, 3}}))
+        << print_lowered(*lowered);
+    EXPECT_EQ(unfold, 1) << "conv2d and conv2d_weight_grad of one x share its columns";
+  }
+}
+
+// The dtype of each dot and fold the rewrite makes of the op `code` in dtype t.
+std::vector<DType> contraction_dtypes(OpCode code, DType t) {
+  const Geometry g{2, 4, 5, 5, 6, 3, 3, 2, {2, 1}, {1, 1}, {1, 1}};
+  const TensorType x{t, g.x()}, w{t, g.weight()}, y{t, g.y()};
+  std::unique_ptr<Function> f = code == OpCode::Conv2d          ? one_op(code, {x, w}, g.conv_attrs())
+                                : code == OpCode::Conv2dInputGrad ? one_op(code, {y, w}, g.conv_attrs(), x)
+                                                                  : one_op(code, {x, y}, g.conv_attrs(), w);
+  EXPECT_TRUE(convolutions_to_gemm(*f));
+  std::vector<DType> dtypes;
+  for (const auto& op : f->ops)
+    if (op->code == OpCode::Dot || op->code == OpCode::Fold) dtypes.push_back(op->result()->type.dtype);
+  EXPECT_EQ(f->results[0]->type, f->ops.back()->result()->type);
+  return dtypes;
+}
+
+// Half conv2d and weight gradient: one half dot (f32 accumulation, one
+// rounding). Half input gradient: its dot and fold in f32, then one cast to
+// the half dtype (a half dot would round before fold sums again).
+TEST(ConvGemmLowering, HalfPrecisionRoundsOnce) {
+  for (DType t : {DType::bf16, DType::f16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    EXPECT_EQ(contraction_dtypes(OpCode::Conv2d, t), std::vector<DType>{t});
+    EXPECT_EQ(contraction_dtypes(OpCode::Conv2dWeightGrad, t), std::vector<DType>{t});
+    EXPECT_EQ(contraction_dtypes(OpCode::Conv2dInputGrad, t), (std::vector<DType>{DType::f32, DType::f32}));
+  }
+}
+
+TEST(ConvGemmLowering, HalfInputGradientIsCastBackOnce) {
   const Geometry g{1, 2, 4, 4, 2, 3, 3, 1, {1, 1}, {1, 1}, {1, 1}};
-  auto f = one_op(OpCode::Conv2d, {{DType::bf16, g.x()}, {DType::bf16, g.weight()}}, g.conv_attrs());
-  EXPECT_FALSE(convolutions_to_gemm(*f));
-  ASSERT_EQ(f->ops.size(), 1u);
-  EXPECT_EQ(f->ops[0]->code, OpCode::Conv2d);
+  auto f = one_op(OpCode::Conv2dInputGrad, {{DType::bf16, g.y()}, {DType::bf16, g.weight()}}, g.conv_attrs(),
+                  TensorType{DType::bf16, g.x()});
+  ASSERT_TRUE(convolutions_to_gemm(*f));
+  int casts = 0;
+  for (const auto& op : f->ops) casts += op->code == OpCode::Cast;
+  EXPECT_EQ(casts, 3) << print_function(*f);  // dy and w to f32, dx back to bf16
+  const Op& last = *f->ops.back();
+  EXPECT_EQ(last.code, OpCode::Cast);
+  EXPECT_EQ(last.operands[0]->producer->code, OpCode::Fold);
+  EXPECT_EQ(f->results[0], last.result());
 }
 
 }  // namespace

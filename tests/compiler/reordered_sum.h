@@ -16,10 +16,14 @@
 // below the margin this leaves: S enters the bound multiplied by 2*gamma_K).
 // fold's f64 sums of at most KH*KW GEMM results fit the same bound with K
 // counting every product term of an input-gradient element.
-// bf16 and f16 dots accumulate in f32 on both sides (runtime/onednn_gemm.h,
-// runtime/kernels/dot_conv.cc) and round once: the f32 bound, plus the two
-// roundings to nearest, each within half the dtype's epsilon of the result's
-// magnitude, so at most epsilon * max(|want|, |got|) together.
+// bf16 and f16 dots and convolutions accumulate in f32 on both sides and
+// round once: the interpreter's reference kernels run the f32 path on f32
+// copies (runtime/kernels/dot_conv.cc, conv_grad.cc), the compiled gemms
+// accumulate in f32 (runtime/onednn_gemm.h, runtime/half_gemm.h) and a half
+// input gradient runs its dot and fold in f32 (compiler/conv_to_gemm.h). So:
+// the f32 bound, plus the two roundings to nearest, each within half the
+// dtype's epsilon of the result's magnitude, so at most
+// epsilon * max(|want|, |got|) together.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -105,7 +109,7 @@ inline void expect_within_reordered_bound(const rt::Interpreter& interp, const O
   auto s = interp.run(magnitudes(inputs));
   ASSERT_TRUE(s.ok()) << s.error().message;
   const DType t = want.dtype();
-  if (op.code == OpCode::Dot && (t == DType::bf16 || t == DType::f16)) {
+  if (t == DType::bf16 || t == DType::f16) {
     expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(DType::f32, reordered_terms(op)), epsilon(t));
     return;
   }
