@@ -118,9 +118,13 @@ Expected<StepFunction> Program::function(const std::string& name, int64_t batch)
     return make_error(path_ + ": error: the artifact has no sharded @loss_grad, which gradient statistics need; an artifact "
                       "for a mesh holds it when the model file sets \"grad_stats_every\" in \"train\": compile the "
                       "model with it set (mlc compile MODEL.json" + mesh + "), or run the model file");
+  const std::string fix = is_update_function(name)
+                              ? "; compile the model with train.grad_accumulation_steps set to this run's (mlc "
+                                "compile writes gradient accumulation's functions for the model file's setting)"
+                              : "; compile the model for this data: mlc compile MODEL.json" + mesh +
+                                    " --data DATA.safetensors";
   return make_error(path_ + ": error: the artifact has no " + what + " for batches of " + std::to_string(batch) +
-                    (have.empty() ? " (it has no " + what + " at all)" : " (it has batches of " + have + ")") +
-                    "; compile the model for this data: mlc compile MODEL.json" + mesh + " --data DATA.safetensors");
+                    (have.empty() ? " (it has no " + what + " at all)" : " (it has batches of " + have + ")") + fix);
 }
 
 Expected<std::optional<int64_t>> Program::num_classes() const {

@@ -302,6 +302,24 @@ TEST(GradAccumulation, FieldFlagAndErrors) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(testing::read_metrics(dir + "/m.jsonl").losses.size(), 3u);
   EXPECT_NE(slurp(dir + "/m.jsonl").find("\"grad_accumulation_steps\":2"), std::string::npos);
+
+  // An artifact of a model file with K = 2 holds the schedule's functions and
+  // trains as the model file does; another K needs another compilation.
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(slurp("examples/digits_mlp.json"));
+  j["train"]["grad_accumulation_steps"] = 2;
+  j["data"]["file"] = fs::absolute("examples/data/digits.safetensors").string();
+  std::ofstream(dir + "/k2.json") << j.dump(1);
+  r = testing::run_mlc("compile " + dir + "/k2.json -o " + dir + "/k2.mlcx");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = testing::run_mlc("run " + dir + "/k2.mlcx --steps 3 --metrics " + dir + "/artifact.jsonl");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(testing::read_metrics(dir + "/artifact.jsonl").losses, testing::read_metrics(dir + "/m.jsonl").losses);
+  r = testing::run_mlc("run " + dir + "/k2.mlcx --steps 1 --grad-accum 4");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("k2.mlcx: error: the artifact has no @apply_update for batches of 8 (it has batches of 16); "
+                       "compile the model with train.grad_accumulation_steps set to this run's"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace
