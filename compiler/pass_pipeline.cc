@@ -66,7 +66,8 @@ Status run_pass_pipeline(Module& module, const PassPipelineOptions& options, con
       pass = std::make_unique<AutocastPass>(options.mixed_precision);
     } else if (*it == "optimizer") {
       if (!options.optimizer) continue;
-      pass = std::make_unique<OptimizerPass>(*options.optimizer, options.mixed_precision.loss_scale);
+      pass = std::make_unique<OptimizerPass>(*options.optimizer, options.mixed_precision.loss_scale,
+                                             options.update_functions);
     } else if (*it == "sharding") {
       if (options.parallel.mesh.empty()) continue;
       module.set_mesh(options.parallel.mesh);

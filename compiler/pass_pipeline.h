@@ -5,7 +5,8 @@
 //   autocast      with a mixed-precision policy only: casts in @loss and @eval
 //                 (passes/autocast.h)
 //   autodiff      @loss -> + @loss_grad
-//   optimizer     @loss_grad -> + @train_step, @optimizer_init (needs an optimizer)
+//   optimizer     @loss_grad -> + @train_step, @optimizer_init (needs an optimizer),
+//                 and with update_functions + @accumulate_grads, @apply_update
 //   decompose     composites -> primitives
 //   canonicalize  simplify, fold constants, CSE, DCE to a fixed point
 //   sharding      with a mesh only: @train_step, @eval, @loss_grad -> SPMD
@@ -45,6 +46,9 @@ struct PassTiming {
 
 struct PassPipelineOptions {
   std::optional<OptimizerConfig> optimizer;  // without it, the optimizer pass is skipped
+  // The optimizer pass also builds @accumulate_grads and @apply_update
+  // (passes/optimizer.h build_update_functions: gradient accumulation).
+  bool update_functions = false;
   MixedPrecisionConfig mixed_precision;      // off (the default): the autocast pass is skipped
   // The sharding pass's plan: without a mesh the pass is skipped; with one,
   // the module gets it.

@@ -7,6 +7,8 @@
 
 namespace mlc {
 
+bool is_update_function(const std::string& name) { return name == "accumulate_grads" || name == "apply_update"; }
+
 namespace {
 // A mesh whose data axes split the batch computes BatchNorm statistics over
 // the global batch (the sharding pass all_reduces the batch sums): what
@@ -28,7 +30,7 @@ Status check_batch_norm_sync(const ModelConfig& config, const Mesh& mesh) {
 // which the sharding stage partitions, and with a mixed-precision policy, which
 // the autocast stage rewrites.
 bool after_pipeline(const std::string& name, bool sharded, bool autocast) {
-  return name == "train_step" || name == "optimizer_init" || name == "loss_grad" ||
+  return name == "train_step" || name == "optimizer_init" || name == "loss_grad" || is_update_function(name) ||
          ((sharded || autocast) && name == "eval");
 }
 }  // namespace
@@ -61,7 +63,14 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
   const MixedPrecisionConfig& mp = config().train.mixed_precision;
   const bool pipeline =
       after_pipeline(name, !parallel_.mesh.empty(), mp.param != DType::f32 || mp.compute != DType::f32);
-  auto& slot = modules_[{pipeline, batch}];
+  // The update functions come from a module of their own (the pipeline's
+  // other functions are the same in both); its other functions are taken
+  // from it once it exists, so that one pipeline run serves a schedule.
+  const bool update = pipeline && is_update_function(name);
+  if (pipeline && !update && modules_.count({true, batch, true})) {
+    if (const Function* f = modules_.at({true, batch, true})->find(name)) return f;
+  }
+  auto& slot = modules_[{pipeline, batch, update}];
   if (!slot) {
     MLC_TRY(Module m, model_->build(batch));
     if (pipeline) {
@@ -73,6 +82,7 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
       options.mixed_precision = config().train.mixed_precision;
       options.parallel = parallel_;
       options.ledger = &ledgers_[batch];
+      options.update_functions = update;
       MLC_CHECK_OK(run_pass_pipeline(m, options));
     } else {
       inline_calls(m);  // @eval and @loss as built call custom ops; nothing runs a call
@@ -108,9 +118,13 @@ Expected<StepFunction> Program::function(const std::string& name, int64_t batch)
     return make_error(path_ + ": error: the artifact has no sharded @loss_grad, which gradient statistics need; an artifact "
                       "for a mesh holds it when the model file sets \"grad_stats_every\" in \"train\": compile the "
                       "model with it set (mlc compile MODEL.json" + mesh + "), or run the model file");
+  const std::string fix = is_update_function(name)
+                              ? "; compile the model with train.grad_accumulation_steps set to this run's (mlc "
+                                "compile writes gradient accumulation's functions for the model file's setting)"
+                              : "; compile the model for this data: mlc compile MODEL.json" + mesh +
+                                    " --data DATA.safetensors";
   return make_error(path_ + ": error: the artifact has no " + what + " for batches of " + std::to_string(batch) +
-                    (have.empty() ? " (it has no " + what + " at all)" : " (it has batches of " + have + ")") +
-                    "; compile the model for this data: mlc compile MODEL.json" + mesh + " --data DATA.safetensors");
+                    (have.empty() ? " (it has no " + what + " at all)" : " (it has batches of " + have + ")") + fix);
 }
 
 Expected<std::optional<int64_t>> Program::num_classes() const {

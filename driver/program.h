@@ -3,8 +3,9 @@
 // `mlc compile` (executables compiled ahead of time, no compiler involved).
 //
 // Functions: "train_step", "optimizer_init" and "loss_grad" (after the whole
-// pipeline), "eval" and "loss" (as the frontend builds them), each for a
-// batch size. An artifact holds the batch sizes it was compiled for; asking it
+// pipeline), "accumulate_grads" and "apply_update" (the same, with the
+// optimizer pass's update functions: gradient accumulation, passes/optimizer.h),
+// "eval" and "loss" (as the frontend builds them), each for a batch size. An artifact holds the batch sizes it was compiled for; asking it
 // for another is an Error that says which it has and how to compile more.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "frontends/model_file.h"
 #include "ir/parallel_plan.h"
@@ -20,6 +22,10 @@
 #include "driver/step_function.h"
 
 namespace mlc {
+
+// "accumulate_grads" or "apply_update": functions of the pipeline built with
+// its update functions (PassPipelineOptions::update_functions).
+bool is_update_function(const std::string& name);
 
 class Program {
  public:
@@ -54,8 +60,8 @@ class Program {
   std::shared_ptr<const rt::Artifact> artifact_;
   bool sharded_ = false;  // artifacts: which of its functions
   std::string path_;
-  // Built modules by (pipeline?, batch).
-  mutable std::map<std::pair<bool, int64_t>, std::shared_ptr<Module>> modules_;
+  // Built modules by (pipeline?, batch, with the update functions?).
+  mutable std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<Module>> modules_;
 };
 
 }  // namespace mlc

@@ -24,6 +24,8 @@
 #include "driver/non_finite.h"
 #include "driver/progress.h"
 #include "driver/sharded_checkpoint.h"
+#include "driver/step_runner.h"
+#include "driver/step_schedule.h"
 #include "driver/metrics_file.h"
 #include "driver/train_metrics.h"
 
@@ -33,35 +35,36 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The functions of one batch size, with what they run on: the batch buffer
-// the loop refills every step, and each function's arguments, bound once
-// (bind_arguments). loss_grad is made only when asked for (--dump-grads,
-// gradient statistics); the arguments it would update (BatchNorm's running
-// statistics, num_batches_tracked) are bound to copies of them, refreshed
-// before every run, so that a diagnostic changes nothing of the run.
+// The functions of one batch size, with what they run on: the step's
+// schedule (driver/step_schedule.h), run by a StepRunner whose micro-batch
+// buffers the loop refills every step. loss_grad is made only when asked for
+// (--dump-grads, gradient statistics): it runs on the whole batch, `inputs`
+// (micro-batch 0's buffers when the step has one micro-batch, else a buffer
+// of its own), with the arguments it would update (BatchNorm's running
+// statistics, num_batches_tracked) bound to copies of them, refreshed before
+// every run, so that a diagnostic changes nothing of the run.
 struct BatchFunctions {
   int64_t batch = 0;  // global
-  std::optional<StepFunction> train_step, loss_grad;
-  std::vector<rt::Tensor> inputs;  // config.inputs order
-  std::vector<rt::Tensor*> step_args, grad_args;
+  std::optional<StepRunner> step;
+  std::optional<StepFunction> loss_grad;
+  std::vector<rt::Tensor> whole_batch;  // the inputs when the step has micro-batches
+  std::vector<rt::Tensor>* inputs = nullptr;  // config.inputs order
+  std::vector<rt::Tensor*> grad_args;
   std::vector<std::pair<rt::Tensor*, rt::Tensor>> grad_updates;  // (the argument, loss_grad's copy of it)
 };
 
-Expected<BatchFunctions> compile(const Rank& rank, int64_t batch, bool with_grad, bool profile) {
+Expected<BatchFunctions> compile(const Rank& rank, int64_t batch, int64_t grad_accumulation_steps, bool with_grad,
+                                 bool profile) {
   BatchFunctions p;
   p.batch = batch;
-  MLC_TRY(StepFunction step, rank.function("train_step", batch));
-  if (profile) step.enable_profiling();
-  p.train_step.emplace(std::move(step));
+  MLC_TRY(StepSchedule schedule, build_step_schedule(rank, batch, grad_accumulation_steps));
+  MLC_TRY(StepRunner step, StepRunner::create(std::move(schedule), rank, profile));
+  p.step.emplace(std::move(step));
   if (with_grad) {
     MLC_TRY(StepFunction grad, rank.function("loss_grad", batch));
     p.loss_grad.emplace(std::move(grad));
   }
   return p;
-}
-
-double scalar_value(const rt::Tensor& t) {
-  return t.dtype() == DType::f64 ? t.data<double>()[0] : t.data<float>()[0];
 }
 
 // Arguments of a compiled function, found by kind and name.
@@ -99,13 +102,16 @@ class ArgumentBinder {
   std::vector<rt::NamedTensor>& state_;
 };
 
-// Binds `p`'s functions to `p.inputs`, the step counter and the run's
+// Binds `p`'s functions to its inputs, the step counter and the run's
 // tensors. `p` must not move afterwards (the map of tail batches keeps its
 // entries in place).
-Status bind_arguments(BatchFunctions& p, const ArgumentBinder& binder, rt::Tensor* step) {
-  MLC_TRY(p.step_args, binder.bind(p.train_step->signature(), p.inputs, step));
+Status bind_arguments(BatchFunctions& p, const ModelConfig& config, const ArgumentBinder& binder,
+                      std::vector<rt::NamedTensor>& params, std::vector<rt::NamedTensor>& state, rt::Tensor* step) {
+  MLC_CHECK_OK(p.step->bind(config, params, state, step));
+  p.whole_batch.resize(config.inputs.size());
+  p.inputs = p.step->micro_batches() == 1 ? &p.step->inputs(0) : &p.whole_batch;
   if (!p.loss_grad) return {};
-  MLC_TRY(p.grad_args, binder.bind(p.loss_grad->signature(), p.inputs, step));
+  MLC_TRY(p.grad_args, binder.bind(p.loss_grad->signature(), *p.inputs, step));
   const Signature& g = p.loss_grad->signature();
   for (const Signature::Result& r : g.results)
     if (r.updates >= 0) p.grad_updates.emplace_back(p.grad_args[r.updates], rt::Tensor(*p.grad_args[r.updates]));
@@ -182,6 +188,30 @@ Status check_data_ranks(const ModelConfig& config, int64_t n, int64_t data_ranks
   return {};
 }
 
+Status check_grad_accumulation(const ModelConfig& config, int64_t n, int64_t k, bool from_flag,
+                               const std::string& mesh, const std::string& data_path) {
+  const int64_t batch = config.train.batch_size;
+  const std::string what = from_flag ? "--grad-accum " + std::to_string(k)
+                                     : "train.grad_accumulation_steps " + std::to_string(k);
+  if (k < 1) return make_error(config.path + ": error: " + what + ": must be >= 1");
+  if (batch % k)
+    return make_error(config.path + ": error: " + what + " must divide train.batch_size " + std::to_string(batch) +
+                      " (each step takes " + std::to_string(k) + " micro-batches of equal size)");
+  if (k == 1) return {};
+  if (!mesh.empty())
+    return make_error(config.path + ": error: " + what + " with --mesh " + mesh +
+                      ": gradient accumulation is not supported on a mesh yet; train on one device, or set it to 1");
+  if (config.train.mixed_precision.loss_scale.enabled)
+    return make_error(config.path + ": error: " + what + " with dynamic loss scaling (train.mixed_precision with "
+                      "f16) is not supported; set it to 1");
+  if (!config.train.drop_last && n % batch % k)
+    return make_error(data_path + ": error: the training split has " + std::to_string(n) +
+                      " examples: the last partial batch of every epoch (" + std::to_string(n % batch) +
+                      " examples) does not split into the " + std::to_string(k) + " micro-batches of " + what +
+                      "; set \"drop_last\": true in \"train\", or use a training split whose last batch does");
+  return {};
+}
+
 namespace {
 // prepare_training without the out-of-memory guard; `stage` says what it is doing.
 Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions& o, int64_t data_ranks,
@@ -204,6 +234,9 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   MLC_TRY(s.eval_split, rt::Split::load(data, config.data.eval, config.inputs, "eval"));
   const int64_t n = s.train_split.num_examples(), batch = s.batch = tc.batch_size;
   MLC_CHECK_OK(check_data_ranks(config, n, data_ranks, mesh, data_path));
+  s.grad_accumulation_steps = o.grad_accumulation_steps.value_or(tc.grad_accumulation_steps);
+  MLC_CHECK_OK(check_grad_accumulation(config, n, s.grad_accumulation_steps, o.grad_accumulation_steps.has_value(),
+                                       mesh, data_path));
   s.steps_per_epoch = tc.drop_last ? n / batch : (n + batch - 1) / batch;
   if (s.steps_per_epoch == 0)
     return make_error(config.path + ": error: the training split has " + std::to_string(n) +
@@ -219,7 +252,8 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   // Parameters and optimizer state (optimizer_init is never sharded).
   stage = "compiling the train step";
   MLC_TRY(StepFunction init, functions.get("optimizer_init", batch));
-  MLC_TRY(Signature step, functions.signature("train_step", batch));
+  const int64_t k = s.grad_accumulation_steps;
+  MLC_TRY(Signature step, functions.signature(optimizer_state_function(k), batch / k));
   stage = "creating the parameters and optimizer state";
   MLC_CHECK_OK(init.run({}));
   std::vector<const rt::Tensor*> init_state;
@@ -315,8 +349,8 @@ int64_t bytes_of(const std::vector<rt::NamedTensor>& tensors) {
 // Every rank's RankMemory, gathered (a collective on a mesh: every rank calls it).
 Expected<std::vector<RankMemory>> memory_of_ranks(const Rank& rank, const std::vector<rt::NamedTensor>& params,
                                                   const std::vector<rt::NamedTensor>& state,
-                                                  const StepFunction& train_step) {
-  const RankMemory mine{bytes_of(params), bytes_of(state), train_step.arena_bytes()};
+                                                  const StepRunner& step) {
+  const RankMemory mine{bytes_of(params), bytes_of(state), step.arena_bytes()};
   if (!rank.world) return std::vector<RankMemory>{mine};
   std::vector<RankMemory> all(static_cast<size_t>(rank.world->size()));
   MLC_CHECK_OK(rank.world->all().all_gather(&mine, all.data(), sizeof mine, "mlc run: memory report"));
@@ -336,9 +370,15 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   const bool leader = rank.leader(), with_grad = !o.dump_grads_path.empty() || grad_stats_every > 0;
 
   stage = "compiling the train step";
-  MLC_TRY(BatchFunctions program, compile(rank, batch, with_grad, o.profile && leader));
+  const int64_t k = setup.grad_accumulation_steps;
+  MLC_TRY(BatchFunctions program, compile(rank, batch, k, with_grad, o.profile && leader));
   std::map<int64_t, BatchFunctions> tail_programs;  // last partial batch when !drop_last
-  const Signature& step_fn = program.train_step->signature();
+  // Where the parameters and state are placed: the arguments of the function updating them.
+  const Signature* state_fn = nullptr;
+  for (const StepRunner::Compiled& f : program.step->functions())
+    if (f.name == optimizer_state_function(k)) state_fn = &f.fn.signature();
+  if (!state_fn) return make_error("mlc internal error: the step schedule has no @" + optimizer_state_function(k));
+  const Signature& step_fn = *state_fn;
   LocalTensors params(setup.params, step_fn, rank), state(setup.state, step_fn, rank);
   if (!o.checkpoint_dir.empty()) {
     // Every rank writes into it (its shard, on a mesh).
@@ -427,12 +467,13 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   // the tensors the step function updates in place. Per-step metrics
   // records and the progress bar's redraws are text and allocate.
   rt::Tensor step_tensor(DType::i64, {});
-  program.inputs.resize(config.inputs.size());
-  MLC_CHECK_OK(bind_arguments(program, binder, &step_tensor));
+  MLC_CHECK_OK(bind_arguments(program, config, binder, params.tensors, state.tensors, &step_tensor));
   step_ms.reserve(static_cast<size_t>(std::max<int64_t>(total_steps - start, 0)));
-  // Step s's batch in its functions' buffer and its counter set: the
-  // functions of that batch's size (a last partial batch has its own).
-  auto prepare_step = [&](int64_t s) -> Expected<BatchFunctions*> {
+  // Step s's batch in its functions' buffers (micro-batch j: rows
+  // [j*b/K, (j+1)*b/K) of the batch of b examples) and its counter set: the
+  // functions of that batch's size (a last partial batch has its own). With
+  // `whole`, the whole batch in `inputs` too (for @loss_grad and @loss).
+  auto prepare_step = [&](int64_t s, bool whole) -> Expected<BatchFunctions*> {
     const int64_t epoch = s / steps_per_epoch, i = s % steps_per_epoch;
     if (epoch != order_epoch) {
       mine = rt::distributed_indices(rt::epoch_order(n, tc.shuffle, setup.seed, epoch), rank.data_ranks,
@@ -443,14 +484,17 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     BatchFunctions* prog = &program;
     if (const int64_t global = (end - begin) * rank.data_ranks; global != batch) {
       if (!tail_programs.count(global)) {
-        MLC_TRY(BatchFunctions tail, compile(rank, global, with_grad, o.profile && leader));
+        MLC_TRY(BatchFunctions tail, compile(rank, global, k, with_grad, o.profile && leader));
         BatchFunctions& placed = tail_programs.emplace(global, std::move(tail)).first->second;
-        placed.inputs.resize(config.inputs.size());
-        MLC_CHECK_OK(bind_arguments(placed, binder, &step_tensor));
+        MLC_CHECK_OK(bind_arguments(placed, config, binder, params.tensors, state.tensors, &step_tensor));
       }
       prog = &tail_programs.at(global);
     }
-    setup.train_split.gather_into(std::span<const int64_t>(mine).subspan(begin, end - begin), prog->inputs);
+    const std::span<const int64_t> rows = std::span<const int64_t>(mine).subspan(begin, end - begin);
+    const int64_t micro = (end - begin) / k;
+    for (int64_t j = 0; j < k; ++j)
+      setup.train_split.gather_into(rows.subspan(j * micro, micro), prog->step->inputs(j));
+    if (whole && k > 1) setup.train_split.gather_into(rows, *prog->inputs);
     step_tensor.data<int64_t>()[0] = s + 1;
     return prog;
   };
@@ -463,21 +507,21 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
         std::memcpy((*local)[k].tensor.bytes(), (*global)[k].tensor.bytes(),
                     static_cast<size_t>((*global)[k].tensor.num_bytes()));
     for (int64_t r = start; r < s; ++r) {
-      MLC_TRY(BatchFunctions * p, prepare_step(r));
-      MLC_CHECK_OK(p->train_step->run(p->step_args));
+      MLC_TRY(BatchFunctions * p, prepare_step(r, false));
+      MLC_CHECK_OK(p->step->run());
     }
     return {};
   };
   for (int64_t s = start; s < total_steps; ++s) {
     const int64_t epoch = s / steps_per_epoch, i = s % steps_per_epoch;
-    MLC_TRY(BatchFunctions * prog, prepare_step(s));
-
     // This step's gradients before its update: for --dump-grads, and the
     // statistics every grad_stats_every steps (every rank runs @loss_grad; a
     // sharded one's gradients are whole on each, driver/grad_stats.h, so rank
     // 0 writes the whole gradients on a mesh too).
     const bool dump = s == start && !o.dump_grads_path.empty();
-    if (dump || (grad_stats_every > 0 && s % grad_stats_every == 0)) {
+    const bool diagnose = dump || (grad_stats_every > 0 && s % grad_stats_every == 0);
+    MLC_TRY(BatchFunctions * prog, prepare_step(s, diagnose));
+    if (diagnose) {
       MLC_TRY(auto named, gradients(*prog));
       if (dump && leader)
         MLC_CHECK_OK(rt::write_safetensors(o.dump_grads_path, named, {{"note", "gradients of step " + std::to_string(s)}}));
@@ -486,12 +530,13 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     }
 
     auto t0 = Clock::now();
-    // Results other than the loss replace {param} and {state} arguments, as
-    // the function declares (`{updates = %name}`): run writes them into args.
-    MLC_CHECK_OK(prog->train_step->run(prog->step_args));
+    // The schedule's calls: results other than losses replace {param},
+    // {state} and the schedule's arguments, as the functions declare
+    // (`{updates = %name}`): run writes them into the bound buffers.
+    MLC_CHECK_OK(prog->step->run());
     step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
 
-    double loss = scalar_value(prog->train_step->result(0));
+    double loss = prog->step->loss();
     summary.final_loss = loss;
     ++summary.steps_run;
     if (metrics) write_metric({{"step", s}, {"epoch", epoch}, {"loss", loss}});
@@ -506,10 +551,10 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       if (!rank.world) {
         if (auto f = rank.functions->program().ir("loss", prog->batch)) forward = *f;
         MLC_CHECK_OK(replay_to(s));
-        MLC_TRY(prog, prepare_step(s));
+        MLC_TRY(prog, prepare_step(s, true));
       }
       return make_error(rank.functions->program().path() + ": error: " +
-                        explain_non_finite_loss(config, forward, s, epoch, loss, prog->inputs, &step_tensor,
+                        explain_non_finite_loss(config, forward, s, epoch, loss, *prog->inputs, &step_tensor,
                                                 params.tensors));
     }
     progress.step(s + 1, loss);
@@ -530,16 +575,19 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     for (const rt::NamedTensor& p : whole) named.emplace_back(p.name, &p.tensor);
     if (leader) MLC_CHECK_OK(rt::write_safetensors(o.save_path, named, {{"model", config.name}}));
   }
-  MLC_TRY(summary.memory, memory_of_ranks(rank, params.tensors, state.tensors, *program.train_step));
+  MLC_TRY(summary.memory, memory_of_ranks(rank, params.tensors, state.tensors, *program.step));
   if (!step_ms.empty()) {
     std::sort(step_ms.begin(), step_ms.end());
     summary.median_step_ms = step_ms[step_ms.size() / 2];
     summary.mean_step_ms = std::accumulate(step_ms.begin(), step_ms.end(), 0.0) / static_cast<double>(step_ms.size());
   }
   if (o.profile && leader) {
-    if (auto p = function_profile(*program.train_step, batch)) summary.profiles.push_back(std::move(*p));
-    for (const auto& [size, tail] : tail_programs)
-      if (auto p = function_profile(*tail.train_step, size)) summary.profiles.push_back(std::move(*p));
+    auto profile_step = [&](const BatchFunctions& p) {
+      for (const StepRunner::Compiled& f : p.step->functions())
+        if (auto profile = function_profile(f.fn, f.batch)) summary.profiles.push_back(std::move(*profile));
+    };
+    profile_step(program);
+    for (const auto& [size, tail] : tail_programs) profile_step(tail);
     for (FunctionProfile& p : evaluator.profiles()) summary.profiles.push_back(std::move(p));
   }
   return summary;

@@ -1,6 +1,8 @@
-// Training: runs a program's @train_step (driver/program.h: compiled from the
-// model file, frontend -> autodiff -> optimizer -> decompose -> canonicalize ->
-// lowering, or loaded from an artifact) over the data, with evaluation after
+// Training: runs a program's step schedule (driver/step_schedule.h: its
+// @train_step, or with gradient accumulation @loss_grad per micro-batch and
+// @apply_update; driver/program.h: compiled from the model file, frontend ->
+// autodiff -> optimizer -> decompose -> canonicalize -> lowering, or loaded
+// from an artifact) over the data, with evaluation after
 // every epoch, metrics as JSON lines, checkpoints and resume.
 //
 // On a device mesh (TrainOptions::parallel, driver/mesh_train.h) every rank
@@ -54,6 +56,9 @@ struct TrainOptions {
   // by @loss_grad before the step's update (after backward, before clipping;
   // driver/grad_stats.h). Both go to the metrics file (driver/train_metrics.h).
   std::optional<int64_t> eval_every, grad_stats_every;
+  // Overrides train.grad_accumulation_steps (`--grad-accum K`): each step
+  // accumulates the gradients of K micro-batches (driver/step_schedule.h).
+  std::optional<int64_t> grad_accumulation_steps;
   bool progress_bar = false;    // a live bar on stderr (else one line per epoch)
   Backend backend = Backend::compiled;  // of the train step and evaluation
   bool profile = false;  // time every instruction of the compiled train step and eval (driver/profile.h)
@@ -70,8 +75,9 @@ struct TrainOptions {
 };
 
 // What one rank held while training, measured: the bytes of its parameters
-// and optimizer state (its local parts on a mesh) and of the arena its
-// compiled train step allocated (0 on the interp backend). `mlc plan`
+// and optimizer state (its local parts on a mesh) and of the arenas its
+// compiled train step allocated (the step schedule's functions': @train_step
+// alone without gradient accumulation; 0 on the interp backend). `mlc plan`
 // predicts the same figures (per device with --mesh).
 struct RankMemory {
   int64_t parameters = 0, optimizer_state = 0, train_step_arena = 0;
@@ -114,6 +120,7 @@ struct TrainSetup {
   uint64_t seed = 0;
   rt::Split train_split, eval_split;
   int64_t batch = 0;  // global
+  int64_t grad_accumulation_steps = 1;  // micro-batches per step (the option's, else the model file's)
   int64_t steps_per_epoch = 0, total_steps = 0, epochs = 0, start = 0, eval_batch = 0;
   std::vector<rt::NamedTensor> params;  // model-config order, global shapes
   std::vector<rt::NamedTensor> state;   // @train_step's state arguments in order, global shapes
@@ -125,6 +132,14 @@ struct TrainSetup {
 // file and `mesh`.
 Status check_data_ranks(const ModelConfig& config, int64_t n, int64_t data_ranks, const std::string& mesh,
                         const std::string& data_path);
+
+// Gradient accumulation's demands (prepare_training checks them): `k` >= 1
+// divides train.batch_size and, unless train.drop_last, the last partial
+// batch of the `n` examples; k > 1 needs one device (`mesh` empty) and no
+// dynamic loss scaling. Errors name the model or data file and the setting
+// (--grad-accum K when `from_flag`, else train.grad_accumulation_steps).
+Status check_grad_accumulation(const ModelConfig& config, int64_t n, int64_t k, bool from_flag,
+                               const std::string& mesh, const std::string& data_path);
 
 // Reads the data and creates the initial state. `data_ranks` > 1 (a mesh's,
 // named `mesh` in errors) must divide train.batch_size, and the training set

@@ -22,6 +22,8 @@ nlohmann::ordered_json run_record(const TrainSetup& s, const TrainOptions& o, co
       {"lr", config.train.optimizer.lr},
       {"eval_every", eval_every},
       {"grad_stats_every", grad_stats_every}};
+  // Only when set, so that the records of runs without it stay as they were.
+  if (s.grad_accumulation_steps != 1) run["grad_accumulation_steps"] = s.grad_accumulation_steps;
   return {{"run", run}};
 }
 

@@ -322,7 +322,7 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   MLC_TRY(Fields f, Fields::of(doc, node, "'train'"));
   MLC_CHECK_OK(f.allow({"batch_size", "epochs", "steps", "shuffle", "drop_last", "seed",
                         "eval_batch_size", "optimizer", "schedule", "clip_grad_norm", "eval_every",
-                        "grad_stats_every", "mixed_precision"}));
+                        "grad_stats_every", "grad_accumulation_steps", "mixed_precision"}));
   TrainConfig t;
   MLC_TRY(t.batch_size, f.positive("batch_size"));
   if (f.has("epochs") && f.has("steps"))
@@ -345,6 +345,12 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   MLC_TRY(t.optimizer.clip_grad_norm, non_negative(f, "clip_grad_norm", 0));
   MLC_TRY(t.eval_every, f.positive("eval_every", 0));
   MLC_TRY(t.grad_stats_every, f.positive("grad_stats_every", 0));
+  MLC_TRY(t.grad_accumulation_steps, f.positive("grad_accumulation_steps", 1));
+  if (t.batch_size % t.grad_accumulation_steps)
+    return doc.error(*f.get("grad_accumulation_steps"),
+                     "'grad_accumulation_steps': must divide batch_size " + std::to_string(t.batch_size) +
+                         " (each step takes " + std::to_string(t.grad_accumulation_steps) +
+                         " micro-batches of equal size), got " + std::to_string(t.grad_accumulation_steps));
   if (auto mp = f.get("mixed_precision")) {  // mixed precision
     MLC_TRY(t.mixed_precision, parse_mixed_precision(doc, *mp));
   }

@@ -131,6 +131,9 @@ struct TrainConfig {
   // Observability (driver/train.h, docs/metrics.md); 0: off.
   int64_t eval_every = 0;        // evaluate every N optimizer steps
   int64_t grad_stats_every = 0;  // per-parameter gradient statistics every N steps
+  // Each step accumulates the gradients of K micro-batches of batch_size / K
+  // (driver/step_schedule.h); 1: one call of @train_step.
+  int64_t grad_accumulation_steps = 1;
   MixedPrecisionConfig mixed_precision;  // off by default
 };
 

@@ -207,6 +207,29 @@ double initial_state(const OptimizerConfig& c) {
   return c.type == "adagrad" ? c.initial_accumulator_value : 0.0;
 }
 
+// The optimizer's update of every slot at train step `step` (`opt_step`: the
+// updates taken, see Scalars), emitted at the end of `b`'s function: the
+// learning rate, clipping, then each slot's param and new_state set to their
+// updated values. The one emitter of the update formulas, for @train_step and
+// @apply_update alike.
+void emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>& slots, Value* step, Value* opt_step) {
+  const std::string& t = config.type;
+  Scalars k(b, step, opt_step);
+  Value* lr = learning_rate(k, config);
+  Value* neg_lr = k.to_f32(b.unary(OpCode::Neg, lr));
+  if (config.clip_grad_norm > 0) clip_gradients(k, slots, config.clip_grad_norm);
+  for (Slot& slot : slots) {
+    // The update's ops are the optimizer's, for this parameter (what `mlc
+    // plan`'s collective ledger names them by).
+    b.set_scope("optimizer." + slot.param->name);
+    if (t == "sgd") update_sgd(k, config, slot, neg_lr);
+    else if (t == "adam" || t == "adamw") update_adam(k, config, slot, lr, t == "adamw");
+    else if (t == "rmsprop") update_rmsprop(k, config, slot, neg_lr);
+    else update_adagrad(k, config, slot, lr);
+  }
+  b.set_scope("");
+}
+
 }  // namespace
 
 Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config, const LossScaleConfig& loss_scale) {
@@ -267,20 +290,7 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
     opt_step = b.sub(step, scaling->skipped);
     b.set_scope("");
   }
-  Scalars k(b, step, opt_step);
-  Value* lr = learning_rate(k, config);
-  Value* neg_lr = k.to_f32(b.unary(OpCode::Neg, lr));
-  if (config.clip_grad_norm > 0) clip_gradients(k, slots, config.clip_grad_norm);
-  for (Slot& slot : slots) {
-    // The update's ops are the optimizer's, for this parameter (what `mlc
-    // plan`'s collective ledger names them by).
-    b.set_scope("optimizer." + slot.param->name);
-    if (t == "sgd") update_sgd(k, config, slot, neg_lr);
-    else if (t == "adam" || t == "adamw") update_adam(k, config, slot, lr, t == "adamw");
-    else if (t == "rmsprop") update_rmsprop(k, config, slot, neg_lr);
-    else update_adagrad(k, config, slot, lr);
-  }
-  b.set_scope("");
+  emit_update(b, config, slots, step, opt_step);
   if (scaling) {
     // A step whose gradients overflowed changes nothing but the scaler.
     b.set_scope("grad_scaler");
@@ -323,10 +333,67 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   return module.find("train_step");
 }
 
+Status build_update_functions(Module& module, const OptimizerConfig& config, const LossScaleConfig& loss_scale) {
+  if (loss_scale.enabled)
+    return make_error("error: optimizer: gradient accumulation with dynamic loss scaling (train.mixed_precision "
+                      "with f16) is not supported: set train.grad_accumulation_steps to 1");
+  const Function* grad_fn = module.find("loss_grad");
+  if (!grad_fn) return make_error("error: optimizer: the module has no @loss_grad (run autodiff first)");
+  if (module.find("apply_update") || module.find("accumulate_grads"))
+    return make_error("error: optimizer: @apply_update or @accumulate_grads already exists");
+  std::vector<const Value*> params;
+  for (size_t i = 0; i < grad_fn->args.size(); ++i)
+    if (grad_fn->arg_kinds[i] == ArgKind::param) params.push_back(grad_fn->args[i]);
+
+  // @accumulate_grads: acc' = acc + g * grad_scale, in place.
+  Function& acc = module.add_function("accumulate_grads");
+  std::vector<Value*> sums, micro;
+  for (const Value* p : params) sums.push_back(acc.add_arg(p->name + ".grad", p->type, ArgKind::state));
+  for (const Value* p : params) micro.push_back(acc.add_arg(p->name + ".micro_grad", p->type, ArgKind::input));
+  // No gradient's name ends so (they end in ".grad").
+  Value* scale = acc.add_arg("grad_scale", TensorType{DType::f32, {}}, ArgKind::input);
+  Builder ab(acc);
+  for (size_t i = 0; i < params.size(); ++i) {
+    Value* s = sums[i]->type.dtype == DType::f32 ? scale : ab.cast(scale, sums[i]->type.dtype);
+    acc.results.push_back(ab.add(sums[i], ab.mul(micro[i], s)));
+    acc.result_updates.push_back(static_cast<int>(i));
+  }
+
+  // @apply_update: @train_step's update, of gradients given as arguments.
+  Function& f = module.add_function("apply_update");
+  std::vector<Slot> slots;
+  for (const Value* p : params) {
+    Value* arg = f.add_arg(p->name, p->type, ArgKind::param);
+    slots.push_back({arg, nullptr, arg, {}, {}});
+  }
+  for (size_t i = 0; i < params.size(); ++i) slots[i].grad = f.add_arg(params[i]->name + ".grad", params[i]->type, ArgKind::input);
+  const std::vector<std::string> names = state_names(config);
+  for (Slot& slot : slots)
+    for (const std::string& n : names)
+      slot.state.push_back(f.add_arg(slot.param->name + "." + n, slot.param->type, ArgKind::state));
+  Value* step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
+  Builder b(f);
+  emit_update(b, config, slots, step, step);
+  // Results: the params, then their state, each updating its argument.
+  int arg = 0;
+  for (Slot& slot : slots) {
+    f.results.push_back(slot.param);
+    f.result_updates.push_back(arg++);
+  }
+  arg += static_cast<int>(slots.size());  // the gradients
+  for (Slot& slot : slots)
+    for (Value* v : slot.new_state) {
+      f.results.push_back(v);
+      f.result_updates.push_back(arg++);
+    }
+  return {};
+}
+
 Expected<bool> OptimizerPass::run(Module& module) {
   if (module.find("train_step")) return false;
   MLC_TRY(Function * f, build_train_step(module, config_, loss_scale_));
   (void)f;
+  if (update_functions_) MLC_CHECK_OK(build_update_functions(module, config_, loss_scale_));
   return true;
 }
 

@@ -15,6 +15,16 @@
 // for op (scalars computed in f64 and rounded to f32 where torch passes a Python
 // float), with the learning-rate schedule and global-norm gradient clipping
 // computed in the IR from `step`.
+//
+// For gradient accumulation (driver/step_schedule.h) build_update_functions
+// adds the step split in two, from the same update emitter:
+//   @accumulate_grads(<param>.grad {state}..., <param>.micro_grad...,
+//                     %grad_scale: f32[]) -> (<param>.grad'...)
+//       each sum plus a micro-batch's gradient times grad_scale, in place;
+//   @apply_update(<param> {param}..., <param>.grad..., <state> {state}...,
+//                 %step: i64[] {step}) -> (<param'>..., <state'>...)
+//       @train_step's update (schedule, clipping, formulas) of the gradients
+//       given as arguments.
 #pragma once
 
 #include "ir/model_config.h"
@@ -27,16 +37,22 @@ namespace mlc {
 Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config,
                                      const LossScaleConfig& loss_scale = {});
 
+// Needs @loss_grad; dynamic loss scaling is refused (an Error naming
+// train.grad_accumulation_steps).
+Status build_update_functions(Module& module, const OptimizerConfig& config, const LossScaleConfig& loss_scale = {});
+
 class OptimizerPass : public Pass {
  public:
-  explicit OptimizerPass(OptimizerConfig config, LossScaleConfig loss_scale = {})
-      : config_(std::move(config)), loss_scale_(loss_scale) {}
+  // `update_functions`: also build_update_functions.
+  explicit OptimizerPass(OptimizerConfig config, LossScaleConfig loss_scale = {}, bool update_functions = false)
+      : config_(std::move(config)), loss_scale_(loss_scale), update_functions_(update_functions) {}
   std::string_view name() const override { return "optimizer"; }
   Expected<bool> run(Module& module) override;
 
  private:
   OptimizerConfig config_;
   LossScaleConfig loss_scale_;
+  bool update_functions_ = false;
 };
 
 }  // namespace mlc

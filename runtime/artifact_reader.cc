@@ -289,6 +289,9 @@ Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir
     if (t.json().is_object() && t.json().contains(key)) {
       MLC_TRY(*out, t.integer(key, 0, kMaxElements));
     }
+  if (t.json().is_object() && t.json().contains("grad_accumulation_steps")) {
+    MLC_TRY(tc.grad_accumulation_steps, t.integer("grad_accumulation_steps", 1, tc.batch_size));
+  }
   MLC_TRY(Field o, t.get("optimizer"));
   OptimizerConfig& oc = tc.optimizer;
   MLC_TRY(oc.type, o.string("type"));

@@ -89,6 +89,11 @@ Json model_json(const Artifact& a, const std::string& artifact_dir) {
                                   {"total_steps", s.total_steps}, {"min_lr", s.min_lr}, {"step_size", s.step_size},
                                   {"gamma", s.gamma}}}};
   const TrainConfig& t = c.train;
+  Json train = {{"batch_size", t.batch_size}, {"epochs", t.epochs}, {"steps", t.steps}, {"shuffle", t.shuffle},
+                {"drop_last", t.drop_last}, {"seed", t.seed}, {"eval_batch_size", t.eval_batch_size},
+                {"optimizer", optimizer}, {"eval_every", t.eval_every}, {"grad_stats_every", t.grad_stats_every}};
+  // Written only when set, so that artifacts without it stay byte-identical.
+  if (t.grad_accumulation_steps != 1) train["grad_accumulation_steps"] = t.grad_accumulation_steps;
   return {{"name", c.name},
           {"inputs", inputs},
           {"params", params},
@@ -97,10 +102,7 @@ Json model_json(const Artifact& a, const std::string& artifact_dir) {
           {"classifier", c.classifier},
           {"num_classes", a.num_classes ? Json(*a.num_classes) : Json(nullptr)},
           {"data", {{"file", data_file}, {"train", slices_json(c.data.train)}, {"eval", slices_json(c.data.eval)}}},
-          {"train", {{"batch_size", t.batch_size}, {"epochs", t.epochs}, {"steps", t.steps}, {"shuffle", t.shuffle},
-                     {"drop_last", t.drop_last}, {"seed", t.seed}, {"eval_batch_size", t.eval_batch_size},
-                     {"optimizer", optimizer}, {"eval_every", t.eval_every},
-                     {"grad_stats_every", t.grad_stats_every}}}};
+          {"train", train}};
 }
 
 // Appends bytes to the blobs, 64-byte aligned; returns [offset, size].

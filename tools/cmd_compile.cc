@@ -19,6 +19,9 @@
 // the unsharded eval for batches of 1 when the eval split does not divide by
 // the data ranks. loss_grad only when the model file sets
 // train.grad_stats_every (gradient statistics, and --dump-grads on a mesh).
+// With train.grad_accumulation_steps K > 1 (one device), also loss_grad,
+// accumulate_grads and apply_update for each train batch / K.
+#include <algorithm>
 #include <cstdio>
 
 #include "compiler/lower.h"
@@ -116,10 +119,17 @@ int cmd_compile(const std::vector<std::string>& argv) {
     return {};
   };
   std::vector<std::tuple<std::string, int64_t, bool>> functions;  // name, batch, sharded
-  for (int64_t b : train_batches)
+  const int64_t k = tc.grad_accumulation_steps;
+  for (int64_t b : train_batches) {
     for (const char* name : {"train_step", "optimizer_init", "loss_grad"})
       if (mesh.empty() || std::string_view(name) != "loss_grad" || tc.grad_stats_every > 0)
         functions.emplace_back(name, b, true);
+    // Gradient accumulation's schedule (driver/step_schedule.h), one device only.
+    if (k > 1 && mesh.empty() && b % k == 0)
+      for (const char* name : {"loss_grad", "accumulate_grads", "apply_update"})
+        if (std::find(functions.begin(), functions.end(), std::tuple{std::string(name), b / k, true}) == functions.end())
+          functions.emplace_back(name, b / k, true);
+  }
   for (int64_t b : {eval.full, eval.tail})
     if (b) functions.emplace_back("eval", b, true);
   if (eval.remainder) functions.emplace_back("eval", 1, false);

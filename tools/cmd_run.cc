@@ -7,7 +7,8 @@
 // {...}}, per completed epoch {"epoch", "train": {...}}, per gradient
 // statistics {"epoch", "step", "grads": [...]} and the run's facts {"run":
 // {...}} first (driver/train_metrics.h, docs/metrics.md). --eval-every N and
-// --grad-stats-every N override train.eval_every and train.grad_stats_every.
+// --grad-stats-every N override train.eval_every and train.grad_stats_every;
+// --grad-accum K overrides train.grad_accumulation_steps.
 // --eval prints the mean loss (and accuracy) over the eval split and appends
 // {"eval": {"loss": L, "accuracy": A}} to the metrics file.
 //
@@ -207,6 +208,7 @@ int cmd_run(const std::vector<std::string>& argv) {
       {"start-step", 0, [&](int64_t v) { o.start_step = v; }},
       {"eval-every", 0, [&](int64_t v) { o.eval_every = v; }},
       {"grad-stats-every", 0, [&](int64_t v) { o.grad_stats_every = v; }},
+      {"grad-accum", 1, [&](int64_t v) { o.grad_accumulation_steps = v; }},
       {"keep-checkpoints", 1, [&](int64_t v) { o.keep_checkpoints = static_cast<int>(std::min<int64_t>(v, 1 << 20)); }},
       // Capped at 2^24 s (194 days) so that deadlines fit the clock.
       {"comm-timeout", 1, [&](int64_t v) { o.comm.timeout = std::chrono::seconds(std::min<int64_t>(v, 1 << 24)); }},

@@ -57,6 +57,11 @@ const std::vector<CommandDoc>& docs() {
         {"grad-stats-every", "N",
          "every N steps (steps 0, N, 2N, ...) record each parameter's gradient mean |g|, max |g| and L2 norm, "
          "after backward and before clipping and the update; 0: off. Default: train.grad_stats_every"},
+        {"grad-accum", "K",
+         "gradient accumulation: each optimizer step runs forward and backward on K micro-batches of "
+         "batch_size/K examples (K must divide it), averages their gradients and updates once, as PyTorch's "
+         "(loss / K).backward() per micro-batch; the step's loss is the micro-batches' mean. One device only. "
+         "Default: train.grad_accumulation_steps, else 1"},
         {"save", "F.safetensors", "write the trained parameters at the end, with their state_dict names"},
         {"checkpoint-dir", "DIR",
          "where checkpoints go: parameters, optimizer state and the position in the run, written atomically"},

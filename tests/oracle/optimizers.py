@@ -112,8 +112,10 @@ def model_file(name, cfg):
         ("train", train)])
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def recorder_setup(doc):
+    """Parses --oracle (the folder with st.py) and --out, for a recorder whose
+    docstring is `doc`; returns (args, the st module), one torch thread, --out made."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--oracle", required=True, help="folder with st.py")
     p.add_argument("--out", required=True)
     a = p.parse_args()
@@ -121,6 +123,11 @@ def main():
     import st  # noqa: E402
     torch.set_num_threads(1)
     os.makedirs(a.out, exist_ok=True)
+    return a, st
+
+
+def main():
+    a, st = recorder_setup(__doc__)
     g = torch.Generator().manual_seed(7)
     x = torch.randn(N, 8, generator=g)
     y = torch.randint(0, 4, (N,), generator=g)

@@ -8,7 +8,7 @@
 //  - --resume with nothing to resume from is an error naming the directory;
 //  - the console's epoch line is the epoch's mean loss, the metrics file's;
 //  - steps of the loop allocate nothing (as the executor's runs do,
-//    tests/compiler/executor_test.cc).
+//    tests/compiler/executor_test.cc), with gradient accumulation too.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -147,12 +147,15 @@ TEST(TrainLoop, EpochLineIsTheEpochsMeanLoss) {
 }
 
 // Ten steps in the middle of an epoch (no evaluation, checkpoint or metrics
-// file) allocate nothing: the batch buffer, the step counter and the bound
-// arguments are made once, the state is updated in place.
-TEST(TrainLoop, StepsAllocateNothing) {
+// file) allocate nothing: the batch buffers, the step counter and the bound
+// arguments are made once, the state is updated in place; with gradient
+// accumulation (K = 2, driver/step_schedule.h) too: the micro-batch buffers
+// and gradient sums are made once.
+void expect_steps_allocate_nothing(std::optional<int64_t> grad_accumulation_steps) {
   ModelFile model = load("examples/digits_mlp.json");
   TrainOptions o;
   o.steps = 20;
+  o.grad_accumulation_steps = grad_accumulation_steps;
   int64_t counted = -1, tensors_at_4 = 0, tensors = -1;
   o.on_step = [&](int64_t step, double) {
     if (step == 4) {
@@ -171,6 +174,10 @@ TEST(TrainLoop, StepsAllocateNothing) {
   EXPECT_EQ(counted, 0) << "operator new calls";
   EXPECT_EQ(tensors, 0) << "tensor buffers";
 }
+
+TEST(TrainLoop, StepsAllocateNothing) { expect_steps_allocate_nothing(std::nullopt); }
+
+TEST(TrainLoop, StepsWithGradientAccumulationAllocateNothing) { expect_steps_allocate_nothing(2); }
 
 }  // namespace
 }  // namespace mlc

@@ -1,8 +1,9 @@
 // Training against the PyTorch oracle (tests/data/oracle, recorded by the
 // shared oracle scripts, and tests/data/optimizers, recorded by
-// tests/oracle/optimizers.py): per-step losses, first-step gradients and final
-// parameters, the CNN's per-epoch restarts, every optimizer and schedule, and
-// bit-identical resume from checkpoints.
+// tests/oracle/optimizers.py; tests/data/grad_accumulation, recorded by
+// tests/oracle/grad_accumulation.py): per-step losses, first-step gradients
+// and final parameters, the CNN's per-epoch restarts, every optimizer and
+// schedule, gradient accumulation, and bit-identical resume from checkpoints.
 //
 // Tolerances: valid f32 PyTorch runs that differ only in GEMM kernel or thread
 // count agree to <= 9e-7 relative on these losses and <= 6e-6 on parameters
@@ -270,6 +271,28 @@ INSTANTIATE_TEST_SUITE_P(All, Optimizers,
                          ::testing::Values("sgd_momentum_dampening", "sgd_nesterov_step", "sgd_plain_warmup",
                                            "adam_clip", "adamw_2d_cosine", "rmsprop_centered_momentum",
                                            "rmsprop_plain", "adagrad"));
+
+// Gradient accumulation against PyTorch's `(loss / K).backward()` over K
+// micro-batches then one step (tests/oracle/grad_accumulation.py, from the
+// optimizers' data and initial weights): the same tolerances as above.
+class GradAccumulation : public ::testing::TestWithParam<std::pair<std::string, int64_t>> {};
+
+TEST_P(GradAccumulation, MatchesPyTorch) {
+  const auto& [name, k] = GetParam();
+  const std::string stem = "tests/data/grad_accumulation/" + name + ".k" + std::to_string(k);
+  const std::string dir = temp_dir(name + "_k" + std::to_string(k));
+  ModelFile model = load_model("tests/data/optimizers/" + name + ".json");
+  TrainOptions o;
+  o.init_path = "tests/data/optimizers/init.safetensors";
+  o.grad_accumulation_steps = k;
+  expect_training_matches(model, o, dir, stem + ".losses.json", stem + ".final.safetensors", 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Recorded, GradAccumulation,
+                         ::testing::Values(std::pair<std::string, int64_t>{"sgd_momentum_dampening", 2},
+                                           std::pair<std::string, int64_t>{"adamw_2d_cosine", 2},
+                                           std::pair<std::string, int64_t>{"adamw_2d_cosine", 4}),
+                         [](const auto& info) { return info.param.first + "_k" + std::to_string(info.param.second); });
 
 std::string bytes_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

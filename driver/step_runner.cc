@@ -1,0 +1,120 @@
+#include "driver/step_runner.h"
+
+#include <cstring>
+
+namespace mlc {
+
+namespace {
+double scalar_value(const rt::Tensor& t) {
+  return t.dtype() == DType::f64 ? t.data<double>()[0] : t.data<float>()[0];
+}
+}  // namespace
+
+Expected<StepRunner> StepRunner::create(StepSchedule schedule, const Rank& rank, bool profile) {
+  StepRunner r;
+  for (const StepSchedule::Call& c : schedule.calls) {
+    size_t f = 0;
+    while (f < r.functions_.size() && (r.functions_[f].name != c.function || r.functions_[f].batch != c.batch)) ++f;
+    if (f == r.functions_.size()) {
+      MLC_TRY(StepFunction fn, rank.function(c.function, c.batch));
+      if (profile) fn.enable_profiling();
+      r.functions_.push_back({c.function, c.batch, std::move(fn)});
+    }
+    r.calls_.push_back({f, {}, {}});
+  }
+  r.inputs_.resize(static_cast<size_t>(schedule.micro_batches));
+  r.buffers_.resize(schedule.buffers.size());
+  r.schedule_ = std::move(schedule);
+  return r;
+}
+
+Status StepRunner::bind(const ModelConfig& config, std::vector<rt::NamedTensor>& params,
+                        std::vector<rt::NamedTensor>& state, rt::Tensor* step) {
+  for (std::vector<rt::Tensor>& in : inputs_) in.resize(config.inputs.size());
+  for (size_t c = 0; c < calls_.size(); ++c) {
+    const StepSchedule::Call& call = schedule_.calls[c];
+    Bound& bound = calls_[c];
+    const Signature& sig = functions_[bound.function].fn.signature();
+    auto fail = [&](const std::string& why) {
+      return make_error("mlc internal error: step schedule call " + std::to_string(c) + ", @" + sig.name + ": " + why);
+    };
+    bound.args.assign(sig.args.size(), nullptr);
+    for (size_t i = 0; i < sig.args.size(); ++i) {
+      const Signature::Arg& a = sig.args[i];
+      rt::Tensor*& t = bound.args[i];
+      for (const StepSchedule::FromResult& from : call.from_results) {
+        if (from.arg != a.name) continue;
+        if (from.call >= c) return fail("argument '" + a.name + "' reads a later call's result");
+        for (size_t between = from.call + 1; between < c; ++between)
+          if (calls_[between].function == calls_[from.call].function)
+            return fail("argument '" + a.name + "' reads a result that call " + std::to_string(between) +
+                        " overwrites");
+        const Signature& producer = functions_[calls_[from.call].function].fn.signature();
+        if (from.result >= producer.results.size() || producer.results[from.result].type != a.type)
+          return fail("argument '" + a.name + "' is not of the type of result " + std::to_string(from.result) +
+                      " of @" + producer.name);
+        bound.from_results.push_back({i, from.call, from.result});
+        t = step;  // a placeholder until run() sets it
+      }
+      if (t) continue;
+      for (size_t b = 0; b < schedule_.buffers.size() && !t; ++b) {
+        const StepSchedule::Buffer& buffer = schedule_.buffers[b];
+        if (buffer.name != a.name) continue;
+        if (!buffers_[b]) {
+          buffers_[b].emplace(a.type);
+          rt::Tensor& made = *buffers_[b];
+          std::memset(made.bytes(), 0, static_cast<size_t>(made.num_bytes()));
+          if (buffer.value != 0) {
+            if (a.type.dtype != DType::f32 || a.type.rank() != 0) return fail("buffer '" + a.name + "' is not an f32 scalar");
+            made.data<float>()[0] = static_cast<float>(buffer.value);
+          }
+          if (buffer.each_step) zeroed_.push_back(&made);
+        }
+        if (buffers_[b]->type() != a.type) return fail("buffer '" + a.name + "' is bound to arguments of two types");
+        t = &*buffers_[b];
+      }
+      if (!t && a.kind == ArgKind::step) t = step;
+      if (!t && a.kind == ArgKind::input)
+        for (size_t j = 0; j < config.inputs.size(); ++j)
+          if (config.inputs[j].name == a.name) t = &inputs_[static_cast<size_t>(call.micro_batch)][j];
+      if (!t && a.kind != ArgKind::input)
+        for (auto* list : {&params, &state})
+          for (rt::NamedTensor& p : *list)
+            if (p.name == a.name) t = &p.tensor;
+      if (!t) return fail("no value for argument '" + a.name + "'");
+    }
+  }
+  return {};
+}
+
+Status StepRunner::run() {
+  for (rt::Tensor* t : zeroed_) std::memset(t->bytes(), 0, static_cast<size_t>(t->num_bytes()));
+  size_t losses = 0;
+  for (size_t c = 0; c < calls_.size(); ++c) {
+    Bound& bound = calls_[c];
+    for (const Bound::Refresh& r : bound.from_results)
+      bound.args[r.arg] = const_cast<rt::Tensor*>(&functions_[calls_[r.call].function].fn.result(r.result));
+    StepFunction& fn = functions_[bound.function].fn;
+    MLC_CHECK_OK(fn.run(bound.args));
+    if (const std::optional<size_t> k = schedule_.calls[c].loss) {
+      const double v = scalar_value(fn.result(*k));
+      loss_ = losses++ ? loss_ + v : v;
+    }
+  }
+  if (losses > 1) loss_ /= static_cast<double>(losses);
+  return {};
+}
+
+const rt::Tensor* StepRunner::buffer(const std::string& name) const {
+  for (size_t b = 0; b < schedule_.buffers.size(); ++b)
+    if (schedule_.buffers[b].name == name && buffers_[b]) return &*buffers_[b];
+  return nullptr;
+}
+
+int64_t StepRunner::arena_bytes() const {
+  int64_t bytes = 0;
+  for (const Compiled& f : functions_) bytes += f.fn.arena_bytes();
+  return bytes;
+}
+
+}  // namespace mlc

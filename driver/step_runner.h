@@ -1,0 +1,78 @@
+// A StepSchedule (driver/step_schedule.h) made runnable on one rank: its
+// functions compiled, its buffers made and every call's arguments bound once,
+// so that a step allocates nothing and copies no parameter.
+//
+// Contracts:
+//  - Calls of the same (function, batch) share one StepFunction (one arena):
+//    they run one after another. bind() checks that no call reads a result
+//    its function has overwritten by running again.
+//  - After bind() the runner must not move (its arguments point into itself
+//    and into the rank's tensors given to bind, which must not move either).
+//  - run(): the loop fills inputs(j) for every micro-batch and sets the step
+//    counter first; run zeroes the per-step buffers and makes the calls in
+//    order. loss() is then the mean of the calls' losses (for one call, its
+//    value exactly).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/model_config.h"
+#include "runtime/parameters.h"
+#include "driver/rank.h"
+#include "driver/step_function.h"
+#include "driver/step_schedule.h"
+
+namespace mlc {
+
+class StepRunner {
+ public:
+  // The schedule's functions for `rank` (profiling them when `profile`).
+  static Expected<StepRunner> create(StepSchedule schedule, const Rank& rank, bool profile);
+
+  // Binds every call's arguments (the precedence of driver/step_schedule.h):
+  // `params` and `state` by name, `step` the counter; the inputs are the
+  // runner's own micro-batch buffers, in `config.inputs` order.
+  Status bind(const ModelConfig& config, std::vector<rt::NamedTensor>& params, std::vector<rt::NamedTensor>& state,
+              rt::Tensor* step);
+
+  int64_t micro_batches() const { return schedule_.micro_batches; }
+  // Micro-batch j's input buffers, config.inputs order (the loop gathers into them).
+  std::vector<rt::Tensor>& inputs(size_t j) { return inputs_[j]; }
+  Status run();
+  double loss() const { return loss_; }
+
+  // The schedule's buffer named `name` (after run(): a gradient sum holds
+  // the step's accumulated gradient); null when it has none.
+  const rt::Tensor* buffer(const std::string& name) const;
+  const StepSchedule& schedule() const { return schedule_; }
+  // The distinct functions, in the order of their first call, with their batch.
+  struct Compiled {
+    std::string name;
+    int64_t batch = 0;
+    StepFunction fn;
+  };
+  const std::vector<Compiled>& functions() const { return functions_; }
+  // The bytes of the arenas of its functions.
+  int64_t arena_bytes() const;
+
+ private:
+  struct Bound {
+    size_t function = 0;  // into functions_
+    std::vector<rt::Tensor*> args;
+    struct Refresh {
+      size_t arg, call, result;
+    };
+    std::vector<Refresh> from_results;  // args set from an earlier call's result before each run
+  };
+  StepSchedule schedule_;
+  std::vector<Compiled> functions_;
+  std::vector<Bound> calls_;
+  std::vector<std::vector<rt::Tensor>> inputs_;  // per micro-batch
+  std::vector<std::optional<rt::Tensor>> buffers_;  // schedule_.buffers, made at bind
+  std::vector<rt::Tensor*> zeroed_;                  // the per-step ones
+  double loss_ = 0;
+};
+
+}  // namespace mlc

@@ -1,0 +1,85 @@
+// What one rank runs for one optimizer step: an ordered list of calls of a
+// Program's functions (driver/program.h), each binding its arguments from the
+// named buffers the rank holds. The training loop (driver/train.cc) runs
+// whatever schedule build_step_schedule gives it, through a StepRunner
+// (driver/step_runner.h); it has no second loop.
+//
+// Schedules built today, for a step of B examples:
+//  - K = 1: [@train_step(B)] — the loss, gradients and update in one call.
+//  - K > 1 (gradient accumulation, train.grad_accumulation_steps or
+//    --grad-accum): K times [@loss_grad(B/K) on micro-batch j,
+//    @accumulate_grads], then [@apply_update]. Micro-batch j is rows
+//    [j*B/K, (j+1)*B/K) of the step's batch (the sampler's order is that of
+//    K = 1). The accumulated gradient is sum_j g_j * (1/K): what PyTorch's
+//    `(loss / K).backward()` over the micro-batches leaves in .grad (exact
+//    for K a power of two); the step's loss is the mean of the K losses.
+//    Forward buffers (BatchNorm's running statistics) are updated by every
+//    micro-batch, as in PyTorch; Dropout reads the same step counter in
+//    every micro-batch of a step.
+// A pipeline-parallel plan would build other lists per rank (stage s's
+// forward and backward per micro-batch, then the update) in the same place.
+//
+// Binding contract (StepRunner::bind): an argument named N of a call is, in
+// this order of precedence,
+//   1. the result of an earlier call of this step (Call::from_results): that
+//      function must not run again between the two calls (a function's
+//      results are valid until its next run);
+//   2. the schedule's own buffer named N (StepSchedule::buffers), typed as
+//      the first argument bound to it;
+//   3. the step counter, for a {step} argument;
+//   4. for an {input} argument, the model input N of the call's micro-batch;
+//   5. the rank's parameter (or forward buffer) or optimizer state named N.
+// A result that updates an argument (`{updates = %N}`) updates the buffer
+// bound to it, in place: parameters, state and the schedule's buffers stay
+// where they are from step to step.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver/rank.h"
+
+namespace mlc {
+
+struct StepSchedule {
+  struct FromResult {
+    std::string arg;  // the argument's name
+    size_t call = 0, result = 0;
+  };
+  struct Call {
+    std::string function;  // a Program function
+    int64_t batch = 0;     // the (global) batch size it is compiled for
+    int64_t micro_batch = 0;  // whose inputs its {input} arguments read
+    std::vector<FromResult> from_results;
+    // The result holding this call's loss, when it has one: the step's loss
+    // is the mean of these over the step's calls.
+    std::optional<size_t> loss;
+  };
+  // A buffer the schedule owns: zeroed before every step's first call
+  // (gradient sums) or filled with `value` once (constants).
+  struct Buffer {
+    std::string name;
+    double value = 0;
+    bool each_step = false;
+  };
+  std::vector<Call> calls;
+  std::vector<Buffer> buffers;
+  // The step's batch split into this many consecutive micro-batches of equal size.
+  int64_t micro_batches = 1;
+};
+
+// The function whose {state} arguments are the optimizer state, in their
+// order, of the schedule build_step_schedule builds for
+// `grad_accumulation_steps`: @train_step for 1, else @apply_update.
+std::string optimizer_state_function(int64_t grad_accumulation_steps);
+
+// The schedule of one optimizer step of `rank` for steps of `batch` (global)
+// examples, `grad_accumulation_steps` (K >= 1) micro-batches each. K > 1 needs
+// K to divide `batch` and a single device; the errors say so, naming
+// train.grad_accumulation_steps. Asks rank's FunctionCache for @loss_grad's
+// signature (compiling it) when K > 1.
+Expected<StepSchedule> build_step_schedule(const Rank& rank, int64_t batch, int64_t grad_accumulation_steps);
+
+}  // namespace mlc
