@@ -124,14 +124,13 @@ void dot_part(const DotShape& d, int parts, int t, const double* a, const double
   dot_impl(d, parts, t, a, b, c, alpha, beta);
 }
 
-int dot_threads(const DotShape& d, int threads) {
-  // At least ~256K multiply-adds per thread: a worker's wake-up and the
-  // duplicated packing of the shared operand stay small against its share.
-  constexpr int64_t kMinThreadWork = 1 << 18;
+int dot_threads(const DotShape& d, int threads, int64_t min_work) {
+  // kMinThreadWork, ~256K multiply-adds per thread: a worker's wake-up and
+  // the duplicated packing of the shared operand stay small against its share.
   const int64_t work = d.batch * d.m * d.n * d.k;
   const int64_t rows = (d.b_shared && !d.trans_a) ? d.batch * d.m : d.m;
   const int64_t split = std::max<int64_t>(d.b_shared && !d.trans_a ? 1 : d.batch, std::max(rows, d.n));
-  int64_t parts = std::min<int64_t>({threads, work / kMinThreadWork, split});
+  int64_t parts = std::min<int64_t>({threads, work / std::max<int64_t>(min_work, 1), split});
   return parts < 1 ? 1 : static_cast<int>(parts);
 }
 

@@ -59,7 +59,10 @@ void dot_part(const DotShape& d, int parts, int t, const float* a, const float* 
               double beta = 0);
 void dot_part(const DotShape& d, int parts, int t, const double* a, const double* b, double* c, double alpha = 1,
               double beta = 0);
-// How many of `threads` to give dot(d): a function of d and threads only.
-int dot_threads(const DotShape& d, int threads);
+// How many of `threads` to give dot(d): a function of d, threads and
+// min_work only. Each thread gets at least min_work multiply-adds (the
+// default suits sgemm; faster kernels need more to pay for a worker).
+inline constexpr int64_t kMinThreadWork = int64_t{1} << 18;
+int dot_threads(const DotShape& d, int threads, int64_t min_work = kMinThreadWork);
 
 }  // namespace mlc::rt::blas

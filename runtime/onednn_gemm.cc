@@ -44,6 +44,12 @@ bool OneDnnGemm::preferred(const blas::DotShape& d, DType dtype) {
   return dtype == DType::f32 && d.batch * d.m * d.n * d.k >= kMinWork;
 }
 
+int64_t OneDnnGemm::min_thread_work(DType dtype) {
+  if (dtype != DType::bf16 && dtype != DType::f16) return blas::kMinThreadWork;
+  static const bool amx = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core_amx;
+  return amx ? 16 * blas::kMinThreadWork : blas::kMinThreadWork;
+}
+
 Expected<OneDnnGemm> OneDnnGemm::create(const blas::DotShape& d, int parts, double alpha, double beta, DType dtype) {
   using dims = dnnl::memory::dims;
   using dt = dnnl::memory::data_type;

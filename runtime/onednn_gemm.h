@@ -38,6 +38,11 @@ class OneDnnGemm {
  public:
   static constexpr int64_t kMinWork = int64_t{1} << 23;
   static bool preferred(const blas::DotShape& d, DType dtype);
+  // The least multiply-adds worth a thread of their own (blas::dot_threads)
+  // for `dtype` on this CPU: 16x sgemm's where AMX runs bf16 and f16
+  // (tiny_gpt's 64x64x512 weight gradients took 17 us on one thread and 29-35
+  // us split over two), else sgemm's.
+  static int64_t min_thread_work(DType dtype);
   // C = alpha * op(A) op(B) + beta * C (beta = 0: C is only written).
   static Expected<OneDnnGemm> create(const blas::DotShape& d, int parts, double alpha = 1, double beta = 0,
                                      DType dtype = DType::f32);

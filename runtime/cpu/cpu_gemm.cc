@@ -77,7 +77,7 @@ class OpenBlasGemm final : public GemmKernel {
 
 Expected<std::unique_ptr<GemmKernel>> make_cpu_gemm(const GemmParams& p, int threads) {
   const blas::DotShape& d = p.shape;
-  const int parts = blas::dot_threads(d, threads);
+  const int parts = blas::dot_threads(d, threads, OneDnnGemm::min_thread_work(p.dtype));
   // libxsmm 1.17's kernels take alpha = 1 and beta = 0 or 1 only.
   if (XsmmGemm::preferred(d, p.dtype) && !p.updates())
     if (std::optional<XsmmGemm> x = XsmmGemm::create(d, parts))

@@ -77,5 +77,18 @@ TEST(OneDnnGemm, FoldedBatchesGetTheBrgemmKernels) {
   }
 }
 
+// Threads for a GEMM: with AMX a bf16 product of tiny_gpt's weight-gradient
+// size (64x64x512, 2M multiply-adds) is faster on one thread than split in
+// two, where sgemm's threshold would split it; large ones still split.
+TEST(OneDnnGemm, HalfProductsNeedMoreWorkPerThreadUnderAmx) {
+  const blas::DotShape small{1, 64, 64, 512, true, false, true}, large{1, 1024, 256, 256, false, true, true};
+  EXPECT_EQ(blas::dot_threads(small, 2, OneDnnGemm::min_thread_work(DType::f32)), 2);
+  const bool amx = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core_amx;
+  for (DType dtype : {DType::bf16, DType::f16}) {
+    EXPECT_EQ(blas::dot_threads(small, 2, OneDnnGemm::min_thread_work(dtype)), amx ? 1 : 2) << dtype_name(dtype);
+    EXPECT_EQ(blas::dot_threads(large, 2, OneDnnGemm::min_thread_work(dtype)), 2) << dtype_name(dtype);
+  }
+}
+
 }  // namespace
 }  // namespace mlc::rt
