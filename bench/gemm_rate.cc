@@ -102,11 +102,9 @@ std::pair<double, std::string> time_onednn(const Gemm& g, int reps, double min_m
     stream.wait();
   };
   call();
+  const double t0 = now_ns();
   call();
-  int64_t loop = 1;
-  for (double t0 = now_ns(); (call(), now_ns() - t0) < min_ms * 1e6 / 8; ++loop) {
-  }
-  loop = std::max<int64_t>(1, loop * 8);
+  const int64_t loop = std::max<int64_t>(1, static_cast<int64_t>(min_ms * 1e6 / std::max(now_ns() - t0, 1.0)));
   std::vector<double> per_call;
   for (int r = 0; r < reps; ++r) {
     const double t0 = now_ns();
@@ -150,6 +148,11 @@ int main(int argc, char** argv) {
   std::map<Gemm, Measured> gemms;
   for (const nlohmann::json& row : (*f)["instructions"]) {
     if (row["kind"] != "gemm") continue;
+    if (!row.contains("gemm")) {
+      std::fprintf(stderr, "%s: error: instruction %d is a gemm without its \"gemm\" shape (a profile of an older mlc?)\n",
+                   argv[1], row.value("index", -1));
+      return 2;
+    }
     const nlohmann::json& g = row["gemm"];
     Measured& m = gemms[Gemm{g["dtype"], g["batch"], g["m"], g["n"], g["k"], g["transpose_a"], g["transpose_b"],
                              g["b_shared"], g["alpha"], g["beta"]}];

@@ -36,20 +36,8 @@ class Rewriter {
   explicit Rewriter(Function& f) : f_(f) {}
 
   bool run() {
-    bool changed = false;
-    for (size_t i = 0; i < f_.ops.size(); ++i) {
-      Op* op = f_.ops[i].get();
-      if (!rewritable(*op)) continue;
-      Builder b(f_, i);
-      b.set_loc(op->loc);
-      b.set_scope(op->meta.scope);
-      Value* replacement = rewrite(b, *op);
-      f_.replace_all_uses(op->result(), replacement);
-      i = b.position();  // the original op, now after its replacement
-      f_.ops.erase(f_.ops.begin() + static_cast<std::ptrdiff_t>(i));
-      --i;
-      changed = true;
-    }
+    const bool changed =
+        rewrite_ops(f_, [](Builder& b, const Op& op) { return rewritable(op) ? rewrite(b, op) : nullptr; });
     // The columns of one x and the arrangement of one dy, built once per op
     // that reads them, become one each.
     if (changed && !eliminate_common_subexpressions(f_)) f_.erase_dead_values();
@@ -69,7 +57,7 @@ class Rewriter {
     }
   }
 
-  Value* rewrite(Builder& b, const Op& op) {
+  static Value* rewrite(Builder& b, const Op& op) {
     const Conv c = geometry(op);
     Value* in0 = op.operands[0];
     Value* in1 = op.operands[1];
@@ -84,7 +72,7 @@ class Rewriter {
     }
     // conv2d_input_grad: a half one in f32, rounded once after the fold's sums.
     const DType t = op.result()->type.dtype;
-    const bool half = t == DType::bf16 || t == DType::f16;
+    const bool half = is_half(t);
     if (half) {
       in0 = b.cast(in0, DType::f32);
       in1 = b.cast(in1, DType::f32);

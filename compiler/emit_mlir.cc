@@ -36,7 +36,7 @@ int bit_width(DType t) { return t == DType::boolean ? 1 : dtype_size(t) * 8; }
 
 // What elementwise arithmetic computes in: f32 for bf16/f16 (rounded once per
 // result, as the reference kernels do), the dtype itself otherwise.
-DType compute_dtype(DType t) { return t == DType::bf16 || t == DType::f16 ? DType::f32 : t; }
+DType compute_dtype(DType t) { return is_half(t) ? DType::f32 : t; }
 
 // The accumulator of float sums (f64, as the reference kernels) and integer sums (i64).
 DType sum_dtype(DType t) { return is_float(t) ? DType::f64 : DType::i64; }

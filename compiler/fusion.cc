@@ -321,7 +321,7 @@ bool is_loop_op(const Op& op) {
       // (lowering rewrites those as f32 ones, compiler/half_accumulation.h).
       const int64_t updates = num_elements(op.operands[2]->type.shape);
       const DType t = op.result()->type.dtype;
-      return t != DType::boolean && t != DType::bf16 && t != DType::f16 && num_elements(op.result()->type.shape) > 0 &&
+      return t != DType::boolean && !is_half(t) && num_elements(op.result()->type.shape) > 0 &&
              (updates > 0 || num_elements(op.operands[1]->type.shape) == 0);
     }
     case OpCode::Gather: {

@@ -29,8 +29,6 @@
 
 namespace mlc::half_ir {
 
-inline bool is_half(DType t) { return t == DType::bf16 || t == DType::f16; }
-
 // The float value of the 16-bit pattern `h` of dtype t (exact).
 inline llvm::Value* widen(llvm::IRBuilder<>& b, llvm::Value* h, DType t) {
   llvm::Type* i32 = b.getInt32Ty();

@@ -256,15 +256,15 @@ class KernelEmitter {
 
   // Half precision (compiler/llvm_half.h): values are bit patterns,
   // computed in float and rounded once per op result.
-  static DType compute_dtype(DType t) { return half_ir::is_half(t) ? DType::f32 : t; }
+  static DType compute_dtype(DType t) { return is_half(t) ? DType::f32 : t; }
   // Expression id's value as its compute dtype reads it (a half widened to float).
   llvm::Value* operand(int id) {
     llvm::Value* v = value(id);
     const DType t = k_.exprs[static_cast<size_t>(id)].dtype;
-    return half_ir::is_half(t) ? half_ir::widen(b_, v, t) : v;
+    return is_half(t) ? half_ir::widen(b_, v, t) : v;
   }
   // The result r of an op of dtype t computed in compute_dtype(t), as t holds it.
-  llvm::Value* rounded(DType t, llvm::Value* r) { return half_ir::is_half(t) ? half_ir::narrow(b_, r, t) : r; }
+  llvm::Value* rounded(DType t, llvm::Value* r) { return is_half(t) ? half_ir::narrow(b_, r, t) : r; }
   // x of dtype `from` (not half) converted to half dtype `to` with one
   // rounding, as runtime/kernels/kernel_util.h's convert: floats directly,
   // integers through double.
@@ -362,12 +362,12 @@ class KernelEmitter {
 
   llvm::Value* convert(llvm::Value* x, DType from, DType to) {
     if (from == to) return x;
-    if (half_ir::is_half(from)) {
+    if (is_half(from)) {
       x = half_ir::widen(b_, x, from);
       from = DType::f32;
       if (to == DType::f32) return x;
     }
-    if (half_ir::is_half(to)) return to_half(x, from, to);
+    if (is_half(to)) return to_half(x, from, to);
     llvm::Type* t = type(to);
     if (to == DType::boolean) {
       if (is_float(from)) return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
@@ -548,7 +548,7 @@ class KernelEmitter {
 
   // The value of reduction e from its final accumulator.
   llvm::Value* reduce_result(const kir::Expr& e, llvm::Value* acc) {
-    if (half_ir::is_half(e.dtype))
+    if (is_half(e.dtype))
       return e.op == OpCode::ReduceSum ? half_ir::narrow_double(b_, acc, e.dtype) : half_ir::narrow(b_, acc, e.dtype);
     if (e.op != OpCode::ReduceSum) return acc;
     return is_float(e.dtype) ? b_.CreateFPTrunc(acc, type(e.dtype)) : b_.CreateTrunc(acc, type(e.dtype));

@@ -46,7 +46,7 @@ std::string print_lowered(const LoweredFunction& l) {
     s += std::string(k ? ", " : "") + std::to_string(by_kind[k]) + " " +
          std::string(rt::instr_kind_name(static_cast<rt::InstrKind>(k)));
   s += "), arena " + std::to_string(e.arena_bytes) + " bytes, liveness lower bound " +
-                  std::to_string(l.plan.lower_bound) + "\n";
+       std::to_string(l.plan.lower_bound) + "\n";
   s += "  args:";
   for (size_t a = 0; a < e.args.size(); ++a)
     s += std::string(a ? "," : "") + " %" + e.args[a].name + " " + print_type(e.slots[e.args[a].slot].type) + " {" +

@@ -13,12 +13,10 @@ Expected<StepSchedule> build_step_schedule(const Rank& rank, int64_t batch, int6
     s.calls.push_back({"train_step", batch, 0, {}, 0});
     return s;
   }
-  if (k < 1 || batch % k)
-    return make_error("error: train.grad_accumulation_steps " + std::to_string(k) +
-                      " must be >= 1 and divide the batch of " + std::to_string(batch));
-  if (rank.world)
-    return make_error("error: train.grad_accumulation_steps " + std::to_string(k) + " on mesh " + rank.mesh.str() +
-                      ": gradient accumulation runs on one device only");
+  // The user's mistakes are check_grad_accumulation's (driver/train.h), before any schedule is built.
+  if (k < 1 || batch % k || rank.world)
+    return make_error("mlc internal error: no step schedule for " + std::to_string(k) + " micro-batches of a batch of " +
+                      std::to_string(batch) + (rank.world ? " on mesh " + rank.mesh.str() : std::string()));
   const int64_t micro = batch / k;
   MLC_TRY(Signature loss_grad, rank.functions->signature("loss_grad", micro));
   s.micro_batches = k;

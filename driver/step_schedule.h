@@ -76,10 +76,11 @@ struct StepSchedule {
 std::string optimizer_state_function(int64_t grad_accumulation_steps);
 
 // The schedule of one optimizer step of `rank` for steps of `batch` (global)
-// examples, `grad_accumulation_steps` (K >= 1) micro-batches each. K > 1 needs
-// K to divide `batch` and a single device; the errors say so, naming
-// train.grad_accumulation_steps. Asks rank's FunctionCache for @loss_grad's
-// signature (compiling it) when K > 1.
+// examples, `grad_accumulation_steps` (K >= 1) micro-batches each.
+// Precondition (check_grad_accumulation, driver/train.h, tells the user): K
+// divides `batch`, and K > 1 only on a single device; otherwise an internal
+// error. Asks rank's FunctionCache for @loss_grad's signature (compiling it)
+// when K > 1.
 Expected<StepSchedule> build_step_schedule(const Rank& rank, int64_t batch, int64_t grad_accumulation_steps);
 
 }  // namespace mlc

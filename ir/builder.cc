@@ -142,4 +142,22 @@ Value* Builder::reduce(OpCode code, Value* x, std::vector<int64_t> dims, bool ke
   return create(code, {x}, {{"dims", std::move(dims)}, {"keepdim", keepdim}});
 }
 
+bool rewrite_ops(Function& f, const std::function<Value*(Builder&, Op&)>& rewrite) {
+  bool changed = false;
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    Op& op = *f.ops[i];
+    Builder b(f, i);
+    b.set_loc(op.loc);
+    b.set_scope(op.meta.scope);
+    Value* replacement = rewrite(b, op);
+    if (!replacement) continue;
+    i = b.position();  // the original op, now after its replacement
+    f.replace_all_uses(op.result(), replacement);
+    f.ops.erase(f.ops.begin() + static_cast<std::ptrdiff_t>(i));
+    --i;
+    changed = true;
+  }
+  return changed;
+}
+
 }  // namespace mlc

@@ -7,6 +7,7 @@
 // prints the message and aborts.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -83,5 +84,14 @@ class Builder {
 
 // numpy broadcasting of two shapes, or nullopt if incompatible.
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
+
+// Replaces ops of `f` one by one, in program order: for each op, `rewrite`
+// gets a Builder inserting before it (at the op's location and scope) and
+// returns the value that replaces the op's single result, or null to leave
+// the op alone (having built nothing). A replaced op's uses read the new
+// value and the op is erased; the walk goes on after it, so the new ops are
+// not offered to `rewrite`. Values left dead are not erased (the caller's
+// erase_dead_values or CSE does). Returns whether anything was replaced.
+bool rewrite_ops(Function& f, const std::function<Value*(Builder&, Op&)>& rewrite);
 
 }  // namespace mlc

@@ -34,6 +34,8 @@ int dtype_size(DType t) {
   return 0;
 }
 
+bool is_half(DType t) { return t == DType::bf16 || t == DType::f16; }
+
 bool is_float(DType t) {
   return t == DType::f32 || t == DType::f64 || t == DType::bf16 || t == DType::f16;
 }

@@ -20,6 +20,7 @@ std::optional<DType> parse_dtype(std::string_view name);
 // Bytes per element.
 int dtype_size(DType t);
 bool is_float(DType t);    // f32, f64, bf16, f16
+bool is_half(DType t);     // bf16, f16
 bool is_integer(DType t);  // i32, i64
 
 }  // namespace mlc

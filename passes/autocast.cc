@@ -12,8 +12,6 @@ namespace mlc {
 
 namespace {
 
-bool is_half(DType t) { return t == DType::bf16 || t == DType::f16; }
-
 // The dtype both a and b convert to without loss: the wider one; bf16 with f16 is f32.
 DType widest(DType a, DType b) {
   if (a == b) return a;

@@ -350,7 +350,7 @@ Status build_update_functions(Module& module, const OptimizerConfig& config, con
   std::vector<Value*> sums, micro;
   for (const Value* p : params) sums.push_back(acc.add_arg(p->name + ".grad", p->type, ArgKind::state));
   for (const Value* p : params) micro.push_back(acc.add_arg(p->name + ".micro_grad", p->type, ArgKind::input));
-  // No gradient's name ends so (they end in ".grad").
+  // Cannot clash with a gradient sum's name: those end in ".grad".
   Value* scale = acc.add_arg("grad_scale", TensorType{DType::f32, {}}, ArgKind::input);
   Builder ab(acc);
   for (size_t i = 0; i < params.size(); ++i) {

@@ -56,25 +56,18 @@ class VocabularyParallel {
   std::vector<const Value*> rewrite(const Value* table) {
     std::vector<const Value*> lookups;
     std::unordered_set<const Value*> indices;
-    for (size_t i = 0; i < f_.ops.size(); ++i) {
-      Op& op = *f_.ops[i];
+    rewrite_ops(f_, [&](Builder& b, Op& op) -> Value* {
       bool lookup = op.code == OpCode::Gather && op.operands[0] == table && op.attrs.get_int("axis") == 0;
       bool gradient = op.code == OpCode::ScatterAdd && op.attrs.get_int("axis") == 0 &&
                       indices.count(op.operands[1]) && op.operands[0]->type == table->type;
-      if (!lookup && !gradient) continue;
-      Builder b(f_, i);
-      b.set_loc(op.loc);
-      b.set_scope(op.meta.scope);
+      if (!lookup && !gradient) return nullptr;
       Value* out = lookup ? rewrite_gather(b, op) : rewrite_scatter_add(b, op);
       if (lookup) {
         indices.insert(op.operands[1]);
         lookups.push_back(out);
       }
-      i = b.position();  // the rewritten op
-      f_.replace_all_uses(op.result(), out);
-      f_.ops.erase(f_.ops.begin() + static_cast<std::ptrdiff_t>(i));
-      --i;
-    }
+      return out;
+    });
     f_.erase_dead_values();
     return lookups;
   }

@@ -40,12 +40,12 @@ struct OneDnnGemm::Share {
 };
 
 bool OneDnnGemm::preferred(const blas::DotShape& d, DType dtype) {
-  if (dtype == DType::bf16 || dtype == DType::f16) return true;
+  if (is_half(dtype)) return true;
   return dtype == DType::f32 && d.batch * d.m * d.n * d.k >= kMinWork;
 }
 
 int64_t OneDnnGemm::min_thread_work(DType dtype) {
-  if (dtype != DType::bf16 && dtype != DType::f16) return blas::kMinThreadWork;
+  if (!is_half(dtype)) return blas::kMinThreadWork;
   static const bool amx = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core_amx;
   return amx ? 16 * blas::kMinThreadWork : blas::kMinThreadWork;
 }

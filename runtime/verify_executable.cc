@@ -248,7 +248,7 @@ class Verifier {
         if (Problem p = arity(at, ins, g.updates() ? 3 : 2)) return p;
         if (g.updates() && operand(2) != rt)
           return problem(at, "the addend (operand 2) is " + operand(2).str() + ", the result " + rt.str());
-        const bool half = g.dtype == DType::bf16 || g.dtype == DType::f16;
+        const bool half = is_half(g.dtype);
         if (g.dtype != DType::f32 && g.dtype != DType::f64 && !half)
           return problem(at + ".gemm", "dtype must be f32, f64, bf16 or f16");
         if (half && (g.updates() || g.alpha != 1))  // runtime/half_gemm.h computes a plain product

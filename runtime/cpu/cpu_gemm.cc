@@ -85,7 +85,7 @@ Expected<std::unique_ptr<GemmKernel>> make_cpu_gemm(const GemmParams& p, int thr
   if (OneDnnGemm::preferred(d, p.dtype)) {
     Expected<OneDnnGemm> g = OneDnnGemm::create(d, parts, p.alpha, p.beta, p.dtype);
     if (g) return std::unique_ptr<GemmKernel>(std::make_unique<DnnlGemm>(std::move(*g)));
-    if (p.dtype != DType::bf16 && p.dtype != DType::f16) return g.error();
+    if (!is_half(p.dtype)) return g.error();
     return std::unique_ptr<GemmKernel>(std::make_unique<HalfFallbackGemm>(d, p.dtype));
   }
   return std::unique_ptr<GemmKernel>(std::make_unique<OpenBlasGemm>(p, parts));

@@ -109,7 +109,7 @@ inline void expect_within_reordered_bound(const rt::Interpreter& interp, const O
   auto s = interp.run(magnitudes(inputs));
   ASSERT_TRUE(s.ok()) << s.error().message;
   const DType t = want.dtype();
-  if (t == DType::bf16 || t == DType::f16) {
+  if (is_half(t)) {
     expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(DType::f32, reordered_terms(op)), epsilon(t));
     return;
   }

@@ -90,7 +90,7 @@ TEST(StepSchedule, OneCallWithoutAccumulationAndMicroBatchCallsWithIt) {
   EXPECT_EQ(optimizer_state_function(4), "apply_update");
   auto bad = build_step_schedule(rank, 32, 5);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "error: train.grad_accumulation_steps 5 must be >= 1 and divide the batch of 32");
+  EXPECT_EQ(bad.error().message, "mlc internal error: no step schedule for 5 micro-batches of a batch of 32");
 }
 
 // Arguments of `f` by kind and name: model inputs from `batch`, parameters
