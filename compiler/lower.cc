@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "compiler/conv_to_gemm.h"
+#include "compiler/gpu/gpu_compile.h"
 #include "compiler/half_accumulation.h"
 #include "compiler/llvm_jit.h"
 #include "ir/decompose.h"
@@ -57,6 +58,7 @@ class Lowering {
       if (op->result()) op_id_[op.get()] = static_cast<int>(op_id_.size());
     exe_ = std::make_shared<rt::Executable>();
     exe_->function = f.name;
+    exe_->target = options_.target;
 
     for (size_t a = 0; a < f.args.size(); ++a) {
       int s = new_slot(f.args[a]->type, -1);
@@ -311,13 +313,15 @@ class Lowering {
     for (const rt::ResultSpec& r : exe_->results)
       if (slot_buffer_[r.slot] >= 0) out_.buffers[slot_buffer_[r.slot]].last = n;
     for (int b : constant_buffers_) out_.buffers[b].last = n;
-    out_.plan = plan_memory(out_.buffers, n, rt::find_target(exe_->target)->arena_alignment());
+    const rt::Target* target = rt::is_gpu_target(exe_->target) ? nullptr : rt::find_target(exe_->target);
+    out_.plan = plan_memory(out_.buffers, n, target ? target->arena_alignment() : rt::kGpuArenaAlignment);
     exe_->arena_bytes = out_.plan.arena_bytes;
     for (size_t s = 0; s < exe_->slots.size(); ++s)
       if (slot_buffer_[s] >= 0 && exe_->slots[s].arg < 0) exe_->slots[s].offset = out_.buffers[slot_buffer_[s]].offset;
   }
 
   Status compile() {
+    if (rt::is_gpu_target(exe_->target)) return compile_gpu();
     CompileOptions co;
     co.cache = options_.cache;
     MLC_TRY(CompiledKernels compiled, compile_kernels(out_.kernels, co));
@@ -326,6 +330,18 @@ class Lowering {
       exe_->kernels.push_back(
           {k.name, compiled.object_of[i], k.rows(), k.row_cost(), k.origin, k.num_outputs(), {}, k.index_checks});
     }
+    set_kernel_types();
+    out_.distinct_kernels = static_cast<int>(compiled.code.objects.size());
+    if (!out_.kernels.empty()) exe_->code = std::make_shared<const rt::CodeModule>(std::move(compiled.code));
+    out_.jit_ir_ms = compiled.ir_ms;
+    out_.jit_optimize_ms = compiled.optimize_ms;
+    out_.jit_codegen_ms = compiled.codegen_ms;
+    out_.compile_wall_ms = compiled.wall_ms;
+    out_.cache_hits = compiled.cache_hits;
+    return {};
+  }
+
+  void set_kernel_types() {
     for (const rt::Instruction& ins : exe_->instructions)
       if (ins.kind == rt::InstrKind::kernel) {
         std::vector<TensorType>& types = exe_->kernels[static_cast<size_t>(ins.kernel)].types;
@@ -334,11 +350,24 @@ class Lowering {
         types.push_back(exe_->slots[static_cast<size_t>(ins.result)].type);
         for (int s : ins.more_results) types.push_back(exe_->slots[static_cast<size_t>(s)].type);
       }
+  }
+
+  // The kernels as GPU code (compiler/gpu/gpu_compile.h), with their launch configurations.
+  Status compile_gpu() {
+    gpu::GpuCompileOptions go;
+    go.target = exe_->target;
+    go.arch = options_.arch;
+    go.cache = options_.cache;
+    MLC_TRY(gpu::GpuCompiled compiled, gpu::compile_gpu_kernels(out_.kernels, go));
+    for (size_t i = 0; i < out_.kernels.size(); ++i) {
+      const kir::Kernel& k = out_.kernels[i];
+      exe_->kernels.push_back(
+          {k.name, compiled.object_of[i], k.rows(), k.row_cost(), k.origin, k.num_outputs(), {}, k.index_checks});
+      exe_->kernels.back().launch = compiled.launch[i];
+    }
+    set_kernel_types();
     out_.distinct_kernels = static_cast<int>(compiled.code.objects.size());
     if (!out_.kernels.empty()) exe_->code = std::make_shared<const rt::CodeModule>(std::move(compiled.code));
-    out_.jit_ir_ms = compiled.ir_ms;
-    out_.jit_optimize_ms = compiled.optimize_ms;
-    out_.jit_codegen_ms = compiled.codegen_ms;
     out_.compile_wall_ms = compiled.wall_ms;
     out_.cache_hits = compiled.cache_hits;
     return {};

@@ -33,6 +33,10 @@ namespace mlc {
 struct LowerOptions {
   bool compile_kernels = true;  // false: build everything but native code (tests, dumps)
   const KernelCache* cache = nullptr;  // compiled kernel objects to reuse and add to
+  // What the executable runs on (runtime/executable.h: cpu-x86_64, host-gpu,
+  // cuda); `arch` picks cuda's GPU architecture ("sm_90").
+  std::string target{rt::kCpuTarget};
+  std::string arch;
 };
 
 struct LoweredFunction {

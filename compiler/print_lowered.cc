@@ -1,6 +1,7 @@
 // print_lowered (compiler/lower.h): the text of a lowered function.
 #include <array>
 
+#include "compiler/gpu/gpu_schedule.h"
 #include "compiler/lower.h"
 #include "ir/printer.h"
 
@@ -75,6 +76,13 @@ std::string print_lowered(const LoweredFunction& l) {
     for (int r : ins.more_results) line += ", " + print_type(e.slots[r].type);
     if (!ins.origin.empty()) line += "  // " + ins.origin;
     s += line + "\n";
+    if (ins.kind == rt::InstrKind::kernel && rt::is_gpu_target(e.target) && ins.kernel >= 0 &&
+        static_cast<size_t>(ins.kernel) < l.kernels.size()) {
+      const gpu::Schedule sc = gpu::schedule_kernel(l.kernels[static_cast<size_t>(ins.kernel)]);
+      s += "      launch {schedule " + std::string(gpu::schedule_kind_name(sc.kind)) + ", grid " +
+           std::to_string(sc.launch.grid) + ", block " + std::to_string(sc.launch.block) + ", shared " +
+           std::to_string(sc.launch.shared_bytes) + " B}\n";
+    }
     if (ins.kind == rt::InstrKind::kernel && ins.kernel >= 0 && static_cast<size_t>(ins.kernel) < l.kernels.size())
       s += indent(kir::print_kernel(l.kernels[static_cast<size_t>(ins.kernel)]), "      ");
   }

@@ -35,10 +35,11 @@ bool after_pipeline(const std::string& name, bool sharded, bool autocast) {
 }
 }  // namespace
 
-Program Program::from_model(const ModelFile& model, Backend backend, ParallelPlan parallel) {
+Program Program::from_model(const ModelFile& model, Backend backend, ParallelPlan parallel, Device device) {
   Program p;
   p.model_ = &model;
   p.backend_ = backend;
+  p.device_ = std::move(device);
   p.parallel_ = std::move(parallel);
   p.path_ = model.config().path;
   return p;
@@ -103,7 +104,7 @@ Expected<const std::map<std::string, std::vector<LedgerEntry>>*> Program::ledger
 Expected<StepFunction> Program::function(const std::string& name, int64_t batch) const {
   if (model_) {
     MLC_TRY(const Function* f, ir(name, batch));
-    return StepFunction::create(*f, backend_, path_);
+    return StepFunction::create(*f, backend_, path_, device_);
   }
   if (const rt::CompiledFunction* c = artifact_->find(name, batch, sharded_))
     return StepFunction::create(c->executable, path_);

@@ -33,7 +33,8 @@ class Program {
   // program (local shapes, placements on the arguments).
   // `parallel`: how the functions are partitioned (ir/parallel_plan.h
   // make_parallel_plan); no mesh: one device.
-  static Program from_model(const ModelFile& model, Backend backend, ParallelPlan parallel = {});
+  // `device`: where the compiled functions run (driver/device.h).
+  static Program from_model(const ModelFile& model, Backend backend, ParallelPlan parallel = {}, Device device = {});
   // An artifact's unsharded functions, or with `sharded` (an artifact with a
   // mesh) its sharded ones, parallel() being the artifact's mesh and ZeRO stage.
   static Program from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path, bool sharded = false);
@@ -55,6 +56,7 @@ class Program {
  private:
   const ModelFile* model_ = nullptr;
   Backend backend_ = Backend::compiled;
+  Device device_;
   ParallelPlan parallel_;
   mutable std::map<int64_t, std::map<std::string, std::vector<LedgerEntry>>> ledgers_;
   std::shared_ptr<const rt::Artifact> artifact_;

@@ -31,7 +31,8 @@ Expected<rt::Executor> StepFunction::make_executor() const {
   return x;
 }
 
-Expected<StepFunction> StepFunction::create(const Function& f, Backend backend, const std::string& file) {
+Expected<StepFunction> StepFunction::create(const Function& f, Backend backend, const std::string& file,
+                                            const Device& device) {
   StepFunction s;
   s.file_ = file;
   if (backend == Backend::interp) {
@@ -43,6 +44,8 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend, 
     static const std::optional<KernelCache> cache = KernelCache::from_environment();
     LowerOptions options;
     options.cache = cache ? &*cache : nullptr;
+    options.target = device.target;
+    options.arch = device.arch;
     MLC_TRY(LoweredFunction lowered, lower_function(f, options));
     s.signature_ = Signature::of(f);
     s.exe_ = lowered.executable;

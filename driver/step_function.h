@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "compiler/lower.h"
+#include "driver/device.h"
 #include "runtime/executor.h"
 #include "runtime/interpreter.h"
 
@@ -55,7 +56,9 @@ class StepFunction {
   // `file` (the model or artifact, may be empty) prefixes the executor's
   // errors, "FILE: error: ...": an executable it refuses (runtime/
   // verify_executable.h) or an arena larger than the memory available.
-  static Expected<StepFunction> create(const Function& f, Backend backend, const std::string& file = "");
+  // `device`: where the compiled backend's code runs (driver/device.h).
+  static Expected<StepFunction> create(const Function& f, Backend backend, const std::string& file = "",
+                                       const Device& device = {});
   // An executable compiled before (an artifact's), kernels linked.
   static Expected<StepFunction> create(std::shared_ptr<const rt::Executable> exe, const std::string& file = "");
 

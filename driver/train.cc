@@ -620,8 +620,9 @@ Expected<TrainSummary> train(const Program& program, const TrainOptions& o) {
 
 Expected<TrainSummary> train(const ModelFile& model, const TrainOptions& o) {
   if (!o.parallel.mesh.empty())
-    return train_on_mesh(Program::from_model(model, o.backend, o.parallel), Program::from_model(model, o.backend), o);
-  return train(Program::from_model(model, o.backend), o);
+    return train_on_mesh(Program::from_model(model, o.backend, o.parallel, o.device),
+                         Program::from_model(model, o.backend, {}, o.device), o);
+  return train(Program::from_model(model, o.backend, {}, o.device), o);
 }
 
 }  // namespace mlc

@@ -61,6 +61,7 @@ struct TrainOptions {
   std::optional<int64_t> grad_accumulation_steps;
   bool progress_bar = false;    // a live bar on stderr (else one line per epoch)
   Backend backend = Backend::compiled;  // of the train step and evaluation
+  Device device;                        // where the compiled backend runs (driver/device.h)
   bool profile = false;  // time every instruction of the compiled train step and eval (driver/profile.h)
   ParallelPlan parallel;  // a mesh (and ZeRO stage): train on its ranks (model files only)
   // On a mesh: the collectives' timeout, and whether this process is one rank

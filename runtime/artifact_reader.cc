@@ -479,6 +479,14 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
         info.index_checks.push_back(std::move(check));
       }
     }
+    if (k.json().contains("launch")) {  // GPU targets only (rt::GpuLaunch)
+      MLC_TRY(Field launch, k.get("launch"));
+      MLC_TRY(info.launch.grid, launch.integer("grid", 1, kMaxGpuGrid));
+      MLC_TRY(int64_t block, launch.integer("block", 1, kMaxGpuBlock));
+      MLC_TRY(int64_t shared, launch.integer("shared_bytes", 0, kMaxGpuSharedBytes));
+      info.launch.block = static_cast<int>(block);
+      info.launch.shared_bytes = static_cast<int>(shared);
+    }
     e->kernels.push_back(std::move(info));
   }
   MLC_TRY(std::vector<Field> constants, f.list("constants"));

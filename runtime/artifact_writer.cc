@@ -135,6 +135,8 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
         checks.push_back({{"input", c.input}, {"bound", c.bound}, {"axis", c.axis}, {"op", c.op}, {"loc", loc_json(c.loc)}});
       kernel["index_checks"] = checks;
     }
+    if (k.launch != GpuLaunch{})
+      kernel["launch"] = {{"grid", k.launch.grid}, {"block", k.launch.block}, {"shared_bytes", k.launch.shared_bytes}};
     kernels.push_back(std::move(kernel));
   }
   for (const ConstantData& c : e.constants) {

@@ -186,6 +186,19 @@ class Verifier {
           return problem(at + ".input", "is " + std::string(dtype_name(t)) + ", expected i32 or i64 indices");
         if (check.bound < 1) return problem(at + ".bound", "is " + num(check.bound) + ", expected at least 1");
       }
+      // GPU targets launch `grid` blocks of `block` threads (runtime/executable.h GpuLaunch).
+      const GpuLaunch& l = info.launch;
+      if (!is_gpu_target(e_.target)) {
+        if (l != GpuLaunch{}) return problem(item("kernels", k) + ".launch", "is set, but " + e_.target + " is not a GPU target");
+        continue;
+      }
+      if (l.block < 1 || l.block > kMaxGpuBlock)
+        return problem(item("kernels", k) + ".launch.block", "is " + num(l.block) + ", expected 1 to " + num(kMaxGpuBlock));
+      if (l.grid < 1 || l.grid > kMaxGpuGrid)
+        return problem(item("kernels", k) + ".launch.grid", "is " + num(l.grid) + ", expected 1 to " + num(kMaxGpuGrid));
+      if (l.shared_bytes < 0 || l.shared_bytes > kMaxGpuSharedBytes)
+        return problem(item("kernels", k) + ".launch.shared_bytes",
+                       "is " + num(l.shared_bytes) + ", expected 0 to " + num(kMaxGpuSharedBytes));
     }
     return {};
   }

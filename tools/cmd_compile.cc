@@ -24,7 +24,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <filesystem>
+
+#include "compiler/gpu/kernel_source.h"
+#include "compiler/llvm_jit.h"
 #include "compiler/lower.h"
+#include "driver/device.h"
+#include "runtime/file_io.h"
 #include "ir/printer.h"
 #include "runtime/artifact.h"
 #include "runtime/checksum.h"
@@ -50,6 +56,26 @@ std::string default_output(const std::string& model) {
 
 }  // namespace
 
+namespace {
+
+// Every distinct kernel of `kernels` as a self-contained CUDA C file,
+// DIR/<symbol>.cu (nvcc compiles it as it is); files already there (another
+// function's same kernel) are left. Returns how many were written.
+Expected<int> write_kernel_sources(const std::vector<kir::Kernel>& kernels, const std::string& dir) {
+  int n = 0;
+  for (const kir::Kernel& k : kernels) {
+    const std::string symbol = kernel_symbol(k);
+    const std::string path = dir + "/" + symbol + ".cu";
+    if (std::filesystem::exists(path)) continue;
+    const std::string text = gpu::kernel_source(k, gpu::schedule_kernel(k), symbol, gpu::Dialect::cuda);
+    MLC_CHECK_OK(rt::write_file_atomically(path, {text}));
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
 int cmd_compile(const std::vector<std::string>& argv) {
   // `-o` is the usual spelling; parse_args takes long options only.
   std::vector<std::string> args_in;
@@ -61,9 +87,14 @@ int cmd_compile(const std::vector<std::string>& argv) {
   ParallelFlags flags;
   if (!parse_parallel(args, flags, error)) return usage_error(error + "\n" + usage_line(*find_command_doc("compile")));
   if (args.positional.size() != 1) return usage_error(usage_line(*find_command_doc("compile")));
-  const std::string target = args.get("target", "cpu");
-  if (target != "cpu")
-    return usage_error("--target " + target + ": this mlc compiles for cpu only (cuda is not implemented yet)");
+  auto device = parse_device(args.get("target", "cpu"), "target", /*arch_allowed=*/true);
+  if (!device) return usage_error(device.error().message + "\n" + usage_line(*find_command_doc("compile")));
+  if (device->target == rt::kCudaTarget && device->arch.empty())
+    return usage_error("--target cuda: this mlc cannot read a GPU's architecture yet; name it: --target cuda:sm_90 "
+                       "(H100, H200) or cuda:sm_80 (A100)");
+  const std::string source_dir = args.get("emit-source");
+  if (args.has("emit-source") && device->is_cpu())
+    return usage_error("--emit-source writes GPU kernels: give --target host-gpu or cuda:sm_XX");
   const std::string output = args.get("output", default_output(args.positional[0]));
   if (output.size() < 5 || output.compare(output.size() - 5, 5, ".mlcx") != 0)
     return usage_error("-o " + output + ": an artifact's name ends in .mlcx");
@@ -108,12 +139,24 @@ int cmd_compile(const std::vector<std::string>& argv) {
   static const std::optional<KernelCache> cache = KernelCache::from_environment();
   LowerOptions options;
   options.cache = cache ? &*cache : nullptr;
+  options.target = device->target;
+  options.arch = device->arch;
+  if (!source_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(source_dir, ec);
+    if (ec) return user_error(source_dir + ": error: cannot create the directory: " + ec.message());
+  }
+  int sources_written = 0;
   std::shared_ptr<const rt::CodeModule> code;  // the first function's code: its target is the artifact's
   auto add = [&](const std::string& name, int64_t batch, bool sharded) -> Status {
     MLC_TRY(const Function* f, (sharded || mesh.empty() ? program : whole).ir(name, batch));
     if (name == "train_step" && batch == tc.batch_size)
       artifact.module_hash = rt::hex64(rt::fnv1a64(print_function(*f)));
     MLC_TRY(LoweredFunction lowered, lower_function(*f, options));
+    if (!source_dir.empty()) {
+      MLC_TRY(int n, write_kernel_sources(lowered.kernels, source_dir));
+      sources_written += n;
+    }
     if (!code && lowered.executable->code) code = lowered.executable->code;
     artifact.functions.push_back({name, batch, lowered.executable, sharded && !mesh.empty()});
     return {};
@@ -137,6 +180,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
     Status s = add(name, batch, sharded);
     if (!s) return user_error(s.error().message);
   }
+  if (!source_dir.empty()) std::printf("wrote %d kernel sources (CUDA C) to %s\n", sources_written, source_dir.c_str());
   Status written = rt::write_artifact(output, artifact);
   if (!written) return user_error(written.error().message);
   size_t objects = 0;

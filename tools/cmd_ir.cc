@@ -21,6 +21,7 @@
 #include "compiler/lower.h"
 #include "compiler/outline_fusions.h"
 #include "compiler/pass_pipeline.h"
+#include "driver/device.h"
 #include "frontends/model_file.h"
 #include "ir/printer.h"
 #include "tools/cli.h"
@@ -63,6 +64,13 @@ int cmd_ir(const std::vector<std::string>& argv) {
   const bool lower = args.get("after") == "lower";
   const bool fusion = args.get("after") == "fusion";
   if (lower && mlir) return usage_error("--after lower prints executables, not a module: drop --emit mlir");
+  Device device;
+  if (args.has("target")) {
+    if (!lower) return usage_error("--target applies to --after lower");
+    auto d = parse_device(args.get("target"), "target", /*arch_allowed=*/true);
+    if (!d) return usage_error(d.error().message);
+    device = *d;
+  }
   if (all) std::printf("// ---- after frontend\n%s", print_module(*module).c_str());
   std::vector<PassTiming> timings;
   // A mesh is applied by the last stage of the pipeline: without --after, stop there.
@@ -91,6 +99,8 @@ int cmd_ir(const std::vector<std::string>& argv) {
   } else if (lower) {
     LowerOptions options;
     options.compile_kernels = false;
+    options.target = device.target;
+    options.arch = device.arch;
     for (const auto& f : module->functions) {
       auto lowered = lower_function(*f, options);
       if (!lowered) return user_error(lowered.error().message);

@@ -49,6 +49,7 @@
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
 #include "tools/help.h"
+#include "driver/device.h"
 #include "driver/evaluate.h"
 #include "driver/plan_parallel.h"
 #include "driver/mesh_train.h"
@@ -225,6 +226,13 @@ int cmd_run(const std::vector<std::string>& argv) {
   std::optional<Backend> backend = parse_backend(args.get("backend", "compiled"));
   if (!backend) return usage_error("--backend must be compiled or interp, got '" + args.get("backend") + "'");
   o.backend = *backend;
+  if (args.has("device")) {
+    auto device = parse_device(args.get("device"), "device", /*arch_allowed=*/false);
+    if (!device) return usage_error(device.error().message);
+    if (o.backend == Backend::interp && !device->is_cpu())
+      return usage_error("--device " + device->str() + " runs compiled code; drop --backend interp");
+    o.device = *device;
+  }
   o.profile = args.has("profile");
   if (o.profile && o.backend == Backend::interp)
     return usage_error("--profile times the compiled backend's instructions; drop --backend interp");
@@ -234,6 +242,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   const bool artifact = is_artifact_path(file);
   if (artifact && args.has("backend"))
     return usage_error("--backend applies to model files; an artifact runs the code it was compiled to");
+  if (artifact && args.has("device"))
+    return usage_error("--device applies to model files; an artifact runs on the target it was compiled for");
   if (!artifact && args.has("verify-code"))
     return usage_error("--verify-code applies to artifacts (MODEL.mlcx); a model file is compiled now, by this mlc");
   // A model file's "parallel" section may give the mesh; an artifact's mesh is
@@ -276,7 +286,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (artifact) {
     program.emplace(Program::from_artifact(compiled, file, on_mesh));
   } else {
-    program.emplace(Program::from_model(*model, o.backend));
+    program.emplace(Program::from_model(*model, o.backend, {}, o.device));
   }
   // --eval on one device; on a mesh it is spread over the ranks (below).
   if (args.has("eval") && !on_mesh) return run_eval(*program, args, o.seed.value_or(program->config().train.seed));

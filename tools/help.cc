@@ -75,6 +75,9 @@ const std::vector<CommandDoc>& docs() {
         {"start-step", "N",
          "the global step --init's parameters come from (a restart from a PyTorch checkpoint): the schedule, the "
          "step counter and the data order continue from there"},
+        {"device", "cpu|host-gpu|cuda[:N]",
+         "where the compiled step runs: cpu (default); host-gpu: the GPU kernels (CUDA's very text, as OpenCL C) "
+         "on this CPU through OpenCL (PoCL), GEMMs and collectives on the CPU's libraries; cuda: an NVIDIA GPU"},
         {"backend", "compiled|interp",
          "compiled (default): fused kernels and GEMM libraries; interp: the reference interpreter, op by op "
          "(model files only)"},
@@ -99,7 +102,12 @@ const std::vector<CommandDoc>& docs() {
        "must be readable) and writes them, with the model's settings and kernel objects, to one file that\n"
        "`mlc run MODEL.mlcx` trains from without a frontend, passes or code generation.",
        {{"output", "MODEL.mlcx", "the artifact to write (also -o; default: the model file's name with .mlcx)"},
-        {"target", "cpu", "what to compile for: cpu (this machine's CPU features)"},
+        {"target", "cpu|host-gpu|cuda:sm_XX",
+         "what to compile for: cpu (this machine's CPU features), host-gpu (GPU kernels as OpenCL C for the host "
+         "device), cuda:sm_XX (cubins for that GPU architecture, compiled by NVRTC without a GPU)"},
+        {"emit-source", "DIR",
+         "GPU targets: also write every kernel as a self-contained CUDA C file, DIR/<symbol>.cu (nvcc compiles "
+         "it as it is)"},
         {"data", "F.safetensors", "size the batches from F instead of the model file's data.file"},
         kMesh,
         kZero}},
@@ -119,6 +127,9 @@ const std::vector<CommandDoc>& docs() {
          "run the pipeline up to PASS; all: print every stage; fusion: with fused kernels as fusion ops; lower: "
          "each function's executable"},
         {"batch", "N", "build the model at batch N (default: train.batch_size)"},
+        {"target", "cpu|host-gpu|cuda:sm_XX",
+         "with --after lower: lower for that target; GPU targets print each kernel's launch (grid, block, shared "
+         "memory)"},
         {"emit", "mlir", "print the module in upstream MLIR dialects (func, arith, math, tensor, linalg)"},
         {"timings", "", "print each pass's time on stderr (with --after)", K::plain_switch},
         kMesh,

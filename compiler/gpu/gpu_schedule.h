@@ -1,0 +1,63 @@
+// GPU schedules: how a loop kernel (compiler/kernel_ir.h) maps onto a grid of
+// thread blocks. The CPU splits a kernel's rows over threads
+// (runtime/cpu/cpu_executor.h); GPUs get schedules of their own, chosen here
+// from the kernel alone, the same for every GPU target (host-gpu and cuda).
+//
+// Kinds:
+//  - elementwise: one thread per element of the domain (a grid-stride loop
+//    over its row-major linear index); every reduction the element needs is
+//    folded by its own thread, in row-major order (column sums: neighbouring
+//    threads read neighbouring columns, so loads coalesce).
+//  - row: one block per domain row (the domain without its last dim; a
+//    grid-stride loop over rows). The row's shared reductions (those that
+//    depend on no variable changing within the row: softmax's max and sum,
+//    a norm's moments, cross-entropy's log-sum-exp, a whole-tensor sum) are
+//    folded by the whole block: thread t folds the terms t, t + B, t + 2B, ...
+//    of the reduction's row-major order, then the block combines the B
+//    partial results in shared memory by a fixed binary tree. The row's
+//    elements are then computed by the threads in a block-stride loop.
+//
+// Determinism: the tree and the terms each thread folds depend only on the
+// kernel and the block size, never on timing; no atomics. Sums accumulate in
+// the kernel IR's accumulator (double for float sums, i64 for integers);
+// max, min and argmax carry the index of their element and so give the
+// sequential fold's result exactly (the first extreme element; for max and
+// min the last NaN, for argmax the first NaN). Float sums differ from the
+// sequential fold only by the rounding of the double partial sums:
+// |tree - sequential| <= 2 (n - 1) u_f64 sum |x_i|, far below one f32 or
+// half ulp of the result unless the sum cancels.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "compiler/kernel_ir.h"
+#include "runtime/executable.h"
+
+namespace mlc::gpu {
+
+enum class ScheduleKind : uint8_t { elementwise, row };
+std::string_view schedule_kind_name(ScheduleKind k);
+
+struct Schedule {
+  ScheduleKind kind = ScheduleKind::elementwise;
+  rt::GpuLaunch launch;
+  // row: per expression, whether it is a reduction the block folds together
+  // (in expression order, before the row's elements).
+  std::vector<bool> block_reduce;
+  // row: the shared arrays (one slot per thread each) its block reductions
+  // combine in: f64 and i64 sums, f32/f64/i64 values of max, min and argmax,
+  // and the element indices these carry. launch.shared_bytes is their size.
+  bool shared_f64 = false, shared_i64 = false, shared_f32 = false, shared_index = false;
+};
+
+// Threads per block of every schedule.
+inline constexpr int kBlockSize = 256;
+// The most blocks a launch has; grid-stride loops cover the rest. Within
+// CUDA's grid.x limit and OpenCL's global size on every device.
+inline constexpr int64_t kMaxGrid = int64_t{1} << 20;
+
+Schedule schedule_kernel(const kir::Kernel& k);
+
+}  // namespace mlc::gpu

@@ -1,0 +1,575 @@
+#include "compiler/gpu/kernel_source.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "runtime/half.h"
+
+namespace mlc::gpu {
+
+namespace {
+
+// `s` inside a C comment: no "*/" ends it early.
+std::string comment_safe(std::string s) {
+  for (size_t i = s.find("*/"); i != std::string::npos; i = s.find("*/", i)) s.replace(i, 2, "* /");
+  return s;
+}
+
+// The C type an expression of dtype t is held in (half: its bit pattern).
+const char* value_type(DType t) {
+  switch (t) {
+    case DType::f32: return "float";
+    case DType::f64: return "double";
+    case DType::bf16: case DType::f16: return "u16";
+    case DType::i32: return "int";
+    case DType::i64: return "i64";
+    case DType::boolean: return "bool";
+  }
+  return "void";
+}
+// The element type of a buffer of dtype t.
+const char* memory_type(DType t) { return t == DType::boolean ? "u8" : value_type(t); }
+// What arithmetic computes dtype t in (ir/scalar_math.h: float for halves).
+DType compute_dtype(DType t) { return is_half(t) ? DType::f32 : t; }
+
+std::string i64_literal(int64_t v) {
+  if (v == INT64_MIN) return "(-(i64)9223372036854775807 - 1)";
+  return "((i64)" + std::to_string(v) + ")";
+}
+
+std::string f32_literal(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  char buf[64];
+  if (!std::isfinite(f)) {
+    std::snprintf(buf, sizeof buf, "MLC_BITS_F32(0x%08" PRIx32 "u)", bits);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%af", static_cast<double>(f));
+  return buf;
+}
+
+std::string f64_literal(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, 8);
+  char buf[64];
+  if (!std::isfinite(d)) {
+    std::snprintf(buf, sizeof buf, "MLC_BITS_F64(0x%016" PRIx64 "ull)", bits);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%a", d);
+  return buf;
+}
+
+// ir/scalar_math.h's handler over C text: each primitive becomes a statement
+// assigning a fresh temporary (so every result is rounded to its type, and
+// the text stays linear), its name the Value.
+template <bool kIsFloat>
+struct TextScalar {
+  using Value = std::string;
+  using Bool = std::string;
+  static constexpr bool kFloat = kIsFloat;
+  std::function<std::string(const char* type, const std::string& expr)> emit;
+  DType t;  // the compute dtype
+
+  const char* type() const { return value_type(t); }
+  std::string tmp(const std::string& expr) { return emit(type(), expr); }
+  std::string fn(const char* name, const std::string& x) {
+    return tmp(std::string("MLC_") + name + (t == DType::f64 ? "_F64(" : "_F32(") + x + ")");
+  }
+  // Integer arithmetic wraps: computed on the unsigned type.
+  std::string wrap(const std::string& a, const char* op, const std::string& b) {
+    const char* u = t == DType::i64 ? "u64" : "u32";
+    return tmp("(" + std::string(type()) + ")((" + u + ")" + a + " " + op + " (" + u + ")" + b + ")");
+  }
+
+  Value constant(double c) {
+    if constexpr (kFloat) return t == DType::f64 ? f64_literal(c) : f32_literal(static_cast<float>(c));
+    else {
+      if (t == DType::boolean) return c != 0 ? "true" : "false";
+      if (t == DType::i64) return i64_literal(static_cast<int64_t>(c));
+      return "((int)" + std::to_string(static_cast<int64_t>(c)) + ")";
+    }
+  }
+  Value add(const Value& a, const Value& b) { return kFloat ? tmp(a + " + " + b) : wrap(a, "+", b); }
+  Value sub(const Value& a, const Value& b) { return kFloat ? tmp(a + " - " + b) : wrap(a, "-", b); }
+  Value mul(const Value& a, const Value& b) { return kFloat ? tmp(a + " * " + b) : wrap(a, "*", b); }
+  Value neg(const Value& a) { return kFloat ? tmp("-" + a) : wrap(constant(0), "-", a); }
+  Value div(const Value& a, const Value& b) {
+    if constexpr (kFloat) return tmp(a + " / " + b);
+    // Never fused (compiler/fusion.h), but total: x / 0 = 0, INT_MIN / -1 wraps.
+    return tmp("(" + b + " == 0 ? " + constant(0) + " : " + b + " == -1 ? " + neg(a) + " : " + a + " / " + b + ")");
+  }
+  Value fabs(const Value& x) { return fn("FABS", x); }
+  Value exp(const Value& x) { return fn("EXP", x); }
+  Value log(const Value& x) { return fn("LOG", x); }
+  Value sqrt(const Value& x) { return fn("SQRT", x); }
+  Value tanh(const Value& x) { return fn("TANH", x); }
+  Value erf(const Value& x) { return fn("ERF", x); }
+  Value sin(const Value& x) { return fn("SIN", x); }
+  Value cos(const Value& x) { return fn("COS", x); }
+  Value pow(const Value& x, const Value& y) {
+    return tmp(std::string("MLC_POW") + (t == DType::f64 ? "_F64(" : "_F32(") + x + ", " + y + ")");
+  }
+  Bool is_nan(const Value& x) {
+    if constexpr (kFloat) return emit("bool", "(" + x + " != " + x + ")");
+    else return "false";
+  }
+  Bool cmp(scalar::CmpDir d, const Value& x, const Value& y) {
+    static constexpr const char* kOps[] = {"==", "!=", "<", "<=", ">", ">="};
+    return emit("bool", "(" + x + " " + kOps[static_cast<int>(d)] + " " + y + ")");
+  }
+  Value select(const Bool& p, const Value& x, const Value& y) { return tmp("(" + p + " ? " + x + " : " + y + ")"); }
+};
+
+class Emitter {
+ public:
+  Emitter(const kir::Kernel& k, const Schedule& s) : k_(k), s_(s) {}
+
+  std::string run(const std::string& symbol) {
+    const int block = s_.launch.block;
+    out_ += "/* " + k_.name + ": " + comment_safe(k_.origin) + " */\n";
+    out_ += "/* schedule: " + std::string(schedule_kind_name(s_.kind)) + ", block " + std::to_string(block) + " */\n";
+    out_ += "MLC_KERNEL(" + std::to_string(block) + ") " + symbol + "(";
+    for (size_t p = 0; p < k_.params.size(); ++p)
+      out_ += "MLC_PARAM(" + std::string(memory_type(k_.params[p])) + ", p" + std::to_string(p) + "), ";
+    out_ += "MLC_STATUS_PARAM) {\n";
+    indent_ = 1;
+    for (size_t p = 0; p < k_.params.size(); ++p)
+      line("MLC_BIND(" + std::string(memory_type(k_.params[p])) + ", p" + std::to_string(p) + ");");
+    // An output written into an input's buffer is stored through the input's pointer.
+    const int out = k_.num_inputs();
+    store_param_.assign(static_cast<size_t>(k_.num_outputs()), 0);
+    for (int o = 0; o < k_.num_outputs(); ++o) {
+      const int alias = o == 0 ? k_.output_alias : k_.more_alias[static_cast<size_t>(o - 1)];
+      store_param_[static_cast<size_t>(o)] = alias >= 0 ? alias : out + o;
+    }
+    cache_.assign(k_.exprs.size(), "");
+    vars_.assign(static_cast<size_t>(k_.num_vars), "");
+    scopes_.emplace_back();
+    if (s_.kind == ScheduleKind::row) emit_row_schedule(block);
+    else emit_elementwise_schedule();
+    out_ += "}\n";
+    return std::move(out_);
+  }
+
+ private:
+  void line(const std::string& s) {
+    out_.append(static_cast<size_t>(indent_) * 2, ' ');
+    out_ += s;
+    out_ += '\n';
+  }
+  std::string fresh(const char* type, const std::string& expr) {
+    std::string name = "m" + std::to_string(temps_++);
+    line(std::string(type) + " " + name + " = " + expr + ";");
+    return name;
+  }
+  // Opens a block of code: what is emitted in it is not reused after it.
+  template <class F>
+  void scoped(const std::string& head, F body) {
+    line(head + " {");
+    ++indent_;
+    scopes_.emplace_back();
+    body();
+    for (int id : scopes_.back()) cache_[static_cast<size_t>(id)].clear();
+    scopes_.pop_back();
+    --indent_;
+    line("}");
+  }
+
+  int64_t domain_elements() const {
+    int64_t n = 1;
+    for (int64_t d : k_.domain) n *= d;
+    return n;
+  }
+
+  // Sets the variables [var0, var0 + extents.size()) from the row-major linear index `lin`.
+  void split_index(const std::string& lin, int var0, const std::vector<int64_t>& extents) {
+    std::string rem = lin;
+    for (size_t d = extents.size(); d-- > 0;) {
+      const std::string v = "v" + std::to_string(var0 + static_cast<int>(d));
+      if (d == 0) {
+        line("const i64 " + v + " = " + rem + ";");
+      } else {
+        line("const i64 " + v + " = " + rem + " % " + i64_literal(extents[d]) + ";");
+        const std::string next = "q" + std::to_string(temps_++);
+        line("const i64 " + next + " = " + rem + " / " + i64_literal(extents[d]) + ";");
+        rem = next;
+      }
+      vars_[static_cast<size_t>(var0) + d] = v;
+    }
+  }
+
+  void store_outputs(const std::string& lin, const std::function<std::string(std::string)>& root_adjust = nullptr) {
+    std::vector<std::string> v = {value(k_.root)};
+    if (root_adjust) v[0] = root_adjust(v[0]);
+    for (int r : k_.more_roots) v.push_back(value(r));
+    const int out = k_.num_inputs();
+    for (size_t o = 0; o < v.size(); ++o) {
+      const DType t = k_.params[static_cast<size_t>(out) + o];
+      const std::string p = "p" + std::to_string(store_param_[o]);
+      line(p + "[" + lin + "] = " + (t == DType::boolean ? "(u8)(" + v[o] + ")" : v[o]) + ";");
+    }
+  }
+
+  void emit_elementwise_schedule() {
+    const int64_t n = domain_elements();
+    scoped("for (i64 lin = MLC_BLOCK * " + std::to_string(s_.launch.block) + " + MLC_THREAD; lin < " + i64_literal(n) +
+               "; lin += MLC_BLOCKS * " + std::to_string(s_.launch.block) + ")",
+           [&] {
+             split_index("lin", 0, k_.domain);
+             if (k_.scatters()) store_outputs("lin", [&](std::string v) { return scatter_into(v); });
+             else store_outputs("lin");
+           });
+  }
+
+  void emit_row_schedule(int block) {
+    const size_t rank = k_.domain.size();
+    const int64_t inner = rank ? k_.domain.back() : 1;
+    if (s_.shared_f64) line("MLC_SHARED double mlc_sf64[" + std::to_string(block) + "];");
+    if (s_.shared_i64) line("MLC_SHARED i64 mlc_si64[" + std::to_string(block) + "];");
+    if (s_.shared_f32) line("MLC_SHARED float mlc_sf32[" + std::to_string(block) + "];");
+    if (s_.shared_index) line("MLC_SHARED i64 mlc_sidx[" + std::to_string(block) + "];");
+    line("const i64 tid = MLC_THREAD;");
+    scoped("for (i64 row = MLC_BLOCK; row < " + i64_literal(k_.rows()) + "; row += MLC_BLOCKS)", [&] {
+      if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
+      for (size_t id = 0; id < k_.exprs.size(); ++id)
+        if (s_.block_reduce[id]) value(static_cast<int>(id));
+      if (rank == 0) {
+        scoped("if (tid == 0)", [&] { store_outputs("row"); });
+        return;
+      }
+      scoped("for (i64 inner = tid; inner < " + i64_literal(inner) + "; inner += " + std::to_string(block) + ")", [&] {
+        line("const i64 v" + std::to_string(rank - 1) + " = inner;");
+        vars_[rank - 1] = "v" + std::to_string(rank - 1);
+        store_outputs("row * " + i64_literal(inner) + " + inner");
+      });
+    });
+  }
+
+  // kir::Kernel::scatter for the output element `lin` holding `v`: every
+  // element of the scatter's domain, in row-major order, whose target is
+  // `lin` adds its value, in the output's dtype: each output element gets its
+  // terms in the reference kernel's order.
+  std::string scatter_into(const std::string& v) {
+    const kir::Kernel::Scatter& sc = k_.scatter;
+    const DType t = k_.params[static_cast<size_t>(k_.num_inputs())];
+    const int64_t inner = k_.domain.empty() ? 1 : k_.domain.back();
+    const std::string acc = fresh(value_type(t), v);
+    int64_t n = 1;
+    for (int64_t d : sc.domain) n *= d;
+    scoped("for (i64 sj = 0; sj < " + i64_literal(n) + "; ++sj)", [&] {
+      split_index("sj", sc.var0, sc.domain);
+      scoped("if (" + value(sc.row) + " == lin / " + i64_literal(inner) + " && " + value(sc.at) + " == lin)", [&] {
+        const std::string x = value(sc.value);
+        if (is_float(t)) line(acc + " = " + acc + " + " + x + ";");
+        else line(acc + " = (" + value_type(t) + ")((u64)" + acc + " + (u64)" + x + ");");
+      });
+    });
+    return acc;
+  }
+
+  std::string value(int id) {
+    std::string& c = cache_[static_cast<size_t>(id)];
+    if (!c.empty()) return c;
+    std::string v = compute(k_.exprs[static_cast<size_t>(id)], id);
+    cache_[static_cast<size_t>(id)] = v;
+    scopes_.back().push_back(id);
+    return v;
+  }
+
+  // Expression id's value as its compute dtype reads it (a half widened to float).
+  std::string operand(int id) {
+    const DType t = k_.exprs[static_cast<size_t>(id)].dtype;
+    std::string v = value(id);
+    if (t == DType::bf16) return "mlc_bf16_to_f32(" + v + ")";
+    if (t == DType::f16) return "mlc_f16_to_f32(" + v + ")";
+    return v;
+  }
+  // r, computed in compute_dtype(t), as t holds it.
+  std::string rounded(DType t, const std::string& r) {
+    if (t == DType::bf16) return "mlc_f32_to_bf16(" + r + ")";
+    if (t == DType::f16) return "mlc_f32_to_f16(" + r + ")";
+    return r;
+  }
+
+  template <class F>
+  std::string with_handler(DType t, F f) {
+    auto emit = [this](const char* type, const std::string& e) { return fresh(type, e); };
+    if (is_float(t)) {
+      TextScalar<true> h{emit, compute_dtype(t)};
+      return f(h);
+    }
+    TextScalar<false> h{emit, t};
+    return f(h);
+  }
+
+  // x of dtype `from` as dtype `to`.
+  std::string convert(std::string x, DType from, DType to) {
+    if (from == to) return x;
+    if (is_half(from)) {
+      x = (from == DType::bf16 ? "mlc_bf16_to_f32(" : "mlc_f16_to_f32(") + x + ")";
+      from = DType::f32;
+      if (to == DType::f32) return x;
+    }
+    if (is_half(to)) {
+      const char* name = to == DType::bf16 ? "bf16" : "f16";
+      if (from == DType::f32) return "mlc_f32_to_" + std::string(name) + "(" + x + ")";
+      // Doubles directly, integers through double: one rounding.
+      return "mlc_f64_to_" + std::string(name) + "((double)(" + x + "))";
+    }
+    if (to == DType::boolean) return "(" + x + " != 0)";
+    if (from == DType::boolean) return "((" + std::string(value_type(to)) + ")(" + x + " ? 1 : 0))";
+    return "((" + std::string(value_type(to)) + ")(" + x + "))";
+  }
+
+  std::string compute(const kir::Expr& e, int id) {
+    using K = kir::ExprKind;
+    auto idx = [&](const char* op) { return fresh("i64", value(e.a) + " " + op + " " + value(e.b)); };
+    switch (e.kind) {
+      case K::var: return vars_[static_cast<size_t>(e.i)];
+      case K::iconst: return i64_literal(e.i);
+      case K::iadd: return idx("+");
+      case K::imul: return idx("*");
+      case K::idiv: return idx("/");
+      case K::irem: return idx("%");
+      case K::imin: return fresh("i64", "(" + value(e.a) + " < " + value(e.b) + " ? " + value(e.a) + " : " + value(e.b) + ")");
+      case K::imax: return fresh("i64", "(" + value(e.a) + " > " + value(e.b) + " ? " + value(e.a) + " : " + value(e.b) + ")");
+      case K::ilt: return fresh("bool", "(" + value(e.a) + " < " + value(e.b) + ")");
+      case K::constant:
+        switch (e.dtype) {
+          case DType::f32: return f32_literal(static_cast<float>(e.f));
+          case DType::f64: return f64_literal(e.f);
+          case DType::bf16: return "((u16)" + std::to_string(rt::bf16::from_double(e.f).bits) + "u)";
+          case DType::f16: return "((u16)" + std::to_string(rt::f16::from_double(e.f).bits) + "u)";
+          case DType::i32: return "((int)" + std::to_string(e.i) + ")";
+          case DType::i64: return i64_literal(e.i);
+          case DType::boolean: return e.i != 0 ? "true" : "false";
+        }
+        return "0";
+      case K::load: {
+        const std::string p = "p" + std::to_string(e.i) + "[" + value(e.a) + "]";
+        return fresh(value_type(e.dtype), e.dtype == DType::boolean ? "(" + p + " != 0)" : p);
+      }
+      case K::unary: {
+        const std::string x = operand(e.a);
+        return rounded(e.dtype, with_handler(e.dtype, [&](auto& h) {
+          std::string r;
+          scalar::unary_dispatch(h, e.op, x, r);
+          return r;
+        }));
+      }
+      case K::binary: {
+        const std::string x = operand(e.a), y = operand(e.b);
+        return fresh(value_type(e.dtype), rounded(e.dtype, with_handler(e.dtype, [&](auto& h) {
+          std::string r;
+          scalar::binary_dispatch(h, e.op, x, y, r);
+          return r;
+        })));
+      }
+      case K::cmp: {
+        const std::string x = operand(e.a), y = operand(e.b);
+        return with_handler(k_.exprs[static_cast<size_t>(e.a)].dtype, [&](auto& h) { return h.cmp(e.dir, x, y); });
+      }
+      case K::select:
+        return fresh(value_type(e.dtype), "(" + value(e.a) + " ? " + value(e.b) + " : " + value(e.c) + ")");
+      case K::cast:
+        return fresh(value_type(e.dtype), convert(value(e.a), k_.exprs[static_cast<size_t>(e.a)].dtype, e.dtype));
+      case K::index_value: return fresh(value_type(e.dtype), convert(value(e.a), DType::i64, e.dtype));
+      case K::reduce: return s_.block_reduce[static_cast<size_t>(id)] ? block_reduce(e) : thread_reduce(e);
+      case K::checked_index: {
+        // Out of range: the status word says so, and element 0 is read instead.
+        const std::string v = fresh("i64", "(i64)(" + value(e.a) + ")");
+        line("if ((u64)" + v + " >= (u64)" + i64_literal(e.i) + ") { *mlc_status = 1; " + v + " = 0; }");
+        return v;
+      }
+      case K::random:
+        return fresh("float", "mlc_uniform(" + value(e.a) + ", " + value(e.b) + ", (u64)" + i64_literal(e.i) + ", " +
+                                  std::to_string(static_cast<uint32_t>(e.f)) + "u)");
+    }
+    return "0";
+  }
+
+  // ---- reductions
+
+  struct Acc {
+    DType type;          // accumulator dtype
+    std::string init;
+    bool indexed;        // max/min/argmax carry their element's index
+    bool fl;             // float input
+  };
+  Acc accumulator(const kir::Expr& e) const {
+    const DType in = k_.exprs[static_cast<size_t>(e.a)].dtype;
+    Acc a;
+    a.fl = is_float(in);
+    a.indexed = e.op != OpCode::ReduceSum;
+    if (e.op == OpCode::ReduceSum) {
+      a.type = a.fl ? DType::f64 : DType::i64;
+      a.init = a.fl ? "0.0" : i64_literal(0);
+      return a;
+    }
+    a.type = compute_dtype(in);
+    if (a.type == DType::boolean || a.type == DType::i32) a.type = DType::i64;  // held wide; narrowed at the end
+    const bool high = e.op == OpCode::ReduceMin;
+    if (a.fl) {
+      a.init = a.type == DType::f64 ? f64_literal(high ? INFINITY : -INFINITY) : f32_literal(high ? INFINITY : -INFINITY);
+    } else {
+      const int64_t lo = in == DType::i32 ? INT32_MIN : in == DType::boolean ? 0 : INT64_MIN;
+      const int64_t hi = in == DType::i32 ? INT32_MAX : in == DType::boolean ? 1 : INT64_MAX;
+      a.init = i64_literal(high ? hi : lo);
+    }
+    return a;
+  }
+
+  // The sequential fold's step: acc (and index) folded with term x at linear index `at`.
+  void fold_step(const kir::Expr& e, const Acc& a, const std::string& acc, const std::string& index, const std::string& x,
+                 const std::string& at) {
+    if (e.op == OpCode::ReduceSum) {
+      if (a.fl) line(acc + " += (double)" + x + ";");
+      else line(acc + " = (i64)((u64)" + acc + " + (u64)(i64)" + x + ");");
+      return;
+    }
+    const std::string xv = fresh(value_type(a.type), "(" + std::string(value_type(a.type)) + ")" + x);
+    std::string beats;
+    if (e.op == OpCode::Argmax) {
+      beats = a.fl ? "(" + xv + " != " + xv + " ? " + acc + " == " + acc + " : " + xv + " > " + acc + ")" : "(" + xv + " > " + acc + ")";
+      beats = "(" + index + " < 0 || " + beats + ")";
+    } else {
+      const char* cmp = e.op == OpCode::ReduceMax ? " > " : " < ";
+      // Strictly better, or a NaN (which sticks: the last NaN wins).
+      beats = "(" + index + " < 0 || " + xv + cmp + acc + (a.fl ? " || " + xv + " != " + xv : "") + ")";
+    }
+    scoped("if " + beats, [&] {
+      line(acc + " = " + xv + ";");
+      line(index + " = " + at + ";");
+    });
+  }
+
+  std::string reduce_result(const kir::Expr& e, const Acc& a, const std::string& acc, const std::string& index) {
+    if (e.op == OpCode::Argmax) return index;
+    if (is_half(e.dtype)) {
+      const char* name = e.dtype == DType::bf16 ? "bf16" : "f16";
+      if (a.type == DType::f64) return fresh("u16", "mlc_f64_to_" + std::string(name) + "(" + acc + ")");
+      return fresh("u16", "mlc_f32_to_" + std::string(name) + "(" + acc + ")");
+    }
+    return fresh(value_type(e.dtype), "(" + std::string(value_type(e.dtype)) + ")" + acc);
+  }
+
+  std::string linear_index(const kir::Expr& e) {
+    std::string l = i64_literal(0);
+    for (size_t j = 0; j < e.extents.size(); ++j)
+      l = "(" + l + " * " + i64_literal(e.extents[j]) + " + " + vars_[static_cast<size_t>(e.var0) + j] + ")";
+    return l;
+  }
+
+  // The fold's body for the current element: where the mask holds, x folded in.
+  void fold_element(const kir::Expr& e, const Acc& a, const std::string& acc, const std::string& index, const std::string& at) {
+    auto fold = [&] { fold_step(e, a, acc, index, operand(e.a), at); };
+    if (e.b >= 0) scoped("if (" + value(e.b) + ")", fold);
+    else fold();
+  }
+
+  // Folded by this thread alone, in row-major order: the reference order.
+  std::string thread_reduce(const kir::Expr& e) {
+    const Acc a = accumulator(e);
+    const std::string acc = fresh(value_type(a.type), a.init);
+    // Max and min start with no element (index -1); an unmasked argmax starts at element 0.
+    const std::string index = a.indexed ? fresh("i64", e.op == OpCode::Argmax && e.b < 0 ? "0" : "-1") : "";
+    std::function<void(size_t)> nest = [&](size_t j) {
+      if (j == e.extents.size()) {
+        fold_element(e, a, acc, index, a.indexed ? linear_index(e) : "");
+        return;
+      }
+      const std::string v = "v" + std::to_string(e.var0 + static_cast<int>(j));
+      vars_[static_cast<size_t>(e.var0) + j] = v;
+      scoped("for (i64 " + v + " = 0; " + v + " < " + i64_literal(e.extents[j]) + "; ++" + v + ")", [&] { nest(j + 1); });
+    };
+    nest(0);
+    return reduce_result(e, a, acc, index);
+  }
+
+  // Folded by the block: thread t takes terms t, t + B, ... in order, then a
+  // fixed binary tree over the threads' partial results (gpu_schedule.h).
+  std::string block_reduce(const kir::Expr& e) {
+    const Acc a = accumulator(e);
+    const int block = s_.launch.block;
+    int64_t n = 1;
+    for (int64_t x : e.extents) n *= x;
+    const std::string acc = fresh(value_type(a.type), a.init);
+    const std::string index = a.indexed ? fresh("i64", "-1") : "";
+    scoped("for (i64 rj = tid; rj < " + i64_literal(n) + "; rj += " + std::to_string(block) + ")", [&] {
+      split_index("rj", e.var0, e.extents);
+      fold_element(e, a, acc, index, "rj");
+    });
+    const char* arr = e.op == OpCode::ReduceSum ? (a.fl ? "mlc_sf64" : "mlc_si64")
+                      : a.type == DType::f64   ? "mlc_sf64"
+                      : a.fl                   ? "mlc_sf32"
+                                               : "mlc_si64";
+    const std::string mine = std::string(arr) + "[tid]", theirs = std::string(arr) + "[tid + s]";
+    line(mine + " = " + acc + ";");
+    if (a.indexed) line("mlc_sidx[tid] = " + index + ";");
+    line("MLC_BARRIER();");
+    scoped("for (int s = " + std::to_string(block / 2) + "; s > 0; s >>= 1)", [&] {
+      scoped("if (tid < s)", [&] {
+        if (e.op == OpCode::ReduceSum) {
+          if (a.fl) line(mine + " = " + mine + " + " + theirs + ";");
+          else line(mine + " = (i64)((u64)" + mine + " + (u64)" + theirs + ");");
+          return;
+        }
+        // Partial results (value, index of its element; -1: none). The
+        // sequential fold's answer: for argmax the first NaN, else the first
+        // maximal element; for max and min the last NaN, else the first
+        // extreme element.
+        const std::string a_i = "mlc_sidx[tid]", b_i = "mlc_sidx[tid + s]";
+        const std::string av = fresh(value_type(a.type), mine), bv = fresh(value_type(a.type), theirs);
+        const std::string ai = fresh("i64", a_i), bi = fresh("i64", b_i);
+        const std::string a_nan = a.fl ? "(" + av + " != " + av + ")" : "false";
+        const std::string b_nan = a.fl ? "(" + bv + " != " + bv + ")" : "false";
+        const char* cmp = e.op == OpCode::ReduceMin ? " < " : " > ";
+        std::string take_b;
+        if (e.op == OpCode::Argmax)
+          take_b = "(" + ai + " < 0 || (" + bi + " >= 0 && (" + a_nan + " ? (" + b_nan + " && " + bi + " < " + ai + ") : (" +
+                   b_nan + " || " + bv + cmp + av + " || (" + bv + " == " + av + " && " + bi + " < " + ai + ")))))";
+        else
+          take_b = "(" + ai + " < 0 || (" + bi + " >= 0 && (" + a_nan + " ? (" + b_nan + " && " + bi + " > " + ai + ") : (" +
+                   b_nan + " || " + bv + cmp + av + " || (" + bv + " == " + av + " && " + bi + " < " + ai + ")))))";
+        scoped("if " + take_b, [&] {
+          line(mine + " = " + bv + ";");
+          line(a_i + " = " + bi + ";");
+        });
+      });
+      line("MLC_BARRIER();");
+    });
+    const std::string total = fresh(value_type(a.type), mine.substr(0, mine.size() - 5) + "[0]");
+    const std::string total_index = a.indexed ? fresh("i64", "mlc_sidx[0]") : "";
+    line("MLC_BARRIER();");  // before the arrays are used again
+    return reduce_result(e, a, total, total_index);
+  }
+
+  const kir::Kernel& k_;
+  const Schedule& s_;
+  std::string out_;
+  int indent_ = 0;
+  int temps_ = 0;
+  std::vector<int> store_param_;
+  std::vector<std::string> cache_, vars_;
+  std::vector<std::vector<int>> scopes_;
+};
+
+}  // namespace
+
+std::string kernel_function(const kir::Kernel& k, const Schedule& s, const std::string& symbol) {
+  return Emitter(k, s).run(symbol);
+}
+
+std::string kernel_source(const kir::Kernel& k, const Schedule& s, const std::string& symbol, Dialect d) {
+  std::string text(prelude(d));
+  text += '\n';
+  text += kernel_function(k, s, symbol);
+  return text;
+}
+
+}  // namespace mlc::gpu

@@ -1,0 +1,45 @@
+#include "driver/device.h"
+
+#include <cctype>
+
+namespace mlc {
+
+std::string Device::str() const {
+  if (target == rt::kCpuTarget) return "cpu";
+  if (target == rt::kCudaTarget) return arch.empty() ? "cuda:" + std::to_string(ordinal) : "cuda:" + arch;
+  return target;
+}
+
+Expected<Device> parse_device(std::string_view text, std::string_view flag, bool arch_allowed) {
+  const std::string takes = arch_allowed ? "cpu, host-gpu, cuda or cuda:sm_XX (cuda:sm_80, cuda:sm_90)"
+                                         : "cpu, host-gpu, cuda or cuda:N (the GPU's number)";
+  auto bad = [&] { return make_error("--" + std::string(flag) + " " + std::string(text) + ": expected " + takes); };
+  Device d;
+  if (text == "cpu" || text == rt::kCpuTarget) return d;
+  if (text == rt::kHostGpuTarget) {
+    d.target = rt::kHostGpuTarget;
+    return d;
+  }
+  if (text.substr(0, 4) != "cuda") return bad();
+  d.target = rt::kCudaTarget;
+  if (text == "cuda") return d;
+  if (text[4] != ':' || text.size() == 5) return bad();
+  std::string_view rest = text.substr(5);
+  auto digits = [](std::string_view s) {
+    if (s.empty() || s.size() > 4) return false;
+    for (char c : s)
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    return true;
+  };
+  if (arch_allowed && rest.substr(0, 3) == "sm_" && digits(rest.substr(3))) {
+    d.arch = std::string(rest);
+    return d;
+  }
+  if (!arch_allowed && digits(rest)) {
+    d.ordinal = std::stoi(std::string(rest));
+    return d;
+  }
+  return bad();
+}
+
+}  // namespace mlc
