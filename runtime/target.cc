@@ -4,12 +4,21 @@
 #include <mutex>
 
 #include "runtime/cpu/cpu_target.h"
+#ifdef MLC_HAVE_OPENCL
+#include "runtime/host_gpu/host_gpu_target.h"
+#endif
 
 namespace mlc::rt {
 
 namespace {
 
-const Target* const kTargets[] = {&cpu_target()};
+// host-gpu only where the build found OpenCL (CMakeLists.txt).
+const Target* const kTargets[] = {
+    &cpu_target(),
+#ifdef MLC_HAVE_OPENCL
+    &host_gpu_target(),
+#endif
+};
 
 // The loaded module with its module: while anyone holds the loaded code, the
 // module (and so its address, the cache's key) stays alive.

@@ -11,6 +11,7 @@ if [[ "${1:-}" != "--no-apt" ]]; then
             libdnnl-dev  # oneDNN: the large GEMMs (runtime/onednn_gemm.h)
             libxsmm-dev  # libxsmm: the small GEMMs (runtime/xsmm_gemm.h)
             ocl-icd-opencl-dev  # its CMake config requires OpenCL (a Recommends that --no-install-recommends skips)
+            pocl-opencl-icd  # PoCL: the OpenCL CPU device the host-gpu target runs GPU kernels on (runtime/host_gpu/)
             llvm-19-dev libzstd-dev  # kernel code generation (LLVM 19: IRBuilder, O3, ORC LLJIT)
             mlir-19-tools  # mlir-opt-19, mlir-cpu-runner-19: the tests of `mlc ir --emit mlir`
             libopenmpi-dev openmpi-bin  # the MPI communicator (runtime/comm/mpi.h) and mpirun for its tests

@@ -1,7 +1,6 @@
 #include "runtime/cpu/cpu_executor.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -10,45 +9,25 @@
 #include "ir/diagnostics.h"
 #include "runtime/collective_run.h"
 #include "runtime/cpu/cpu_gemm.h"
-#include "runtime/cpu/cpu_target.h"
-#include "runtime/index_check.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/thread_pool.h"
 
 namespace mlc::rt {
 
-// Threads for a kernel: whole rows each, and at least kMinThreadCost scalar
-// evaluations per thread (about 5 us of the scalar gathers of unfold, fold and
-// pooling, 1 us of a vectorized elementwise kernel), so that handing a share
-// to a worker (about a microsecond; workers spin between a step's kernels)
-// stays small against the work it is given.
-int kernel_threads(const KernelInfo& k, int threads) {
-  constexpr int64_t kMinThreadCost = 8192;
-  int64_t by_cost = k.rows * k.row_cost / kMinThreadCost;
-  int64_t parts = std::min<int64_t>({threads, k.rows, by_cost});
-  return parts < 1 ? 1 : static_cast<int>(parts);
-}
-
 void CpuExecutor::ArenaFree::operator()(std::byte* p) const { std::free(p); }
 
 Expected<std::unique_ptr<CpuExecutor>> CpuExecutor::create(std::shared_ptr<const Executable> exe,
-                                                           std::shared_ptr<const CpuCode> code) {
+                                                           std::unique_ptr<KernelLauncher> launcher,
+                                                           int64_t arena_base_alignment) {
   std::unique_ptr<CpuExecutor> x(new CpuExecutor);
   x->exe_ = std::move(exe);
-  x->code_ = std::move(code);
+  x->launcher_ = std::move(launcher);
   const Executable& e = *x->exe_;
-  for (const KernelInfo& k : e.kernels) {
-    // verify_executable checked the indices against the module; the loaded
-    // code has one entry point per object.
-    if (!x->code_ || k.object >= static_cast<int>(x->code_->fns.size()))
-      return make_error("function '" + e.function + "': kernel '" + k.name + "' has no loaded code");
-    x->kernel_fn_.push_back(x->code_->fns[static_cast<size_t>(k.object)]);
-  }
-  size_t alloc = static_cast<size_t>(std::max<int64_t>(kCpuArenaAlignment, (e.arena_bytes + kCpuArenaAlignment - 1) /
-                                                                               kCpuArenaAlignment * kCpuArenaAlignment));
-  void* p = std::aligned_alloc(kCpuArenaAlignment, alloc);
+  const int64_t align = arena_base_alignment;
+  x->arena_alloc_bytes_ = std::max<int64_t>(align, (e.arena_bytes + align - 1) / align * align);
+  void* p = std::aligned_alloc(static_cast<size_t>(align), static_cast<size_t>(x->arena_alloc_bytes_));
   if (!p) throw std::bad_alloc();
-  std::memset(p, 0, alloc);
+  std::memset(p, 0, static_cast<size_t>(x->arena_alloc_bytes_));
   x->arena_.reset(static_cast<std::byte*>(p));
 
   x->slot_ptr_.assign(e.slots.size(), nullptr);
@@ -80,14 +59,16 @@ Expected<std::unique_ptr<CpuExecutor>> CpuExecutor::create(std::shared_ptr<const
   }
   for (const ResultSpec& r : e.results) x->results_.push_back(Tensor::view(e.slots[r.slot].type, nullptr));
   x->bound_.assign(e.args.size(), nullptr);
-  x->bind({});
+  x->arg_regions_.assign(e.args.size(), HostRegion{});
+  MLC_CHECK_OK(x->bind({}));
   return x;
 }
 
-void CpuExecutor::bind(std::span<Tensor* const> args) {
+Status CpuExecutor::bind(std::span<Tensor* const> args) {
   const Executable& e = *exe_;
   for (size_t a = 0; a < args.size(); ++a) {
     bound_[a] = args[a]->bytes();
+    arg_regions_[a] = {bound_[a], args[a]->num_bytes()};
     for (int s : arg_slots_[a]) slot_ptr_[s] = bound_[a] + e.slots[s].offset;
   }
   for (size_t i = 0; i < e.instructions.size(); ++i) {
@@ -101,12 +82,15 @@ void CpuExecutor::bind(std::span<Tensor* const> args) {
       for (size_t k = 0; k < b.size(); ++k) views_[i][k].rebind(b[k]);
   }
   for (size_t k = 0; k < results_.size(); ++k) results_[k].rebind(slot_ptr_[e.results[k].slot]);
+  Status st = launcher_->bind({arena_.get(), arena_alloc_bytes_}, arg_regions_);
+  if (!st) std::fill(bound_.begin(), bound_.end(), nullptr);  // so that the next run binds again
+  return st;
 }
 
 Status CpuExecutor::run(std::span<Tensor* const> args) {
   bool changed = false;
   for (size_t i = 0; i < args.size(); ++i) changed |= args[i]->bytes() != bound_[i];
-  if (changed) bind(args);
+  if (changed) MLC_CHECK_OK(bind(args));
   if (profile_) return run_profiled();
   const std::vector<Instruction>& list = exe_->instructions;
   for (size_t i = 0; i < list.size(); ++i) MLC_CHECK_OK(execute(list[i], i));
@@ -143,26 +127,8 @@ Status CpuExecutor::run_profiled() {
 Status CpuExecutor::execute(const Instruction& ins, size_t index) {
   const std::vector<std::byte*>& b = buffers_[index];
   switch (ins.kind) {
-    case InstrKind::kernel: {
-      const KernelInfo& k = exe_->kernels[ins.kernel];
-      const CompiledKernelFn fn = kernel_fn_[ins.kernel];
-      ThreadPool& pool = thread_pool();
-      int parts = kernel_threads(k, pool.threads());
-      // A kernel returns non-zero only for an index out of range (executable.h IndexCheck).
-      if (parts <= 1) {
-        if (fn(b.data(), 0, k.rows) != 0) return index_out_of_range(k, b.data());
-        return {};
-      }
-      std::atomic<bool> stopped{false};
-      auto share = [&](int t) {
-        int64_t begin, end;
-        split_range(k.rows, parts, t, begin, end);
-        if (fn(b.data(), begin, end) != 0) stopped.store(true, std::memory_order_relaxed);
-      };
-      pool.parallel(parts, share);
-      if (stopped.load(std::memory_order_relaxed)) return index_out_of_range(k, b.data());
-      return {};
-    }
+    case InstrKind::kernel:
+      return launcher_->launch(static_cast<size_t>(ins.kernel), exe_->kernels[ins.kernel], b.data(), b.size());
     case InstrKind::gemm: {
       const GemmKernel& g = *gemm_[index];
       std::byte* c = b.back();

@@ -1,16 +1,18 @@
-// The CPU target's executor (runtime/device_executor.h): allocates the arena
-// once (64-byte aligned host memory), fills its constants, then runs the
-// instruction list once per `run`.
+// The executor (runtime/device_executor.h) of the targets whose arena is host
+// memory: "cpu-x86_64" and "host-gpu". It allocates the arena once, fills its
+// constants, then runs the instruction list once per `run`; kernel
+// instructions go to its KernelLauncher (runtime/cpu/kernel_launcher.h: the
+// CPU's linked objects on the thread pool, or host-gpu's OpenCL kernels), and
+// everything else runs here, the same for both.
 //
 // Contracts:
+//  - The arena is host memory aligned to `arena_base_alignment` (64 on the
+//    CPU: a cache line and an AVX-512 vector), zeroed, Executable::arena_bytes
+//    rounded up to that alignment.
 //  - `run` allocates nothing itself; instructions of kind `reference` run
 //    reference kernels, which may.
-//  - f32 GEMMs run on the library runtime/cpu/cpu_gemm.h chooses; kernels and
-//    GEMM setups are made by `create` for the thread count of that time.
-//  - Kernels run on the process-wide thread pool (runtime/thread_pool.h), each
-//    split into row ranges by kernel_threads; a row is computed by one thread
-//    with the same code whatever the split, so results do not depend on the
-//    thread count.
+//  - GEMMs run on the library runtime/cpu/cpu_gemm.h chooses; GEMM setups are
+//    made by `create` for the thread count of that time.
 //  - Collective instructions run on the World given by set_world
 //    (runtime/collective_run.h); without one they fail, naming the op.
 //  - Profiling times every instruction with steady_clock; its counters are
@@ -21,29 +23,19 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/cpu/native_code.h"
+#include "runtime/cpu/kernel_launcher.h"
 #include "runtime/device_executor.h"
 #include "runtime/executable.h"
 #include "runtime/gemm_library.h"
-#include "runtime/target.h"
 
 namespace mlc::rt {
 
-// Linked kernel objects: fns[i] is object i's entry point.
-struct CpuCode final : LoadedCode {
-  std::vector<CompiledKernelFn> fns;
-  std::shared_ptr<const void> owner;  // keeps the code mapped
-};
-
-// How many threads (of `threads`) run kernel k: a function of k and
-// `threads` only, so that a step's results depend only on the thread count.
-int kernel_threads(const KernelInfo& k, int threads);
-
 class CpuExecutor final : public DeviceExecutor {
  public:
-  // `exe` is verified; `code` is its code loaded (null without kernels).
+  // `exe` is verified; `launcher` runs its kernels.
   static Expected<std::unique_ptr<CpuExecutor>> create(std::shared_ptr<const Executable> exe,
-                                                       std::shared_ptr<const CpuCode> code);
+                                                       std::unique_ptr<KernelLauncher> launcher,
+                                                       int64_t arena_base_alignment);
 
   Status run(std::span<Tensor* const> args) override;
   void set_world(World* world) override { world_ = world; }
@@ -56,15 +48,16 @@ class CpuExecutor final : public DeviceExecutor {
     void operator()(std::byte* p) const;
   };
   CpuExecutor() = default;
-  // Points every slot of argument buffers at the given tensors' data.
-  void bind(std::span<Tensor* const> args);
+  // Points every slot of argument buffers at the given tensors' data, and the
+  // launcher at them.
+  Status bind(std::span<Tensor* const> args);
   Status execute(const Instruction& ins, size_t index);
   Status run_profiled();
 
   std::shared_ptr<const Executable> exe_;
-  std::shared_ptr<const CpuCode> code_;
-  std::vector<CompiledKernelFn> kernel_fn_;  // per kernel
+  std::unique_ptr<KernelLauncher> launcher_;
   std::unique_ptr<std::byte[], ArenaFree> arena_;
+  int64_t arena_alloc_bytes_ = 0;
   std::vector<std::byte*> slot_ptr_;                     // per slot, resolved
   std::vector<std::vector<int>> arg_slots_;              // per argument: slots over its buffer
   std::vector<std::vector<std::byte*>> buffers_;         // per instruction: its buffers
@@ -72,7 +65,8 @@ class CpuExecutor final : public DeviceExecutor {
   std::vector<std::vector<Tensor>> views_;               // per instruction: reference/collective operands, result
   std::vector<std::vector<const Tensor*>> view_ptrs_;
   std::vector<Tensor> results_;
-  std::vector<std::byte*> bound_;  // argument data pointers of the last bind
+  std::vector<std::byte*> bound_;  // argument data pointers of the last bind (null: none)
+  std::vector<HostRegion> arg_regions_;  // per argument: its bound data, for the launcher
   std::unique_ptr<ExecutionProfile> profile_;  // null: not profiling
   World* world_ = nullptr;
 };

@@ -2,6 +2,7 @@
 
 #include "runtime/cpu/cpu_executor.h"
 #include "runtime/cpu/native_code.h"
+#include "runtime/cpu/native_launcher.h"
 
 namespace mlc::rt {
 
@@ -20,8 +21,9 @@ class CpuTarget final : public Target {
   }
   Expected<std::unique_ptr<DeviceExecutor>> create_executor(std::shared_ptr<const Executable> exe,
                                                             std::shared_ptr<const LoadedCode> code) const override {
-    MLC_TRY(std::unique_ptr<CpuExecutor> x,
-            CpuExecutor::create(std::move(exe), std::static_pointer_cast<const CpuCode>(std::move(code))));
+    MLC_TRY(std::unique_ptr<NativeLauncher> launcher,
+            NativeLauncher::create(*exe, std::static_pointer_cast<const CpuCode>(std::move(code))));
+    MLC_TRY(std::unique_ptr<CpuExecutor> x, CpuExecutor::create(std::move(exe), std::move(launcher), kCpuArenaAlignment));
     return std::unique_ptr<DeviceExecutor>(std::move(x));
   }
 };
