@@ -36,8 +36,16 @@
 
 namespace mlc::rt {
 
-// The CPU target's name (runtime/target.h lists the targets).
+// The targets' names (runtime/target.h lists those this build has).
 inline constexpr std::string_view kCpuTarget = "cpu-x86_64";
+// GPU-shaped kernels run on the host through OpenCL (runtime/host_gpu/).
+inline constexpr std::string_view kHostGpuTarget = "host-gpu";
+// NVIDIA GPUs (runtime/cuda/).
+inline constexpr std::string_view kCudaTarget = "cuda";
+inline bool is_gpu_target(std::string_view t) { return t == kHostGpuTarget || t == kCudaTarget; }
+// The GPU targets' arena alignment: what cudaMalloc guarantees, and a
+// multiple of every vector load a kernel makes.
+inline constexpr int64_t kGpuArenaAlignment = 256;
 
 struct Slot {
   TensorType type;
@@ -59,7 +67,10 @@ struct IndexCheck {
 };
 
 // Kernel code for one target: code objects, each defining the one kernel
-// entry point named `symbol`. For "cpu-x86_64" (the only target today), an
+// entry point named `symbol`. For "host-gpu", an object's bytes are the
+// kernel's OpenCL C text (compiler/gpu/kernel_source.h: prelude and kernel,
+// self-contained) and `arch` is "opencl-c"; for "cuda", a cubin for `arch`
+// ("sm_90") compiled by NVRTC from the same kernel's CUDA C text. For "cpu-x86_64", an
 // object is a relocatable ELF object compiled for one CPU (`arch`, LLVM's CPU
 // name, and `features`, LLVM's "+avx2,+fma,-avx512f,..."), its entry point a
 // CompiledKernelFn; runtime/cpu/native_code.h links them. The compiler emits a
@@ -84,6 +95,20 @@ struct CodeModule {
   std::string generator;
 };
 
+// How a GPU target launches a kernel (compiler/gpu/gpu_schedule.h): `grid`
+// blocks of `block` threads, the kernel's static shared memory being
+// `shared_bytes` (for listings and checks; the code declares it). The
+// kernel's arguments are its buffers (operands, result, more results, as for
+// the CPU) and then a status word (int), which it sets to
+// kir::kIndexOutOfRange where a checked index was out of range. All zero on
+// the CPU.
+struct GpuLaunch {
+  int64_t grid = 0;
+  int block = 0;
+  int shared_bytes = 0;
+  bool operator==(const GpuLaunch&) const = default;
+};
+
 struct KernelInfo {
   std::string name;
   int object = -1;  // its code: Executable::code->objects[object]
@@ -95,6 +120,7 @@ struct KernelInfo {
   // instruction running the kernel passes slots of exactly these types.
   std::vector<TensorType> types;
   std::vector<IndexCheck> index_checks;  // program order
+  GpuLaunch launch;  // GPU targets only
 };
 
 // A collective over one mesh axis of this device's communicator
