@@ -4,12 +4,14 @@
 #include <mutex>
 
 #include "runtime/cpu/cpu_target.h"
+#include "runtime/cuda/cuda_target.h"
 
 namespace mlc::rt {
 
 namespace {
 
-const Target* const kTargets[] = {&cpu_target()};
+// Every build has "cuda": it opens the NVIDIA driver when it loads code.
+const Target* const kTargets[] = {&cpu_target(), &cuda_target()};
 
 // The loaded module with its module: while anyone holds the loaded code, the
 // module (and so its address, the cache's key) stays alive.

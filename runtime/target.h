@@ -2,7 +2,8 @@
 // code objects the compiler emitted for it (runtime/executable.h CodeModule)
 // and makes executors (runtime/device_executor.h) for its executables; the
 // rest of the runtime (verification, artifacts, the training driver) is the
-// same for every target. Today's targets: "cpu-x86_64" (runtime/cpu/).
+// same for every target. Today's targets: "cpu-x86_64" (runtime/cpu/) and
+// "cuda" (runtime/cuda/: NVIDIA GPUs, the driver opened at run time).
 //
 // Contracts:
 //  - find_target(name) is the target of that name, or null.

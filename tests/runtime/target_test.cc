@@ -17,7 +17,7 @@ TEST(Target, TheCpuTargetIsRegistered) {
   EXPECT_EQ(cpu, &cpu_target());
   EXPECT_EQ(cpu->arena_alignment(), 64);
   EXPECT_EQ(find_target("cuda-sm_90"), nullptr);
-  EXPECT_EQ(target_names(), "cpu-x86_64");
+  EXPECT_EQ(target_names(), "cpu-x86_64, cuda");
 }
 
 // No code: nothing to load (an executable without kernels).
@@ -48,7 +48,7 @@ TEST(Target, CodeForATargetThisRuntimeLacksIsRefused) {
   code->target = "cuda-sm_90";
   auto loaded = load_code(code);
   ASSERT_FALSE(loaded.ok());
-  EXPECT_EQ(loaded.error().message, "code for target 'cuda-sm_90', which this runtime lacks (it has cpu-x86_64)");
+  EXPECT_EQ(loaded.error().message, "code for target 'cuda-sm_90', which this runtime lacks (it has cpu-x86_64, cuda)");
 }
 
 // verify_executable (rule 0) refuses, before anything runs, an executable for
@@ -59,7 +59,7 @@ TEST(Target, ExecutablesNameTheirTargetAndItsCode) {
   e->target = "cuda-sm_90";
   auto x = Executor::create(e);
   ASSERT_FALSE(x.ok());
-  EXPECT_EQ(x.error().message, "function 'eval': target: is 'cuda-sm_90', not a target of this runtime (cpu-x86_64)");
+  EXPECT_EQ(x.error().message, "function 'eval': target: is 'cuda-sm_90', not a target of this runtime (cpu-x86_64, cuda)");
 
   e = tiny();
   auto code = std::make_shared<CodeModule>(*e->code);
