@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "runtime/cpu/cpu_target.h"
+#include "runtime/cuda/cuda_target.h"
 #ifdef MLC_HAVE_OPENCL
 #include "runtime/host_gpu/host_gpu_target.h"
 #endif
@@ -12,12 +13,14 @@ namespace mlc::rt {
 
 namespace {
 
+// "cuda" in every build (it opens the NVIDIA driver when it loads code);
 // host-gpu only where the build found OpenCL (CMakeLists.txt).
 const Target* const kTargets[] = {
     &cpu_target(),
 #ifdef MLC_HAVE_OPENCL
     &host_gpu_target(),
 #endif
+    &cuda_target(),
 };
 
 // The loaded module with its module: while anyone holds the loaded code, the

@@ -2,8 +2,9 @@
 // code objects the compiler emitted for it (runtime/executable.h CodeModule)
 // and makes executors (runtime/device_executor.h) for its executables; the
 // rest of the runtime (verification, artifacts, the training driver) is the
-// same for every target. Today's targets: "cpu-x86_64" (runtime/cpu/) and,
-// in builds with OpenCL, "host-gpu" (runtime/host_gpu/).
+// same for every target. Today's targets: "cpu-x86_64" (runtime/cpu/),
+// "cuda" (runtime/cuda/: NVIDIA GPUs, the driver opened at run time) and, in
+// builds with OpenCL, "host-gpu" (runtime/host_gpu/).
 //
 // Contracts:
 //  - find_target(name) is the target of that name, or null.

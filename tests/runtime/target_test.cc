@@ -18,7 +18,7 @@ TEST(Target, TheCpuTargetIsRegistered) {
   EXPECT_EQ(cpu->arena_alignment(), 64);
   EXPECT_EQ(find_target("cuda-sm_90"), nullptr);
   // host-gpu in builds with OpenCL (tests/runtime/host_gpu_test.cc).
-  EXPECT_EQ(target_names(), find_target("host-gpu") ? "cpu-x86_64, host-gpu" : "cpu-x86_64");
+  EXPECT_EQ(target_names(), find_target("host-gpu") ? "cpu-x86_64, host-gpu, cuda" : "cpu-x86_64, cuda");
 }
 
 // No code: nothing to load (an executable without kernels).

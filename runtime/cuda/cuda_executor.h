@@ -1,0 +1,153 @@
+// The "cuda" target's executor (runtime/device_executor.h): one GPU, one
+// stream, device memory allocated once when it is made.
+//
+// Memory: the arena is one cuMemAlloc of exactly Executable::arena_bytes
+// rounded up to kGpuArenaAlignment (zeroed, constants uploaded once); one
+// more allocation holds a buffer per argument (256-byte aligned; their types
+// are known) and a status word per instruction; a 32 MiB cuBLASLt workspace
+// where the executable has gemms. Before allocating, the total is checked
+// against cuMemGetInfo's free memory: "function 'f': needs 12.4 GiB of GPU
+// memory (arena ..., arguments ..., GEMM workspace ...), 8.1 GiB free on GPU
+// 0 (NVIDIA H200)". Results outside argument buffers are downloaded into
+// pinned host memory the executor owns, allocated once.
+//
+// A run: every argument uploaded from the caller's host tensor (pageable
+// memory: the copies are complete when the driver returns), then the
+// instruction list on the stream, then, once the stream is done and no kernel
+// reported an index out of range, every updated argument downloaded into the
+// caller's tensor and every other arena result into the executor's host
+// buffers. result(k) is a host view: the caller's tensor for a result in an
+// argument's buffer (as on the CPU), else the executor's copy.
+//
+// Instructions: kernel: cuLaunchKernel with KernelInfo::launch's grid and
+// block, its buffers' device addresses (operands, result, more results) and
+// then its own status word (compiler/gpu/kernel_source.h); gemm: cuBLASLt
+// (runtime/cuda/cublaslt_gemm.h; an update copies x into the result first
+// unless it is x's buffer); copy: cuMemcpyDtoDAsync. Collective and reference
+// instructions are refused when the executor is made, naming the op
+// (collectives need NCCL, not in this build yet; a compiled step runs no
+// reference kernel). Every device address is fixed at creation, so nothing
+// is bound per run and run allocates nothing.
+//
+// CUDA graph: the second run captures the instruction list (the status
+// words' reset included; not the uploads and downloads) into a graph and
+// launches it; every later run replays it. The first runs eagerly, so that
+// cuBLASLt and the driver load what they load lazily outside a capture.
+// $MLC_CUDA_GRAPH=0 (read at creation) launches instruction by instruction
+// on every run, and so do all runs after a capture that fails (a launch's
+// own error then shows when the list runs eagerly). Profiling (enable_profiling) runs eagerly with an event
+// between every two instructions; the instructions' times are differences of
+// the events' times, so they add up to run_ns exactly.
+//
+// Errors: a launch's names the kernel, its origin (ops and model-file
+// locations) and the driver's error; a kernel's index out of range is the
+// CPU's message (runtime/index_check.h) for the first kernel that reported
+// one, found by running the list again up to that kernel and reading its
+// indices; a fault found when waiting for the stream names the GPU and, as
+// a graph hides which kernel it was, says how to find it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/cuda/cublaslt.h"
+#include "runtime/cuda/cublaslt_gemm.h"
+#include "runtime/cuda/cuda_code.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/device_executor.h"
+#include "runtime/executable.h"
+
+namespace mlc::rt::cuda {
+
+inline constexpr size_t kGemmWorkspaceBytes = size_t{32} << 20;
+
+struct CudaExecutorOptions {
+  bool graph = true;        // $MLC_CUDA_GRAPH != "0"
+  bool allow_tf32 = false;  // $MLC_ALLOW_TF32 == "1"
+  // The executable's gemms' library; needed only where it has gemms.
+  const CublasLt* cublaslt = nullptr;
+};
+// graph and allow_tf32 from the environment.
+CudaExecutorOptions cuda_executor_options_from_env();
+
+// "12.4 GiB", "32.0 MiB", "512 bytes".
+std::string memory_size_name(int64_t bytes);
+
+class CudaExecutor final : public DeviceExecutor {
+ public:
+  // `exe` is verified; `code` is its code loaded on `device` (null without
+  // kernels).
+  static Expected<std::unique_ptr<CudaExecutor>> create(std::shared_ptr<const Executable> exe,
+                                                        std::shared_ptr<const CudaCode> code, const CudaDevice& device,
+                                                        CudaExecutorOptions options);
+  ~CudaExecutor() override;
+
+  Status run(std::span<Tensor* const> args) override;
+  void set_world(World* world) override { world_ = world; }
+  const Tensor& result(size_t k) const override { return results_[k]; }
+  void enable_profiling() override;
+  const ExecutionProfile* profile() const override { return profile_.get(); }
+
+  // Whether the runs replay a captured CUDA graph (for tests).
+  bool replays_graph() const { return graph_exec_ != nullptr; }
+
+ private:
+  struct KernelLaunch {
+    CUfunction function = nullptr;
+    unsigned grid = 0, block = 0;
+    std::vector<CUdeviceptr> values;  // the kernel's arguments
+    std::vector<void*> params;        // &values[i], as cuLaunchKernel takes them
+  };
+
+  CudaExecutor(const CudaDevice& device) : dev_(device), cu_(*device.cu) {}
+  Status allocate(int64_t& io_bytes);
+  Status prepare_instructions();
+  Status prepare_results();
+  // Enqueues the status words' reset and instructions [0, end).
+  Status enqueue_list(size_t end);
+  Status enqueue(size_t i);
+  Status enqueue_profiled();
+  Status capture_graph();
+  Status upload(std::span<Tensor* const> args);
+  Status synchronize(std::string_view after);
+  Error index_error(size_t instruction, std::span<Tensor* const> args);
+  Status add_profile();
+  Error at(size_t instruction, const std::string& message) const;
+
+  const CudaDevice& dev_;
+  const CudaDriver& cu_;
+  std::shared_ptr<const Executable> exe_;
+  std::shared_ptr<const CudaCode> code_;
+  CudaExecutorOptions options_;
+  World* world_ = nullptr;
+
+  CUstream stream_ = nullptr;
+  CUdeviceptr arena_ = 0, io_ = 0, workspace_ = 0;
+  std::byte* host_ = nullptr;  // pinned: arena results, then the status words
+  cublasLtHandle_t lt_handle_ = nullptr;
+  std::vector<int64_t> arg_offset_;  // per argument: its buffer's offset in io_
+  CUdeviceptr status_ = 0;           // io_'s status words, one int per instruction
+  int* status_host_ = nullptr;
+  std::vector<CUdeviceptr> slot_addr_;  // per slot
+  std::vector<KernelLaunch> launch_;    // per instruction (kernels)
+  std::vector<std::unique_ptr<CublasLtGemm>> gemm_;  // per instruction (gemms)
+  std::vector<int> updated_args_;
+  struct Download {
+    CUdeviceptr from = 0;
+    std::byte* to = nullptr;
+    size_t bytes = 0;
+  };
+  std::vector<Download> downloads_;      // arena results
+  std::vector<Tensor> results_;          // host views
+  std::vector<int> result_arg_;          // per result: its argument where it is in one, else -1
+  CUgraphExec graph_exec_ = nullptr;
+  int64_t runs_ = 0;
+  std::unique_ptr<ExecutionProfile> profile_;
+  std::vector<CUevent> events_;  // profiling: before instruction i, and after the last
+};
+
+}  // namespace mlc::rt::cuda

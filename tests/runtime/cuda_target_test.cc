@@ -1,0 +1,580 @@
+// The "cuda" target (runtime/cuda/) on machines without a GPU: the registry,
+// what load() says without a driver, the checks made before the driver is
+// touched (targets, cubins and their ELF arch), the driver loader's errors,
+// the row-major to column-major GEMM mapping against a row-major matmul, the
+// real cuBLASLt's acceptance of every descriptor attribute (where the
+// toolkit's library is found), and the executor end to end on a fake driver
+// and cuBLASLt over host memory (tests/runtime/fake_cuda.h): uploads,
+// kernels, gemms, copies, downloads, graph capture and replay, profiling,
+// index errors and the refusals. cuda_gpu_test.cc runs on a GPU.
+#include "runtime/cuda/cuda_target.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/cuda/cubin_elf.h"
+#include "runtime/cuda/cublaslt_gemm.h"
+#include "runtime/cuda/cuda_code.h"
+#include "runtime/cuda/cuda_executor.h"
+#include "runtime/executor.h"
+#include "runtime/verify_executable.h"
+#include "tests/runtime/cuda_test_executables.h"
+#include "tests/runtime/fake_cuda.h"
+
+namespace mlc::rt {
+namespace {
+
+using namespace mlc::testing;
+
+constexpr const char* kNoDriver =
+    "cuda: no NVIDIA driver: libcuda.so.1 not found (this machine has no GPU, or its driver is not installed)";
+
+// An ELF header as a cubin of `abi` has for `sm` (cubin_elf.h), nothing more.
+std::string cubin_header(int sm, int abi = 8) {
+  std::string s(64, '\0');
+  s[0] = 0x7f, s[1] = 'E', s[2] = 'L', s[3] = 'F', s[4] = 2, s[5] = 1, s[6] = 1, s[7] = 0x41;
+  s[8] = static_cast<char>(abi);
+  s[18] = static_cast<char>(190);
+  const uint32_t flags = abi == 8 ? 0x06000004u | (static_cast<uint32_t>(sm) << 8) : static_cast<uint32_t>(sm);
+  for (int i = 0; i < 4; ++i) s[48 + i] = static_cast<char>((flags >> (8 * i)) & 0xff);
+  return s;
+}
+
+TEST(CudaTarget, IsRegistered) {
+  const Target* t = find_target("cuda");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t, &cuda_target());
+  EXPECT_EQ(t->name(), "cuda");
+  EXPECT_EQ(t->arena_alignment(), 256);
+}
+
+// What `mlc run t.mlcx` says for a cuda artifact on a machine without a GPU:
+// the target loads the code, and the driver is missing.
+TEST(CudaTarget, LoadWithoutADriverSaysSo) {
+  if (cuda::cuda_driver().ok()) GTEST_SKIP() << "this machine has an NVIDIA driver";
+  EXPECT_EQ(cuda::cuda_driver().error().message, kNoDriver);
+  auto loaded = cuda_target().load(*cuda_module(cubin_header(90), {"add_one"}));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().message, kNoDriver);
+  // The same through the handle callers hold: verified, then loaded.
+  auto exe = cuda_step_executable(cubin_header(90));
+  ASSERT_TRUE(verify_executable(*exe).ok()) << verify_executable(*exe).error().message;
+  auto x = Executor::create(exe);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message, kNoDriver);
+  // An executable without kernels still needs the GPU.
+  exe->code = nullptr;
+  exe->kernels.clear();
+  exe->instructions = {cuda_instruction(InstrKind::copy, {0}, 2, "copy", 1)};
+  exe->results = {{2, -1}};
+  ASSERT_TRUE(verify_executable(*exe).ok()) << verify_executable(*exe).error().message;
+  x = Executor::create(exe);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message, kNoDriver);
+}
+
+TEST(CudaTarget, RefusesCodeItCannotRunBeforeTheDriver) {
+  auto code = cuda_module(cubin_header(90), {"k"});
+  code->target = "host-gpu";
+  auto loaded = cuda_target().load(*code);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().message, "cuda: code for target 'host-gpu', not 'cuda'");
+
+  code = cuda_module(cubin_header(90), {"k"}, "opencl-c");
+  EXPECT_EQ(cuda_target().load(*code).error().message,
+            "cuda: the code's arch is 'opencl-c', not a GPU architecture (sm_90, ...)");
+  code = cuda_module("not an object file", {"fusion_2"});
+  EXPECT_EQ(cuda_target().load(*code).error().message, "cuda: kernel object 0 ('fusion_2'): not a cubin: no ELF header");
+  code = cuda_module(cubin_header(80), {"k"}, "sm_90");
+  EXPECT_EQ(cuda_target().load(*code).error().message,
+            "cuda: kernel object 0 ('k'): a cubin for sm_80, the module is for sm_90");
+  EXPECT_TRUE(cuda::check_cuda_module(*cuda_module(cubin_header(90), {"k"}, "sm_90a")).ok());
+}
+
+TEST(CubinElf, ReadsTheArchOfEitherAbi) {
+  EXPECT_EQ(*cuda::cubin_sm(cubin_header(90)), 90);
+  EXPECT_EQ(*cuda::cubin_sm(cubin_header(80)), 80);
+  EXPECT_EQ(*cuda::cubin_sm(cubin_header(100)), 100);
+  EXPECT_EQ(*cuda::cubin_sm(cubin_header(86, 7)), 86);
+  EXPECT_EQ(cuda::cubin_sm("\x7f" "ELF").error().message, "not a cubin: no ELF header");
+  std::string s = cubin_header(90);
+  s[4] = 1;
+  EXPECT_EQ(cuda::cubin_sm(s).error().message, "not a cubin: not a 64-bit little-endian ELF");
+  s = cubin_header(90);
+  s[18] = 62;
+  EXPECT_EQ(cuda::cubin_sm(s).error().message, "not a cubin: ELF machine 62, not CUDA's (190)");
+  s = cubin_header(90, 9);
+  EXPECT_EQ(cuda::cubin_sm(s).error().message, "not a cubin: unknown CUDA ELF ABI version 9");
+  EXPECT_EQ(cuda::cubin_sm(cubin_header(0)).error().message, "not a cubin: no SM architecture in its ELF flags");
+
+  EXPECT_EQ(cuda::arch_sm("sm_90"), 90);
+  EXPECT_EQ(cuda::arch_sm("sm_90a"), 90);
+  EXPECT_EQ(cuda::arch_sm("sm_100f"), 100);
+  EXPECT_EQ(cuda::arch_sm("compute_90"), std::nullopt);
+  EXPECT_EQ(cuda::arch_sm("sm_"), std::nullopt);
+  EXPECT_EQ(cuda::arch_sm("sm_9x"), std::nullopt);
+  EXPECT_EQ(cuda::arch_sm("90"), std::nullopt);
+  EXPECT_EQ(cuda::sm_arch_name(90), "sm_90");
+}
+
+// Real cubins from nvcc (where it is on PATH): their ELF flags give the arch
+// they were compiled for, and a module that says otherwise is refused.
+TEST(CubinElf, ReadsNvccCubins) {
+  if (std::system("command -v nvcc > /dev/null 2>&1") != 0) GTEST_SKIP() << "nvcc is not on PATH";
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(MLC_BINARY_DIR) / "cuda_target_test";
+  fs::create_directories(dir);
+  const fs::path source = fs::path(MLC_SOURCE_DIR) / "tests/data/cuda/kernels.cu";
+  for (int sm : {80, 90}) {
+    const fs::path cubin = dir / ("kernels_sm_" + std::to_string(sm) + ".cubin");
+    const std::string command = "nvcc -cubin -arch=sm_" + std::to_string(sm) + " -o " + cubin.string() + " " +
+                                source.string();
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    std::ifstream in(cubin, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    auto got = cuda::cubin_sm(bytes.str());
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    EXPECT_EQ(*got, sm);
+    EXPECT_EQ(cuda::sm_arch_name(*got), "sm_" + std::to_string(sm));
+    auto code = cuda_module(bytes.str(), {"gather"}, sm == 90 ? "sm_80" : "sm_90");
+    EXPECT_EQ(cuda::check_cuda_module(*code).error().message,
+              "cuda: kernel object 0 ('gather'): a cubin for sm_" + std::to_string(sm) + ", the module is for " +
+                  code->arch);
+  }
+}
+
+TEST(CudaDriver, LoaderErrors) {
+  auto none = cuda::load_cuda_driver("libmlc-no-such-driver.so.1");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message,
+            "cuda: no NVIDIA driver: libmlc-no-such-driver.so.1 not found (this machine has no GPU, or its driver is "
+            "not installed)");
+  // A library that is no driver.
+  auto libm = cuda::load_cuda_driver("libm.so.6");
+  ASSERT_FALSE(libm.ok());
+  EXPECT_EQ(libm.error().message, "cuda: the NVIDIA driver's libm.so.6 lacks cuDriverGetVersion");
+
+  EXPECT_TRUE(cuda::check_driver_version(12000).ok());
+  EXPECT_TRUE(cuda::check_driver_version(13000).ok());
+  EXPECT_EQ(cuda::check_driver_version(11080).error().message,
+            "cuda: the NVIDIA driver supports CUDA 11.8 (11080); mlc needs CUDA 12.0 (12000) or newer: update the "
+            "driver");
+  EXPECT_EQ(cuda::cuda_version_name(12040), "12.4");
+
+  const cuda::CudaDriver& cu = fake_driver();
+  EXPECT_EQ(cu.error_text("cuLaunchKernel", 1), "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)");
+  EXPECT_EQ(cu.error_text("cuLaunchKernel", 12345), "cuLaunchKernel failed: CUDA error 12345");
+  EXPECT_TRUE(cu.check(0, "x").ok());
+}
+
+TEST(CudaDriver, DeviceOrdinals) {
+  EXPECT_EQ(*cuda::parse_device_ordinal(nullptr), 0);
+  EXPECT_EQ(*cuda::parse_device_ordinal(""), 0);
+  EXPECT_EQ(*cuda::parse_device_ordinal("3"), 3);
+  EXPECT_EQ(cuda::parse_device_ordinal("gpu1").error().message,
+            "MLC_CUDA_DEVICE is 'gpu1': expected a GPU ordinal (0, 1, ...)");
+  EXPECT_EQ(cuda::parse_device_ordinal("-1").error().message,
+            "MLC_CUDA_DEVICE is '-1': expected a GPU ordinal (0, 1, ...)");
+  EXPECT_EQ(cuda::missing_device_error(3, 1), "cuda:3: this machine has 1 GPU");
+  EXPECT_EQ(cuda::missing_device_error(2, 2), "cuda:2: this machine has 2 GPUs");
+  EXPECT_EQ(cuda::missing_device_error(0, 0), "cuda:0: this machine has no GPU");
+
+  fake_cuda().reset();
+  EXPECT_EQ(cuda::open_cuda_device(fake_driver(), 3).error().message, "cuda:3: this machine has 1 GPU");
+  auto d = cuda::open_cuda_device(fake_driver(), 0);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->name, "NVIDIA H200");
+  EXPECT_EQ(d->arch(), "sm_90");
+  EXPECT_EQ(d->label(), "GPU 0 (NVIDIA H200)");
+  EXPECT_EQ(d->total_bytes, int64_t{141} << 30);
+}
+
+TEST(CudaDriver, KernelsForAnotherGpuAreRefused) {
+  fake_cuda().reset();
+  const cuda::CudaDevice d = *cuda::open_cuda_device(fake_driver(), 0);
+  auto code = cuda_module(cubin_header(80), {"k"}, "sm_80");
+  const std::string want =
+      "cuda: the artifact's kernels are cubins for sm_80; this GPU (NVIDIA H200) is sm_90: recompile with --target "
+      "cuda:sm_90";
+  EXPECT_EQ(cuda::check_device_arch(*code, d).error().message, want);
+  EXPECT_EQ(cuda::load_cuda_code(*code, d).error().message, want);
+  EXPECT_TRUE(cuda::check_device_arch(*cuda_module(cubin_header(90), {"k"}, "sm_90a"), d).ok());
+  // A symbol the cubin lacks: the driver's error, naming the object.
+  auto missing = cuda::load_cuda_code(*cuda_module(cubin_header(90), {"nope"}), d);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message,
+            "cuda: kernel object 0 ('nope') on GPU 0 (NVIDIA H200): cuModuleGetFunction failed: CUDA error 500");
+}
+
+TEST(CudaExecutor, MemorySizes) {
+  EXPECT_EQ(cuda::memory_size_name(512), "512 bytes");
+  EXPECT_EQ(cuda::memory_size_name(1536), "1.5 KiB");
+  EXPECT_EQ(cuda::memory_size_name(int64_t{32} << 20), "32.0 MiB");
+  EXPECT_EQ(cuda::memory_size_name(int64_t{124} * (int64_t{1} << 30) / 10), "12.4 GiB");
+}
+
+// The mapping, checked by evaluating cuBLAS's column-major definition on the
+// row-major operands' bytes against the row-major matmul, for every
+// transpose, batch and b_shared combination.
+TEST(CublasLtGemm, ColumnMajorLayoutComputesTheRowMajorDot) {
+  struct Dims {
+    int64_t m, n, k;
+  };
+  for (Dims dims : {Dims{2, 3, 4}, Dims{5, 1, 3}, Dims{1, 1, 1}, Dims{4, 6, 2}, Dims{3, 3, 7}})
+    for (int64_t batch : {1, 3})
+      for (int bits = 0; bits < 8; ++bits) {
+        blas::DotShape d{batch, dims.m, dims.n, dims.k, (bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
+        const std::string what = "batch " + std::to_string(batch) + " m " + std::to_string(d.m) + " n " +
+                                 std::to_string(d.n) + " k " + std::to_string(d.k) + " trans_a " +
+                                 std::to_string(d.trans_a) + " trans_b " + std::to_string(d.trans_b) + " b_shared " +
+                                 std::to_string(d.b_shared);
+        const int64_t b_batches = d.b_shared ? 1 : batch;
+        std::vector<double> a(static_cast<size_t>(batch * d.m * d.k)), b(static_cast<size_t>(b_batches * d.k * d.n));
+        for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>((i * 7) % 11) - 5;
+        for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>((i * 5) % 13) - 6;
+        // The row-major dot (ir/ops.def): op(A[p]) op(B[p or 0]).
+        std::vector<double> want(static_cast<size_t>(batch * d.m * d.n));
+        for (int64_t p = 0; p < batch; ++p)
+          for (int64_t i = 0; i < d.m; ++i)
+            for (int64_t j = 0; j < d.n; ++j) {
+              double s = 0;
+              for (int64_t l = 0; l < d.k; ++l) {
+                const double av = a[static_cast<size_t>(p * d.m * d.k + (d.trans_a ? l * d.m + i : i * d.k + l))];
+                const int64_t pb = d.b_shared ? 0 : p;
+                const double bv = b[static_cast<size_t>(pb * d.k * d.n + (d.trans_b ? j * d.k + l : l * d.n + j))];
+                s += av * bv;
+              }
+              want[static_cast<size_t>(p * d.m * d.n + i * d.n + j)] = s;
+            }
+        const cuda::LtGemmLayout L = cuda::lt_gemm_layout(d);
+        EXPECT_GE(L.a.ld, L.a.rows) << what;
+        EXPECT_GE(L.b.ld, L.b.rows) << what;
+        EXPECT_GE(L.c.ld, L.c.rows) << what;
+        std::vector<double> got(want.size(), -1e9);
+        bool in_bounds = true;
+        auto at = [&](const std::vector<double>& v, int64_t e) {
+          if (e < 0 || e >= static_cast<int64_t>(v.size())) return in_bounds = false, 0.0;
+          return v[static_cast<size_t>(e)];
+        };
+        // cuBLAS's A is the dot's b, its B the dot's a.
+        column_major_gemm(
+            L, 1, 0, [&](int64_t e) { return at(b, e); }, [&](int64_t e) { return at(a, e); },
+            [&](int64_t e) { return at(got, e); },
+            [&](int64_t e, double v) {
+              if (e < 0 || e >= static_cast<int64_t>(got.size())) in_bounds = false;
+              else got[static_cast<size_t>(e)] = v;
+            });
+        EXPECT_TRUE(in_bounds) << what;
+        EXPECT_EQ(got, want) << what;
+        // A shared B with A not transposed folds the batches into the rows.
+        EXPECT_EQ(L.batch, d.b_shared && !d.trans_a ? 1 : batch) << what;
+      }
+}
+
+TEST(CublasLtGemm, RunsEveryDtypeOnTheFakeLibrary) {
+  fake_cuda().reset();
+  const cuda::CublasLt& lt = fake_cublaslt();
+  cuda::cublasLtHandle_t handle = nullptr;
+  ASSERT_EQ(lt.cublasLtCreate(&handle), 0);
+  for (DType t : {DType::f32, DType::f64, DType::bf16, DType::f16}) {
+    const blas::DotShape d{2, 3, 4, 5, true, false, false};
+    const double alpha = is_half(t) ? 1 : 0.5, beta = is_half(t) ? 0 : 2;
+    const size_t es = static_cast<size_t>(dtype_size(t));
+    std::vector<double> a(2 * 3 * 5), b(2 * 5 * 4), c(2 * 3 * 4);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i % 5) - 2;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(i % 3) - 1;
+    for (size_t i = 0; i < c.size(); ++i) c[i] = static_cast<double>(i % 4);
+    auto bytes = [&](const std::vector<double>& v) {
+      std::vector<std::byte> out(v.size() * es);
+      const int32_t type = t == DType::f32 ? cuda::kCudaR32F : t == DType::f64 ? cuda::kCudaR64F
+                           : t == DType::bf16 ? cuda::kCudaR16BF : cuda::kCudaR16F;
+      for (size_t i = 0; i < v.size(); ++i) fake_detail::store(type, out.data(), static_cast<int64_t>(i), v[i]);
+      return out;
+    };
+    std::vector<std::byte> A = bytes(a), B = bytes(b), C = bytes(c);
+    const auto addr = [](std::vector<std::byte>& v) { return static_cast<cuda::CUdeviceptr>(reinterpret_cast<uintptr_t>(v.data())); };
+    auto g = cuda::CublasLtGemm::create(fake_driver(), lt, handle, GemmParams{t, d, alpha, beta},
+                                        {addr(A), addr(B), addr(C)}, cuda::kGemmWorkspaceBytes, false);
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    EXPECT_EQ((*g)->library(), "cuBLASLt");
+    ASSERT_TRUE((*g)->run(nullptr, addr(A), addr(B), addr(C), 0).ok());
+    std::vector<double> want(c.size());
+    blas::dot(d, a.data(), b.data(), want.data());
+    const int32_t type = t == DType::f32 ? cuda::kCudaR32F : t == DType::f64 ? cuda::kCudaR64F
+                         : t == DType::bf16 ? cuda::kCudaR16BF : cuda::kCudaR16F;
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_EQ(fake_detail::load(type, C.data(), static_cast<int64_t>(i)), alpha * want[i] + beta * c[i])
+          << dtype_name(t) << " element " << i;
+  }
+  lt.cublasLtDestroy(handle);
+  EXPECT_EQ(fake_cuda().allocations, 0);
+}
+
+// The real library (where the toolkit's libcublasLt is found) accepts every
+// descriptor attribute as create() sets it, for every dtype and layout: it
+// refuses a value of the wrong size, naming it. Without a GPU there is no
+// handle, so the heuristic, which comes after, fails.
+TEST(CublasLtGemm, TheRealLibraryAcceptsEveryAttribute) {
+  auto lt = cuda::cublaslt();
+  if (!lt.ok()) GTEST_SKIP() << lt.error().message;
+  for (DType t : {DType::f32, DType::f64, DType::bf16, DType::f16})
+    for (int bits = 0; bits < 8; ++bits)
+      for (bool tf32 : {false, true}) {
+        const blas::DotShape d{3, 64, 32, 16, (bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
+        auto g = cuda::CublasLtGemm::create(fake_driver(), **lt, nullptr, GemmParams{t, d, 1, 0}, {256, 4096, 65536},
+                                            cuda::kGemmWorkspaceBytes, tf32);
+        ASSERT_FALSE(g.ok());
+        EXPECT_NE(g.error().message.find(": cublasLtMatmulAlgoGetHeuristic failed: CUBLAS_STATUS_NOT_INITIALIZED"),
+                  std::string::npos)
+            << g.error().message;
+      }
+}
+
+// The fake driver's device and the kernels of tests/data/cuda/kernels.cu as
+// host functions.
+struct FakeGpu {
+  cuda::CudaDevice device;
+  FakeGpu() {
+    fake_cuda().reset();
+    device = *cuda::open_cuda_device(fake_driver(), 0);
+    auto& k = fake_cuda().kernels;
+    using Args = std::vector<cuda::CUdeviceptr>;
+    auto f32 = [](cuda::CUdeviceptr p) { return reinterpret_cast<float*>(static_cast<uintptr_t>(p)); };
+    auto i32 = [](cuda::CUdeviceptr p) { return reinterpret_cast<int*>(static_cast<uintptr_t>(p)); };
+    k["add_one"] = {[=](unsigned, unsigned, const Args& a) {
+                      for (int i = 0; i < 6; ++i) f32(a[1])[i] = f32(a[0])[i] + 1;
+                    },
+                    3};
+    k["halve"] = {[=](unsigned, unsigned, const Args& a) {
+                    for (int i = 0; i < 6; ++i) f32(a[1])[i] = f32(a[0])[i] * 0.5f;
+                  },
+                  3};
+    k["copy_idx"] = {[=](unsigned, unsigned, const Args& a) {
+                       for (int i = 0; i < 3; ++i) i32(a[1])[i] = i32(a[0])[i];
+                     },
+                     3};
+    k["gather"] = {[=](unsigned, unsigned, const Args& a) {
+                     for (int i = 0; i < 3; ++i) {
+                       int j = i32(a[1])[i];
+                       if (j < 0 || j >= 4) *i32(a[3]) = 1, j = 0;
+                       f32(a[2])[i] = f32(a[0])[j];
+                     }
+                   },
+                   4};
+    k["zero_idx"] = {[=](unsigned, unsigned, const Args& a) {
+                       for (int i = 0; i < 3; ++i) i32(a[1])[i] = 0;
+                     },
+                     3};
+  }
+  Expected<std::unique_ptr<cuda::CudaExecutor>> executor(std::shared_ptr<const Executable> e, bool graph = true) {
+    MLC_CHECK_OK(verify_executable(*e));
+    MLC_TRY(std::shared_ptr<const cuda::CudaCode> code, cuda::load_cuda_code(*e->code, device));
+    cuda::CudaExecutorOptions options;
+    options.graph = graph;
+    options.cublaslt = &fake_cublaslt();
+    return cuda::CudaExecutor::create(std::move(e), std::move(code), device, options);
+  }
+};
+
+std::vector<float> values(const Tensor& t) { return {t.data<float>(), t.data<float>() + t.num_elements()}; }
+
+// Three runs with new arguments each: the first eager, the second captures a
+// graph and replays it, the third replays it; every result right each time.
+TEST(CudaExecutor, RunsTheStepAndReplaysItsGraph) {
+  FakeGpu gpu;
+  {
+    auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+    ASSERT_TRUE(x.ok()) << x.error().message;
+    Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
+    for (int run = 0; run < 3; ++run) {
+      for (int i = 0; i < 6; ++i) xs.data<float>()[i] = static_cast<float>(i + run), w.data<float>()[i] = static_cast<float>(2 * i - run);
+      const std::vector<float> w_before = values(w), x_before = values(xs);
+      Tensor* args[] = {&xs, &w};
+      ASSERT_TRUE((*x)->run(args).ok());
+      EXPECT_EQ(values((*x)->result(0)), cuda_step_expected_y(x_before, w_before)) << "run " << run;
+      std::vector<float> halved = w_before;
+      for (float& v : halved) v *= 0.5f;
+      EXPECT_EQ(values(w), halved) << "run " << run;
+      EXPECT_EQ((*x)->result(1).bytes(), w.bytes()) << "the updated argument's result is the caller's tensor";
+      EXPECT_EQ(values(xs), x_before) << "an input is only read";
+      EXPECT_EQ(fake_cuda().captures, run >= 1 ? 1 : 0);
+      EXPECT_EQ(fake_cuda().graph_launches, run);
+      EXPECT_EQ((*x)->replays_graph(), run >= 1);
+    }
+    EXPECT_EQ(fake_cuda().kernel_runs, 6);
+    EXPECT_EQ(fake_cuda().matmuls, 6);
+  }
+  EXPECT_EQ(fake_cuda().allocations, 0) << "everything the executor made is freed";
+}
+
+TEST(CudaExecutor, WithoutGraphsEveryRunLaunchesEachInstruction) {
+  FakeGpu gpu;
+  auto x = gpu.executor(cuda_step_executable(cubin_header(90)), /*graph=*/false);
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
+  Tensor* args[] = {&xs, &w};
+  for (int run = 0; run < 3; ++run) ASSERT_TRUE((*x)->run(args).ok());
+  EXPECT_EQ(fake_cuda().captures, 0);
+  EXPECT_EQ(fake_cuda().graph_launches, 0);
+  EXPECT_EQ(fake_cuda().kernel_runs, 6);
+}
+
+// A capture the driver refuses: the runs go on eagerly, right.
+TEST(CudaExecutor, WithoutACaptureRunsGoOnEagerly) {
+  FakeGpu gpu;
+  fake_cuda().fail_capture = true;
+  auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
+  Tensor* args[] = {&xs, &w};
+  for (int run = 0; run < 3; ++run) {
+    for (int i = 0; i < 6; ++i) xs.data<float>()[i] = static_cast<float>(i * run), w.data<float>()[i] = 1;
+    const std::vector<float> x_before = values(xs), w_before = values(w);
+    ASSERT_TRUE((*x)->run(args).ok());
+    EXPECT_EQ(values((*x)->result(0)), cuda_step_expected_y(x_before, w_before)) << "run " << run;
+  }
+  EXPECT_FALSE((*x)->replays_graph());
+  EXPECT_EQ(fake_cuda().graph_launches, 0);
+  EXPECT_EQ(fake_cuda().kernel_runs, 6);
+}
+
+// What cuda_gpu_test.cc runs passes the verifier, so that a GPU's few
+// minutes are not spent on a malformed test.
+TEST(CudaExecutor, TheGpuTestsExecutablesVerify) {
+  EXPECT_TRUE(verify_executable(*cuda_step_executable("", "sm_80")).ok());
+  EXPECT_TRUE(verify_executable(*cuda_gather_executable("")).ok());
+  for (DType t : {DType::f32, DType::f64, DType::bf16, DType::f16})
+    for (int bits = 0; bits < 8; ++bits)
+      for (int update = 0; update < (is_half(t) ? 1 : 3); ++update) {
+        const blas::DotShape d{3, 17, 9, 64, (bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
+        Status s = verify_executable(*cuda_gemm_executable(GemmParams{t, d, update ? 0.5 : 1, update ? 2.0 : 0},
+                                                           update == 2));
+        EXPECT_TRUE(s.ok()) << s.error().message;
+      }
+}
+
+TEST(CudaExecutor, OptionsFromTheEnvironment) {
+  unsetenv("MLC_CUDA_GRAPH");
+  unsetenv("MLC_ALLOW_TF32");
+  EXPECT_TRUE(cuda::cuda_executor_options_from_env().graph);
+  EXPECT_FALSE(cuda::cuda_executor_options_from_env().allow_tf32);
+  setenv("MLC_CUDA_GRAPH", "0", 1);
+  setenv("MLC_ALLOW_TF32", "1", 1);
+  EXPECT_FALSE(cuda::cuda_executor_options_from_env().graph);
+  EXPECT_TRUE(cuda::cuda_executor_options_from_env().allow_tf32);
+  unsetenv("MLC_CUDA_GRAPH");
+  unsetenv("MLC_ALLOW_TF32");
+}
+
+TEST(CudaExecutor, ProfilesEveryInstructionWithoutAGraph) {
+  FakeGpu gpu;
+  auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  EXPECT_EQ((*x)->profile(), nullptr);
+  (*x)->enable_profiling();
+  Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
+  Tensor* args[] = {&xs, &w};
+  for (int run = 0; run < 2; ++run) ASSERT_TRUE((*x)->run(args).ok());
+  const ExecutionProfile& p = *(*x)->profile();
+  EXPECT_EQ(p.runs, 2);
+  EXPECT_EQ(p.calls, std::vector<int64_t>(5, 2));
+  int64_t sum = 0;
+  for (int64_t ns : p.ns) {
+    EXPECT_GT(ns, 0);
+    sum += ns;
+  }
+  EXPECT_EQ(sum, p.run_ns);
+  EXPECT_EQ(fake_cuda().captures, 0) << "profiled runs launch instruction by instruction";
+}
+
+// The first kernel that reported an index out of range, with the CPU's
+// message: found by running the list again up to the kernel (its indices
+// were overwritten by a later kernel since). The caller's tensors are left
+// as they were, and the next run is right.
+TEST(CudaExecutor, IndexOutOfRangeIsTheCpusMessage) {
+  FakeGpu gpu;
+  auto x = gpu.executor(cuda_gather_executable(cubin_header(90)));
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  Tensor idx(DType::i32, {3}), table(DType::f32, {4});
+  for (int i = 0; i < 4; ++i) table.data<float>()[i] = static_cast<float>(10 * (i + 1));
+  Tensor* args[] = {&idx, &table};
+  for (int run = 0; run < 3; ++run) {
+    idx.data<int>()[0] = 1, idx.data<int>()[1] = run == 1 ? 7 : 3, idx.data<int>()[2] = 2;
+    Status s = (*x)->run(args);
+    if (run == 1) {
+      ASSERT_FALSE(s.ok());
+      EXPECT_EQ(s.error().message, "m.json:3:5: error: gather: index 7 out of range [0, 4) along axis 0");
+      continue;
+    }
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(values((*x)->result(0)), (std::vector<float>{20, 40, 30}));
+  }
+  EXPECT_EQ(fake_cuda().captures, 1);
+}
+
+TEST(CudaExecutor, RefusesWhatItCannotRun) {
+  FakeGpu gpu;
+  const std::string cubin = cubin_header(90);
+  auto e = cuda_step_executable(cubin);
+  e->instructions[3].kind = InstrKind::collective;
+  e->instructions[3].collective.kind = CollectiveKind::all_reduce;
+  auto code = *cuda::load_cuda_code(*e->code, gpu.device);
+  cuda::CudaExecutorOptions options;
+  options.cublaslt = &fake_cublaslt();
+  auto x = cuda::CudaExecutor::create(e, code, gpu.device, options);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message,
+            "m.json:4:1: error: function 'step': all_reduce: collectives on CUDA need NCCL: not in this build yet");
+
+  e = cuda_step_executable(cubin);
+  e->instructions[3].kind = InstrKind::reference;
+  e->instructions[3].name = "exp";
+  x = cuda::CudaExecutor::create(e, code, gpu.device, options);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message,
+            "m.json:4:1: error: function 'step': exp: a reference kernel, which the cuda target does not run (a "
+            "compiled step has none)");
+
+  e = cuda_step_executable(cubin);
+  e->kernels[1].launch = {};
+  x = cuda::CudaExecutor::create(e, code, gpu.device, options);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message,
+            "m.json:5:1: error: function 'step': kernel halve has no GPU launch (grid 0, block 0; a block has 1 to "
+            "1024 threads)");
+  EXPECT_EQ(fake_cuda().allocations, 0) << "refused before allocating";
+}
+
+TEST(CudaExecutor, RefusesMoreMemoryThanTheGpuHasFree) {
+  FakeGpu gpu;
+  fake_cuda().free_bytes = 1000;
+  auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.error().message,
+            "function 'step': needs 32.0 MiB of GPU memory (arena 1.2 KiB, arguments 768 bytes, GEMM workspace 32.0 "
+            "MiB), 1000 bytes free on GPU 0 (NVIDIA H200)");
+  EXPECT_EQ(fake_cuda().allocations, 0);
+}
+
+TEST(CudaExecutor, ALaunchErrorNamesTheKernelAndItsOps) {
+  FakeGpu gpu;
+  fake_cuda().fail_launch = "add_one";
+  auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
+  Tensor* args[] = {&xs, &w};
+  Status s = (*x)->run(args);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "m.json:1:1: error: function 'step': kernel add_one (%1 add (m.json:1:1)) on GPU 0 (NVIDIA H200): "
+            "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)");
+}
+
+}  // namespace
+}  // namespace mlc::rt
