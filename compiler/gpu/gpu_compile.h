@@ -11,11 +11,15 @@
 //  - host-gpu: the object's bytes are the OpenCL C text (arch "opencl-c").
 //    cuda: a cubin for `arch` ("sm_90").
 //  - launch[i] is kernel i's launch configuration.
+//  - A spill or a register count is not an error here (the code is correct,
+//    if slower): usage[] reports them, and the tests check every example's
+//    kernels (tests/compiler/nvrtc_kernels_test.cc).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "compiler/gpu/resource_usage.h"
 #include "compiler/kernel_cache.h"
 #include "compiler/kernel_ir.h"
 #include "ir/expected.h"
@@ -34,6 +38,7 @@ struct GpuCompiled {
   rt::CodeModule code;
   std::vector<int> object_of;          // per kernel: its object
   std::vector<rt::GpuLaunch> launch;   // per kernel
+  std::vector<ResourceUsage> usage;    // cuda: per object, ptxas's report (registers, spills, shared memory)
   int cache_hits = 0, compiled = 0;
   double wall_ms = 0;
 };

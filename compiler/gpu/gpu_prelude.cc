@@ -76,7 +76,7 @@ typedef unsigned long long u64;
 typedef unsigned int u32;
 typedef unsigned short u16;
 typedef unsigned char u8;
-#define MLC_KERNEL(block) extern "C" __global__ void __launch_bounds__(block)
+#define MLC_KERNEL(block) extern "C" __global__ void __launch_bounds__(block, 4)
 #define MLC_PARAM(T, p) T* __restrict__ p
 #define MLC_BIND(T, p)
 #define MLC_STATUS_PARAM int* __restrict__ mlc_status

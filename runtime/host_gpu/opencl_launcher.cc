@@ -40,9 +40,7 @@ Expected<std::unique_ptr<OpenClLauncher>> OpenClLauncher::create(const Executabl
     const std::string at = "host-gpu: function '" + e.function + "': kernel '" + k.name + "' (" + symbol + ")";
     MLC_TRY(ocl::Kernel kernel, d.make_kernel(l->code_->programs[static_cast<size_t>(k.object)].get(), symbol));
     const GpuLaunch& g = k.launch;
-    if (g.grid < 1 || g.block < 1)
-      return make_error(at + ": launches " + std::to_string(g.grid) + " blocks of " + std::to_string(g.block) +
-                        " threads; expected at least one of each");
+    // At least one block of one thread: runtime/verify_executable.h checked it.
     if (static_cast<size_t>(g.block) > d.max_work_group_size() ||
         g.grid > std::numeric_limits<int64_t>::max() / g.block)
       return make_error(at + ": launches " + std::to_string(g.grid) + " blocks of " + std::to_string(g.block) +

@@ -541,13 +541,12 @@ TEST(CudaExecutor, RefusesWhatItCannotRun) {
             "m.json:4:1: error: function 'step': exp: a reference kernel, which the cuda target does not run (a "
             "compiled step has none)");
 
+  // A kernel without a launch: the verifier's, before any executor (Executor::create runs it first).
   e = cuda_step_executable(cubin);
   e->kernels[1].launch = {};
-  x = cuda::CudaExecutor::create(e, code, gpu.device, options);
-  ASSERT_FALSE(x.ok());
-  EXPECT_EQ(x.error().message,
-            "m.json:5:1: error: function 'step': kernel halve has no GPU launch (grid 0, block 0; a block has 1 to "
-            "1024 threads)");
+  Status verified = verify_executable(*e);
+  ASSERT_FALSE(verified.ok());
+  EXPECT_EQ(verified.error().message, "function 'step': kernels[1].launch.block: is 0, expected 1 to 1024");
   EXPECT_EQ(fake_cuda().allocations, 0) << "refused before allocating";
 }
 
