@@ -11,7 +11,7 @@
 namespace mlc {
 namespace {
 
-using namespace mlc::testing;
+using namespace mlc::oracle;
 
 #define SKIP_WITHOUT_HOST_GPU()                                             \
   if (!rt::find_target(rt::kHostGpuTarget))                                 \

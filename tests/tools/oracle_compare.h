@@ -18,7 +18,7 @@
 #include "driver/train.h"
 #include "runtime/safetensors.h"
 
-namespace mlc::testing {
+namespace mlc::oracle {
 
 
 inline std::string temp_dir(const std::string& name) {
@@ -106,4 +106,4 @@ inline void expect_training_matches(const ModelFile& model, TrainOptions o, cons
   expect_tensors(o.save_path, final_params, param_atol);
 }
 
-}  // namespace mlc::testing
+}  // namespace mlc::oracle

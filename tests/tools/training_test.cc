@@ -27,7 +27,7 @@
 namespace mlc {
 namespace {
 
-using namespace mlc::testing;
+using namespace mlc::oracle;
 namespace fs = std::filesystem;
 
 class OracleModel : public ::testing::TestWithParam<std::string> {};

@@ -1,0 +1,95 @@
+// The GPU targets from the command line: `mlc compile --target cuda:sm_XX`
+// writes cubins without a GPU and `mlc run` of that artifact without one is a
+// clear error; `--emit-source` writes kernels nvcc compiles as they are;
+// `mlc ir --after lower --target host-gpu` prints launches; bad --device and
+// --target values are usage errors that say what is accepted.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "compiler/gpu/nvrtc.h"
+#include "runtime/artifact.h"
+#include "runtime/cuda/cubin.h"
+#include "tests/tools/run_mlc.h"
+
+namespace mlc {
+namespace {
+
+using testing::run_mlc;
+
+TEST(GpuCli, ACudaArtifactHoldsCubinsForItsArchAndNeedsAGpuToRun) {
+  if (!gpu::nvrtc_available()) GTEST_SKIP() << gpu::nvrtc_version().error().message;
+  const std::string dir = testing::scratch_dir("gpu_cli").string(), out = dir + "/t.mlcx";
+  auto r = run_mlc("compile --target cuda:sm_90 examples/tiny_gpt.json -o " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("target cuda sm_90"), std::string::npos) << r.out;
+  auto a = rt::read_artifact(out);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_FALSE(a->functions.empty());
+  const rt::CodeModule& code = *a->functions[0].executable->code;
+  EXPECT_EQ(code.target, "cuda");
+  EXPECT_EQ(code.arch, "sm_90");
+  ASSERT_FALSE(code.objects.empty());
+  for (const rt::ObjectFile& o : code.objects) {
+    auto arch = rt::cubin_arch(o.bytes);
+    ASSERT_TRUE(arch.ok()) << o.symbol << ": " << arch.error().message;
+    EXPECT_EQ(*arch, "sm_90") << o.symbol;
+    EXPECT_TRUE(rt::check_cubin(o.bytes, o.symbol, "sm_90").ok()) << o.symbol;
+  }
+  for (const rt::CompiledFunction& f : a->functions)
+    for (const rt::KernelInfo& k : f.executable->kernels) EXPECT_GE(k.launch.block, 1) << k.name;
+  r = run_mlc("run " + out + " --steps 1");
+  if (r.status == 0) GTEST_SKIP() << "this machine has a GPU: the artifact ran";
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(out + ": error: cuda: "), std::string::npos) << r.err;
+}
+
+TEST(GpuCli, EmittedSourcesCompileWithNvccAsTheyAre) {
+  const std::string dir = testing::scratch_dir("gpu_cli_src").string() + "/src";
+  std::filesystem::remove_all(dir);
+  auto r = run_mlc("compile --target host-gpu examples/digits_mlp.json --emit-source " + dir + " -o " + dir + ".mlcx");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("kernel sources (CUDA C) to " + dir), std::string::npos) << r.out;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path().string());
+  ASSERT_FALSE(files.empty());
+  std::string nvcc;
+  for (std::string candidate : {std::string("nvcc"), std::string("/usr/local/cuda/bin/nvcc")})
+    if (std::system(("command -v " + candidate + " >/dev/null 2>&1").c_str()) == 0) nvcc = candidate;
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (the CUDA toolkit is not installed)";
+  const std::string cmd = nvcc + " -cubin -arch=sm_80 -o " + dir + "/k.cubin " + files[0] + " 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
+TEST(GpuCli, LoweringForTheHostDevicePrintsLaunches) {
+  auto r = run_mlc("ir examples/digits_mlp.json --after lower --target host-gpu");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("      launch {schedule elementwise, grid "), std::string::npos);
+  EXPECT_NE(r.out.find("      launch {schedule row, grid "), std::string::npos) << "cross-entropy's rows";
+  r = run_mlc("ir examples/digits_mlp.json --target host-gpu");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--target applies to --after lower"), std::string::npos) << r.err;
+}
+
+TEST(GpuCli, BadDevicesAndTargetsSayWhatIsAccepted) {
+  auto r = run_mlc("run examples/digits_mlp.json --device gpu");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--device gpu: expected cpu, host-gpu, cuda or cuda:N (the GPU's number)"), std::string::npos)
+      << r.err;
+  r = run_mlc("run examples/digits_mlp.json --device cuda:sm_90");
+  EXPECT_EQ(r.status, 2);
+  r = run_mlc("compile examples/digits_mlp.json --target cuda:90");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--target cuda:90: expected cpu, host-gpu, cuda or cuda:sm_XX"), std::string::npos) << r.err;
+  r = run_mlc("compile examples/digits_mlp.json --target cuda");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("name it: --target cuda:sm_90"), std::string::npos) << r.err;
+  r = run_mlc("compile examples/digits_mlp.json --emit-source x");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--emit-source writes GPU kernels"), std::string::npos) << r.err;
+  r = run_mlc("run examples/digits_mlp.json --device host-gpu --backend interp");
+  EXPECT_EQ(r.status, 2);
+}
+
+}  // namespace
+}  // namespace mlc
