@@ -5,11 +5,18 @@
 // (host_gpu_ops_test.cc); compiling it for GPUs, NVRTC's (nvrtc_kernels_test.cc).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "compiler/gpu/gpu_schedule.h"
 #include "compiler/gpu/kernel_source.h"
 #include "compiler/lower.h"
 #include "ir/parser.h"
+#include "runtime/executor.h"
+#include "runtime/interpreter.h"
+#include "runtime/target.h"
 #include "tests/compiler/example_kernels.h"
+#include "tests/runtime/kernel_test_util.h"
 
 namespace mlc {
 namespace {
@@ -119,6 +126,110 @@ TEST_P(ExampleSources, AreDeterministicAndNameTheirOps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleSources, ::testing::ValuesIn(testing::kExampleNames));
+
+}  // namespace
+}  // namespace mlc
+
+// ---- each schedule run by the host device against the interpreter
+
+namespace mlc {
+namespace {
+
+// @f(%x: TYPE) -> RESULT of `body`, on `x`, interpreted and on the host
+// device; every element equal (`exact`) or within `rtol` of the interpreter's.
+void expect_host_gpu_matches(const std::string& type, const std::string& body, const std::string& result,
+                             const std::vector<double>& x, DType dtype, const Shape& shape, bool exact,
+                             double rtol = 0) {
+  if (!rt::find_target(rt::kHostGpuTarget)) GTEST_SKIP() << "this build has no host-gpu target";
+  const std::string text = "module @m {\n  func @f(%x: " + type + " {input}) -> (" + result + ") {\n" + body + "  }\n}\n";
+  auto m = parse_module(text, "host_gpu_schedule.mlir");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const Function& f = *m->find("f");
+  rt::Tensor input = rt::testing::make_tensor(dtype, shape, x);
+  auto interp = rt::Interpreter::create(f);
+  ASSERT_TRUE(interp.ok());
+  std::vector<rt::Tensor> inputs;
+  inputs.push_back(input);
+  auto want = interp->run(inputs);
+  ASSERT_TRUE(want.ok()) << want.error().message;
+  LowerOptions o;
+  o.target = std::string(rt::kHostGpuTarget);
+  auto l = lower_function(f, o);
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  auto exe = rt::Executor::create(l->executable);
+  ASSERT_TRUE(exe.ok()) << exe.error().message;
+  rt::Tensor* args[] = {&input};
+  ASSERT_TRUE(exe->run(args).ok());
+  const std::vector<double> w = rt::testing::to_doubles((*want)[0]);
+  const std::vector<double> g = rt::testing::to_doubles(exe->result(0));
+  ASSERT_EQ(w.size(), g.size());
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (std::isnan(w[i])) {
+      EXPECT_TRUE(std::isnan(g[i])) << "element " << i;
+      continue;
+    }
+    if (exact) EXPECT_EQ(std::memcmp(&w[i], &g[i], sizeof(double)), 0) << "element " << i << ": " << w[i] << " vs " << g[i];
+    else EXPECT_LE(std::fabs(w[i] - g[i]), rtol * std::fabs(w[i])) << "element " << i;
+  }
+}
+
+std::vector<double> ramp(size_t n, double scale = 1) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<double>(i) * 0.37) * scale;
+  return v;
+}
+
+// Rows of 1000: four terms per thread of a 256-thread block, and a last
+// partial round. Max and argmax exactly, with ties (the first maximal
+// element), a NaN (max: the last NaN; argmax: the first) and -0/+0 ties.
+TEST(GpuScheduleHostGpu, RowsLongerThanABlockFoldExactly) {
+  std::vector<double> x = ramp(3000);
+  x[700] = x[900] = 5;               // row 0: a tie, the first wins
+  x[1000 + 10] = NAN;                // row 1: NaNs
+  x[1000 + 990] = NAN;
+  for (size_t i = 2000; i < 3000; ++i) x[i] = (i % 2) ? -0.0 : 0.0;  // row 2: zeros of both signs
+  for (const char* op : {"reduce_max", "reduce_min"})
+    expect_host_gpu_matches("f32[3,1000]", std::string("    %0 = ") + op + "(%x) {dims = [1], keepdim = false} : f32[3]\n    return %0\n",
+                            "f32[3]", x, DType::f32, {3, 1000}, /*exact=*/true);
+  expect_host_gpu_matches("f32[3,1000]", "    %0 = argmax(%x) {axis = 1} : i64[3]\n    return %0\n", "i64[3]", x, DType::f32,
+                          {3, 1000}, /*exact=*/true);
+}
+
+// Softmax over rows of 1000 (max, then a sum of exponentials: two block
+// reductions in one kernel), within PoCL's exp (16 f32 ulp, compiled_test.cc).
+TEST(GpuScheduleHostGpu, SoftmaxRowsLongerThanABlock) {
+  expect_host_gpu_matches("f32[4,1000]",
+                          "    %0 = reduce_max(%x) {dims = [1], keepdim = true} : f32[4,1]\n"
+                          "    %1 = sub(%x, %0) : f32[4,1000]\n"
+                          "    %2 = exp(%1) : f32[4,1000]\n"
+                          "    %3 = reduce_sum(%2) {dims = [1], keepdim = true} : f32[4,1]\n"
+                          "    %4 = div(%2, %3) : f32[4,1000]\n"
+                          "    return %4\n",
+                          "f32[4,1000]", ramp(4000, 4), DType::f32, {4, 1000}, /*exact=*/false, 16 * 0x1p-23);
+}
+
+// A whole-tensor sum of 100000 terms: one block, double partial sums; the f32
+// result equals the interpreter's double sum rounded once.
+TEST(GpuScheduleHostGpu, AWholeTensorSumRoundsOnce) {
+  expect_host_gpu_matches("f32[100000]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[]\n    return %0\n",
+                          "f32[]", ramp(100000, 3), DType::f32, {100000}, /*exact=*/true);
+}
+
+// One element: a grid of one block with one live thread; and a sum over none.
+TEST(GpuScheduleHostGpu, OneElementAndEmptyReductions) {
+  expect_host_gpu_matches("f32[1]", "    %0 = tanh(%x) : f32[1]\n    return %0\n", "f32[1]", {0.5}, DType::f32, {1},
+                          /*exact=*/false, 16 * 0x1p-23);
+  expect_host_gpu_matches("f32[1,1]", "    %0 = reduce_sum(%x) {dims = [1], keepdim = false} : f32[1]\n    return %0\n",
+                          "f32[1]", {2.5}, DType::f32, {1, 1}, /*exact=*/true);
+}
+
+// Transposes whose sides divide no block: each thread reads a strided element.
+TEST(GpuScheduleHostGpu, NonContiguousTransposes) {
+  expect_host_gpu_matches("f32[37,53]", "    %0 = transpose(%x) {perm = [1, 0]} : f32[53,37]\n    return %0\n",
+                          "f32[53,37]", ramp(37 * 53), DType::f32, {37, 53}, /*exact=*/true);
+  expect_host_gpu_matches("bf16[3,5,7]", "    %0 = transpose(%x) {perm = [2, 0, 1]} : bf16[7,3,5]\n    return %0\n",
+                          "bf16[7,3,5]", ramp(105), DType::bf16, {3, 5, 7}, /*exact=*/true);
+}
 
 }  // namespace
 }  // namespace mlc
