@@ -233,6 +233,12 @@ int cmd_run(const std::vector<std::string>& argv) {
       return usage_error("--device " + device->str() + " runs compiled code; drop --backend interp");
     o.device = *device;
   }
+  // The cuda executor reads these when it is made (runtime/cuda/cuda_executor.h).
+  if (args.has("no-graph")) setenv("MLC_CUDA_GRAPH", "0", 1);
+  if (args.has("allow-tf32")) setenv("MLC_ALLOW_TF32", "1", 1);
+  if ((args.has("no-graph") || args.has("allow-tf32")) && o.device.target != rt::kCudaTarget &&
+      !is_artifact_path(args.positional[0]))
+    return usage_error(std::string(args.has("no-graph") ? "--no-graph" : "--allow-tf32") + " applies to --device cuda");
   o.profile = args.has("profile");
   if (o.profile && o.backend == Backend::interp)
     return usage_error("--profile times the compiled backend's instructions; drop --backend interp");

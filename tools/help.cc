@@ -78,6 +78,14 @@ const std::vector<CommandDoc>& docs() {
         {"device", "cpu|host-gpu|cuda[:N]",
          "where the compiled step runs: cpu (default); host-gpu: the GPU kernels (CUDA's very text, as OpenCL C) "
          "on this CPU through OpenCL (PoCL), GEMMs and collectives on the CPU's libraries; cuda: an NVIDIA GPU"},
+        {"no-graph", "",
+         "cuda: launch the step instruction by instruction instead of replaying it as one CUDA graph (for "
+         "debugging: a failing kernel is then named)",
+         K::plain_switch},
+        {"allow-tf32", "",
+         "cuda: f32 GEMMs may use TF32 tensor cores (10-bit mantissas, as PyTorch's allow_tf32); off by default, so "
+         "f32 stays f32",
+         K::plain_switch},
         {"backend", "compiled|interp",
          "compiled (default): fused kernels and GEMM libraries; interp: the reference interpreter, op by op "
          "(model files only)"},
