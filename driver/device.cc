@@ -1,6 +1,9 @@
 #include "driver/device.h"
 
 #include <cctype>
+#include <cstdlib>
+
+#include "runtime/cuda/cuda_driver.h"
 
 namespace mlc {
 
@@ -40,6 +43,14 @@ Expected<Device> parse_device(std::string_view text, std::string_view flag, bool
     return d;
   }
   return bad();
+}
+
+Expected<Device> resolve_device(Device d) {
+  if (d.target != rt::kCudaTarget || !d.arch.empty()) return d;
+  MLC_TRY(const rt::cuda::CudaDevice* gpu, rt::cuda::cuda_device(d.ordinal));
+  d.arch = gpu->arch();
+  setenv("MLC_CUDA_DEVICE", std::to_string(d.ordinal).c_str(), 1);
+  return d;
 }
 
 }  // namespace mlc

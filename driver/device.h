@@ -28,4 +28,10 @@ struct Device {
 // (cuda:sm_XX); the Error names the flag, what it got and what it takes.
 Expected<Device> parse_device(std::string_view text, std::string_view flag, bool arch_allowed);
 
+// A cuda device without an arch gets its GPU's (the driver is asked: an
+// Error where there is no driver or no such GPU); the cuda executors of this
+// process then run on that GPU ($MLC_CUDA_DEVICE, runtime/cuda/cuda_driver.h).
+// Other devices are returned as they are.
+Expected<Device> resolve_device(Device d);
+
 }  // namespace mlc

@@ -89,9 +89,13 @@ int cmd_compile(const std::vector<std::string>& argv) {
   if (args.positional.size() != 1) return usage_error(usage_line(*find_command_doc("compile")));
   auto device = parse_device(args.get("target", "cpu"), "target", /*arch_allowed=*/true);
   if (!device) return usage_error(device.error().message + "\n" + usage_line(*find_command_doc("compile")));
-  if (device->target == rt::kCudaTarget && device->arch.empty())
-    return usage_error("--target cuda: this mlc cannot read a GPU's architecture yet; name it: --target cuda:sm_90 "
-                       "(H100, H200) or cuda:sm_80 (A100)");
+  if (device->target == rt::kCudaTarget && device->arch.empty()) {
+    auto resolved = resolve_device(*device);
+    if (!resolved)
+      return user_error("error: --target cuda takes this machine's GPU's architecture: " + resolved.error().message +
+                        "; name one to compile without a GPU: --target cuda:sm_90 (H100, H200) or cuda:sm_80 (A100)");
+    device = std::move(resolved);
+  }
   const std::string source_dir = args.get("emit-source");
   if (args.has("emit-source") && device->is_cpu())
     return usage_error("--emit-source writes GPU kernels: give --target host-gpu or cuda:sm_XX");

@@ -231,7 +231,9 @@ int cmd_run(const std::vector<std::string>& argv) {
     if (!device) return usage_error(device.error().message);
     if (o.backend == Backend::interp && !device->is_cpu())
       return usage_error("--device " + device->str() + " runs compiled code; drop --backend interp");
-    o.device = *device;
+    auto resolved = resolve_device(*device);
+    if (!resolved) return user_error("error: --device " + device->str() + ": " + resolved.error().message);
+    o.device = *resolved;
   }
   // The cuda executor reads these when it is made (runtime/cuda/cuda_executor.h).
   if (args.has("no-graph")) setenv("MLC_CUDA_GRAPH", "0", 1);
