@@ -47,14 +47,68 @@ int64_t pow2_at_least(int64_t x) {
 
 }  // namespace
 
-std::string_view schedule_kind_name(ScheduleKind k) { return k == ScheduleKind::row ? "row" : "elementwise"; }
+// Does expression `id` read variable `var`?
+bool reads_var(const kir::Kernel& k, int id, int64_t var) {
+  std::vector<bool> seen(k.exprs.size(), false);
+  std::vector<int> stack = {id};
+  while (!stack.empty()) {
+    const int x = stack.back();
+    stack.pop_back();
+    if (x < 0 || seen[static_cast<size_t>(x)]) continue;
+    seen[static_cast<size_t>(x)] = true;
+    const kir::Expr& e = k.exprs[static_cast<size_t>(x)];
+    if (e.kind == kir::ExprKind::var && e.i == var) return true;
+    stack.insert(stack.end(), {e.a, e.b, e.c});
+  }
+  return false;
+}
+
+// Is the scatter's target `at` = row * inner + (the last update variable),
+// the form compiler/kernel_ir.cc builds when the output's last dim is the
+// updates' last dim, with a row that does not read that variable?
+bool scatters_whole_rows(const kir::Kernel& k) {
+  const kir::Kernel::Scatter& sc = k.scatter;
+  if (sc.domain.empty() || k.domain.empty() || sc.domain.back() != k.domain.back()) return false;
+  const int64_t last = sc.var0 + static_cast<int64_t>(sc.domain.size()) - 1;
+  if (reads_var(k, sc.row, last)) return false;
+  const DType out = k.params[static_cast<size_t>(k.num_inputs())];
+  if (is_half(out) || out == DType::boolean) return false;
+  auto is = [&](int id, kir::ExprKind kind) { return id >= 0 && k.exprs[static_cast<size_t>(id)].kind == kind; };
+  auto last_var = [&](int id) { return is(id, kir::ExprKind::var) && k.exprs[static_cast<size_t>(id)].i == last; };
+  auto row_times_inner = [&](int id) {
+    if (!is(id, kir::ExprKind::imul)) return false;
+    const kir::Expr& m = k.exprs[static_cast<size_t>(id)];
+    auto inner = [&](int c) { return is(c, kir::ExprKind::iconst) && k.exprs[static_cast<size_t>(c)].i == k.domain.back(); };
+    return (m.a == sc.row && inner(m.b)) || (m.b == sc.row && inner(m.a));
+  };
+  if (!is(sc.at, kir::ExprKind::iadd)) return false;
+  const kir::Expr& at = k.exprs[static_cast<size_t>(sc.at)];
+  return (last_var(at.a) && row_times_inner(at.b)) || (last_var(at.b) && row_times_inner(at.a));
+}
+
+std::string_view schedule_kind_name(ScheduleKind k) {
+  switch (k) {
+    case ScheduleKind::row: return "row";
+    case ScheduleKind::scatter_rows: return "scatter_rows";
+    case ScheduleKind::elementwise: break;
+  }
+  return "elementwise";
+}
 
 Schedule schedule_kernel(const kir::Kernel& k) {
   Schedule s;
   s.block_reduce.assign(k.exprs.size(), false);
   int64_t elements = 1;
   for (int64_t d : k.domain) elements *= d;
-  // A scatter's every thread folds its own element's terms (kernel_source.cc).
+  if (k.scatters() && scatters_whole_rows(k)) {
+    s.kind = ScheduleKind::scatter_rows;
+    s.scatter_leading.assign(k.scatter.domain.begin(), k.scatter.domain.end() - 1);
+    s.launch.block = static_cast<int>(std::clamp<int64_t>(pow2_at_least(k.domain.back()), 32, kBlockSize));
+    s.launch.grid = std::clamp<int64_t>(k.rows(), 1, kMaxGrid);
+    s.launch.shared_bytes = s.launch.block * 4;
+    return s;
+  }
+  // Any other scatter: every thread folds its own element's terms (kernel_source.cc).
   if (!k.scatters()) {
     const std::vector<bool> varies = varies_within_row(k);
     int64_t widest = 0;

@@ -16,6 +16,16 @@
 //    of the reduction's row-major order, then the block combines the B
 //    partial results in shared memory by a fixed binary tree. The row's
 //    elements are then computed by the threads in a block-stride loop.
+//  - scatter_rows: scatter_add's usual form (an embedding's gradient: the
+//    output's last dim is the updates' last dim, and the target row depends
+//    on the updates' other dims alone). A block per output row: its threads
+//    write the row's initial values, then scan the updates' leading index
+//    space in chunks of the block (each thread tests one index against the
+//    row; the hits go through shared memory), and for every hit in order each
+//    thread adds the term of its own elements. Each output element gets its
+//    terms in the reference kernel's order, with no atomics. Other scatters
+//    take the elementwise schedule, whose thread folds the whole update
+//    space for its element.
 //
 // Determinism: the tree and the terms each thread folds depend only on the
 // kernel and the block size, never on timing; no atomics. Sums accumulate in
@@ -37,7 +47,7 @@
 
 namespace mlc::gpu {
 
-enum class ScheduleKind : uint8_t { elementwise, row };
+enum class ScheduleKind : uint8_t { elementwise, row, scatter_rows };
 std::string_view schedule_kind_name(ScheduleKind k);
 
 struct Schedule {
@@ -50,6 +60,9 @@ struct Schedule {
   // combine in: f64 and i64 sums, f32/f64/i64 values of max, min and argmax,
   // and the element indices these carry. launch.shared_bytes is their size.
   bool shared_f64 = false, shared_i64 = false, shared_f32 = false, shared_index = false;
+  // scatter_rows: the leading update dims scanned (all but the last), as
+  // kir::Kernel::scatter.domain's first ones; one int flag per thread in shared memory.
+  std::vector<int64_t> scatter_leading;
 };
 
 // Threads per block of every schedule.

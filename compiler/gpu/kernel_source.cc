@@ -151,6 +151,7 @@ class Emitter {
     vars_.assign(static_cast<size_t>(k_.num_vars), "");
     scopes_.emplace_back();
     if (s_.kind == ScheduleKind::row) emit_row_schedule(block);
+    else if (s_.kind == ScheduleKind::scatter_rows) emit_scatter_rows_schedule(block);
     else emit_elementwise_schedule();
     out_ += "}\n";
     return std::move(out_);
@@ -246,6 +247,60 @@ class Emitter {
         line("const i64 v" + std::to_string(rank - 1) + " = inner;");
         vars_[rank - 1] = "v" + std::to_string(rank - 1);
         store_outputs("row * " + i64_literal(inner) + " + inner");
+      });
+    });
+  }
+
+  // gpu_schedule.h's scatter_rows: a block per output row; the initial
+  // values, then the hits of each chunk of the leading update indices in
+  // order, each thread adding to its own elements (at = row * inner + the
+  // last update variable: the schedule checked the form).
+  void emit_scatter_rows_schedule(int block) {
+    const kir::Kernel::Scatter& sc = k_.scatter;
+    const size_t rank = k_.domain.size();
+    const int64_t inner = k_.domain.back();
+    const DType t = k_.params[static_cast<size_t>(k_.num_inputs())];
+    const std::string out = "p" + std::to_string(store_param_[0]);
+    int64_t leading = 1;
+    for (int64_t d : s_.scatter_leading) leading *= d;
+    const std::string b = std::to_string(block);
+    const int last = sc.var0 + static_cast<int>(sc.domain.size()) - 1;
+    line("MLC_SHARED int mlc_sflag[" + b + "];");
+    line("const i64 tid = MLC_THREAD;");
+    scoped("for (i64 row = MLC_BLOCK; row < " + i64_literal(k_.rows()) + "; row += MLC_BLOCKS)", [&] {
+      if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
+      const std::string v_inner = "v" + std::to_string(rank - 1);
+      scoped("for (i64 inner = tid; inner < " + i64_literal(inner) + "; inner += " + b + ")", [&] {
+        line("const i64 " + v_inner + " = inner;");
+        vars_[rank - 1] = v_inner;
+        store_outputs("row * " + i64_literal(inner) + " + inner");
+      });
+      scoped("for (i64 sbase = 0; sbase < " + i64_literal(leading) + "; sbase += " + b + ")", [&] {
+        scoped("", [&] {
+          line("const i64 sj = sbase + tid;");
+          line("int hit = 0;");
+          scoped("if (sj < " + i64_literal(leading) + ")", [&] {
+            split_index("sj", sc.var0, s_.scatter_leading);
+            line("hit = " + value(sc.row) + " == row;");
+          });
+          line("mlc_sflag[tid] = hit;");
+        });
+        line("MLC_BARRIER();");
+        scoped("for (int st = 0; st < " + b + "; ++st)", [&] {
+          scoped("if (mlc_sflag[st])", [&] {
+            line("const i64 sj = sbase + st;");
+            split_index("sj", sc.var0, s_.scatter_leading);
+            scoped("for (i64 inner = tid; inner < " + i64_literal(inner) + "; inner += " + b + ")", [&] {
+              line("const i64 v" + std::to_string(last) + " = inner;");
+              vars_[static_cast<size_t>(last)] = "v" + std::to_string(last);
+              const std::string x = value(sc.value);
+              const std::string at = out + "[row * " + i64_literal(inner) + " + inner]";
+              if (is_float(t)) line(at + " = " + at + " + " + x + ";");
+              else line(at + " = (" + std::string(value_type(t)) + ")((u64)" + at + " + (u64)" + x + ");");
+            });
+          });
+        });
+        line("MLC_BARRIER();");
       });
     });
   }

@@ -107,6 +107,25 @@ TEST(GpuKernelSource, TheTwoDialectsDifferOnlyInThePrelude) {
   EXPECT_NE(ks[0].origin.find("tanh"), std::string::npos);
 }
 
+// tiny_gpt's embedding gradients (scatter_add of [B*T, 64] rows into the
+// tables) take a block per table row, scanning the token indices; the
+// host-device oracle suites check their numbers (tests/tools/host_gpu_training_test.cc).
+TEST(GpuSchedule, EmbeddingGradientsScatterWholeRows) {
+  int scatter_rows = 0, scatters = 0;
+  for (const testing::ExampleKernel& k : testing::example_kernels("tiny_gpt", std::string(rt::kHostGpuTarget))) {
+    if (!k.kernel.scatters()) continue;
+    ++scatters;
+    const gpu::Schedule s = gpu::schedule_kernel(k.kernel);
+    if (s.kind != gpu::ScheduleKind::scatter_rows) continue;
+    ++scatter_rows;
+    EXPECT_EQ(s.launch.grid, k.kernel.rows());
+    EXPECT_EQ(s.scatter_leading.size() + 1, k.kernel.scatter.domain.size());
+    EXPECT_EQ(s.launch.shared_bytes, s.launch.block * 4);
+  }
+  EXPECT_GT(scatters, 0);
+  EXPECT_EQ(scatter_rows, scatters) << "every embedding gradient scatters whole rows";
+}
+
 class ExampleSources : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ExampleSources, AreDeterministicAndNameTheirOps) {
