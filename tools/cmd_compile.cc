@@ -27,6 +27,7 @@
 #include <filesystem>
 
 #include "compiler/gpu/kernel_source.h"
+#include "compiler/gpu/nvrtc.h"
 #include "compiler/llvm_jit.h"
 #include "compiler/lower.h"
 #include "driver/device.h"
@@ -95,6 +96,11 @@ int cmd_compile(const std::vector<std::string>& argv) {
       return user_error("error: --target cuda takes this machine's GPU's architecture: " + resolved.error().message +
                         "; name one to compile without a GPU: --target cuda:sm_90 (H100, H200) or cuda:sm_80 (A100)");
     device = std::move(resolved);
+  }
+  if (device->target == rt::kCudaTarget) {
+    // Before any work: NVRTC present, and the arch one it compiles for.
+    if (Status arch = gpu::check_nvrtc_arch(device->arch); !arch)
+      return user_error("error: --target cuda:" + device->arch + ": " + arch.error().message);
   }
   const std::string source_dir = args.get("emit-source");
   if (args.has("emit-source") && device->is_cpu())

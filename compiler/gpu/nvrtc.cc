@@ -198,6 +198,11 @@ Status check_arch(const Nvrtc& n, const std::string& arch) {
 
 bool nvrtc_available() { return nvrtc().error.empty(); }
 
+Status check_nvrtc_arch(const std::string& arch) {
+  MLC_TRY(const Nvrtc* n, loaded());
+  return check_arch(*n, arch);
+}
+
 Expected<std::string> nvrtc_version() {
   MLC_TRY(const Nvrtc* n, loaded());
   return n->version;

@@ -54,6 +54,11 @@ Expected<std::string> nvrtc_build();
 // The real architectures NVRTC compiles for, oldest first: "sm_75", ...
 Expected<std::vector<std::string>> nvrtc_supported_archs();
 
+// Whether NVRTC is here and compiles for `arch` ("sm_90"): an Error saying
+// which archs it supports ("NVRTC 13.0 does not support sm_20 (it supports
+// sm_75, ...)") or that NVRTC is absent.
+Status check_nvrtc_arch(const std::string& arch);
+
 // The options compile_cubin passes for `arch`, in order:
 // --gpu-architecture=ARCH -lineinfo --std=c++17 --fmad=false --prec-div=true
 // --prec-sqrt=true --ftz=false --ptxas-options=-v

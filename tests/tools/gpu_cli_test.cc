@@ -91,6 +91,12 @@ TEST(GpuCli, BadDevicesAndTargetsSayWhatIsAccepted) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("error: --device cuda:0: cuda: "), std::string::npos) << r.err;
   }
+  if (gpu::nvrtc_available()) {
+    r = run_mlc("compile examples/digits_mlp.json --target cuda:sm_20");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("error: --target cuda:sm_20: NVRTC "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" does not support sm_20 (it supports sm_"), std::string::npos) << r.err;
+  }
   r = run_mlc("compile examples/digits_mlp.json --emit-source x");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--emit-source writes GPU kernels"), std::string::npos) << r.err;
