@@ -4,6 +4,7 @@
 
 #include "runtime/cuda/cuda_code.h"
 #include "runtime/cuda/cuda_executor.h"
+#include "runtime/cuda/rank_device.h"
 
 namespace mlc::rt {
 
@@ -39,10 +40,10 @@ class CudaTarget final : public Target {
   }
 
  private:
-  // The GPU $MLC_CUDA_DEVICE names; the driver's error first where there is none.
+  // This rank's GPU (runtime/cuda/rank_device.h); the driver's error first where there is none.
   static Expected<const cuda::CudaDevice*> selected_device() {
     MLC_CHECK_OK(cuda::cuda_driver());
-    MLC_TRY(int ordinal, cuda::cuda_device_ordinal());
+    MLC_TRY(int ordinal, cuda::rank_device_ordinal());
     return cuda::cuda_device(ordinal);
   }
 };
