@@ -23,14 +23,6 @@ std::byte* scratch(int64_t bytes) {
   return buffer.data();
 }
 
-Expected<Group*> group_of(const CollectiveParams& c, World& world) {
-  const MeshShape& mesh = world.mesh();
-  for (size_t a = 0; a < mesh.axes.size(); ++a)
-    if (mesh.axes[a] == c.axis) return &world.axis_group(a);
-  return make_error(std::string(collective_kind_name(c.kind)) + ": mesh_axis '" + c.axis +
-                    "' is not an axis of the communicator's mesh " + mesh.to_string());
-}
-
 // "" when the operand and result sizes fit the collective over n devices.
 std::string size_problem(const CollectiveParams& c, int64_t n, std::span<const Tensor* const> operands,
                          const Tensor& result) {
@@ -109,15 +101,29 @@ Status run_collective(const Op& op, World& world, std::span<const Tensor* const>
   return run_collective(collective_params(op), world, operands, result);
 }
 
-Status run_collective(const CollectiveParams& c, World& world, std::span<const Tensor* const> operands, Tensor& result) {
-  MLC_TRY(Group * g, group_of(c, world));
-  const int64_t n = g->size();
+Status check_collective(const CollectiveParams& c, int64_t n, std::span<const Tensor* const> operands,
+                        const Tensor& result) {
   if (std::string problem = size_problem(c, n, operands, result); !problem.empty())
     return make_error(c.tag + " on axis '" + c.axis + "' of " + std::to_string(n) + " devices: " + problem);
   if ((c.kind == CollectiveKind::collective_broadcast || c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) &&
       (c.peer < 0 || c.peer >= n))
     return make_error(c.tag + ": rank " + std::to_string(c.peer) + " is not a rank of axis '" + c.axis + "' (" +
                       std::to_string(n) + " devices)");
+  return {};
+}
+
+Expected<size_t> collective_axis(const CollectiveParams& c, const MeshShape& mesh) {
+  for (size_t a = 0; a < mesh.axes.size(); ++a)
+    if (mesh.axes[a] == c.axis) return a;
+  return make_error(std::string(collective_kind_name(c.kind)) + ": mesh_axis '" + c.axis +
+                    "' is not an axis of the communicator's mesh " + mesh.to_string());
+}
+
+Status run_collective(const CollectiveParams& c, World& world, std::span<const Tensor* const> operands, Tensor& result) {
+  MLC_TRY(const size_t axis, collective_axis(c, world.mesh()));
+  Group* g = &world.axis_group(axis);
+  const int64_t n = g->size();
+  MLC_CHECK_OK(check_collective(c, n, operands, result));
   const std::string& tag = c.tag;
   const int64_t e = dtype_size(result.dtype());
   auto copy_in = [&] {

@@ -29,6 +29,15 @@ namespace mlc::rt {
 Status run_collective(const CollectiveParams& c, World& world, std::span<const Tensor* const> operands, Tensor& result);
 Status run_collective(const Op& op, World& world, std::span<const Tensor* const> operands, Tensor& result);
 
+// The checks run_collective makes before anything moves, for executors that
+// run collectives their own way (runtime/cuda/cuda_collectives.h), with the
+// same messages: the index of c's axis in `mesh`, and whether the operands'
+// and result's sizes (views; their data is not read) fit a group of n
+// devices and its root or peer is one of them.
+Expected<size_t> collective_axis(const CollectiveParams& c, const MeshShape& mesh);
+Status check_collective(const CollectiveParams& c, int64_t n, std::span<const Tensor* const> operands,
+                        const Tensor& result);
+
 // The instruction parameters of `op` (uses_mesh_axis; attributes complete),
 // its tag included; `ledger` is op.meta.ledger.
 CollectiveParams collective_params(const Op& op);

@@ -57,13 +57,13 @@ Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(std::shared_ptr<con
   x->options_ = options;
   const Executable& e = *x->exe_;
   // What this target cannot run is refused before anything is allocated.
-  bool gemms = false;
+  bool gemms = false, collectives = false;
   for (size_t i = 0; i < e.instructions.size(); ++i) {
     const Instruction& ins = e.instructions[i];
     switch (ins.kind) {
       case InstrKind::collective:
-        return x->at(i, std::string(collective_kind_name(ins.collective.kind)) +
-                            ": collectives on CUDA need NCCL: not in this build yet");
+        collectives = true;
+        break;
       case InstrKind::reference:
         return x->at(i, std::string(ins.op ? op_name(ins.op->code) : std::string_view(ins.name)) +
                             ": a reference kernel, which the cuda target does not run (a compiled step has none)");
@@ -83,6 +83,9 @@ Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(std::shared_ptr<con
   }
   if (gemms && !options.cublaslt)
     return make_error("mlc internal error: function '" + e.function + "' has gemms and no cuBLASLt was given");
+  if (collectives && !options.collective_driver)
+    return make_error("mlc internal error: function '" + e.function +
+                      "' has collectives and no driver entry points for them were given");
   MLC_CHECK_OK(device.make_current());
   MLC_CHECK_OK(x->cu_.check(x->cu_.cuStreamCreate(&x->stream_, kStreamNonBlocking), "cuda: cuStreamCreate"));
   int64_t io_bytes = 0;
@@ -96,6 +99,10 @@ Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(std::shared_ptr<con
                         "cuda: cuMemsetD32Async(arguments)"));
   MLC_CHECK_OK(x->prepare_instructions());
   MLC_CHECK_OK(x->prepare_results());
+  if (collectives) {
+    MLC_TRY(x->collectives_, CudaCollectives::create(cu, *options.collective_driver, e, x->slot_addr_,
+                                                     options.nccl_loader));
+  }
   for (const ConstantData& c : e.constants)
     if (!c.bytes.empty())
       MLC_CHECK_OK(cu.check(cu.cuMemcpyHtoDAsync(x->slot_addr_[static_cast<size_t>(c.slot)], c.bytes.data(),
@@ -231,6 +238,7 @@ CudaExecutor::~CudaExecutor() {
   if (!stream_) return;  // nothing was made
   (void)dev_.make_current();
   cu_.cuStreamSynchronize(stream_);
+  collectives_.reset();
   if (graph_exec_) cu_.cuGraphExecDestroy(graph_exec_);
   for (CUevent ev : events_) cu_.cuEventDestroy(ev);
   gemm_.clear();
@@ -302,6 +310,7 @@ Status CudaExecutor::enqueue(size_t i) {
       return {};
     }
     case InstrKind::collective:
+      return collectives_->enqueue(i, stream_, capturing_);
     case InstrKind::reference:
       break;
   }
@@ -330,7 +339,9 @@ Status CudaExecutor::enqueue_profiled() {
 Status CudaExecutor::capture_graph() {
   MLC_CHECK_OK(cu_.check(cu_.cuStreamBeginCapture(stream_, kCaptureModeThreadLocal),
                          "cuda: cuStreamBeginCapture on " + dev_.label()));
+  capturing_ = true;
   Status listed = enqueue_list(exe_->instructions.size());
+  capturing_ = false;
   CUgraph graph = nullptr;
   // Ended even after a failure, so that the stream leaves capture mode.
   const CUresult ended = cu_.cuStreamEndCapture(stream_, &graph);
@@ -380,6 +391,13 @@ Status CudaExecutor::add_profile() {
 Error CudaExecutor::index_error(size_t instruction, std::span<Tensor* const> args) {
   const Executable& e = *exe_;
   const KernelInfo& k = e.kernels[static_cast<size_t>(e.instructions[instruction].kernel)];
+  // Collectives before it would wait for peers that do not run them again.
+  if (collectives_ && collectives_->communicates_before(instruction)) {
+    const std::string origin = k.origin.empty() ? "" : " (" + k.origin + ")";
+    return at(instruction, "kernel " + k.name + origin +
+                               ": an index out of range (the step's collectives before this kernel cannot run "
+                               "again alone to find which; run on the CPU to name it)");
+  }
   // Run the list again up to the kernel: the same arguments (the caller's,
   // not yet overwritten) give it the same indices, which are then read back.
   Status s = upload(args);
@@ -407,6 +425,7 @@ Status CudaExecutor::run(std::span<Tensor* const> args) {
   const Executable& e = *exe_;
   const size_t n = e.instructions.size();
   MLC_CHECK_OK(dev_.make_current());
+  if (collectives_) MLC_CHECK_OK(collectives_->bind(world_));
   if (profile_ && events_.size() != n + 1)
     return make_error("function '" + e.function + "': cuda: cuEventCreate failed for profiling on " + dev_.label());
   // The graph is captured before this run's uploads are enqueued: it holds the
@@ -427,6 +446,7 @@ Status CudaExecutor::run(std::span<Tensor* const> args) {
   if (listed)
     listed = cu_.check(cu_.cuMemcpyDtoHAsync(status_host_, status_, 4 * std::max<size_t>(1, n), stream_),
                        "cuda: cuMemcpyDtoHAsync(status words)");
+  if (listed && collectives_) listed = collectives_->wait(stream_);
   if (!listed) {
     (void)cu_.cuStreamSynchronize(stream_);
     return listed;

@@ -23,11 +23,14 @@
 // block, its buffers' device addresses (operands, result, more results) and
 // then its own status word (compiler/gpu/kernel_source.h); gemm: cuBLASLt
 // (runtime/cuda/cublaslt_gemm.h; an update copies x into the result first
-// unless it is x's buffer); copy: cuMemcpyDtoDAsync. Collective and reference
-// instructions are refused when the executor is made, naming the op
-// (collectives need NCCL, not in this build yet; a compiled step runs no
-// reference kernel). Every device address is fixed at creation, so nothing
-// is bound per run and run allocates nothing.
+// unless it is x's buffer); copy: cuMemcpyDtoDAsync; collective: NCCL on a
+// stream of its own, ordered with the compute stream by events
+// (runtime/cuda/cuda_collectives.h: the NCCL communicators are made from the
+// World given by set_world at the first run; a run with collectives is
+// waited for by polling, with the World's timeout). Reference instructions
+// are refused when the executor is made, naming the op (a compiled step runs
+// no reference kernel). Every device address is fixed at creation, so
+// nothing is bound per run and run allocates nothing.
 //
 // CUDA graph: the second run captures the instruction list (the status
 // words' reset included; not the uploads and downloads) into a graph and
@@ -43,8 +46,10 @@
 // locations) and the driver's error; a kernel's index out of range is the
 // CPU's message (runtime/index_check.h) for the first kernel that reported
 // one, found by running the list again up to that kernel and reading its
-// indices; a fault found when waiting for the stream names the GPU and, as
-// a graph hides which kernel it was, says how to find it.
+// indices (where collectives come before it, which cannot run again alone,
+// the message names the check without the index); a fault found when
+// waiting for the stream names the GPU and, as a graph hides which kernel it
+// was, says how to find it.
 #pragma once
 
 #include <cstddef>
@@ -57,6 +62,7 @@
 #include "runtime/cuda/cublaslt.h"
 #include "runtime/cuda/cublaslt_gemm.h"
 #include "runtime/cuda/cuda_code.h"
+#include "runtime/cuda/cuda_collectives.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/device_executor.h"
 #include "runtime/executable.h"
@@ -70,6 +76,10 @@ struct CudaExecutorOptions {
   bool allow_tf32 = false;  // $MLC_ALLOW_TF32 == "1"
   // The executable's gemms' library; needed only where it has gemms.
   const CublasLt* cublaslt = nullptr;
+  // The driver entry points of its collectives, needed only where it has
+  // collective instructions, and NCCL, loaded at the first run that needs it.
+  const CudaCollectiveDriver* collective_driver = nullptr;
+  NcclLoader nccl_loader = [] { return nccl(); };
 };
 // graph and allow_tf32 from the environment.
 CudaExecutorOptions cuda_executor_options_from_env();
@@ -145,6 +155,8 @@ class CudaExecutor final : public DeviceExecutor {
   std::vector<Tensor> results_;          // host views
   std::vector<int> result_arg_;          // per result: its argument where it is in one, else -1
   CUgraphExec graph_exec_ = nullptr;
+  bool capturing_ = false;
+  std::unique_ptr<CudaCollectives> collectives_;  // null without collective instructions
   int64_t runs_ = 0;
   std::unique_ptr<ExecutionProfile> profile_;
   std::vector<CUevent> events_;  // profiling: before instruction i, and after the last

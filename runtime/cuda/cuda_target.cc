@@ -4,6 +4,7 @@
 
 #include "runtime/cuda/cuda_code.h"
 #include "runtime/cuda/cuda_executor.h"
+#include "runtime/cuda/rank_device.h"
 
 namespace mlc::rt {
 
@@ -33,16 +34,20 @@ class CudaTarget final : public Target {
                     [](const Instruction& i) { return i.kind == InstrKind::gemm; })) {
       MLC_TRY(options.cublaslt, cuda::cublaslt());
     }
+    if (std::any_of(exe->instructions.begin(), exe->instructions.end(),
+                    [](const Instruction& i) { return i.kind == InstrKind::collective; })) {
+      MLC_TRY(options.collective_driver, cuda::cuda_collective_driver());
+    }
     MLC_TRY(std::unique_ptr<cuda::CudaExecutor> x,
             cuda::CudaExecutor::create(std::move(exe), std::move(cuda_code), *device, options));
     return std::unique_ptr<DeviceExecutor>(std::move(x));
   }
 
  private:
-  // The GPU $MLC_CUDA_DEVICE names; the driver's error first where there is none.
+  // This rank's GPU (runtime/cuda/rank_device.h); the driver's error first where there is none.
   static Expected<const cuda::CudaDevice*> selected_device() {
     MLC_CHECK_OK(cuda::cuda_driver());
-    MLC_TRY(int ordinal, cuda::cuda_device_ordinal());
+    MLC_TRY(int ordinal, cuda::rank_device_ordinal());
     return cuda::cuda_device(ordinal);
   }
 };

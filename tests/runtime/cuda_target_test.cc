@@ -6,7 +6,8 @@
 // toolkit's library is found), and the executor end to end on a fake driver
 // and cuBLASLt over host memory (tests/runtime/fake_cuda.h): uploads,
 // kernels, gemms, copies, downloads, graph capture and replay, profiling,
-// index errors and the refusals. cuda_gpu_test.cc runs on a GPU.
+// index errors and the refusals (collectives: cuda_collectives_test.cc).
+// cuda_gpu_test.cc runs on a GPU.
 #include "runtime/cuda/cuda_target.h"
 
 #include <gtest/gtest.h>
@@ -522,20 +523,12 @@ TEST(CudaExecutor, RefusesWhatItCannotRun) {
   FakeGpu gpu;
   const std::string cubin = cubin_header(90);
   auto e = cuda_step_executable(cubin);
-  e->instructions[3].kind = InstrKind::collective;
-  e->instructions[3].collective.kind = CollectiveKind::all_reduce;
   auto code = *cuda::load_cuda_code(*e->code, gpu.device);
   cuda::CudaExecutorOptions options;
   options.cublaslt = &fake_cublaslt();
-  auto x = cuda::CudaExecutor::create(e, code, gpu.device, options);
-  ASSERT_FALSE(x.ok());
-  EXPECT_EQ(x.error().message,
-            "m.json:4:1: error: function 'step': all_reduce: collectives on CUDA need NCCL: not in this build yet");
-
-  e = cuda_step_executable(cubin);
   e->instructions[3].kind = InstrKind::reference;
   e->instructions[3].name = "exp";
-  x = cuda::CudaExecutor::create(e, code, gpu.device, options);
+  auto x = cuda::CudaExecutor::create(e, code, gpu.device, options);
   ASSERT_FALSE(x.ok());
   EXPECT_EQ(x.error().message,
             "m.json:4:1: error: function 'step': exp: a reference kernel, which the cuda target does not run (a "

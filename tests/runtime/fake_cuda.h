@@ -7,28 +7,53 @@
 //  - Kernels are host functions registered by symbol (FakeCuda::kernels); a
 //    launch calls one with the grid, the block and the argument values (the
 //    device addresses) read at launch time, as the driver copies them.
-//  - The stream runs every operation at once. Between cuStreamBeginCapture
-//    and cuStreamEndCapture operations are recorded instead, and a graph
-//    launch replays them; copies between host and device are refused during a
-//    capture (the executor must not capture them: their host memory differs
-//    from run to run).
+//  - Streams are queues, as on a GPU: an operation runs later, in order,
+//    when the fake makes progress (cuStreamSynchronize, cuEventQuery,
+//    cuStreamDestroy), all streams' queues in turn, newest stream first (so
+//    that a missing dependency between two streams shows as a wrong value).
+//    An operation may wait (cuStreamWaitEvent until its event's record has
+//    run; an NCCL collective until its peers arrive, fake_nccl.h): its
+//    queue stops there until it can finish. Host-to-device copies read the
+//    host memory when called (pageable memory); device-to-host copies write
+//    it when they run. The null stream runs an operation at once.
+//  - Between cuStreamBeginCapture and cuStreamEndCapture (per thread, as
+//    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) operations are recorded instead,
+//    on the capturing stream and on every stream that joined the capture by
+//    waiting for an event recorded in it; an operation on another stream
+//    invalidates the capture (CUDA_ERROR_STREAM_CAPTURE_ISOLATION), and so
+//    does a joined stream whose last work no other member waited for
+//    (CUDA_ERROR_STREAM_CAPTURE_UNJOINED at the end). A graph launch queues
+//    the recorded operations, in the order they were recorded, on its
+//    stream; events recorded with CU_EVENT_RECORD_EXTERNAL are recorded
+//    again by every launch, other event records in a capture only order the
+//    streams. Copies between host and device are refused during a capture
+//    (the executor must not capture them: their host memory differs from run
+//    to run).
 //  - cublasLtMatmul evaluates the column-major GEMM definition
 //    (column_major_gemm) on the descriptors it was given.
 //  - Every stream operation advances a clock by 1 us, which events record.
+//  - One lock serializes the fake: ranks on threads may share it.
 // Counters say what ran; FakeCuda::reset() restores every setting.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/cuda/cublaslt.h"
 #include "runtime/cuda/cublaslt_gemm.h"
+#include "runtime/cuda/cuda_collective_driver.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/half.h"
 
@@ -77,10 +102,12 @@ struct FakeCuda {
   std::string fail_launch;  // a kernel whose launches fail with CUDA_ERROR_INVALID_VALUE
   bool fail_capture = false;  // cuStreamBeginCapture fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
 
+  // How long cuStreamSynchronize and cuStreamDestroy wait for a stream that
+  // cannot finish before failing with CUDA_ERROR_UNKNOWN (a test's bug, not a hang).
+  std::chrono::milliseconds stuck_after{20000};
+
   // State and counters.
-  bool capturing = false;
-  std::vector<std::function<void()>> captured;
-  int captures = 0, graph_launches = 0, kernel_runs = 0, matmuls = 0, allocations = 0;
+  int captures = 0, graph_launches = 0, kernel_runs = 0, matmuls = 0, allocations = 0, copies_2d = 0;
   double clock_ms = 0;
 
   void reset() { *this = FakeCuda(); }
@@ -94,26 +121,138 @@ inline FakeCuda& fake_cuda() {
 namespace fake_detail {
 
 using cu::CUresult;
-constexpr CUresult kInvalidValue = 1;         // CUDA_ERROR_INVALID_VALUE
-constexpr CUresult kCaptureUnsupported = 900;  // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+constexpr CUresult kInvalidValue = 1;           // CUDA_ERROR_INVALID_VALUE
+constexpr CUresult kNotReady = 600;             // CUDA_ERROR_NOT_READY
+constexpr CUresult kCaptureUnsupported = 900;   // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+constexpr CUresult kCaptureInvalidated = 901;   // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+constexpr CUresult kCaptureUnjoined = 904;      // CUDA_ERROR_STREAM_CAPTURE_UNJOINED
+constexpr CUresult kCaptureIsolation = 905;     // CUDA_ERROR_STREAM_CAPTURE_ISOLATION
+constexpr CUresult kUnknown = 999;              // CUDA_ERROR_UNKNOWN: a stream the fake could not finish
 
-// Runs `op` now, or records it while capturing.
-inline CUresult enqueue(std::function<void()> op) {
-  FakeCuda& f = fake_cuda();
-  auto timed = [op = std::move(op)] {
-    op();
-    fake_cuda().clock_ms += 0.001;
-  };
-  if (f.capturing)
-    f.captured.push_back(std::move(timed));
-  else
-    timed();
+// The fake device's lock: every entry point holds it, and so does progress
+// while it runs operations.
+inline std::recursive_mutex& device_mutex() {
+  static std::recursive_mutex m;
+  return m;
+}
+inline std::unique_lock<std::recursive_mutex> device_lock() { return std::unique_lock(device_mutex()); }
+
+// A queued operation: true once done; false while it waits (tried again).
+using StreamOp = std::function<bool()>;
+struct Stream {
+  std::deque<StreamOp> ops;
+};
+// The live streams, in creation order.
+inline std::vector<Stream*>& streams() {
+  static std::vector<Stream*> s;
+  return s;
+}
+inline Stream* stream_of(cu::CUstream s) { return reinterpret_cast<Stream*>(s); }
+
+struct Event {
+  int64_t recorded = 0, completed = 0;  // records made, and run
+  double time_ms = 0;
+};
+inline Event* event_of(cu::CUevent e) { return reinterpret_cast<Event*>(e); }
+
+// What a capture records: an operation, or (op empty) an external record of
+// `record`, made again by every launch.
+struct CapturedOp {
+  StreamOp op;
+  Event* record = nullptr;
+};
+struct Graph {
+  std::vector<CapturedOp> ops;
+};
+
+// This thread's capture, if any.
+struct Capture {
+  Stream* origin = nullptr;
+  std::vector<CapturedOp> ops;
+  int64_t tick = 0;                                     // counts captured actions
+  std::map<Stream*, int64_t> members;                   // joined streams: tick of their last action
+  std::map<Stream*, int64_t> joined;                    // stream: tick up to which another member waited for it
+  std::map<Event*, std::pair<Stream*, int64_t>> events;  // recorded in the capture: stream, tick
+  CUresult failed = 0;
+};
+inline std::optional<Capture>& capture() {
+  thread_local std::optional<Capture> c;
+  return c;
+}
+
+// Runs every queued operation that can run, until none can.
+inline void progress() {
+  for (bool any = true; any;) {
+    any = false;
+    const std::vector<Stream*> all = streams();
+    for (auto it = all.rbegin(); it != all.rend(); ++it)
+      while (!(*it)->ops.empty() && (*it)->ops.front()()) {
+        (*it)->ops.pop_front();
+        any = true;
+      }
+  }
+}
+
+// Queues `op` on `stream` (records it while this thread captures; runs it
+// at once on the null stream).
+inline CUresult enqueue_op(cu::CUstream stream, StreamOp op) {
+  auto lock = device_lock();
+  if (auto& cap = capture()) {
+    Stream* s = stream_of(stream);
+    if (!cap->members.count(s)) return cap->failed = kCaptureIsolation;
+    cap->ops.push_back({std::move(op), nullptr});
+    cap->members[s] = ++cap->tick;
+    return 0;
+  }
+  if (!stream) {
+    while (!op()) progress();
+    return 0;
+  }
+  stream_of(stream)->ops.push_back(std::move(op));
   return 0;
 }
 
-struct Graph {
-  std::vector<std::function<void()>> ops;
-};
+// An operation that cannot wait, timed: it advances the clock by 1 us.
+inline CUresult enqueue(cu::CUstream stream, std::function<void()> op) {
+  return enqueue_op(stream, [op = std::move(op)] {
+    op();
+    fake_cuda().clock_ms += 0.001;
+    return true;
+  });
+}
+
+// Makes progress until `done` or fake_cuda().stuck_after has passed.
+inline CUresult progress_until(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + fake_cuda().stuck_after;
+  for (;;) {
+    {
+      auto lock = device_lock();
+      progress();
+      if (done()) return 0;
+    }
+    if (std::chrono::steady_clock::now() > deadline) return kUnknown;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+inline CUresult record_event(cu::CUevent e, cu::CUstream stream, unsigned flags) {
+  auto lock = device_lock();
+  Event* ev = event_of(e);
+  if (auto& cap = capture()) {
+    Stream* s = stream_of(stream);
+    if (!cap->members.count(s)) return cap->failed = kCaptureIsolation;
+    cap->events[ev] = {s, ++cap->tick};
+    if (flags & cu::kEventRecordExternal) cap->ops.push_back({{}, ev});
+    return 0;
+  }
+  const int64_t generation = ++ev->recorded;
+  // An event takes no time of its own.
+  return enqueue_op(stream, [ev, generation] {
+    ev->completed = std::max(ev->completed, generation);
+    ev->time_ms = fake_cuda().clock_ms;
+    return true;
+  });
+}
 
 struct MatmulDesc {
   int32_t compute = 0, scale = 0, trans_a = cu::kOpN, trans_b = cu::kOpN;
@@ -156,12 +295,22 @@ inline const cu::CudaDriver& fake_driver() {
     d.cuDriverGetVersion = [](int* v) -> CUresult { return *v = fake_cuda().version, 0; };
     d.cuGetErrorName = [](CUresult r, const char** s) -> CUresult {
       if (r == kInvalidValue) return *s = "CUDA_ERROR_INVALID_VALUE", 0;
+      if (r == kNotReady) return *s = "CUDA_ERROR_NOT_READY", 0;
       if (r == kCaptureUnsupported) return *s = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", 0;
+      if (r == kCaptureInvalidated) return *s = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", 0;
+      if (r == kCaptureUnjoined) return *s = "CUDA_ERROR_STREAM_CAPTURE_UNJOINED", 0;
+      if (r == kCaptureIsolation) return *s = "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", 0;
+      if (r == kUnknown) return *s = "CUDA_ERROR_UNKNOWN", 0;
       return kInvalidValue;
     };
     d.cuGetErrorString = [](CUresult r, const char** s) -> CUresult {
       if (r == kInvalidValue) return *s = "invalid argument", 0;
+      if (r == kNotReady) return *s = "device not ready", 0;
       if (r == kCaptureUnsupported) return *s = "operation not permitted when stream is capturing", 0;
+      if (r == kCaptureInvalidated) return *s = "operation failed due to a previous error during capture", 0;
+      if (r == kCaptureUnjoined) return *s = "capture was not joined to the origin stream", 0;
+      if (r == kCaptureIsolation) return *s = "operation would make the legacy stream depend on a capturing blocking stream", 0;
+      if (r == kUnknown) return *s = "the fake driver's stream could not finish", 0;
       return kInvalidValue;
     };
     d.cuDeviceGetCount = [](int* n) -> CUresult { return *n = fake_cuda().devices, 0; };
@@ -199,125 +348,212 @@ inline const cu::CudaDriver& fake_driver() {
       return 0;
     };
     d.cuLaunchKernel = [](cu::CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned, unsigned,
-                          cu::CUstream, void** params, void**) -> CUresult {
+                          cu::CUstream stream, void** params, void**) -> CUresult {
+      auto lock = device_lock();
       const auto* k = reinterpret_cast<const FakeKernelEntry*>(f);
       for (auto& [symbol, entry] : fake_cuda().kernels)
         if (&entry == k && symbol == fake_cuda().fail_launch) return kInvalidValue;
       std::vector<CUdeviceptr> args;
       for (int i = 0; i < k->params; ++i) args.push_back(*static_cast<CUdeviceptr*>(params[i]));
-      return enqueue([k, gx, bx, args] {
+      return enqueue(stream, [k, gx, bx, args] {
         ++fake_cuda().kernel_runs;
         k->run(gx, bx, args);
       });
     };
     d.cuMemAlloc = [](CUdeviceptr* p, size_t n) -> CUresult {
+      auto lock = device_lock();
       if (n == 0) return kInvalidValue;
       ++fake_cuda().allocations;
       *p = reinterpret_cast<uintptr_t>(std::aligned_alloc(256, (n + 255) / 256 * 256));
       return 0;
     };
     d.cuMemFree = [](CUdeviceptr p) -> CUresult {
+      auto lock = device_lock();
       --fake_cuda().allocations;
       std::free(host(p));
       return 0;
     };
-    d.cuMemcpyHtoDAsync = [](CUdeviceptr to, const void* from, size_t n, cu::CUstream) -> CUresult {
-      if (fake_cuda().capturing) return kCaptureUnsupported;
-      std::memcpy(host(to), from, n);
-      return 0;
+    d.cuMemcpyHtoDAsync = [](CUdeviceptr to, const void* from, size_t n, cu::CUstream stream) -> CUresult {
+      auto lock = device_lock();
+      if (capture()) return kCaptureUnsupported;
+      // Pageable memory: read now, written to the device in stream order.
+      auto staged = std::make_shared<std::vector<std::byte>>(static_cast<const std::byte*>(from),
+                                                             static_cast<const std::byte*>(from) + n);
+      return enqueue(stream, [to, staged] { std::memcpy(host(to), staged->data(), staged->size()); });
     };
-    d.cuMemcpyDtoHAsync = [](void* to, CUdeviceptr from, size_t n, cu::CUstream) -> CUresult {
-      if (fake_cuda().capturing) return kCaptureUnsupported;
-      std::memcpy(to, host(from), n);
-      return 0;
+    d.cuMemcpyDtoHAsync = [](void* to, CUdeviceptr from, size_t n, cu::CUstream stream) -> CUresult {
+      auto lock = device_lock();
+      if (capture()) return kCaptureUnsupported;
+      return enqueue(stream, [=] { std::memcpy(to, host(from), n); });
     };
-    d.cuMemcpyDtoDAsync = [](CUdeviceptr to, CUdeviceptr from, size_t n, cu::CUstream) -> CUresult {
-      return enqueue([=] { std::memcpy(host(to), host(from), n); });
+    d.cuMemcpyDtoDAsync = [](CUdeviceptr to, CUdeviceptr from, size_t n, cu::CUstream stream) -> CUresult {
+      return enqueue(stream, [=] { std::memcpy(host(to), host(from), n); });
     };
-    d.cuMemsetD8Async = [](CUdeviceptr to, unsigned char v, size_t n, cu::CUstream) -> CUresult {
-      return enqueue([=] { std::memset(host(to), v, n); });
+    d.cuMemsetD8Async = [](CUdeviceptr to, unsigned char v, size_t n, cu::CUstream stream) -> CUresult {
+      return enqueue(stream, [=] { std::memset(host(to), v, n); });
     };
-    d.cuMemsetD32Async = [](CUdeviceptr to, unsigned v, size_t n, cu::CUstream) -> CUresult {
-      return enqueue([=] {
+    d.cuMemsetD32Async = [](CUdeviceptr to, unsigned v, size_t n, cu::CUstream stream) -> CUresult {
+      return enqueue(stream, [=] {
         for (size_t i = 0; i < n; ++i) static_cast<uint32_t*>(host(to))[i] = v;
       });
     };
     d.cuMemHostAlloc = [](void** p, size_t n, unsigned) -> CUresult {
+      auto lock = device_lock();
       ++fake_cuda().allocations;
       *p = std::aligned_alloc(64, (n + 63) / 64 * 64);
       return 0;
     };
     d.cuMemFreeHost = [](void* p) -> CUresult {
+      auto lock = device_lock();
       --fake_cuda().allocations;
       std::free(p);
       return 0;
     };
     d.cuStreamCreate = [](cu::CUstream* s, unsigned) -> CUresult {
+      auto lock = device_lock();
       ++fake_cuda().allocations;
-      *s = reinterpret_cast<cu::CUstream>(new int);
+      streams().push_back(new Stream);
+      *s = reinterpret_cast<cu::CUstream>(streams().back());
       return 0;
     };
     d.cuStreamDestroy = [](cu::CUstream s) -> CUresult {
+      // Queued work finishes first, as on a GPU.
+      const CUresult r = progress_until([s] { return stream_of(s)->ops.empty(); });
+      auto lock = device_lock();
       --fake_cuda().allocations;
-      delete reinterpret_cast<int*>(s);
-      return 0;
+      streams().erase(std::find(streams().begin(), streams().end(), stream_of(s)));
+      delete stream_of(s);
+      return r;
     };
-    d.cuStreamSynchronize = [](cu::CUstream) -> CUresult { return fake_cuda().capturing ? kCaptureUnsupported : 0; };
+    d.cuStreamSynchronize = [](cu::CUstream s) -> CUresult {
+      if (capture()) return kCaptureUnsupported;
+      return progress_until([s] { return stream_of(s)->ops.empty(); });
+    };
     d.cuEventCreate = [](cu::CUevent* e, unsigned) -> CUresult {
+      auto lock = device_lock();
       ++fake_cuda().allocations;
-      *e = reinterpret_cast<cu::CUevent>(new double(0));
+      *e = reinterpret_cast<cu::CUevent>(new Event);
       return 0;
     };
     d.cuEventDestroy = [](cu::CUevent e) -> CUresult {
+      auto lock = device_lock();
       --fake_cuda().allocations;
-      delete reinterpret_cast<double*>(e);
+      delete event_of(e);
       return 0;
     };
-    d.cuEventRecord = [](cu::CUevent e, cu::CUstream) -> CUresult {
-      // An event takes no time of its own.
-      auto* t = reinterpret_cast<double*>(e);
-      if (fake_cuda().capturing) fake_cuda().captured.push_back([t] { *t = fake_cuda().clock_ms; });
-      else *t = fake_cuda().clock_ms;
-      return 0;
-    };
+    d.cuEventRecord = [](cu::CUevent e, cu::CUstream stream) -> CUresult { return record_event(e, stream, 0); };
     d.cuEventElapsedTime = [](float* ms, cu::CUevent a, cu::CUevent b) -> CUresult {
-      *ms = static_cast<float>(*reinterpret_cast<double*>(b) - *reinterpret_cast<double*>(a));
+      auto lock = device_lock();
+      *ms = static_cast<float>(event_of(b)->time_ms - event_of(a)->time_ms);
       return 0;
     };
-    d.cuStreamBeginCapture = [](cu::CUstream, int mode) -> CUresult {
-      if (mode != cu::kCaptureModeThreadLocal || fake_cuda().capturing) return kInvalidValue;
+    d.cuStreamBeginCapture = [](cu::CUstream s, int mode) -> CUresult {
+      auto lock = device_lock();
+      if (mode != cu::kCaptureModeThreadLocal || capture()) return kInvalidValue;
       if (fake_cuda().fail_capture) return kCaptureUnsupported;
-      fake_cuda().capturing = true;
-      fake_cuda().captured.clear();
+      capture().emplace();
+      capture()->origin = stream_of(s);
+      capture()->members[stream_of(s)] = 0;
       return 0;
     };
-    d.cuStreamEndCapture = [](cu::CUstream, cu::CUgraph* g) -> CUresult {
-      if (!fake_cuda().capturing) return kInvalidValue;
-      fake_cuda().capturing = false;
+    d.cuStreamEndCapture = [](cu::CUstream s, cu::CUgraph* g) -> CUresult {
+      auto lock = device_lock();
+      auto& cap = capture();
+      if (!cap || cap->origin != stream_of(s)) return kInvalidValue;
+      Capture ended = std::move(*cap);
+      cap.reset();
+      *g = nullptr;
+      if (ended.failed) return kCaptureInvalidated;
+      for (const auto& [member, last] : ended.members)
+        if (member != ended.origin && last > ended.joined[member]) return kCaptureUnjoined;
       ++fake_cuda().captures;
       ++fake_cuda().allocations;
-      *g = reinterpret_cast<cu::CUgraph>(new Graph{std::move(fake_cuda().captured)});
+      *g = reinterpret_cast<cu::CUgraph>(new Graph{std::move(ended.ops)});
       return 0;
     };
     d.cuGraphInstantiateWithFlags = [](cu::CUgraphExec* e, cu::CUgraph g, unsigned long long) -> CUresult {
+      auto lock = device_lock();
       ++fake_cuda().allocations;
       *e = reinterpret_cast<cu::CUgraphExec>(new Graph(*reinterpret_cast<Graph*>(g)));
       return 0;
     };
-    d.cuGraphLaunch = [](cu::CUgraphExec e, cu::CUstream) -> CUresult {
+    d.cuGraphLaunch = [](cu::CUgraphExec e, cu::CUstream stream) -> CUresult {
+      auto lock = device_lock();
       ++fake_cuda().graph_launches;
-      for (auto& op : reinterpret_cast<Graph*>(e)->ops) op();
+      for (const CapturedOp& op : reinterpret_cast<Graph*>(e)->ops) {
+        if (op.op) {
+          enqueue_op(stream, op.op);  // a fresh copy: its state starts anew
+          continue;
+        }
+        Event* ev = op.record;
+        const int64_t generation = ++ev->recorded;
+        enqueue_op(stream, [ev, generation] {
+          ev->completed = std::max(ev->completed, generation);
+          ev->time_ms = fake_cuda().clock_ms;
+          return true;
+        });
+      }
       return 0;
     };
     d.cuGraphExecDestroy = [](cu::CUgraphExec e) -> CUresult {
+      auto lock = device_lock();
       --fake_cuda().allocations;
       delete reinterpret_cast<Graph*>(e);
       return 0;
     };
     d.cuGraphDestroy = [](cu::CUgraph g) -> CUresult {
+      auto lock = device_lock();
       --fake_cuda().allocations;
       delete reinterpret_cast<Graph*>(g);
       return 0;
+    };
+    return d;
+  }();
+  return d;
+}
+
+// The collectives' driver entry points (runtime/cuda/cuda_collective_driver.h)
+// over the same streams and events.
+inline const cu::CudaCollectiveDriver& fake_collective_driver() {
+  using namespace fake_detail;
+  static const cu::CudaCollectiveDriver d = [] {
+    cu::CudaCollectiveDriver d;
+    d.cuStreamWaitEvent = [](cu::CUstream stream, cu::CUevent e, unsigned flags) -> CUresult {
+      auto lock = device_lock();
+      if (flags != cu::kEventWaitDefault) return kInvalidValue;
+      Event* ev = event_of(e);
+      if (auto& cap = capture()) {
+        Stream* s = stream_of(stream);
+        const auto recorded = cap->events.find(ev);
+        if (recorded == cap->events.end()) return cap->failed = kCaptureIsolation;
+        cap->members[s] = std::max(cap->members[s], ++cap->tick);  // joins the capture
+        Stream* from = recorded->second.first;
+        if (from != s) cap->joined[from] = std::max(cap->joined[from], recorded->second.second);
+        return 0;
+      }
+      const int64_t target = ev->recorded;
+      return enqueue_op(stream, [ev, target] { return ev->completed >= target; });
+    };
+    d.cuEventQuery = [](cu::CUevent e) -> CUresult {
+      auto lock = device_lock();
+      progress();
+      return event_of(e)->completed >= event_of(e)->recorded ? 0 : kNotReady;
+    };
+    d.cuEventRecordWithFlags = [](cu::CUevent e, cu::CUstream stream, unsigned flags) -> CUresult {
+      return record_event(e, stream, flags);
+    };
+    d.cuMemcpy2DAsync = [](const cu::CudaMemcpy2D* c, cu::CUstream stream) -> CUresult {
+      const cu::CudaMemcpy2D copy = *c;
+      if (copy.srcMemoryType != cu::kMemoryTypeDevice || copy.dstMemoryType != cu::kMemoryTypeDevice ||
+          copy.srcPitch < copy.WidthInBytes || copy.dstPitch < copy.WidthInBytes || copy.srcXInBytes || copy.srcY ||
+          copy.dstXInBytes || copy.dstY)
+        return kInvalidValue;
+      return enqueue(stream, [copy] {
+        ++fake_cuda().copies_2d;
+        for (size_t r = 0; r < copy.Height; ++r)
+          std::memcpy(static_cast<std::byte*>(host(copy.dstDevice)) + r * copy.dstPitch,
+                      static_cast<const std::byte*>(host(copy.srcDevice)) + r * copy.srcPitch, copy.WidthInBytes);
+      });
     };
     return d;
   }();
@@ -332,11 +568,13 @@ inline const cu::CublasLt& fake_cublaslt() {
     cu::CublasLt lt;
     lt.library = "fake cuBLASLt";
     lt.cublasLtCreate = [](cu::cublasLtHandle_t* h) -> cublasStatus_t {
+      auto lock = device_lock();
       ++fake_cuda().allocations;
       *h = reinterpret_cast<cu::cublasLtHandle_t>(new int);
       return 0;
     };
     lt.cublasLtDestroy = [](cu::cublasLtHandle_t h) -> cublasStatus_t {
+      auto lock = device_lock();
       --fake_cuda().allocations;
       delete reinterpret_cast<int*>(h);
       return 0;
@@ -344,11 +582,13 @@ inline const cu::CublasLt& fake_cublaslt() {
     lt.cublasLtGetStatusName = [](cublasStatus_t) -> const char* { return "CUBLAS_STATUS_INVALID_VALUE"; };
     lt.cublasLtGetStatusString = [](cublasStatus_t) -> const char* { return "invalid value"; };
     lt.cublasLtMatmulDescCreate = [](cu::cublasLtMatmulDesc_t* d, int32_t compute, int32_t scale) -> cublasStatus_t {
+      auto lock = device_lock();
       ++fake_cuda().allocations;
       *d = reinterpret_cast<cu::cublasLtMatmulDesc_t>(new MatmulDesc{compute, scale});
       return 0;
     };
     lt.cublasLtMatmulDescDestroy = [](cu::cublasLtMatmulDesc_t d) -> cublasStatus_t {
+      auto lock = device_lock();
       --fake_cuda().allocations;
       delete reinterpret_cast<MatmulDesc*>(d);
       return 0;
@@ -363,6 +603,7 @@ inline const cu::CublasLt& fake_cublaslt() {
     };
     lt.cublasLtMatrixLayoutCreate = [](cu::cublasLtMatrixLayout_t* l, int32_t type, uint64_t rows, uint64_t cols,
                                        int64_t ld) -> cublasStatus_t {
+      auto lock = device_lock();
       ++fake_cuda().allocations;
       auto* x = new Layout{type, {}};
       x->m.rows = static_cast<int64_t>(rows), x->m.cols = static_cast<int64_t>(cols), x->m.ld = ld;
@@ -370,6 +611,7 @@ inline const cu::CublasLt& fake_cublaslt() {
       return 0;
     };
     lt.cublasLtMatrixLayoutDestroy = [](cu::cublasLtMatrixLayout_t l) -> cublasStatus_t {
+      auto lock = device_lock();
       --fake_cuda().allocations;
       delete reinterpret_cast<Layout*>(l);
       return 0;
@@ -387,11 +629,13 @@ inline const cu::CublasLt& fake_cublaslt() {
       return 7;
     };
     lt.cublasLtMatmulPreferenceCreate = [](cu::cublasLtMatmulPreference_t* p) -> cublasStatus_t {
+      auto lock = device_lock();
       ++fake_cuda().allocations;
       *p = reinterpret_cast<cu::cublasLtMatmulPreference_t>(new int);
       return 0;
     };
     lt.cublasLtMatmulPreferenceDestroy = [](cu::cublasLtMatmulPreference_t p) -> cublasStatus_t {
+      auto lock = device_lock();
       --fake_cuda().allocations;
       delete reinterpret_cast<int*>(p);
       return 0;
@@ -415,7 +659,7 @@ inline const cu::CublasLt& fake_cublaslt() {
                            cu::cublasLtMatrixLayout_t al, const void* b, cu::cublasLtMatrixLayout_t bl,
                            const void* beta, const void* c, cu::cublasLtMatrixLayout_t cl, void* d,
                            cu::cublasLtMatrixLayout_t dl, const cu::cublasLtMatmulAlgo_t*, void*, size_t,
-                           cu::CUstream) -> cublasStatus_t {
+                           cu::CUstream stream) -> cublasStatus_t {
       const auto* m = reinterpret_cast<const MatmulDesc*>(desc);
       const auto *A = reinterpret_cast<const Layout*>(al), *B = reinterpret_cast<const Layout*>(bl),
                  *C = reinterpret_cast<const Layout*>(cl), *D = reinterpret_cast<const Layout*>(dl);
@@ -430,7 +674,7 @@ inline const cu::CublasLt& fake_cublaslt() {
       L.m = C->m.rows, L.n = C->m.cols, L.batch = C->m.batch;
       L.k = m->trans_a == cu::kOpN ? A->m.cols : A->m.rows;
       const int32_t ta = A->type, tb = B->type, tc = C->type;
-      return enqueue([=] {
+      return enqueue(stream, [=] {
         ++fake_cuda().matmuls;
         column_major_gemm(
             L, al_v, be_v, [&](int64_t e) { return load(ta, a, e); }, [&](int64_t e) { return load(tb, b, e); },
