@@ -57,7 +57,8 @@ inline std::shared_ptr<rt::Executable> collective_step(const TensorType& x, std:
     previous = out;
     ++line;
   }
-  const int result = arena_slot(e->slots[static_cast<size_t>(previous)].type);
+  const TensorType last = e->slots[static_cast<size_t>(previous)].type;  // a copy: arena_slot grows the slots
+  const int result = arena_slot(last);
   e->instructions.push_back(cuda_instruction(InstrKind::copy, {previous}, result, "copy", line));
   e->results = {{result, -1}};
   e->arena_bytes = offset;
