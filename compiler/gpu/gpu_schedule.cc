@@ -66,9 +66,11 @@ Schedule schedule_kernel(const kir::Kernel& k) {
     }
     if (widest >= kMinBlockReduceTrips) {
       s.kind = ScheduleKind::row;
+      s.rows = 1;
+      for (size_t d = 0; d + 1 < k.domain.size(); ++d) s.rows *= k.domain[d];
       const int64_t inner = k.domain.empty() ? 1 : k.domain.back();
       s.launch.block = static_cast<int>(std::clamp<int64_t>(pow2_at_least(std::max(inner, widest)), 32, kBlockSize));
-      s.launch.grid = std::clamp<int64_t>(k.rows(), 1, kMaxGrid);
+      s.launch.grid = std::clamp<int64_t>(s.rows, 1, kMaxGrid);
       for (size_t id = 0; id < k.exprs.size(); ++id) {
         if (!s.block_reduce[id]) continue;
         const kir::Expr& e = k.exprs[id];
