@@ -10,7 +10,7 @@ namespace mlc {
 namespace {
 
 // Every dtype: bf16 and f16 compute in float and round at each op's result
-// (compiler/llvm_half.h), as the reference kernels do.
+// (compiler/cpu/llvm_half.h), as the reference kernels do.
 bool loop_dtype(DType t) {
   switch (t) {
     case DType::f32: case DType::f64: case DType::bf16: case DType::f16: case DType::i32: case DType::i64:
@@ -182,7 +182,7 @@ std::optional<GemmUpdate> match_update(const Function& f, const Op& add, const U
 //  - per row: the same value across a row of the root's domain (the kernel's
 //    inner loop): a value broadcast along the root's last axis from an
 //    aligned member (below), or any operand of such a value. Code generation
-//    computes a reduction of that kind once per row (kir::ReduceStrategy::
+//    computes a reduction of that kind once per row (cpu::ReduceStrategy::
 //    per_row) and LLVM hoists the arithmetic out of the row's loop, so they
 //    cost next to nothing per element, and a reduction whose result has one
 //    element per row evaluates each element of its operand once: softmax's

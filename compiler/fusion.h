@@ -11,7 +11,7 @@
 // per row of the root's domain: a value broadcast along the root's last axis
 // is the same across the kernel's inner loop, and a reduction over the last
 // axis with one element per row (softmax's max and sum, a norm's mean of
-// squares) is computed once per row before it (kir::ReduceStrategy::per_row),
+// squares) is computed once per row before it (cpu::ReduceStrategy::per_row),
 // each element of its operand evaluated once. (fusion.cc, RowWalk.)
 //
 // Loop ops: elementwise ops whose result cannot fail (not integer division
@@ -20,7 +20,7 @@
 // included) other than shard_slice, reductions (reduce_*, argmax, fold),
 // window ops (max/avg pooling and their gradients), iota and splat constants,
 // on every dtype (bf16 and f16 compute in float and round at each op's
-// result, compiler/llvm_half.h). gather is one where its result has
+// result, compiler/cpu/llvm_half.h). gather is one where its result has
 // elements: the kernel checks each index (kir::ExprKind::checked_index), so
 // a gather joins a consumer only where the kernel computes every element of
 // it, and the value it reads as indices is never computed inside a kernel

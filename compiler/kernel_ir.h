@@ -123,40 +123,7 @@ struct Kernel {
   // holding them, whole (fusion never computes indices inside the kernel),
   // and what the reference kernel's error says. Not part of the code.
   std::vector<rt::IndexCheck> index_checks;
-  // Rows of the parallel outer loop: the domain without its last dim. (A
-  // scatter's every thread visits all of scatter.domain, see above.)
-  int64_t rows() const;
-  // Scalar evaluations per row, for choosing how many threads run a kernel:
-  // the row's elements times (1 + the trip count of every reduction + every
-  // load outside reductions of an input that another such load also reads,
-  // the taps of an unrolled window).
-  int64_t row_cost() const;
 };
-
-// How code generation evaluates a reduction over the elements of a domain
-// row: one that takes the same value across the row (it depends on no
-// variable that changes within the row) is per_row, wherever it is; the
-// other strategies are for top-level reductions (that no other reduction's
-// operand contains), the rest are per_element. Every
-// strategy folds each element's terms in the same order (row-major over the
-// reduction's variables), so they differ in speed, not in results.
-enum class ReduceStrategy : uint8_t {
-  per_element,  // its own loop nest for every element of the row
-  per_row,      // the same value across the row: once per row, before the row's
-                // elements (in expression order: one per_row reduction may read another)
-  across_row,   // the reduction's loops outside, the row's elements inside, one
-                // accumulator per element: for operands whose loads are unit-stride
-                // along the row but strided along the reduction (column sums)
-  interleaved,  // the reduction's loops but its innermost outside, then the row's
-                // elements, then the innermost loop, one accumulator per element:
-                // for long float sums over short rows whose loads are unit-stride
-                // along the reduction (a bias gradient's sum over the batch), so
-                // that the elements' chains of dependent adds overlap
-};
-
-// Per expression: the strategy of each reduction (per_element for every
-// other expression).
-std::vector<ReduceStrategy> reduce_strategies(const Kernel& k);
 
 // Builds the kernel of a loop group; `inputs` are the values it reads (its
 // params, in order; computed here, returned through it).
@@ -165,6 +132,11 @@ Expected<Kernel> build_kernel(const FusionGroup& group, std::string name, std::v
 // Everything that determines a kernel's code (all but its name and origin),
 // as bytes: equal signatures compile to the same machine code.
 std::string signature(const Kernel& k);
+
+// "mlc_kernel_" and the 16 lowercase hex digits of FNV-1a 64 of signature(k):
+// the symbol of the kernel's object on every target (compiler/cpu/llvm_jit.h,
+// compiler/gpu/gpu_compile.h).
+std::string kernel_symbol(const Kernel& k);
 
 // Text of a kernel, for dumps and tests.
 std::string print_kernel(const Kernel& k);

@@ -1,7 +1,7 @@
 // Verifying kernel IR (compiler/kernel_ir.h) that comes from outside the
 // compiler: an artifact's, for `mlc run --verify-code` (driver/verify_code.h).
 // A kernel that passes both checks below is one that code generation
-// (compiler/llvm_jit.h) compiles without failing an assertion, and whose code
+// (compiler/cpu/llvm_jit.h) compiles without failing an assertion, and whose code
 // reads and writes only inside the buffers it is run on.
 //
 // verify_kernel(k): the contracts of kernel_ir.h that code generation relies on.
@@ -9,7 +9,7 @@
 //    operands a kind does not use are -1); chains of operands at most
 //    kMaxDepth long (code generation recurses along them).
 //  - Dtypes are f32, f64, bf16, f16, i32, i64 or bool (half precision
-//    computes in float and rounds per expression: compiler/llvm_half.h).
+//    computes in float and rounds per expression: compiler/cpu/llvm_half.h).
 //  - Kinds: index expressions (var, iconst, iadd, imul, idiv, irem, imin,
 //    imax) are i64 over index expressions, ilt is bool over two of them; a
 //    load reads an input (not an output) in its dtype at an index expression;

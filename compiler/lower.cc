@@ -6,9 +6,10 @@
 #include <unordered_map>
 
 #include "compiler/conv_to_gemm.h"
+#include "compiler/cpu/llvm_jit.h"
+#include "compiler/cpu/row_split.h"
 #include "compiler/gpu/gpu_compile.h"
 #include "compiler/half_accumulation.h"
-#include "compiler/llvm_jit.h"
 #include "ir/decompose.h"
 #include "ir/diagnostics.h"
 #include "ir/op_table.h"
@@ -327,8 +328,7 @@ class Lowering {
     MLC_TRY(CompiledKernels compiled, compile_kernels(out_.kernels, co));
     for (size_t i = 0; i < out_.kernels.size(); ++i) {
       const kir::Kernel& k = out_.kernels[i];
-      exe_->kernels.push_back(
-          {k.name, compiled.object_of[i], k.rows(), k.row_cost(), k.origin, k.num_outputs(), {}, k.index_checks});
+      exe_->kernels.push_back(kernel_info(k, compiled.object_of[i]));
     }
     set_kernel_types();
     out_.distinct_kernels = static_cast<int>(compiled.code.objects.size());
@@ -339,6 +339,19 @@ class Lowering {
     out_.compile_wall_ms = compiled.wall_ms;
     out_.cache_hits = compiled.cache_hits;
     return {};
+  }
+
+  // Kernel k's entry, its code being object `object`; every target records
+  // the CPU's row split (rt::CpuLaunch). Its types are set_kernel_types'.
+  static rt::KernelInfo kernel_info(const kir::Kernel& k, int object) {
+    rt::KernelInfo info;
+    info.name = k.name;
+    info.object = object;
+    info.cpu = {cpu::kernel_rows(k), cpu::kernel_row_cost(k)};
+    info.origin = k.origin;
+    info.outputs = k.num_outputs();
+    info.index_checks = k.index_checks;
+    return info;
   }
 
   void set_kernel_types() {
@@ -361,8 +374,7 @@ class Lowering {
     MLC_TRY(gpu::GpuCompiled compiled, gpu::compile_gpu_kernels(out_.kernels, go));
     for (size_t i = 0; i < out_.kernels.size(); ++i) {
       const kir::Kernel& k = out_.kernels[i];
-      exe_->kernels.push_back(
-          {k.name, compiled.object_of[i], k.rows(), k.row_cost(), k.origin, k.num_outputs(), {}, k.index_checks});
+      exe_->kernels.push_back(kernel_info(k, compiled.object_of[i]));
       exe_->kernels.back().launch = compiled.launch[i];
     }
     set_kernel_types();

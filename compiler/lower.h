@@ -6,7 +6,7 @@
 // f32 ones between casts (compiler/half_accumulation.h), fuse (compiler/fusion.h), build
 // each loop group's kernel (compiler/kernel_ir.h), decide which results are
 // written in place into the arguments they update, plan memory
-// (compiler/memory_plan.h), then compile the kernels (compiler/llvm_jit.h; objects
+// (compiler/memory_plan.h), then compile the kernels (compiler/cpu/llvm_jit.h; objects
 // from options.cache where it has them) and link them (runtime/cpu/native_code.h).
 //
 // Instructions: a loop group is a kernel; a float dot is a gemm; a dense

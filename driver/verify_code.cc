@@ -3,9 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/cpu/llvm_jit.h"
+#include "compiler/cpu/row_split.h"
 #include "compiler/kernel_ir_json.h"
 #include "compiler/kernel_ir_verify.h"
-#include "compiler/llvm_jit.h"
 
 namespace mlc {
 
@@ -21,9 +22,9 @@ Status check_uses(const rt::Artifact& a, size_t object, const kir::Kernel& k) {
       if (info.object != static_cast<int>(object)) continue;
       const std::string as = name + ", as kernel '" + info.name + "' of @" + f.name + " (batch " +
                              std::to_string(f.batch) + (f.sharded ? ", sharded" : "") + "): ";
-      if (info.rows != k.rows())
-        return make_error(as + "runs " + std::to_string(info.rows) + " rows, its kernel IR has " +
-                          std::to_string(k.rows()));
+      if (info.cpu.rows != cpu::kernel_rows(k))
+        return make_error(as + "runs " + std::to_string(info.cpu.rows) + " rows, its kernel IR has " +
+                          std::to_string(cpu::kernel_rows(k)));
       if (info.outputs != k.num_outputs())
         return make_error(as + "has " + std::to_string(info.outputs) + " outputs, its kernel IR " +
                           std::to_string(k.num_outputs()));
@@ -34,7 +35,7 @@ Status check_uses(const rt::Artifact& a, size_t object, const kir::Kernel& k) {
 
 // Step 3: mlc_kernel_<hash of the signature>, then only '_'s.
 Status check_symbol(const rt::ObjectFile& o, const kir::Kernel& k) {
-  const std::string want = kernel_symbol(k);
+  const std::string want = kir::kernel_symbol(k);
   if (o.symbol.compare(0, want.size(), want) != 0 || o.symbol.find_first_not_of('_', want.size()) != std::string::npos)
     return make_error(object_name(o) + ": its kernel IR compiles to the symbol '" + want + "'");
   return {};

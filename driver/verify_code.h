@@ -7,19 +7,19 @@
 // revoke; it proves what the code does (the kernel IR, whose meaning is
 // compiler/kernel_ir.h's), not who built it, so an artifact from anyone can be
 // checked; and it reuses the determinism of code generation that the kernel
-// cache already relies on (compiler/llvm_jit.h). It costs a compile of every
+// cache already relies on (compiler/cpu/llvm_jit.h). It costs a compile of every
 // kernel (without the kernel cache, which could hold anything).
 //
 // verify_artifact_code(a) checks, for every object of a.code:
 //  1. its kernel IR (ObjectFile::source) parses (compiler/kernel_ir_json.h)
 //     and passes kir::verify_kernel (compiler/kernel_ir_verify.h);
 //  2. for every kernel of every function that runs it (rt::KernelInfo): its
-//     rows and outputs are the kernel IR's, and its buffers
-//     (KernelInfo::types, which the reader has checked against every
-//     instruction that runs the kernel) agree with the kernel IR:
+//     rows (compiler/cpu/row_split.h) and outputs are the kernel IR's, and
+//     its buffers (KernelInfo::types, which the reader has checked against
+//     every instruction that runs the kernel) agree with the kernel IR:
 //     kir::verify_kernel_buffers, every load within its input;
 //  3. its symbol is the name compile_kernels gives that kernel IR
-//     (kernel_symbol, with the '_'s of a hash collision);
+//     (kir::kernel_symbol, with the '_'s of a hash collision);
 //  4. compiling the kernel IR again for the artifact's target CPU and
 //     features gives the object's bytes, byte for byte.
 // The artifact must come from this mlc version and code generator

@@ -453,8 +453,8 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
     MLC_TRY(info.name, k.string("name"));
     MLC_TRY(int64_t object, k.integer("object", 0, num_objects - 1));
     info.object = static_cast<int>(object);
-    MLC_TRY(info.rows, k.integer("rows", 0, kMaxElements));
-    MLC_TRY(info.row_cost, k.integer("row_cost", 0, kMaxElements));
+    MLC_TRY(info.cpu.rows, k.integer("rows", 0, kMaxElements));
+    MLC_TRY(info.cpu.row_cost, k.integer("row_cost", 0, kMaxElements));
     MLC_TRY(info.origin, k.string("origin"));
     MLC_TRY(std::vector<Field> types, k.list("types", 1 << 16));
     for (const Field& t : types) {

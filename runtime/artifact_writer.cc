@@ -127,8 +127,8 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
   for (const KernelInfo& k : e.kernels) {
     Json types = Json::array();
     for (const TensorType& t : k.types) types.push_back(type_json(t));
-    Json kernel = {{"name", k.name}, {"object", global_object[static_cast<size_t>(k.object)]}, {"rows", k.rows},
-                   {"row_cost", k.row_cost}, {"origin", k.origin}, {"outputs", k.outputs}, {"types", types}};
+    Json kernel = {{"name", k.name}, {"object", global_object[static_cast<size_t>(k.object)]}, {"rows", k.cpu.rows},
+                   {"row_cost", k.cpu.row_cost}, {"origin", k.origin}, {"outputs", k.outputs}, {"types", types}};
     if (!k.index_checks.empty()) {
       Json checks = Json::array();
       for (const IndexCheck& c : k.index_checks)
@@ -180,7 +180,7 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
 Status write_artifact(const std::string& path, const Artifact& a) {
   std::string blobs;
   // Kernel objects, once each across the functions (by symbol: equal symbols
-  // are equal code, compiler/llvm_jit.h).
+  // are equal code, compiler/cpu/llvm_jit.h).
   Json objects = Json::array();
   std::unordered_map<std::string, int> object_of_symbol;
   std::vector<std::vector<int>> global_object(a.functions.size());

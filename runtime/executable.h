@@ -78,7 +78,7 @@ struct IndexCheck {
 // way for a module compiled in this process and for an artifact's.
 // `source` is the kernel IR the object was compiled from, as text
 // (compiler/kernel_ir_json.h; empty where unknown), and `generator` the code
-// generator that compiled them (compiler/llvm_jit.h code_generator): the
+// generator that compiled them (compiler/cpu/llvm_jit.h code_generator): the
 // runtime stores and reads both as opaque text; `mlc run --verify-code`
 // compiles the source again and compares (driver/verify_code.h).
 struct ObjectFile {
@@ -114,17 +114,28 @@ inline constexpr int kMaxGpuBlock = 1024;
 inline constexpr int64_t kMaxGpuGrid = (int64_t{1} << 31) - 1;
 inline constexpr int kMaxGpuSharedBytes = 48 * 1024;
 
+// How the CPU runs a kernel (compiler/cpu/row_split.h): its code computes a
+// range of the `rows` rows of its domain (the product of its result's dims
+// but the last), and the launcher (runtime/cpu/native_launcher.h) gives each
+// thread whole rows, as many threads as rows * row_cost scalar evaluations
+// pay for. Every target's kernels record it (runtime/verify_executable.h
+// checks rows on all); only the CPU reads it.
+struct CpuLaunch {
+  int64_t rows = 1;      // size of the parallel (outer) iteration space
+  int64_t row_cost = 1;  // scalar evaluations per row
+  bool operator==(const CpuLaunch&) const = default;
+};
+
 struct KernelInfo {
   std::string name;
   int object = -1;  // its code: Executable::code->objects[object]
-  int64_t rows = 1;      // size of the parallel (outer) iteration space
-  int64_t row_cost = 1;  // scalar evaluations per row (threads are given whole rows)
   std::string origin;  // the ops it computes: "add, exp, reduce_sum (model.json:12:5, ...)"
   int outputs = 1;  // buffers it writes: the last `outputs` of `types`
   // The buffers the code was compiled for, operands then results: every
   // instruction running the kernel passes slots of exactly these types.
   std::vector<TensorType> types;
   std::vector<IndexCheck> index_checks;  // program order
+  CpuLaunch cpu;     // every target
   GpuLaunch launch;  // GPU targets only
 };
 

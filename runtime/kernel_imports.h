@@ -1,6 +1,6 @@
 // What a kernel object (runtime/executable.h ObjectFile) may be named and may
 // call: the names the reader (runtime/artifact_reader.cc) and the linker
-// (runtime/cpu/native_code.cc) allow. Code generation (compiler/llvm_jit.h) never
+// (runtime/cpu/native_code.cc) allow. Code generation (compiler/cpu/llvm_jit.h) never
 // produces anything else, so an object outside these names is not one mlc
 // compiled.
 //

@@ -170,11 +170,11 @@ class Verifier {
       const Shape& out = info.types.back().shape;
       int64_t rows = 1;
       for (size_t d = 0; d + 1 < out.size(); ++d) rows *= out[d];
-      if (rows != info.rows)
+      if (rows != info.cpu.rows)
         return problem(item("kernels", k),
-                       "rows " + num(info.rows) + " do not match its result " + info.types.back().str());
-      if (info.row_cost < 0)
-        return problem(item("kernels", k) + ".row_cost", "is " + num(info.row_cost) + ", expected at least 0");
+                       "rows " + num(info.cpu.rows) + " do not match its result " + info.types.back().str());
+      if (info.cpu.row_cost < 0)
+        return problem(item("kernels", k) + ".row_cost", "is " + num(info.cpu.row_cost) + ", expected at least 0");
       for (size_t c = 0; c < info.index_checks.size(); ++c) {
         const IndexCheck& check = info.index_checks[c];
         const std::string at = item("kernels", k) + item(".index_checks", c);

@@ -28,7 +28,7 @@
 
 #include "compiler/gpu/kernel_source.h"
 #include "compiler/gpu/nvrtc.h"
-#include "compiler/llvm_jit.h"
+#include "compiler/kernel_ir.h"
 #include "compiler/lower.h"
 #include "driver/device.h"
 #include "runtime/file_io.h"
@@ -65,7 +65,7 @@ namespace {
 Expected<int> write_kernel_sources(const std::vector<kir::Kernel>& kernels, const std::string& dir) {
   int n = 0;
   for (const kir::Kernel& k : kernels) {
-    const std::string symbol = kernel_symbol(k);
+    const std::string symbol = kir::kernel_symbol(k);
     const std::string path = dir + "/" + symbol + ".cu";
     if (std::filesystem::exists(path)) continue;
     const std::string text = gpu::kernel_source(k, gpu::schedule_kernel(k), symbol, gpu::Dialect::cuda);

@@ -9,7 +9,6 @@
 #include "compiler/gpu/nvrtc.h"
 #include "compiler/gpu/resource_usage.h"
 #include "compiler/kernel_ir_json.h"
-#include "compiler/llvm_jit.h"
 
 namespace mlc::gpu {
 
@@ -44,7 +43,7 @@ Expected<GpuCompiled> compile_gpu_kernels(const std::vector<kir::Kernel>& kernel
       out.object_of.push_back(it->second);
       continue;
     }
-    std::string symbol = kernel_symbol(k);
+    std::string symbol = kir::kernel_symbol(k);
     while (!symbols.insert(symbol).second) symbol += "_";  // a 64-bit collision
     rt::ObjectFile obj;
     obj.symbol = symbol;

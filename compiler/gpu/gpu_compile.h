@@ -5,9 +5,9 @@
 // in parallel, through the kernel cache.
 //
 // Contracts:
-//  - An object's symbol is compiler/llvm_jit.h kernel_symbol(k) (with '_'
-//    appended on a 64-bit hash collision, as for the CPU); its `source` is the
-//    kernel IR as JSON (compiler/kernel_ir_json.h).
+//  - An object's symbol is kir::kernel_symbol(k) (with '_' appended on a
+//    64-bit hash collision, as for the CPU); its `source` is the kernel IR as
+//    JSON (compiler/kernel_ir_json.h).
 //  - host-gpu: the object's bytes are the OpenCL C text (arch "opencl-c").
 //    cuda: a cubin for `arch` ("sm_90").
 //  - launch[i] is kernel i's launch configuration.

@@ -104,7 +104,9 @@ Schedule schedule_kernel(const kir::Kernel& k) {
     s.kind = ScheduleKind::scatter_rows;
     s.scatter_leading.assign(k.scatter.domain.begin(), k.scatter.domain.end() - 1);
     s.launch.block = static_cast<int>(std::clamp<int64_t>(pow2_at_least(k.domain.back()), 32, kBlockSize));
-    s.launch.grid = std::clamp<int64_t>(k.rows(), 1, kMaxGrid);
+    s.rows = 1;
+    for (size_t d = 0; d + 1 < k.domain.size(); ++d) s.rows *= k.domain[d];
+    s.launch.grid = std::clamp<int64_t>(s.rows, 1, kMaxGrid);
     s.launch.shared_bytes = s.launch.block * 4;
     return s;
   }
@@ -120,9 +122,11 @@ Schedule schedule_kernel(const kir::Kernel& k) {
     }
     if (widest >= kMinBlockReduceTrips) {
       s.kind = ScheduleKind::row;
+      s.rows = 1;
+      for (size_t d = 0; d + 1 < k.domain.size(); ++d) s.rows *= k.domain[d];
       const int64_t inner = k.domain.empty() ? 1 : k.domain.back();
       s.launch.block = static_cast<int>(std::clamp<int64_t>(pow2_at_least(std::max(inner, widest)), 32, kBlockSize));
-      s.launch.grid = std::clamp<int64_t>(k.rows(), 1, kMaxGrid);
+      s.launch.grid = std::clamp<int64_t>(s.rows, 1, kMaxGrid);
       for (size_t id = 0; id < k.exprs.size(); ++id) {
         if (!s.block_reduce[id]) continue;
         const kir::Expr& e = k.exprs[id];

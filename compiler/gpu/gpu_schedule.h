@@ -1,6 +1,6 @@
 // GPU schedules: how a loop kernel (compiler/kernel_ir.h) maps onto a grid of
 // thread blocks. The CPU splits a kernel's rows over threads
-// (runtime/cpu/cpu_executor.h); GPUs get schedules of their own, chosen here
+// (compiler/cpu/row_split.h); GPUs get schedules of their own, chosen here
 // from the kernel alone, the same for every GPU target (host-gpu and cuda).
 //
 // Kinds:
@@ -53,6 +53,9 @@ std::string_view schedule_kind_name(ScheduleKind k);
 struct Schedule {
   ScheduleKind kind = ScheduleKind::elementwise;
   rt::GpuLaunch launch;
+  // row: the domain's rows (the product of its dims but the last), one block
+  // each (0 for elementwise).
+  int64_t rows = 0;
   // row: per expression, whether it is a reduction the block folds together
   // (in expression order, before the row's elements).
   std::vector<bool> block_reduce;

@@ -235,7 +235,7 @@ class Emitter {
     if (s_.shared_f32) line("MLC_SHARED float mlc_sf32[" + std::to_string(block) + "];");
     if (s_.shared_index) line("MLC_SHARED i64 mlc_sidx[" + std::to_string(block) + "];");
     line("const i64 tid = MLC_THREAD;");
-    scoped("for (i64 row = MLC_BLOCK; row < " + i64_literal(k_.rows()) + "; row += MLC_BLOCKS)", [&] {
+    scoped("for (i64 row = MLC_BLOCK; row < " + i64_literal(s_.rows) + "; row += MLC_BLOCKS)", [&] {
       if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
       for (size_t id = 0; id < k_.exprs.size(); ++id)
         if (s_.block_reduce[id]) value(static_cast<int>(id));
@@ -267,7 +267,7 @@ class Emitter {
     const int last = sc.var0 + static_cast<int>(sc.domain.size()) - 1;
     line("MLC_SHARED int mlc_sflag[" + b + "];");
     line("const i64 tid = MLC_THREAD;");
-    scoped("for (i64 row = MLC_BLOCK; row < " + i64_literal(k_.rows()) + "; row += MLC_BLOCKS)", [&] {
+    scoped("for (i64 row = MLC_BLOCK; row < " + i64_literal(s_.rows) + "; row += MLC_BLOCKS)", [&] {
       if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
       const std::string v_inner = "v" + std::to_string(rank - 1);
       scoped("for (i64 inner = tid; inner < " + i64_literal(inner) + "; inner += " + b + ")", [&] {

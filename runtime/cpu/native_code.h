@@ -1,7 +1,7 @@
 // The CPU target's code (runtime/cpu/cpu_target.h): relocatable objects
 // compiled for one CPU, linked into this process at run time (never compiled
 // here) by LLVM ORC's JIT linker. The compiler produces them
-// (compiler/llvm_jit.h); an artifact stores them.
+// (compiler/cpu/llvm_jit.h); an artifact stores them.
 //
 // Contracts:
 //  - CodeModule and ObjectFile are declared in runtime/executable.h. Every

@@ -15,8 +15,8 @@ namespace mlc::rt {
 // stays small against the work it is given.
 int kernel_threads(const KernelInfo& k, int threads) {
   constexpr int64_t kMinThreadCost = 8192;
-  int64_t by_cost = k.rows * k.row_cost / kMinThreadCost;
-  int64_t parts = std::min<int64_t>({threads, k.rows, by_cost});
+  int64_t by_cost = k.cpu.rows * k.cpu.row_cost / kMinThreadCost;
+  int64_t parts = std::min<int64_t>({threads, k.cpu.rows, by_cost});
   return parts < 1 ? 1 : static_cast<int>(parts);
 }
 
@@ -40,13 +40,13 @@ Status NativeLauncher::launch(size_t kernel, const KernelInfo& k, std::byte* con
   int parts = kernel_threads(k, pool.threads());
   // A kernel returns non-zero only for an index out of range (executable.h IndexCheck).
   if (parts <= 1) {
-    if (fn(buffers, 0, k.rows) != 0) return index_out_of_range(k, buffers);
+    if (fn(buffers, 0, k.cpu.rows) != 0) return index_out_of_range(k, buffers);
     return {};
   }
   std::atomic<bool> stopped{false};
   auto share = [&](int t) {
     int64_t begin, end;
-    split_range(k.rows, parts, t, begin, end);
+    split_range(k.cpu.rows, parts, t, begin, end);
     if (fn(buffers, begin, end) != 0) stopped.store(true, std::memory_order_relaxed);
   };
   pool.parallel(parts, share);

@@ -17,7 +17,7 @@
 //    kernel's order, kir::Kernel::scatter; bf16 and f16 ones summed in f32
 //    and rounded once, compiler/half_accumulation.h), random_uniform (ir/random.h's
 //    bits); bf16 and f16 loops (computed in f32, rounded per op as the
-//    reference kernels round, compiler/llvm_half.h); pooling's sums: see
+//    reference kernels round, compiler/cpu/llvm_half.h); pooling's sums: see
 //    add_pool_cases;
 //  - for bf16 and f16 dots and convolutions (f32 sums rounded once, in
 //    oneDNN's order where the interpreter rounds an OpenBLAS f32 product):
@@ -39,7 +39,7 @@
 //    the double sums differ by ~n·2^-53 relative before rounding to f32 (at
 //    most a rounding boundary apart), and composites whose means and
 //    variances come from such sums. (Sums vectorized across the elements of a
-//    row, kir::ReduceStrategy::across_row, keep the interpreter's order.)
+//    row, cpu::ReduceStrategy::across_row, keep the interpreter's order.)
 #include <gtest/gtest.h>
 
 #include <array>
@@ -159,7 +159,7 @@ void add_pool_cases(std::vector<Case>& c) {
 // batched, a shared rank-2 operand), conv2d and its gradients, the
 // elementwise ops, reductions, movement, gather/scatter_add and max pooling
 // (and f64 values past f16's range, cast to -inf).
-// Half types compile to loop kernels (compiler/llvm_half.h) and oneDNN GEMMs
+// Half types compile to loop kernels (compiler/cpu/llvm_half.h) and oneDNN GEMMs
 // (runtime/onednn_gemm.h); besides the policies' ops, every elementwise op,
 // reduction and movement op, casts from every dtype and of half_edges, and
 // composites over them. Bit-exact but where libmvec is called (1, see the

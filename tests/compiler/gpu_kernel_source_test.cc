@@ -118,7 +118,8 @@ TEST(GpuSchedule, EmbeddingGradientsScatterWholeRows) {
     const gpu::Schedule s = gpu::schedule_kernel(k.kernel);
     if (s.kind != gpu::ScheduleKind::scatter_rows) continue;
     ++scatter_rows;
-    EXPECT_EQ(s.launch.grid, k.kernel.rows());
+    EXPECT_EQ(s.launch.grid, s.rows);
+    EXPECT_EQ(s.rows, k.kernel.domain[0]) << "the table's rows";
     EXPECT_EQ(s.scatter_leading.size() + 1, k.kernel.scatter.domain.size());
     EXPECT_EQ(s.launch.shared_bytes, s.launch.block * 4);
   }

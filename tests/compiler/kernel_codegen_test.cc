@@ -1,12 +1,14 @@
-// What the LLVM emitter makes of loop kernels (compiler/llvm_jit.h): which
-// strategy each reduction gets (kir::reduce_strategies), and that the loops
+// What the LLVM emitter makes of loop kernels (compiler/cpu/llvm_jit.h): which
+// strategy each reduction gets (cpu::reduce_strategies), and that the loops
 // meant for the vectorizer are vectorized: exp, tanh and erf through libmvec's
 // vector variants, column sums with unit-stride loads instead of gathers. Results
 // are compared with the interpreter by compiled_test.cc; these tests pin the
 // shape of the code, the causes of slow kernels found with `mlc run --profile`.
 #include <gtest/gtest.h>
 
-#include "compiler/llvm_jit.h"
+#include "compiler/cpu/llvm_jit.h"
+#include "compiler/cpu/reduce_strategy.h"
+#include "compiler/cpu/row_split.h"
 #include "compiler/lower.h"
 #include "ir/parser.h"
 
@@ -30,8 +32,8 @@ std::vector<kir::Kernel> kernels_of(const std::string& text) {
   return l->kernels;
 }
 
-kir::ReduceStrategy root_strategy(const kir::Kernel& k) {
-  return kir::reduce_strategies(k)[static_cast<size_t>(k.root)];
+cpu::ReduceStrategy root_strategy(const kir::Kernel& k) {
+  return cpu::reduce_strategies(k)[static_cast<size_t>(k.root)];
 }
 
 TEST(ReduceStrategies, FollowTheUnitStride) {
@@ -45,10 +47,10 @@ TEST(ReduceStrategies, FollowTheUnitStride) {
   }
 })");
   ASSERT_EQ(ks.size(), 4u);
-  EXPECT_EQ(root_strategy(ks[0]), kir::ReduceStrategy::across_row);   // column sum
-  EXPECT_EQ(root_strategy(ks[1]), kir::ReduceStrategy::per_element);  // row sum: its own loop is unit-stride
-  EXPECT_EQ(root_strategy(ks[2]), kir::ReduceStrategy::per_row);      // one element per row
-  EXPECT_EQ(root_strategy(ks[3]), kir::ReduceStrategy::per_element);  // argmax keeps its index
+  EXPECT_EQ(root_strategy(ks[0]), cpu::ReduceStrategy::across_row);   // column sum
+  EXPECT_EQ(root_strategy(ks[1]), cpu::ReduceStrategy::per_element);  // row sum: its own loop is unit-stride
+  EXPECT_EQ(root_strategy(ks[2]), cpu::ReduceStrategy::per_row);      // one element per row
+  EXPECT_EQ(root_strategy(ks[3]), cpu::ReduceStrategy::per_element);  // argmax keeps its index
 }
 
 TEST(ReduceStrategies, LongSumsOverShortRowsInterleave) {
@@ -62,11 +64,11 @@ TEST(ReduceStrategies, LongSumsOverShortRowsInterleave) {
 })");
   ASSERT_EQ(ks.size(), 3u);
   // A bias gradient: 2048 dependent adds per channel, 16 channels.
-  EXPECT_EQ(root_strategy(ks[0]), kir::ReduceStrategy::interleaved);
+  EXPECT_EQ(root_strategy(ks[0]), cpu::ReduceStrategy::interleaved);
   // 512 terms: their chains already overlap enough (measured no faster).
-  EXPECT_EQ(root_strategy(ks[1]), kir::ReduceStrategy::per_element);
+  EXPECT_EQ(root_strategy(ks[1]), cpu::ReduceStrategy::per_element);
   // max folds vectorized, in any order (llvm_jit.cc).
-  EXPECT_EQ(root_strategy(ks[2]), kir::ReduceStrategy::per_element);
+  EXPECT_EQ(root_strategy(ks[2]), cpu::ReduceStrategy::per_element);
 }
 
 // A reduction over the last axis with one element per row joins the kernel
@@ -85,11 +87,11 @@ TEST(ReduceStrategies, RowReductionsJoinTheKernelThatUsesThem) {
   }
 })");
   ASSERT_EQ(ks.size(), 1u);
-  std::vector<kir::ReduceStrategy> s = kir::reduce_strategies(ks[0]);
+  std::vector<cpu::ReduceStrategy> s = cpu::reduce_strategies(ks[0]);
   int per_row = 0;
   for (size_t id = 0; id < s.size(); ++id)
     if (ks[0].exprs[id].kind == kir::ExprKind::reduce) {
-      EXPECT_EQ(s[id], kir::ReduceStrategy::per_row) << kir::print_kernel(ks[0]);
+      EXPECT_EQ(s[id], cpu::ReduceStrategy::per_row) << kir::print_kernel(ks[0]);
       ++per_row;
     }
   EXPECT_EQ(per_row, 2);  // the max, shared by both uses of %1, and the sum
@@ -130,8 +132,8 @@ TEST(RowCost, CountsTheTapsOfAnUnrolledWindow) {
   }
 })");
   ASSERT_EQ(ks.size(), 2u);
-  EXPECT_EQ(ks[0].row_cost(), 8);       // one load per element
-  EXPECT_EQ(ks[1].row_cost(), 7 * 2);  // two taps of %x per element
+  EXPECT_EQ(cpu::kernel_row_cost(ks[0]), 8);       // one load per element
+  EXPECT_EQ(cpu::kernel_row_cost(ks[1]), 7 * 2);  // two taps of %x per element
 }
 
 // The optimized LLVM IR of the kernels of `text` (its functions' attributes
@@ -156,7 +158,7 @@ TEST(Vectorization, ExpOverShortRowsCallsTheVectorVariant) {
 }
 
 // tanh and erf (GELU's) are libm calls that the vectorizer replaces with
-// libmvec's variants (compiler/llvm_jit.cc add_libmvec_tanh_erf); before,
+// libmvec's variants (compiler/cpu/llvm_jit.cc add_libmvec_tanh_erf); before,
 // an add+tanh kernel called tanhf once per element, 14x an exp kernel's
 // time. Rows of 64 fill whole vectors of every width: no scalar call remains.
 TEST(Vectorization, TanhAndErfCallTheVectorVariants) {

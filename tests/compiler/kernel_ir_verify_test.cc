@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "compiler/cpu/llvm_jit.h"
 #include "compiler/kernel_ir_json.h"
-#include "compiler/llvm_jit.h"
 #include "tests/compiler/lowered_kernels.h"
 
 namespace mlc::kir {
@@ -154,7 +154,7 @@ TEST(KernelIrVerify, RefusesKindsAndDtypesCodeGenerationDoesNotHandle) {
                                 R"({"kind": "unary", "dtype": "i32", "op": "exp", "a": 1})"}),
                          R"(["i32", "i32"])"),
             "kernel IR e2 (unary): exp on i32, expected a float");
-  // Half precision is fused (compiler/llvm_half.h): an f16 load cast to f32, and an exp on bf16.
+  // Half precision is fused (compiler/cpu/llvm_half.h): an f16 load cast to f32, and an exp on bf16.
   EXPECT_EQ(verify_error(exprs({kVar, R"({"kind": "load", "dtype": "f16", "a": 0})",
                                 R"({"kind": "cast", "dtype": "f32", "a": 1})"}), R"(["f16", "f32"])"),
             "<accepted>");

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "compiler/llvm_jit.h"
+#include "compiler/cpu/llvm_jit.h"
 #include "runtime/kernel_imports.h"
 #include "tests/compiler/lowered_kernels.h"
 
@@ -61,7 +61,7 @@ TEST(CodeModuleLink, RefusesAnObjectThatDoesNotDefineItsSymbol) {
 }
 
 // The vector variants of tanh and erf that kernels call on SSE, AVX2 and
-// AVX-512 hosts (compiler/llvm_jit.cc add_libmvec_tanh_erf) are imports;
+// AVX-512 hosts (compiler/cpu/llvm_jit.cc add_libmvec_tanh_erf) are imports;
 // names that only look like libmvec's are not.
 TEST(KernelImports, AdmitLibmvecTanhAndErfOnly) {
   for (const char* name : {"tanhf", "erf", "_ZGVbN4v_tanhf", "_ZGVbN2v_erf", "_ZGVdN8v_erff", "_ZGVdN4v_tanh",

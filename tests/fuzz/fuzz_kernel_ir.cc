@@ -1,7 +1,7 @@
 // libFuzzer harness for what `mlc run --verify-code` does with an artifact's
 // kernel IR before trusting it (driver/verify_code.h): kernel_from_json
 // (compiler/kernel_ir_json.h), kir::verify_kernel and verify_kernel_buffers
-// (compiler/kernel_ir_verify.h), and code generation (compiler/llvm_jit.h) of
+// (compiler/kernel_ir_verify.h), and code generation (compiler/cpu/llvm_jit.h) of
 // what the verifier accepts.
 //
 // Input: any bytes, as the kernel IR's JSON text.
@@ -20,9 +20,9 @@
 #include <string>
 #include <string_view>
 
+#include "compiler/cpu/llvm_jit.h"
 #include "compiler/kernel_ir_json.h"
 #include "compiler/kernel_ir_verify.h"
-#include "compiler/llvm_jit.h"
 #include "tests/fuzz/fuzz_report.h"
 
 namespace {

@@ -83,8 +83,8 @@ TEST_F(ArtifactTest, ValidArtifactReadsBackFieldForField) {
   EXPECT_EQ(e.constants[0].bytes, w.constants[0].bytes);
   ASSERT_EQ(e.kernels.size(), 1u);
   EXPECT_EQ(e.kernels[0].object, 0);
-  EXPECT_EQ(e.kernels[0].rows, 4);
-  EXPECT_EQ(e.kernels[0].row_cost, 2);
+  EXPECT_EQ(e.kernels[0].cpu.rows, 4);
+  EXPECT_EQ(e.kernels[0].cpu.row_cost, 2);
   EXPECT_EQ(e.kernels[0].origin, "add (tiny.json:4:5)");
   EXPECT_EQ(e.kernels[0].types, w.kernels[0].types);
   ASSERT_EQ(e.instructions.size(), 5u);

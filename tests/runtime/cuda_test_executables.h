@@ -44,8 +44,8 @@ inline rt::KernelInfo cuda_kernel(std::string name, int object, std::vector<Tens
   k.name = std::move(name);
   k.object = object;
   const Shape& out = types.back().shape;
-  k.rows = 1;
-  for (size_t d = 0; d + 1 < out.size(); ++d) k.rows *= out[d];
+  k.cpu.rows = 1;
+  for (size_t d = 0; d + 1 < out.size(); ++d) k.cpu.rows *= out[d];
   k.types = std::move(types);
   k.origin = std::move(origin);
   k.launch = {1, 256, 0};

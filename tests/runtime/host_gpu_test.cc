@@ -99,7 +99,7 @@ struct Builder {
     for (int s : operands) k.types.push_back(e->slots[s].type);
     k.types.push_back(e->slots[result].type);
     const Shape& shape = k.types.back().shape;
-    for (size_t d = 0; d + 1 < shape.size(); ++d) k.rows *= shape[d];
+    for (size_t d = 0; d + 1 < shape.size(); ++d) k.cpu.rows *= shape[d];
     k.launch = launch;
     Instruction ins;
     ins.kind = InstrKind::kernel;

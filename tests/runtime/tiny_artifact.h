@@ -122,8 +122,8 @@ inline rt::Artifact tiny_artifact(const std::string& data_file) {
   rt::KernelInfo k;
   k.name = "fusion_0";
   k.object = 0;
-  k.rows = 4;
-  k.row_cost = 2;
+  k.cpu.rows = 4;
+  k.cpu.row_cost = 2;
   k.origin = "add (tiny.json:4:5)";
   k.types = {y, y, y};
   e->kernels = {k};

@@ -280,7 +280,7 @@ TEST_F(VerifyManifestTest, AnArenaOf3GiB) {
 TEST_F(VerifyManifestTest, AKernelOfEmptyRowsReadsBack) {
   auto a = parse_artifact(with_manifest([](Json& m) { exe(m)["kernels"][0]["row_cost"] = 0; }), kPath);
   ASSERT_TRUE(a.ok()) << a.error().message;
-  EXPECT_EQ(a->functions[0].executable->kernels[0].row_cost, 0);
+  EXPECT_EQ(a->functions[0].executable->kernels[0].cpu.row_cost, 0);
 }
 
 }  // namespace

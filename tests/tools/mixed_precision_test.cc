@@ -201,7 +201,7 @@ TEST(MixedPrecisionIr, EveryStageRoundTrips) {
 }
 
 // Under every half-precision policy the compiled train step runs its bf16
-// and f16 ops as loop kernels and oneDNN GEMMs (compiler/llvm_half.h,
+// and f16 ops as loop kernels and oneDNN GEMMs (compiler/cpu/llvm_half.h,
 // runtime/onednn_gemm.h), half convolutions as unfold + GEMM
 // (compiler/conv_to_gemm.h) and half scatter_adds as f32 ones
 // (compiler/half_accumulation.h): no reference instruction at all.

@@ -13,8 +13,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "compiler/cpu/llvm_jit.h"
 #include "compiler/kernel_ir_json.h"
-#include "compiler/llvm_jit.h"
 #include "runtime/artifact.h"
 #include "tests/tools/run_mlc.h"
 
@@ -185,7 +185,7 @@ TEST_F(VerifyCodeCli, RefusesKernelIrThatNoLongerMatchesTheObject) {
   });
   auto kernel = mlc::kir::kernel_from_json(source);
   ASSERT_TRUE(kernel.ok()) << kernel.error().message;
-  const std::string renamed = mlc::kernel_symbol(*kernel);
+  const std::string renamed = mlc::kir::kernel_symbol(*kernel);
   RunResult r = verify(path);
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, path + ": error: kernel object '" + symbol0() + "': its kernel IR compiles to the symbol '" +

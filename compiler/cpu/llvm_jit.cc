@@ -1,4 +1,4 @@
-#include "compiler/llvm_jit.h"
+#include "compiler/cpu/llvm_jit.h"
 
 #include <atomic>
 #include <chrono>
@@ -26,8 +26,9 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 
+#include "compiler/cpu/llvm_half.h"
+#include "compiler/cpu/reduce_strategy.h"
 #include "compiler/kernel_ir_json.h"
-#include "compiler/llvm_half.h"
 #include "runtime/half.h"
 #include "runtime/checksum.h"
 
@@ -179,7 +180,7 @@ class KernelEmitter {
 
     const size_t rank = k_.domain.size();
     const int64_t inner = rank ? k_.domain[rank - 1] : 1;
-    const std::vector<kir::ReduceStrategy> strategy = kir::reduce_strategies(k_);
+    const std::vector<cpu::ReduceStrategy> strategy = cpu::reduce_strategies(k_);
     loop(begin, end, [&](llvm::Value* row) {
       llvm::Value* rem = row;
       for (size_t d = rank > 0 ? rank - 1 : 0; d-- > 0;) {
@@ -202,13 +203,13 @@ class KernelEmitter {
         return;
       }
       // Reductions the whole row shares, then those accumulated across it
-      // (kir::ReduceStrategy); their values are read in the row's loop.
+      // (cpu::ReduceStrategy); their values are read in the row's loop.
       std::vector<std::pair<int, llvm::AllocaInst*>> across;
       for (size_t id = 0; id < strategy.size(); ++id) {
-        if (strategy[id] == kir::ReduceStrategy::per_row) value(static_cast<int>(id));
-        if (strategy[id] == kir::ReduceStrategy::across_row || strategy[id] == kir::ReduceStrategy::interleaved)
+        if (strategy[id] == cpu::ReduceStrategy::per_row) value(static_cast<int>(id));
+        if (strategy[id] == cpu::ReduceStrategy::across_row || strategy[id] == cpu::ReduceStrategy::interleaved)
           across.emplace_back(static_cast<int>(id),
-                              reduce_across_row(k_.exprs[id], inner, strategy[id] == kir::ReduceStrategy::interleaved));
+                              reduce_across_row(k_.exprs[id], inner, strategy[id] == cpu::ReduceStrategy::interleaved));
       }
       loop(b_.getInt64(0), b_.getInt64(inner), [&](llvm::Value* i) {
         vars_[rank - 1] = i;
@@ -248,13 +249,13 @@ class KernelEmitter {
       case DType::i32: return b_.getInt32Ty();
       case DType::i64: return b_.getInt64Ty();
       case DType::boolean: return b_.getInt1Ty();
-      case DType::bf16: case DType::f16: return b_.getInt16Ty();  // bit patterns (compiler/llvm_half.h)
+      case DType::bf16: case DType::f16: return b_.getInt16Ty();  // bit patterns (compiler/cpu/llvm_half.h)
     }
     return b_.getFloatTy();
   }
   llvm::Type* memory_type(DType t) { return t == DType::boolean ? b_.getInt8Ty() : type(t); }
 
-  // Half precision (compiler/llvm_half.h): values are bit patterns,
+  // Half precision (compiler/cpu/llvm_half.h): values are bit patterns,
   // computed in float and rounded once per op result.
   static DType compute_dtype(DType t) { return is_half(t) ? DType::f32 : t; }
   // Expression id's value as its compute dtype reads it (a half widened to float).
@@ -650,7 +651,7 @@ class KernelEmitter {
   // variable 0..inner-1) at once: its loops outside, the row inside, one
   // accumulator per element, each folded in row-major order as reduce() does.
   // `interleaved`: e's innermost loop runs inside the row's, per element
-  // (kir::ReduceStrategy::interleaved). Returns the accumulators.
+  // (cpu::ReduceStrategy::interleaved). Returns the accumulators.
   llvm::AllocaInst* reduce_across_row(const kir::Expr& e, int64_t inner, bool interleaved) {
     const size_t row_var = k_.domain.size() - 1;
     const size_t outside = e.extents.size() - (interleaved ? 1 : 0);
@@ -870,8 +871,6 @@ Expected<Generated> generate(const std::vector<kir::Kernel>& kernels, const std:
 }
 
 }  // namespace
-
-std::string kernel_symbol(const kir::Kernel& k) { return "mlc_kernel_" + rt::hex64(rt::fnv1a64(kir::signature(k))); }
 
 std::string code_generator() { return std::string("LLVM ") + LLVM_VERSION_STRING + ", " + kEmitterVersion; }
 

@@ -9,7 +9,7 @@
 // defining `int mlc_kernel_<hash>(std::byte* const* buffers, int64_t begin,
 // int64_t end)` (rt::CompiledKernelFn), which computes the domain rows
 // [begin, end) and returns 0, or kir::kIndexOutOfRange where a checked index
-// is out of range (kernel_symbol below names it). Each object
+// is out of range (kir::kernel_symbol names it). Each object
 // carries its kernel IR as text (rt::ObjectFile::source,
 // compiler/kernel_ir_json.h). The runtime links the objects; an artifact
 // stores them.
@@ -24,7 +24,7 @@
 // Numerics: the scalar definitions of ir/scalar_math.h, without fast-math,
 // except that float sums (accumulated in double, as the reference kernels do)
 // may be reassociated for vectorization where a sum's own loop is vectorized
-// (sums vectorized across a row's elements, kir::ReduceStrategy::across_row,
+// (sums vectorized across a row's elements, cpu::ReduceStrategy::across_row,
 // keep the reference order), and vectorized exp/log/sin/cos/pow/tanh/erf are
 // libmvec's (within 4 ulp, glibc's stated bound; its AVX-512 variants too)
 // instead of libm's (a row's elements in whole vectors get the vector
@@ -70,9 +70,9 @@ struct CompiledKernels {
 
 // Objects for `kernels`, from the cache where it has them, else generated on
 // `threads` threads. The objects do not depend on the thread count. Each
-// distinct kernel's object is named kernel_symbol(k), with a '_' appended for
-// each earlier distinct kernel of the call whose name it would repeat (a
-// 64-bit hash collision).
+// distinct kernel's object is named kir::kernel_symbol(k), with a '_'
+// appended for each earlier distinct kernel of the call whose name it would
+// repeat (a 64-bit hash collision).
 Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernels, const CompileOptions& options = {});
 
 // The object of each kernel under its own name (k.name), generated now (no
@@ -81,9 +81,6 @@ Expected<CompiledKernels> compile_kernels(const std::vector<kir::Kernel>& kernel
 // pass kir::verify_kernel (compiler/kernel_ir_verify.h) first.
 Expected<std::vector<std::string>> compile_named_kernels(const std::vector<kir::Kernel>& kernels,
                                                          const CompileOptions& options = {});
-
-// "mlc_kernel_" and the 16 lowercase hex digits of FNV-1a 64 of kir::signature(k).
-std::string kernel_symbol(const kir::Kernel& k);
 
 // What generates the objects: "LLVM 19.1.7, mlc-llvm-emitter 13" (rt::CodeModule::generator).
 std::string code_generator();

@@ -1,5 +1,5 @@
 // Half-precision (bf16, f16) conversions as LLVM IR, for the kernel emitter
-// (compiler/llvm_jit.cc, the only file that includes this header: it brings
+// (compiler/cpu/llvm_jit.cc, the only file that includes this header: it brings
 // LLVM's include path).
 //
 // Contracts:
