@@ -22,6 +22,7 @@
 #include "runtime/cuda/cuda_code.h"
 #include "runtime/cuda/cuda_executor.h"
 #include "runtime/executor.h"
+#include "runtime/shared_library.h"
 #include "runtime/verify_executable.h"
 #include "tests/runtime/cuda_test_executables.h"
 #include "tests/runtime/fake_cuda.h"
@@ -171,6 +172,23 @@ TEST(CudaDriver, LoaderErrors) {
   EXPECT_EQ(cu.error_text("cuLaunchKernel", 1), "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)");
   EXPECT_EQ(cu.error_text("cuLaunchKernel", 12345), "cuLaunchKernel failed: CUDA error 12345");
   EXPECT_TRUE(cu.check(0, "x").ok());
+}
+
+// cuBLASLt is looked for through the loader, then in the toolkit's
+// directories; the Error lists every file tried.
+TEST(CublasLt, LoaderErrors) {
+  const std::string_view absent[] = {"libmlc-no-such-cublasLt.so.13"};
+  auto none = cuda::load_cublaslt(absent);
+  ASSERT_FALSE(none.ok());
+  std::string tried = "tried libmlc-no-such-cublasLt.so.13";
+  for (const std::string& dir : cuda_toolkit_lib_dirs()) tried += ", " + dir + "/libmlc-no-such-cublasLt.so.13";
+  EXPECT_EQ(none.error().message,
+            "cuda: cuBLASLt not found (install the CUDA toolkit's cuBLAS, or add its lib64 to LD_LIBRARY_PATH): " +
+                tried);
+  const std::string_view libm[] = {"libm.so.6"};
+  auto not_cublas = cuda::load_cublaslt(libm);
+  ASSERT_FALSE(not_cublas.ok());
+  EXPECT_EQ(not_cublas.error().message, "cuda: libm.so.6 lacks cublasLtCreate");
 }
 
 TEST(CudaDriver, DeviceOrdinals) {
