@@ -80,7 +80,7 @@ struct FakeCuda {
   // State and counters.
   bool capturing = false;
   std::vector<std::function<void()>> captured;
-  int captures = 0, graph_launches = 0, kernel_runs = 0, matmuls = 0, allocations = 0;
+  int captures = 0, graph_launches = 0, kernel_runs = 0, matmuls = 0, allocations = 0, module_loads = 0;
   double clock_ms = 0;
 
   void reset() { *this = FakeCuda(); }
@@ -187,6 +187,7 @@ inline const cu::CudaDriver& fake_driver() {
       return 0;
     };
     d.cuModuleLoadData = [](cu::CUmodule* m, const void*) -> CUresult {
+      ++fake_cuda().module_loads;
       static int module;
       *m = reinterpret_cast<cu::CUmodule>(&module);
       return 0;
