@@ -17,6 +17,7 @@
 #include "compiler/gpu/nvrtc.h"
 #include "compiler/kernel_cache.h"
 #include "runtime/cuda/cubin.h"
+#include "tests/compiler/test_temp_dir.h"
 
 namespace mlc::gpu {
 namespace {
@@ -78,14 +79,8 @@ constexpr char kLocalArray[] = R"(extern "C" __global__ void local_array(const i
 }
 )";
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("mlc_nvrtc_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : mlc::testing::TestTempDir {
+  TempDir() : TestTempDir("mlc_nvrtc_test") {}
 };
 
 TEST(NvrtcTest, AbsentNvrtcIsAClearError) {
