@@ -193,6 +193,11 @@ Expected<std::string> nvrtc_version() {
   return n->version;
 }
 
+std::string nvrtc_availability() {
+  Expected<std::string> version = nvrtc_version();
+  return version.ok() ? *version + " for compiling: found" : "NVRTC for compiling: not found";
+}
+
 Expected<std::string> nvrtc_build() {
   MLC_TRY(const Nvrtc* n, loaded());
   return n->build;

@@ -51,6 +51,10 @@ bool nvrtc_available();
 // "NVRTC 13.0".
 Expected<std::string> nvrtc_version();
 
+// "NVRTC 13.0 for compiling: found", or "NVRTC for compiling: not found"
+// (the reason is nvrtc_version()'s Error): for `mlc --version`.
+std::string nvrtc_availability();
+
 // The version and the build: "NVRTC 13.0 (libnvrtc.so.13, 109338064 bytes)".
 // Patch releases keep the version, and the library's size tells them apart;
 // for cache keys.
