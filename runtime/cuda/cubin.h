@@ -6,7 +6,7 @@
 // (no CUDA library), so it runs on machines without a GPU or toolkit. Its
 // callers: the "cuda" target, for every object before the driver sees it
 // (runtime/cuda/cuda_code.h check_cuda_module), and NVRTC's results and the
-// kernel cache's entries (compiler/gpu/).
+// kernel cache's entries (compiler/gpu/). tests/fuzz/fuzz_cubin.cc fuzzes it.
 //
 // Architecture names are NVIDIA's: "sm_<major><minor>" ("sm_90"), optionally
 // suffixed "a" (arch-specific features, "sm_90a") or "f" (family-specific).
