@@ -44,6 +44,16 @@ std::string target_names() {
   return s;
 }
 
+std::span<const std::string_view> known_target_names() {
+  static constexpr std::string_view kNames[] = {kCpuTarget, kHostGpuTarget, kCudaTarget};
+  return kNames;
+}
+
+std::string target_availability(std::string_view name) {
+  const Target* t = find_target(name);
+  return t ? t->availability() : "not in this build";
+}
+
 Expected<std::shared_ptr<const LoadedCode>> load_code(const std::shared_ptr<const CodeModule>& code) {
   if (!code) return std::shared_ptr<const LoadedCode>();
   static std::mutex mutex;

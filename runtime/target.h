@@ -18,10 +18,18 @@
 //    the same module (the same CodeModule object) while the first result is
 //    still held returns it, so the ranks of one process and the functions of
 //    one artifact share one copy. Thread-safe. Null code loads to null.
+//  - availability() says whether this machine can run the target's code,
+//    from cheap probes only (a library opened, a device asked its name; no
+//    code loaded or compiled), as a short phrase for `mlc --version`:
+//    "OpenCL: <device name>", "no OpenCL device", "driver: CUDA 13.0 with 1
+//    GPU", "driver: none"; empty where there is nothing to say (the CPU).
+//    target_availability(name) is that of a target this build has, and "not
+//    in this build" for one of known_target_names() it lacks.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -46,11 +54,16 @@ class Target {
   // `code` is load()'s result for exe->code (null when it has none).
   virtual Expected<std::unique_ptr<DeviceExecutor>> create_executor(std::shared_ptr<const Executable> exe,
                                                                     std::shared_ptr<const LoadedCode> code) const = 0;
+  virtual std::string availability() const = 0;
 };
 
 const Target* find_target(std::string_view name);
 // The targets' names, ", "-separated, for messages.
 std::string target_names();
+// Every target mlc has code for, whether or not this build has it:
+// cpu-x86_64, host-gpu, cuda.
+std::span<const std::string_view> known_target_names();
+std::string target_availability(std::string_view name);
 
 Expected<std::shared_ptr<const LoadedCode>> load_code(const std::shared_ptr<const CodeModule>& code);
 

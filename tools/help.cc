@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "compiler/gpu/gpu_compile.h"
 #include "passes/pass.h"
 #include "runtime/artifact.h"
+#include "runtime/target.h"
 
 namespace mlc::cli {
 
@@ -173,7 +175,7 @@ const std::vector<CommandDoc>& docs() {
        {{"seed", "S", "seed of the random inputs and cotangents (default 0)"},
         {"cotangents", "K", "random output cotangents per op, 1 to 64 (default 3)"}}},
       {"help", "[COMMAND]", "explain mlc, or one command and every flag it takes", "", {}},
-      {"version", "", "print mlc's version and its artifact format", "", {}},
+      {"version", "", "print mlc's version, its artifact format and the targets, with whether this machine compiles for and runs each", "", {}},
   };
   return d;
 }
@@ -278,7 +280,16 @@ bool parse_command_args(const CommandDoc& doc, const std::vector<std::string>& a
 }
 
 std::string version_text() {
-  return "mlc " + std::string(rt::mlc_version()) + " (artifact format " + std::to_string(rt::kArtifactVersion) + ")";
+  std::string s =
+      "mlc " + std::string(rt::mlc_version()) + " (artifact format " + std::to_string(rt::kArtifactVersion) + ")\n";
+  s += "targets:";
+  for (std::string_view name : rt::known_target_names()) {
+    std::string about;
+    for (const std::string& part : {gpu::gpu_compiler_availability(std::string(name)), rt::target_availability(name)})
+      if (!part.empty()) about += (about.empty() ? "" : "; ") + part;
+    s += "\n  " + std::string(name) + (about.empty() ? "" : " (" + about + ")");
+  }
+  return s;
 }
 
 }  // namespace mlc::cli

@@ -48,7 +48,15 @@ std::string usage_line(const CommandDoc& doc);
 // parse_args with `doc`'s flags.
 bool parse_command_args(const CommandDoc& doc, const std::vector<std::string>& argv, Args& out, std::string& error);
 
-// "mlc 0.7.0 (artifact format 2)".
+// "mlc 0.7.0 (artifact format 2)", then "targets:" and a line per target
+// mlc knows, with whether this machine can compile for it and run it (cheap
+// probes: runtime/target.h availability, compiler/gpu/gpu_compile.h
+// gpu_compiler_availability):
+//   targets:
+//     cpu-x86_64
+//     host-gpu (OpenCL: <device name>)       or (not in this build), (no OpenCL device)
+//     cuda (NVRTC 13.0 for compiling: found; driver: CUDA 13.0 with 1 GPU)
+//                                            or (NVRTC for compiling: not found; driver: none)
 std::string version_text();
 
 }  // namespace mlc::cli

@@ -16,6 +16,10 @@ std::string gpu_code_generator(const std::string& target) {
   return std::string(kSourceEmitterVersion) + (target == rt::kCudaTarget ? ", NVRTC" : ", OpenCL C");
 }
 
+std::string gpu_compiler_availability(const std::string& target) {
+  return target == rt::kCudaTarget ? nvrtc_availability() : "";
+}
+
 Expected<GpuCompiled> compile_gpu_kernels(const std::vector<kir::Kernel>& kernels, const GpuCompileOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool cuda = options.target == rt::kCudaTarget;

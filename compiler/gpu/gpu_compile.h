@@ -48,4 +48,9 @@ Expected<GpuCompiled> compile_gpu_kernels(const std::vector<kir::Kernel>& kernel
 // What generates GPU objects, for rt::CodeModule::generator.
 std::string gpu_code_generator(const std::string& target);
 
+// Whether this machine can compile for `target`, for `mlc --version`: cuda's
+// nvrtc_availability() (compiler/gpu/nvrtc.h); empty for targets whose
+// compiler is always here (host-gpu's OpenCL C text, the CPU's LLVM).
+std::string gpu_compiler_availability(const std::string& target);
+
 }  // namespace mlc::gpu

@@ -1,13 +1,14 @@
 #include "compiler/gpu/nvrtc.h"
 
-#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <span>
 
 #include "runtime/cuda/cubin.h"
+#include "runtime/shared_library.h"
 
 namespace mlc::gpu {
 namespace {
@@ -19,7 +20,7 @@ using nvrtcProgram = struct NvrtcProgramOpaque*;
 constexpr nvrtcResult kNvrtcSuccess = 0;
 constexpr nvrtcResult kNvrtcErrorCompilation = 6;
 
-constexpr char kNotFound[] = "NVRTC not found (libnvrtc.so.13; install the CUDA toolkit or set CUDA_HOME)";
+constexpr char kInstallHint[] = "install the CUDA toolkit or set CUDA_HOME";
 // Lines of a failed compile's log that its Error quotes.
 constexpr int kErrorLogLines = 12;
 
@@ -43,86 +44,75 @@ struct Nvrtc {
   nvrtcResult (*GetCUBIN)(nvrtcProgram, char*) = nullptr;
 };
 
-template <class F>
-bool bind(void* lib, const char* name, F& f, std::string& missing) {
-  f = reinterpret_cast<F>(dlsym(lib, name));
-  if (!f && missing.empty()) missing = name;
-  return f != nullptr;
-}
-
-// Fills `n` from the library `lib` (loaded from `file`), or says why not.
-void bind_all(void* lib, const std::string& file, Nvrtc& n) {
-  std::string missing;
-  bind(lib, "nvrtcGetErrorString", n.GetErrorString, missing);
-  bind(lib, "nvrtcVersion", n.Version, missing);
-  bind(lib, "nvrtcGetNumSupportedArchs", n.GetNumSupportedArchs, missing);
-  bind(lib, "nvrtcGetSupportedArchs", n.GetSupportedArchs, missing);
-  bind(lib, "nvrtcCreateProgram", n.CreateProgram, missing);
-  bind(lib, "nvrtcDestroyProgram", n.DestroyProgram, missing);
-  bind(lib, "nvrtcCompileProgram", n.CompileProgram, missing);
-  bind(lib, "nvrtcGetProgramLogSize", n.GetProgramLogSize, missing);
-  bind(lib, "nvrtcGetProgramLog", n.GetProgramLog, missing);
-  bind(lib, "nvrtcGetCUBINSize", n.GetCUBINSize, missing);
-  bind(lib, "nvrtcGetCUBIN", n.GetCUBIN, missing);
-  if (!missing.empty()) {
-    n.error = "NVRTC at " + file + " lacks " + missing + " (NVRTC 11.2 or later is needed)";
-    return;
-  }
+// Fills `n` from `lib`, or says why it cannot be used.
+Status bind_all(const rt::SharedLibrary& lib, Nvrtc& n) {
+  const char* missing = nullptr;
+  auto bind = [&](auto& fn, const char* symbol) {
+    if (!lib.bind(fn, symbol) && !missing) missing = symbol;
+  };
+  bind(n.GetErrorString, "nvrtcGetErrorString");
+  bind(n.Version, "nvrtcVersion");
+  bind(n.GetNumSupportedArchs, "nvrtcGetNumSupportedArchs");
+  bind(n.GetSupportedArchs, "nvrtcGetSupportedArchs");
+  bind(n.CreateProgram, "nvrtcCreateProgram");
+  bind(n.DestroyProgram, "nvrtcDestroyProgram");
+  bind(n.CompileProgram, "nvrtcCompileProgram");
+  bind(n.GetProgramLogSize, "nvrtcGetProgramLogSize");
+  bind(n.GetProgramLog, "nvrtcGetProgramLog");
+  bind(n.GetCUBINSize, "nvrtcGetCUBINSize");
+  bind(n.GetCUBIN, "nvrtcGetCUBIN");
+  if (missing) return make_error(std::string("lacks ") + missing + ": NVRTC 11.2 or later is needed");
   int major = 0, minor = 0, count = 0;
-  if (n.Version(&major, &minor) != kNvrtcSuccess || n.GetNumSupportedArchs(&count) != kNvrtcSuccess || count <= 0) {
-    n.error = "NVRTC at " + file + " does not answer nvrtcVersion or nvrtcGetNumSupportedArchs";
-    return;
-  }
+  if (n.Version(&major, &minor) != kNvrtcSuccess || n.GetNumSupportedArchs(&count) != kNvrtcSuccess || count <= 0)
+    return make_error("does not answer nvrtcVersion or nvrtcGetNumSupportedArchs");
   n.archs.resize(static_cast<size_t>(count));
-  if (n.GetSupportedArchs(n.archs.data()) != kNvrtcSuccess) {
-    n.error = "NVRTC at " + file + " does not answer nvrtcGetSupportedArchs";
-    return;
-  }
+  if (n.GetSupportedArchs(n.archs.data()) != kNvrtcSuccess) return make_error("does not answer nvrtcGetSupportedArchs");
   std::sort(n.archs.begin(), n.archs.end());
   n.version = "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
-  // The file the loader mapped, whichever name found it.
-  std::string path = file;
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(n.Version), &info) && info.dli_fname) path = info.dli_fname;
-  // NVRTC opens its builtins (libnvrtc-builtins.so.13.0) by soname when it
-  // compiles, which fails where its directory is not on the loader's path
-  // ($CUDA_HOME/lib64 alone): load them from beside it first, so that name
-  // finds them. Where this fails, compiling says so.
-  if (const size_t slash = path.rfind('/'); slash != std::string::npos)
-    dlopen((path.substr(0, slash + 1) + "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor))
-               .c_str(),
-           RTLD_NOW | RTLD_LOCAL);
-  struct stat st;
-  const std::string size = stat(path.c_str(), &st) == 0 ? ", " + std::to_string(st.st_size) + " bytes" : "";
-  n.build = n.version + " (" + path.substr(path.rfind('/') + 1) + size + ")";
+  return {};
+}
+
+// NVRTC opens its builtins (libnvrtc-builtins.so.13.0) by soname when it
+// compiles, which fails where its directory is not on the loader's path
+// ($CUDA_HOME/lib64 alone): load them from beside it first, so that name
+// finds them. Where this fails, compiling says so.
+void load_builtins_beside(const std::string& path, const std::string& version /* "13.0" */) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return;
+  const std::string builtins = path.substr(0, slash + 1) + "libnvrtc-builtins.so." + version;
+  const std::string_view names[] = {builtins};
+  if (auto lib = rt::open_shared_library(names, {}); lib.ok()) lib->keep_loaded();
 }
 
 Nvrtc load() {
+  static constexpr std::string_view kNames[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+  const char* override_path = std::getenv("MLC_NVRTC");
+  const bool overridden = override_path && *override_path;
+  const std::string_view override_names[] = {overridden ? override_path : ""};
   Nvrtc n;
-  const char* const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-  std::vector<std::string> candidates;
-  if (const char* path = std::getenv("MLC_NVRTC"); path && *path) {
-    candidates.push_back(path);
-  } else {
-    for (const char* name : names) candidates.push_back(name);
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-      if (const char* dir = std::getenv(var); dir && *dir)
-        for (const char* name : names) candidates.push_back(std::string(dir) + "/lib64/" + name);
-    for (const char* name : names) candidates.push_back(std::string("/usr/local/cuda/lib64/") + name);
-  }
-  for (const std::string& file : candidates) {
-    void* lib = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) continue;
+  rt::LibrarySearch search;
+  if (!overridden) search.dirs = rt::cuda_toolkit_lib_dirs();
+  search.accept = [&n](const rt::SharedLibrary& lib) {
     n = Nvrtc{};
-    bind_all(lib, file, n);
-    if (n.error.empty()) return n;  // never unloaded
-    dlclose(lib);
+    return bind_all(lib, n);
+  };
+  const std::span<const std::string_view> names =
+      overridden ? std::span<const std::string_view>(override_names) : std::span<const std::string_view>(kNames);
+  auto lib = rt::open_shared_library(names, search);
+  if (!lib.ok()) {
+    Nvrtc none;
+    none.error = std::string("NVRTC not found (") +
+                 (overridden ? std::string("MLC_NVRTC=") + override_path : kInstallHint) +
+                 "): " + lib.error().message;
+    return none;
   }
-  if (const char* path = std::getenv("MLC_NVRTC"); path && *path && n.error.empty()) {
-    const char* why = dlerror();
-    n.error = std::string("NVRTC not found: MLC_NVRTC=") + path + " does not load" + (why ? std::string(": ") + why : "");
-  }
-  if (n.error.empty()) n.error = kNotFound;
+  lib->keep_loaded();  // never unloaded
+  // The file the loader mapped, whichever name found it.
+  const std::string path = lib->file();
+  load_builtins_beside(path, n.version.substr(n.version.find(' ') + 1));
+  struct stat st;
+  const std::string size = stat(path.c_str(), &st) == 0 ? ", " + std::to_string(st.st_size) + " bytes" : "";
+  n.build = n.version + " (" + path.substr(path.rfind('/') + 1) + size + ")";
   return n;
 }
 
@@ -206,6 +196,11 @@ Status check_nvrtc_arch(const std::string& arch) {
 Expected<std::string> nvrtc_version() {
   MLC_TRY(const Nvrtc* n, loaded());
   return n->version;
+}
+
+std::string nvrtc_availability() {
+  Expected<std::string> version = nvrtc_version();
+  return version.ok() ? *version + " for compiling: found" : "NVRTC for compiling: not found";
 }
 
 Expected<std::string> nvrtc_build() {

@@ -4,17 +4,22 @@
 // shared memory, stack and spills (compiler/gpu/resource_usage.h). No GPU is
 // needed; nothing here touches the CUDA driver (libcuda).
 //
-// The library is opened at run time with dlopen, never linked, so mlc builds
-// and runs without the CUDA toolkit: then nvrtc_available() is false and every
-// other function returns the Error "NVRTC not found (libnvrtc.so.13; install
-// the CUDA toolkit or set CUDA_HOME)". Where it is looked for, in order:
-//  1. $MLC_NVRTC, a path to the library; if set, nothing else is tried;
+// The library is opened at run time (runtime/shared_library.h), never
+// linked, so mlc builds and runs without the CUDA toolkit: then
+// nvrtc_available() is false and every other function returns the Error
+// "NVRTC not found (install the CUDA toolkit or set CUDA_HOME): tried
+// libnvrtc.so.13, libnvrtc.so.12, ..." listing every file tried and why each
+// that exists was refused. Where it is looked for, in order:
+//  1. $MLC_NVRTC, a path to the library; if set, nothing else is tried (and
+//     the Error is "NVRTC not found (MLC_NVRTC=PATH): tried PATH (why)");
 //  2. libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so through the dynamic
 //     loader's search path (LD_LIBRARY_PATH, ld.so.cache);
 //  3. the same names in $CUDA_HOME/lib64, then $CUDA_PATH/lib64, then the
 //     toolkit's standard prefix /usr/local/cuda/lib64.
 // The first that loads and exports every entry point used here wins, once
-// per process (thread-safe); it is never unloaded.
+// per process (thread-safe); it is never unloaded. Its builtins library
+// (libnvrtc-builtins.so.MAJOR.MINOR) is loaded from the same directory, so
+// that NVRTC finds it where that directory is not on the loader's path.
 //
 // Contracts:
 //  - compile_cubin compiles with nvrtc_options(arch) exactly: the real
@@ -45,6 +50,10 @@ bool nvrtc_available();
 
 // "NVRTC 13.0".
 Expected<std::string> nvrtc_version();
+
+// "NVRTC 13.0 for compiling: found", or "NVRTC for compiling: not found"
+// (the reason is nvrtc_version()'s Error): for `mlc --version`.
+std::string nvrtc_availability();
 
 // The version and the build: "NVRTC 13.0 (libnvrtc.so.13, 109338064 bytes)".
 // Patch releases keep the version, and the library's size tells them apart;

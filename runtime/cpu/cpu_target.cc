@@ -26,6 +26,8 @@ class CpuTarget final : public Target {
     MLC_TRY(std::unique_ptr<CpuExecutor> x, CpuExecutor::create(std::move(exe), std::move(launcher), kCpuArenaAlignment));
     return std::unique_ptr<DeviceExecutor>(std::move(x));
   }
+  // The process runs on this CPU: nothing to probe.
+  std::string availability() const override { return ""; }
 };
 
 }  // namespace

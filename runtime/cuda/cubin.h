@@ -3,7 +3,10 @@
 // compiler/gpu/nvrtc.h). This file reads what the runtime must check before
 // handing one to the driver: that it is a CUDA ELF, for which architecture,
 // and that it defines the kernel it is loaded for. It parses the bytes itself
-// (no CUDA library), so it runs on machines without a GPU or toolkit.
+// (no CUDA library), so it runs on machines without a GPU or toolkit. Its
+// callers: the "cuda" target, for every object before the driver sees it
+// (runtime/cuda/cuda_code.h check_cuda_module), and NVRTC's results and the
+// kernel cache's entries (compiler/gpu/). tests/fuzz/fuzz_cubin.cc fuzzes it.
 //
 // Architecture names are NVIDIA's: "sm_<major><minor>" ("sm_90"), optionally
 // suffixed "a" (arch-specific features, "sm_90a") or "f" (family-specific).
@@ -14,7 +17,8 @@
 //    arch-specific ("a") marker is bit 11 (0x800);
 //  - 8 (Blackwell-era toolkits; NVRTC 13 writes every arch so): the SM
 //    number in bits 8-15, the "a" marker is bit 3 (0x8). NVRTC 13.0 writes
-//    sm_80 as e_flags 0x09005004 and sm_90 as 0x09005a04.
+//    sm_80 as e_flags 0x09005004 and sm_90 as 0x09005a04; nvcc 13.0 writes
+//    0x06005004 and 0x06005a04.
 // The "a" marker is set only where the code uses arch-specific instructions:
 // a cubin compiled for sm_90a without them reads back as "sm_90" (and runs
 // on every sm_90 device). The "f" suffix leaves no mark.

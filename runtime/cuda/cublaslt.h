@@ -10,10 +10,11 @@
 //  - cublaslt() is the process's library, opened once (thread-safe) and never
 //    closed: libcublasLt.so.13, else libcublasLt.so.12, each looked up by the
 //    dynamic loader (LD_LIBRARY_PATH, ld.so.cache), then in $CUDA_HOME/lib64
-//    and $CUDA_PATH/lib64, then in the toolkit's conventional prefix. Errors:
-//      "cuda: cuBLASLt not found: libcublasLt.so.13 or libcublasLt.so.12
-//       (install the CUDA toolkit's cuBLAS, or add its lib64 to
-//       LD_LIBRARY_PATH)"
+//    and $CUDA_PATH/lib64, then in the toolkit's conventional prefix
+//    (runtime/shared_library.h, cuda_toolkit_lib_dirs). Errors:
+//      "cuda: cuBLASLt not found (install the CUDA toolkit's cuBLAS, or add
+//       its lib64 to LD_LIBRARY_PATH): tried libcublasLt.so.13, ..." (every
+//       file tried, shared_library.h)
 //      "cuda: libcublasLt.so.13 lacks cublasLtX"
 //  - CublasLt::error(what, s) is "<what> failed: CUBLAS_STATUS_X (<the
 //    library's description>)".
@@ -22,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -117,8 +119,9 @@ struct CublasLt {
 };
 
 // Opens the first of `names` that the dynamic loader or a toolkit directory
-// (see above) has, and finds cuBLASLt's entry points in it.
-Expected<std::unique_ptr<CublasLt>> load_cublaslt(std::initializer_list<const char*> names);
+// (see above) has, and finds cuBLASLt's entry points in it; the library
+// stays loaded once they are all found.
+Expected<std::unique_ptr<CublasLt>> load_cublaslt(std::span<const std::string_view> names);
 // The process's cuBLASLt, loaded on the first call.
 Expected<const CublasLt*> cublaslt();
 

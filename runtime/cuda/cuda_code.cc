@@ -1,6 +1,6 @@
 #include "runtime/cuda/cuda_code.h"
 
-#include "runtime/cuda/cubin_elf.h"
+#include "runtime/cuda/cubin.h"
 #include "support/quote.h"
 
 namespace mlc::rt::cuda {
@@ -24,20 +24,16 @@ CudaCode::~CudaCode() {
 Status check_cuda_module(const CodeModule& code) {
   if (code.target != kCudaTarget)
     return make_error("cuda: code for target " + squote(code.target) + ", not '" + std::string(kCudaTarget) + "'");
-  const std::optional<int> sm = arch_sm(code.arch);
-  if (!sm) return make_error("cuda: the code's arch is " + squote(code.arch) + ", not a GPU architecture (sm_90, ...)");
-  for (size_t i = 0; i < code.objects.size(); ++i) {
-    Expected<int> object_sm = cubin_sm(code.objects[i].bytes);
-    if (!object_sm.ok()) return make_error("cuda: " + object_name(code, i) + ": " + object_sm.error().message);
-    if (*object_sm != *sm)
-      return make_error("cuda: " + object_name(code, i) + ": a cubin for " + sm_arch_name(*object_sm) +
-                        ", the module is for " + code.arch);
-  }
+  if (!sm_version(code.arch))
+    return make_error("cuda: the code's arch is " + squote(code.arch) + ", not a GPU architecture (sm_90, ...)");
+  for (size_t i = 0; i < code.objects.size(); ++i)
+    if (Status s = check_cubin(code.objects[i].bytes, code.objects[i].symbol, code.arch); !s.ok())
+      return make_error("cuda: " + object_name(code, i) + ": " + s.error().message);
   return {};
 }
 
 Status check_device_arch(const CodeModule& code, const CudaDevice& device) {
-  const std::optional<int> sm = arch_sm(code.arch);
+  const std::optional<int> sm = sm_version(code.arch);
   if (sm && *sm == device.major * 10 + device.minor) return {};
   return make_error("cuda: the artifact's kernels are cubins for " + code.arch + "; this GPU (" + device.name +
                     ") is " + device.arch() + ": recompile with --target cuda:" + device.arch());

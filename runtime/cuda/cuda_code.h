@@ -6,9 +6,11 @@
 // Contracts:
 //  - check_cuda_module(code) needs no GPU and refuses, before any driver call:
 //    code for another target ("cuda: code for target 'host-gpu', not 'cuda'"),
-//    an arch that is no "sm_NN" name, and an object that is no cubin or a
-//    cubin for another arch ("cuda: kernel object 2 ('fusion_2'): a cubin
-//    for sm_80, the module is for sm_90").
+//    an arch that is no "sm_NN" name, and an object that rt::check_cubin
+//    (runtime/cuda/cubin.h) refuses for its symbol and the module's arch: no
+//    cubin, a cubin for another arch ("cuda: kernel object 2 ('fusion_2'): a
+//    cubin for sm_80, not sm_90"), or one that does not define its kernel
+//    ("cuda: kernel object 0 ('k'): the cubin does not define kernel 'k'").
 //  - check_device_arch(code, device) refuses kernels compiled for another
 //    GPU: "cuda: the artifact's kernels are cubins for sm_80; this GPU (NVIDIA
 //    H200) is sm_90: recompile with --target cuda:sm_90". SM numbers must be

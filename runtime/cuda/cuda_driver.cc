@@ -1,26 +1,19 @@
 #include "runtime/cuda/cuda_driver.h"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <map>
 #include <mutex>
 
+#include "runtime/shared_library.h"
 #include "support/quote.h"
 
 namespace mlc::rt::cuda {
 
 namespace {
 
-// Looks `symbol` up in `lib` into `fn`; false where the library lacks it.
-template <class F>
-bool find_symbol(void* lib, const char* symbol, F& fn) {
-  fn = reinterpret_cast<F>(dlsym(lib, symbol));
-  return fn != nullptr;
-}
-
-Error no_driver() {
-  return make_error("cuda: no NVIDIA driver: libcuda.so.1 not found (this machine has no GPU, or its driver is not installed)");
+Error no_driver(std::string_view library) {
+  return make_error("cuda: no NVIDIA driver: " + std::string(library) +
+                    " not found (this machine has no GPU, or its driver is not installed)");
 }
 
 }  // namespace
@@ -49,28 +42,26 @@ Status check_driver_version(int version) {
 }
 
 Expected<std::unique_ptr<CudaDriver>> load_cuda_driver(const char* library) {
-  // Never closed: the driver stays loaded for the process's life.
-  void* lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    if (std::string_view(library) == "libcuda.so.1") return no_driver();
-    return make_error(std::string("cuda: no NVIDIA driver: ") + library +
-                      " not found (this machine has no GPU, or its driver is not installed)");
-  }
+  // Through the dynamic loader only: the driver is installed with the GPU's
+  // kernel module, never in a toolkit's directory.
+  const std::string_view names[] = {library};
+  Expected<SharedLibrary> lib = open_shared_library(names, {});
+  if (!lib.ok()) return no_driver(library);
   auto d = std::make_unique<CudaDriver>();
   auto lacks = [&](const char* symbol) {
     return make_error(std::string("cuda: the NVIDIA driver's ") + library + " lacks " + symbol +
                       (d->version ? " (it supports CUDA " + cuda_version_name(d->version) + ")" : std::string()));
   };
   // The version first: an old driver is named as such, not by what it lacks.
-  if (!find_symbol(lib, "cuDriverGetVersion", d->cuDriverGetVersion)) return lacks("cuDriverGetVersion");
-  if (!find_symbol(lib, "cuGetErrorName", d->cuGetErrorName)) return lacks("cuGetErrorName");
-  if (!find_symbol(lib, "cuGetErrorString", d->cuGetErrorString)) return lacks("cuGetErrorString");
+  if (!lib->bind(d->cuDriverGetVersion, "cuDriverGetVersion")) return lacks("cuDriverGetVersion");
+  if (!lib->bind(d->cuGetErrorName, "cuGetErrorName")) return lacks("cuGetErrorName");
+  if (!lib->bind(d->cuGetErrorString, "cuGetErrorString")) return lacks("cuGetErrorString");
   int version = 0;
   MLC_CHECK_OK(d->check(d->cuDriverGetVersion(&version), "cuda: cuDriverGetVersion"));
   d->version = version;
   MLC_CHECK_OK(check_driver_version(version));
 #define MLC_CUDA_FIND(member, symbol) \
-  if (!find_symbol(lib, symbol, d->member)) return lacks(symbol)
+  if (!lib->bind(d->member, symbol)) return lacks(symbol)
   MLC_CUDA_FIND(cuInit, "cuInit");
   MLC_CUDA_FIND(cuDeviceGetCount, "cuDeviceGetCount");
   MLC_CUDA_FIND(cuDeviceGet, "cuDeviceGet");
@@ -109,6 +100,7 @@ Expected<std::unique_ptr<CudaDriver>> load_cuda_driver(const char* library) {
   MLC_CUDA_FIND(cuGraphDestroy, "cuGraphDestroy");
 #undef MLC_CUDA_FIND
   MLC_CHECK_OK(d->check(d->cuInit(0), "cuda: cuInit"));
+  lib->keep_loaded();  // the driver stays loaded for the process's life
   return d;
 }
 

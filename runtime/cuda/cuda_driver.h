@@ -1,9 +1,10 @@
-// The NVIDIA driver API (libcuda.so.1), opened at run time with dlopen, so
-// that mlc builds and runs on machines without CUDA: nothing here needs the
-// CUDA toolkit at build time, and nothing links libcuda. The few types,
-// constants and entry points the "cuda" target uses are declared here, as
-// cuda.h (CUDA 13.0) declares them; tests/runtime/cuda_constants_test.cc
-// checks every constant against cuda.h where the toolkit is installed.
+// The NVIDIA driver API (libcuda.so.1), opened at run time with dlopen
+// (runtime/shared_library.h), so that mlc builds and runs on machines
+// without CUDA: nothing here needs the CUDA toolkit at build time, and
+// nothing links libcuda. The few types, constants and entry points the
+// "cuda" target uses are declared here, as cuda.h (CUDA 13.0) declares them;
+// tests/runtime/cuda_constants_test.cc checks every constant against cuda.h
+// where the toolkit is installed.
 //
 // Contracts:
 //  - cuda_driver() is the process's driver, opened once (thread-safe) and
@@ -127,8 +128,11 @@ std::string cuda_version_name(int version);
 // driver" Error.
 Status check_driver_version(int version);
 
-// Opens `library` (dlopen's name) and makes a driver of it, as cuda_driver()
-// does for libcuda.so.1: for tests, with a name no library has.
+// Opens `library` through the dynamic loader only (runtime/shared_library.h;
+// the driver is never in a toolkit's directory) and makes a driver of it, as
+// cuda_driver() does for libcuda.so.1: for tests, with a name no library
+// has. The library stays loaded once the driver is made, and is closed
+// where it is refused.
 Expected<std::unique_ptr<CudaDriver>> load_cuda_driver(const char* library);
 // The process's driver (libcuda.so.1), loaded on the first call.
 Expected<const CudaDriver*> cuda_driver();

@@ -43,6 +43,17 @@ class CudaTarget final : public Target {
     return std::unique_ptr<DeviceExecutor>(std::move(x));
   }
 
+  // The driver's CUDA version and how many GPUs it sees: the driver is
+  // opened and initialized, no device is.
+  std::string availability() const override {
+    Expected<const cuda::CudaDriver*> cu = cuda::cuda_driver();
+    if (!cu.ok()) return "driver: none";
+    int count = 0;
+    if ((*cu)->cuDeviceGetCount(&count) != cuda::kCudaSuccess) count = 0;
+    const std::string gpus = count == 0 ? "no GPU" : std::to_string(count) + (count == 1 ? " GPU" : " GPUs");
+    return "driver: CUDA " + cuda::cuda_version_name((*cu)->version) + " with " + gpus;
+  }
+
  private:
   // This rank's GPU (runtime/cuda/rank_device.h); the driver's error first where there is none.
   static Expected<const cuda::CudaDevice*> selected_device() {

@@ -36,6 +36,10 @@ class HostGpuTarget final : public Target {
             CpuExecutor::create(std::move(exe), std::move(launcher), kHostGpuArenaBaseAlignment));
     return std::unique_ptr<DeviceExecutor>(std::move(x));
   }
+  std::string availability() const override {
+    Expected<std::shared_ptr<const ocl::Device>> device = ocl::opencl_device();
+    return device.ok() ? "OpenCL: " + (*device)->name() : "no OpenCL device";
+  }
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "frontends/model_file.h"
 #include "runtime/executor.h"
 #include "runtime/cpu/native_code.h"
+#include "tests/compiler/test_temp_dir.h"
 #include "tests/other_user.h"
 
 namespace mlc {
@@ -26,14 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("mlc_kernel_cache_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : mlc::testing::TestTempDir {
+  TempDir() : TestTempDir("mlc_kernel_cache_test") {}
 };
 
 Module train_module(const std::string& example) {

@@ -17,6 +17,7 @@
 #include "compiler/gpu/nvrtc.h"
 #include "compiler/kernel_cache.h"
 #include "runtime/cuda/cubin.h"
+#include "tests/compiler/test_temp_dir.h"
 
 namespace mlc::gpu {
 namespace {
@@ -78,14 +79,8 @@ constexpr char kLocalArray[] = R"(extern "C" __global__ void local_array(const i
 }
 )";
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("mlc_nvrtc_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : mlc::testing::TestTempDir {
+  TempDir() : TestTempDir("mlc_nvrtc_test") {}
 };
 
 TEST(NvrtcTest, AbsentNvrtcIsAClearError) {
@@ -97,7 +92,10 @@ TEST(NvrtcTest, AbsentNvrtcIsAClearError) {
   }
   auto v = nvrtc_version();
   ASSERT_FALSE(v.ok());
-  EXPECT_NE(v.error().message.find("NVRTC"), std::string::npos) << v.error().message;
+  // "NVRTC not found (install the CUDA toolkit or set CUDA_HOME): tried
+  // libnvrtc.so.13, ..." or "NVRTC not found (MLC_NVRTC=PATH): tried PATH (why)".
+  EXPECT_EQ(v.error().message.rfind("NVRTC not found (", 0), 0u) << v.error().message;
+  EXPECT_NE(v.error().message.find("): tried "), std::string::npos) << v.error().message;
   auto c = compile_cubin(kScale, "scale", "sm_90");
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().message, v.error().message);

@@ -19,9 +19,19 @@
 //                                       either)
 //   <corpus>/kernel_ir/*.json           with arguments ARTIFACT.mlcx@kernel_ir:
 //                                       the kernel IR of each of its objects
+//   <corpus>/cubin/gen_*.cubin          synthetic cubins
+//                                       (tests/runtime/synthetic_cubin.h): ABI
+//                                       versions 7 and 8, arch-specific
+//   <corpus>/cubin/*.cubin              with arguments FILE.cubin (nvcc's) and
+//                                       ARTIFACT.mlcx@cubin (the smallest
+//                                       kernel object of a cuda artifact,
+//                                       NVRTC's): each whole, and cut after its
+//                                       ELF header, in half, and before its
+//                                       section headers
 // Built by tests/fuzz/CMakeLists.txt as fuzz_make_seeds; run it once when the
 // formats change (scripts/fuzz.sh does not run it), from the source root:
 //   build-fuzz/bin/fuzz_make_seeds tests/fuzz/corpus [ARTIFACT.mlcx@FUNCTION ...]
+//       [ARTIFACT.mlcx@kernel_ir ...] [ARTIFACT.mlcx@cubin ...] [FILE.cubin ...]
 // (tests/fuzz/README.md lists the artifacts the committed seeds come from).
 // The output is deterministic (model_* seeds: for one host CPU).
 #include <cmath>
@@ -40,6 +50,7 @@
 #include "runtime/checkpoint.h"
 #include "runtime/safetensors.h"
 #include "tests/fuzz/fuzz_checkpoint_shards.h"
+#include "tests/runtime/synthetic_cubin.h"
 #include "tests/runtime/tiny_artifact.h"
 
 namespace {
@@ -353,12 +364,14 @@ void write_artifact_seeds(const std::string& dir, const std::vector<std::string>
     check(mlc::rt::write_artifact(dir + "/gen_tiny_mesh.mlcx", a));
   }
   for (const std::string& t : trims) {
+    if (t.ends_with(".cubin")) continue;  // write_cubin_seeds's
     const size_t at = t.rfind('@');
     if (at == std::string::npos) {
-      check(mlc::make_error(t + ": expected ARTIFACT.mlcx@FUNCTION"));
+      check(mlc::make_error(t + ": expected ARTIFACT.mlcx@FUNCTION, ARTIFACT.mlcx@kernel_ir, ARTIFACT.mlcx@cubin or FILE.cubin"));
       continue;
     }
-    if (t.substr(at + 1) != "kernel_ir") write_trimmed_artifact(dir, t.substr(0, at), t.substr(at + 1));
+    if (t.substr(at + 1) != "kernel_ir" && t.substr(at + 1) != "cubin")
+      write_trimmed_artifact(dir, t.substr(0, at), t.substr(at + 1));
   }
 }
 
@@ -379,11 +392,69 @@ void write_kernel_ir_seeds(const std::string& dir, const std::vector<std::string
   }
 }
 
+// `cubin` as <stem>.cubin, and cut after its ELF header, in half and before
+// its section headers (e_shoff, where that lies inside it).
+void write_cubin_and_cuts(const std::string& dir, const std::string& stem, const std::string& cubin) {
+  auto write = [&](const std::string& name, size_t size) {
+    std::ofstream(dir + "/" + name + ".cubin", std::ios::binary) << cubin.substr(0, size);
+  };
+  write(stem, cubin.size());
+  if (cubin.size() <= 64) return;
+  write(stem + "_cut_64", 64);
+  write(stem + "_cut_half", cubin.size() / 2);
+  const uint64_t shoff = mlc::testing::get_le(cubin, 40, 8);
+  if (shoff > 64 && shoff < cubin.size()) write(stem + "_cut_before_sections", static_cast<size_t>(shoff));
+}
+
+// Synthetic cubins, and FILE.cubin and ARTIFACT.mlcx@cubin arguments.
+void write_cubin_seeds(const std::string& dir, const std::vector<std::string>& args) {
+  std::filesystem::create_directories(dir);
+  using mlc::testing::synthetic_cubin;
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir + "/" + name + ".cubin", std::ios::binary) << bytes;
+  };
+  write("gen_sm_90", synthetic_cubin(90));
+  write("gen_sm_90a", synthetic_cubin(90, {"fusion_0", "fusion_1"}, 8, true));
+  write("gen_abi7_sm_86", synthetic_cubin(86, {"k"}, 7));
+  write("gen_abi7_sm_90a", synthetic_cubin(90, {"gather", ""}, 7, true));
+  write("gen_no_symbols_sm_80", synthetic_cubin(80, {}));
+  for (const std::string& t : args) {
+    if (t.ends_with(".cubin")) {
+      std::ifstream in(t, std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (bytes.empty()) {
+        check(mlc::make_error(t + ": empty or unreadable"));
+        continue;
+      }
+      write_cubin_and_cuts(dir, std::filesystem::path(t).stem().string(), bytes);
+      continue;
+    }
+    const size_t at = t.rfind('@');
+    if (at == std::string::npos || t.substr(at + 1) != "cubin") continue;
+    auto a = mlc::rt::read_artifact(t.substr(0, at));
+    if (!a) {
+      check(mlc::make_error(a.error().message));
+      continue;
+    }
+    if (a->code->target != mlc::rt::kCudaTarget || a->code->objects.empty()) {
+      check(mlc::make_error(t + ": not a cuda artifact with kernel objects"));
+      continue;
+    }
+    const mlc::rt::ObjectFile* smallest = &a->code->objects[0];
+    for (const mlc::rt::ObjectFile& o : a->code->objects)
+      if (o.bytes.size() < smallest->bytes.size()) smallest = &o;
+    const std::string stem = std::filesystem::path(t.substr(0, at)).stem().string();
+    write_cubin_and_cuts(dir, stem + "_" + smallest->symbol, smallest->bytes);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s CORPUS_DIR [ARTIFACT.mlcx@FUNCTION|ARTIFACT.mlcx@kernel_ir ...]   (tests/fuzz/corpus)\n",
+    std::fprintf(stderr,
+                 "usage: %s CORPUS_DIR [ARTIFACT.mlcx@FUNCTION|ARTIFACT.mlcx@kernel_ir|ARTIFACT.mlcx@cubin|FILE.cubin ...]"
+                 "   (tests/fuzz/corpus)\n",
                  argv[0]);
     return 2;
   }
@@ -393,5 +464,6 @@ int main(int argc, char** argv) {
   write_safetensors_seeds(root + "/safetensors");
   write_artifact_seeds(root + "/artifact", std::vector<std::string>(argv + 2, argv + argc));
   write_kernel_ir_seeds(root + "/kernel_ir", std::vector<std::string>(argv + 2, argv + argc));
+  write_cubin_seeds(root + "/cubin", std::vector<std::string>(argv + 2, argv + argc));
   return g_failures ? 1 : 0;
 }

@@ -1,6 +1,8 @@
 // The "cuda" target (runtime/cuda/) on machines without a GPU: the registry,
 // what load() says without a driver, the checks made before the driver is
-// touched (targets, cubins and their ELF arch), the driver loader's errors,
+// touched (targets; cubins' ELF arch and symbol table, runtime/cuda/cubin.h,
+// on synthetic cubins, tests/runtime/synthetic_cubin.h, and on nvcc's), the
+// driver and cuBLASLt loaders' errors,
 // the row-major to column-major GEMM mapping against a row-major matmul, the
 // real cuBLASLt's acceptance of every descriptor attribute (where the
 // toolkit's library is found), and the executor end to end on a fake driver
@@ -18,14 +20,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/cuda/cubin_elf.h"
+#include "runtime/cuda/cubin.h"
 #include "runtime/cuda/cublaslt_gemm.h"
 #include "runtime/cuda/cuda_code.h"
 #include "runtime/cuda/cuda_executor.h"
 #include "runtime/executor.h"
+#include "runtime/shared_library.h"
 #include "runtime/verify_executable.h"
 #include "tests/runtime/cuda_test_executables.h"
 #include "tests/runtime/fake_cuda.h"
+#include "tests/runtime/synthetic_cubin.h"
 
 namespace mlc::rt {
 namespace {
@@ -34,17 +38,6 @@ using namespace mlc::testing;
 
 constexpr const char* kNoDriver =
     "cuda: no NVIDIA driver: libcuda.so.1 not found (this machine has no GPU, or its driver is not installed)";
-
-// An ELF header as a cubin of `abi` has for `sm` (cubin_elf.h), nothing more.
-std::string cubin_header(int sm, int abi = 8) {
-  std::string s(64, '\0');
-  s[0] = 0x7f, s[1] = 'E', s[2] = 'L', s[3] = 'F', s[4] = 2, s[5] = 1, s[6] = 1, s[7] = 0x41;
-  s[8] = static_cast<char>(abi);
-  s[18] = static_cast<char>(190);
-  const uint32_t flags = abi == 8 ? 0x06000004u | (static_cast<uint32_t>(sm) << 8) : static_cast<uint32_t>(sm);
-  for (int i = 0; i < 4; ++i) s[48 + i] = static_cast<char>((flags >> (8 * i)) & 0xff);
-  return s;
-}
 
 TEST(CudaTarget, IsRegistered) {
   const Target* t = find_target("cuda");
@@ -59,11 +52,11 @@ TEST(CudaTarget, IsRegistered) {
 TEST(CudaTarget, LoadWithoutADriverSaysSo) {
   if (cuda::cuda_driver().ok()) GTEST_SKIP() << "this machine has an NVIDIA driver";
   EXPECT_EQ(cuda::cuda_driver().error().message, kNoDriver);
-  auto loaded = cuda_target().load(*cuda_module(cubin_header(90), {"add_one"}));
+  auto loaded = cuda_target().load(*cuda_module(synthetic_cubin(90), {"add_one"}));
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.error().message, kNoDriver);
   // The same through the handle callers hold: verified, then loaded.
-  auto exe = cuda_step_executable(cubin_header(90));
+  auto exe = cuda_step_executable(synthetic_cubin(90));
   ASSERT_TRUE(verify_executable(*exe).ok()) << verify_executable(*exe).error().message;
   auto x = Executor::create(exe);
   ASSERT_FALSE(x.ok());
@@ -80,73 +73,115 @@ TEST(CudaTarget, LoadWithoutADriverSaysSo) {
 }
 
 TEST(CudaTarget, RefusesCodeItCannotRunBeforeTheDriver) {
-  auto code = cuda_module(cubin_header(90), {"k"});
+  auto code = cuda_module(synthetic_cubin(90, {"k"}), {"k"});
   code->target = "host-gpu";
   auto loaded = cuda_target().load(*code);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.error().message, "cuda: code for target 'host-gpu', not 'cuda'");
 
-  code = cuda_module(cubin_header(90), {"k"}, "opencl-c");
+  code = cuda_module(synthetic_cubin(90, {"k"}), {"k"}, "opencl-c");
   EXPECT_EQ(cuda_target().load(*code).error().message,
             "cuda: the code's arch is 'opencl-c', not a GPU architecture (sm_90, ...)");
   code = cuda_module("not an object file", {"fusion_2"});
   EXPECT_EQ(cuda_target().load(*code).error().message, "cuda: kernel object 0 ('fusion_2'): not a cubin: no ELF header");
-  code = cuda_module(cubin_header(80), {"k"}, "sm_90");
+  code = cuda_module(synthetic_cubin(80, {"k"}), {"k"}, "sm_90");
+  EXPECT_EQ(cuda_target().load(*code).error().message, "cuda: kernel object 0 ('k'): a cubin for sm_80, not sm_90");
+  // A cubin that does not define its object's kernel (runtime/cuda/cubin.h
+  // reads the symbol table).
+  code = cuda_module(synthetic_cubin(90, {"k"}), {"k", "fusion_1"});
   EXPECT_EQ(cuda_target().load(*code).error().message,
-            "cuda: kernel object 0 ('k'): a cubin for sm_80, the module is for sm_90");
-  EXPECT_TRUE(cuda::check_cuda_module(*cuda_module(cubin_header(90), {"k"}, "sm_90a")).ok());
+            "cuda: kernel object 1 ('fusion_1'): the cubin does not define kernel 'fusion_1'");
+  EXPECT_TRUE(cuda::check_cuda_module(*cuda_module(synthetic_cubin(90, {"k"}), {"k"}, "sm_90a")).ok());
+  // Arch-specific code only in a module for the "a" arch.
+  code = cuda_module(synthetic_cubin(90, {"k"}, 8, /*arch_specific=*/true), {"k"}, "sm_90");
+  EXPECT_EQ(cuda::check_cuda_module(*code).error().message, "cuda: kernel object 0 ('k'): a cubin for sm_90a, not sm_90");
+  code->arch = "sm_90a";
+  EXPECT_TRUE(cuda::check_cuda_module(*code).ok());
 }
 
-TEST(CubinElf, ReadsTheArchOfEitherAbi) {
-  EXPECT_EQ(*cuda::cubin_sm(cubin_header(90)), 90);
-  EXPECT_EQ(*cuda::cubin_sm(cubin_header(80)), 80);
-  EXPECT_EQ(*cuda::cubin_sm(cubin_header(100)), 100);
-  EXPECT_EQ(*cuda::cubin_sm(cubin_header(86, 7)), 86);
-  EXPECT_EQ(cuda::cubin_sm("\x7f" "ELF").error().message, "not a cubin: no ELF header");
-  std::string s = cubin_header(90);
+// runtime/cuda/cubin.h on synthetic cubins (tests/runtime/synthetic_cubin.h):
+// both ELF ABI versions' arch fields, and each way bytes are not a cubin.
+TEST(Cubin, ReadsTheArchOfEitherAbi) {
+  EXPECT_EQ(*cubin_arch(synthetic_cubin(90)), "sm_90");
+  EXPECT_EQ(*cubin_arch(synthetic_cubin(80)), "sm_80");
+  EXPECT_EQ(*cubin_arch(synthetic_cubin(100)), "sm_100");
+  EXPECT_EQ(*cubin_arch(synthetic_cubin(86, {"k"}, 7)), "sm_86");
+  EXPECT_EQ(*cubin_arch(synthetic_cubin(90, {"k"}, 7, true)), "sm_90a");
+  EXPECT_EQ(*cubin_arch(synthetic_cubin(90, {"k"}, 8, true)), "sm_90a");
+  EXPECT_EQ(cubin_arch("\x7f" "ELF").error().message, "not a cubin: no ELF header");
+  std::string s = synthetic_cubin(90);
   s[4] = 1;
-  EXPECT_EQ(cuda::cubin_sm(s).error().message, "not a cubin: not a 64-bit little-endian ELF");
-  s = cubin_header(90);
+  EXPECT_EQ(cubin_arch(s).error().message, "not a cubin: not a 64-bit little-endian ELF");
+  s = synthetic_cubin(90);
   s[18] = 62;
-  EXPECT_EQ(cuda::cubin_sm(s).error().message, "not a cubin: ELF machine 62, not CUDA's (190)");
-  s = cubin_header(90, 9);
-  EXPECT_EQ(cuda::cubin_sm(s).error().message, "not a cubin: unknown CUDA ELF ABI version 9");
-  EXPECT_EQ(cuda::cubin_sm(cubin_header(0)).error().message, "not a cubin: no SM architecture in its ELF flags");
+  EXPECT_EQ(cubin_arch(s).error().message, "not a cubin: ELF machine 62, not CUDA (190)");
+  EXPECT_EQ(cubin_arch(synthetic_cubin(90, {"k"}, 9)).error().message,
+            "not a cubin: unknown CUDA ELF ABI version 9 (known: 7, 8)");
+  EXPECT_EQ(cubin_arch(synthetic_cubin(0)).error().message, "not a cubin: no SM version in its ELF flags");
 
-  EXPECT_EQ(cuda::arch_sm("sm_90"), 90);
-  EXPECT_EQ(cuda::arch_sm("sm_90a"), 90);
-  EXPECT_EQ(cuda::arch_sm("sm_100f"), 100);
-  EXPECT_EQ(cuda::arch_sm("compute_90"), std::nullopt);
-  EXPECT_EQ(cuda::arch_sm("sm_"), std::nullopt);
-  EXPECT_EQ(cuda::arch_sm("sm_9x"), std::nullopt);
-  EXPECT_EQ(cuda::arch_sm("90"), std::nullopt);
-  EXPECT_EQ(cuda::sm_arch_name(90), "sm_90");
+  EXPECT_EQ(sm_version("sm_90"), 90);
+  EXPECT_EQ(sm_version("sm_90a"), 90);
+  EXPECT_EQ(sm_version("sm_100f"), 100);
+  for (const char* bad : {"compute_90", "sm_", "sm_9x", "90"}) EXPECT_EQ(sm_version(bad), std::nullopt) << bad;
+}
+
+// check_cubin reads the symbol table: the kernel must be a defined function.
+TEST(Cubin, ChecksTheKernelIsDefined) {
+  const std::string cubin = synthetic_cubin(90, {"add_one", "gather"});
+  EXPECT_TRUE(check_cubin(cubin, "gather", "sm_90").ok());
+  EXPECT_TRUE(check_cubin(cubin, "add_one", "sm_90a").ok());
+  EXPECT_EQ(check_cubin(cubin, "gathe", "sm_90").error().message, "the cubin does not define kernel 'gathe'");
+  EXPECT_EQ(check_cubin(cubin, "gather", "sm_80").error().message, "a cubin for sm_90, not sm_80");
+  EXPECT_EQ(check_cubin(cubin, "gather", "compute_90").error().message,
+            "not a CUDA architecture: 'compute_90' (expected sm_XX, e.g. sm_90)");
+  EXPECT_EQ(check_cubin(synthetic_cubin(90, {}), "k", "sm_90").error().message,
+            "the cubin does not define kernel 'k'");
+  // Every truncation is refused (the section headers come last), none read
+  // outside the bytes.
+  for (size_t size = 0; size < cubin.size(); ++size)
+    EXPECT_FALSE(check_cubin(cubin.substr(0, size), "gather", "sm_90").ok()) << size;
+}
+
+std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// The stored real cubin (tests/data/cuda/kernels.cu by nvcc for sm_90):
+// its arch and every kernel it defines.
+TEST(Cubin, ReadsTheStoredNvccCubin) {
+  const std::string cubin = read_bytes(std::filesystem::path(MLC_SOURCE_DIR) / "tests/data/cuda/kernels_sm_90.cubin");
+  ASSERT_FALSE(cubin.empty());
+  EXPECT_EQ(*cubin_arch(cubin), "sm_90");
+  for (const std::string& symbol : test_kernel_symbols()) EXPECT_TRUE(check_cubin(cubin, symbol, "sm_90").ok()) << symbol;
+  EXPECT_EQ(check_cubin(cubin, "mlc_thread", "sm_90").error().message,
+            "the cubin does not define kernel 'mlc_thread'");  // a __device__ function, inlined away
+  EXPECT_EQ(check_cubin(cubin, "add_one", "sm_80").error().message, "a cubin for sm_90, not sm_80");
 }
 
 // Real cubins from nvcc (where it is on PATH): their ELF flags give the arch
 // they were compiled for, and a module that says otherwise is refused.
-TEST(CubinElf, ReadsNvccCubins) {
+TEST(Cubin, ReadsNvccCubins) {
   if (std::system("command -v nvcc > /dev/null 2>&1") != 0) GTEST_SKIP() << "nvcc is not on PATH";
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(MLC_BINARY_DIR) / "cuda_target_test";
   fs::create_directories(dir);
   const fs::path source = fs::path(MLC_SOURCE_DIR) / "tests/data/cuda/kernels.cu";
   for (int sm : {80, 90}) {
-    const fs::path cubin = dir / ("kernels_sm_" + std::to_string(sm) + ".cubin");
-    const std::string command = "nvcc -cubin -arch=sm_" + std::to_string(sm) + " -o " + cubin.string() + " " +
-                                source.string();
+    const std::string arch = "sm_" + std::to_string(sm);
+    const fs::path cubin = dir / ("kernels_" + arch + ".cubin");
+    const std::string command = "nvcc -cubin -arch=" + arch + " -o " + cubin.string() + " " + source.string();
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
-    std::ifstream in(cubin, std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    auto got = cuda::cubin_sm(bytes.str());
+    const std::string bytes = read_bytes(cubin);
+    auto got = cubin_arch(bytes);
     ASSERT_TRUE(got.ok()) << got.error().message;
-    EXPECT_EQ(*got, sm);
-    EXPECT_EQ(cuda::sm_arch_name(*got), "sm_" + std::to_string(sm));
-    auto code = cuda_module(bytes.str(), {"gather"}, sm == 90 ? "sm_80" : "sm_90");
+    EXPECT_EQ(*got, arch);
+    EXPECT_TRUE(check_cubin(bytes, "gather", arch).ok());
+    auto code = cuda_module(bytes, {"gather"}, sm == 90 ? "sm_80" : "sm_90");
     EXPECT_EQ(cuda::check_cuda_module(*code).error().message,
-              "cuda: kernel object 0 ('gather'): a cubin for sm_" + std::to_string(sm) + ", the module is for " +
-                  code->arch);
+              "cuda: kernel object 0 ('gather'): a cubin for " + arch + ", not " + code->arch);
   }
 }
 
@@ -174,6 +209,23 @@ TEST(CudaDriver, LoaderErrors) {
   EXPECT_TRUE(cu.check(0, "x").ok());
 }
 
+// cuBLASLt is looked for through the loader, then in the toolkit's
+// directories; the Error lists every file tried.
+TEST(CublasLt, LoaderErrors) {
+  const std::string_view absent[] = {"libmlc-no-such-cublasLt.so.13"};
+  auto none = cuda::load_cublaslt(absent);
+  ASSERT_FALSE(none.ok());
+  std::string tried = "tried libmlc-no-such-cublasLt.so.13";
+  for (const std::string& dir : cuda_toolkit_lib_dirs()) tried += ", " + dir + "/libmlc-no-such-cublasLt.so.13";
+  EXPECT_EQ(none.error().message,
+            "cuda: cuBLASLt not found (install the CUDA toolkit's cuBLAS, or add its lib64 to LD_LIBRARY_PATH): " +
+                tried);
+  const std::string_view libm[] = {"libm.so.6"};
+  auto not_cublas = cuda::load_cublaslt(libm);
+  ASSERT_FALSE(not_cublas.ok());
+  EXPECT_EQ(not_cublas.error().message, "cuda: libm.so.6 lacks cublasLtCreate");
+}
+
 TEST(CudaDriver, DeviceOrdinals) {
   EXPECT_EQ(*cuda::parse_device_ordinal(nullptr), 0);
   EXPECT_EQ(*cuda::parse_device_ordinal(""), 0);
@@ -199,18 +251,26 @@ TEST(CudaDriver, DeviceOrdinals) {
 TEST(CudaDriver, KernelsForAnotherGpuAreRefused) {
   fake_cuda().reset();
   const cuda::CudaDevice d = *cuda::open_cuda_device(fake_driver(), 0);
-  auto code = cuda_module(cubin_header(80), {"k"}, "sm_80");
+  auto code = cuda_module(synthetic_cubin(80, {"k"}), {"k"}, "sm_80");
   const std::string want =
       "cuda: the artifact's kernels are cubins for sm_80; this GPU (NVIDIA H200) is sm_90: recompile with --target "
       "cuda:sm_90";
   EXPECT_EQ(cuda::check_device_arch(*code, d).error().message, want);
   EXPECT_EQ(cuda::load_cuda_code(*code, d).error().message, want);
-  EXPECT_TRUE(cuda::check_device_arch(*cuda_module(cubin_header(90), {"k"}, "sm_90a"), d).ok());
-  // A symbol the cubin lacks: the driver's error, naming the object.
-  auto missing = cuda::load_cuda_code(*cuda_module(cubin_header(90), {"nope"}), d);
+  EXPECT_TRUE(cuda::check_device_arch(*cuda_module(synthetic_cubin(90, {"k"}), {"k"}, "sm_90a"), d).ok());
+  EXPECT_EQ(fake_cuda().module_loads, 0);
+  // A symbol the cubin does not define: refused before the driver sees it.
+  auto undefined = cuda::load_cuda_code(*cuda_module(synthetic_cubin(90), {"nope"}), d);
+  ASSERT_FALSE(undefined.ok());
+  EXPECT_EQ(undefined.error().message, "cuda: kernel object 0 ('nope'): the cubin does not define kernel 'nope'");
+  EXPECT_EQ(fake_cuda().module_loads, 0);
+  // A symbol the cubin defines and the driver does not find: the driver's
+  // error, naming the object.
+  auto missing = cuda::load_cuda_code(*cuda_module(synthetic_cubin(90, {"nope"}), {"nope"}), d);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message,
             "cuda: kernel object 0 ('nope') on GPU 0 (NVIDIA H200): cuModuleGetFunction failed: CUDA error 500");
+  EXPECT_EQ(fake_cuda().module_loads, 1);
 }
 
 TEST(CudaExecutor, MemorySizes) {
@@ -390,7 +450,7 @@ std::vector<float> values(const Tensor& t) { return {t.data<float>(), t.data<flo
 TEST(CudaExecutor, RunsTheStepAndReplaysItsGraph) {
   FakeGpu gpu;
   {
-    auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+    auto x = gpu.executor(cuda_step_executable(synthetic_cubin(90)));
     ASSERT_TRUE(x.ok()) << x.error().message;
     Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
     for (int run = 0; run < 3; ++run) {
@@ -416,7 +476,7 @@ TEST(CudaExecutor, RunsTheStepAndReplaysItsGraph) {
 
 TEST(CudaExecutor, WithoutGraphsEveryRunLaunchesEachInstruction) {
   FakeGpu gpu;
-  auto x = gpu.executor(cuda_step_executable(cubin_header(90)), /*graph=*/false);
+  auto x = gpu.executor(cuda_step_executable(synthetic_cubin(90)), /*graph=*/false);
   ASSERT_TRUE(x.ok()) << x.error().message;
   Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
   Tensor* args[] = {&xs, &w};
@@ -430,7 +490,7 @@ TEST(CudaExecutor, WithoutGraphsEveryRunLaunchesEachInstruction) {
 TEST(CudaExecutor, WithoutACaptureRunsGoOnEagerly) {
   FakeGpu gpu;
   fake_cuda().fail_capture = true;
-  auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+  auto x = gpu.executor(cuda_step_executable(synthetic_cubin(90)));
   ASSERT_TRUE(x.ok()) << x.error().message;
   Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
   Tensor* args[] = {&xs, &w};
@@ -475,7 +535,7 @@ TEST(CudaExecutor, OptionsFromTheEnvironment) {
 
 TEST(CudaExecutor, ProfilesEveryInstructionWithoutAGraph) {
   FakeGpu gpu;
-  auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+  auto x = gpu.executor(cuda_step_executable(synthetic_cubin(90)));
   ASSERT_TRUE(x.ok()) << x.error().message;
   EXPECT_EQ((*x)->profile(), nullptr);
   (*x)->enable_profiling();
@@ -500,7 +560,7 @@ TEST(CudaExecutor, ProfilesEveryInstructionWithoutAGraph) {
 // as they were, and the next run is right.
 TEST(CudaExecutor, IndexOutOfRangeIsTheCpusMessage) {
   FakeGpu gpu;
-  auto x = gpu.executor(cuda_gather_executable(cubin_header(90)));
+  auto x = gpu.executor(cuda_gather_executable(synthetic_cubin(90)));
   ASSERT_TRUE(x.ok()) << x.error().message;
   Tensor idx(DType::i32, {3}), table(DType::f32, {4});
   for (int i = 0; i < 4; ++i) table.data<float>()[i] = static_cast<float>(10 * (i + 1));
@@ -521,7 +581,7 @@ TEST(CudaExecutor, IndexOutOfRangeIsTheCpusMessage) {
 
 TEST(CudaExecutor, RefusesWhatItCannotRun) {
   FakeGpu gpu;
-  const std::string cubin = cubin_header(90);
+  const std::string cubin = synthetic_cubin(90);
   auto e = cuda_step_executable(cubin);
   auto code = *cuda::load_cuda_code(*e->code, gpu.device);
   cuda::CudaExecutorOptions options;
@@ -546,7 +606,7 @@ TEST(CudaExecutor, RefusesWhatItCannotRun) {
 TEST(CudaExecutor, RefusesMoreMemoryThanTheGpuHasFree) {
   FakeGpu gpu;
   fake_cuda().free_bytes = 1000;
-  auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+  auto x = gpu.executor(cuda_step_executable(synthetic_cubin(90)));
   ASSERT_FALSE(x.ok());
   EXPECT_EQ(x.error().message,
             "function 'step': needs 32.0 MiB of GPU memory (arena 1.2 KiB, arguments 768 bytes, GEMM workspace 32.0 "
@@ -557,7 +617,7 @@ TEST(CudaExecutor, RefusesMoreMemoryThanTheGpuHasFree) {
 TEST(CudaExecutor, ALaunchErrorNamesTheKernelAndItsOps) {
   FakeGpu gpu;
   fake_cuda().fail_launch = "add_one";
-  auto x = gpu.executor(cuda_step_executable(cubin_header(90)));
+  auto x = gpu.executor(cuda_step_executable(synthetic_cubin(90)));
   ASSERT_TRUE(x.ok()) << x.error().message;
   Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
   Tensor* args[] = {&xs, &w};

@@ -107,7 +107,7 @@ struct FakeCuda {
   std::chrono::milliseconds stuck_after{20000};
 
   // State and counters.
-  int captures = 0, graph_launches = 0, kernel_runs = 0, matmuls = 0, allocations = 0, copies_2d = 0;
+  int captures = 0, graph_launches = 0, kernel_runs = 0, matmuls = 0, allocations = 0, copies_2d = 0, module_loads = 0;
   double clock_ms = 0;
 
   void reset() { *this = FakeCuda(); }
@@ -336,6 +336,7 @@ inline const cu::CudaDriver& fake_driver() {
       return 0;
     };
     d.cuModuleLoadData = [](cu::CUmodule* m, const void*) -> CUresult {
+      ++fake_cuda().module_loads;
       static int module;
       *m = reinterpret_cast<cu::CUmodule>(&module);
       return 0;

@@ -1,5 +1,6 @@
-// Targets (runtime/target.h): the registry, loading a code module once per
-// process while it is held, and executables for a target this runtime lacks.
+// Targets (runtime/target.h): the registry, what each says of this machine,
+// loading a code module once per process while it is held, and executables
+// for a target this runtime lacks.
 #include "runtime/target.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +20,24 @@ TEST(Target, TheCpuTargetIsRegistered) {
   EXPECT_EQ(find_target("cuda-sm_90"), nullptr);
   // host-gpu in builds with OpenCL (tests/runtime/host_gpu_test.cc).
   EXPECT_EQ(target_names(), find_target("host-gpu") ? "cpu-x86_64, host-gpu, cuda" : "cpu-x86_64, cuda");
+}
+
+// What `mlc --version` says of each target mlc knows: the CPU needs no
+// probe; host-gpu names its OpenCL device, or that there is none, or that the
+// build lacks it; cuda names the driver's CUDA version and its GPUs, or none.
+TEST(Target, EveryKnownTargetSaysWhetherItRunsHere) {
+  std::vector<std::string> names;
+  for (std::string_view n : known_target_names()) names.emplace_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu-x86_64", "host-gpu", "cuda"}));
+  EXPECT_EQ(target_availability("cpu-x86_64"), "");
+  const std::string host_gpu = target_availability("host-gpu");
+  if (!find_target("host-gpu"))
+    EXPECT_EQ(host_gpu, "not in this build");
+  else
+    EXPECT_TRUE(host_gpu == "no OpenCL device" || host_gpu.rfind("OpenCL: ", 0) == 0) << host_gpu;
+  const std::string cuda = target_availability("cuda");
+  EXPECT_TRUE(cuda == "driver: none" || cuda.rfind("driver: CUDA ", 0) == 0) << cuda;
+  EXPECT_EQ(target_availability("cuda-sm_90"), "not in this build");
 }
 
 // No code: nothing to load (an executable without kernels).

@@ -199,6 +199,33 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
   EXPECT_EQ(mlc("version").out, version.out);
 }
 
+// `mlc --version` lists the targets, one line each, with what this machine
+// has of each: the probes' own phrases (runtime/target.h availability,
+// compiler/gpu/nvrtc.h), whichever this machine gives.
+TEST(Help, VersionListsTheTargetsAndWhatRunsHere) {
+  RunResult version = mlc("--version");
+  ASSERT_EQ(version.status, 0);
+  std::vector<std::string> lines;
+  std::istringstream in(version.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u) << version.out;
+  EXPECT_EQ(lines[1], "targets:");
+  EXPECT_EQ(lines[2], "  cpu-x86_64");
+  EXPECT_TRUE(lines[3] == "  host-gpu (not in this build)" || lines[3] == "  host-gpu (no OpenCL device)" ||
+              lines[3].rfind("  host-gpu (OpenCL: ", 0) == 0)
+      << lines[3];
+  EXPECT_EQ(lines[4].rfind("  cuda (NVRTC ", 0), 0u) << lines[4];
+  const bool nvrtc = lines[4].find(" for compiling: found; ") != std::string::npos;
+  EXPECT_TRUE(nvrtc || lines[4].rfind("  cuda (NVRTC for compiling: not found; ", 0) == 0) << lines[4];
+  EXPECT_TRUE(lines[4].ends_with("; driver: none)") || lines[4].find("; driver: CUDA ") != std::string::npos)
+      << lines[4];
+
+  // Without NVRTC (MLC_NVRTC names no library: nothing else is tried).
+  RunResult without = mlc::testing::run_mlc("--version", "MLC_NVRTC=/nonexistent");
+  ASSERT_EQ(without.status, 0);
+  EXPECT_NE(without.out.find("\n  cuda (NVRTC for compiling: not found; driver: "), std::string::npos) << without.out;
+}
+
 // `mlc help opt` lists each pass's options from the pass's own table.
 TEST(Help, OptListsEachPassesOptionTable) {
   RunResult help = mlc("help opt");

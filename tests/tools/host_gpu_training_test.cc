@@ -26,43 +26,24 @@ TrainOptions on_host_gpu() {
 class HostGpuOracle : public ::testing::TestWithParam<std::string> {};
 
 // digits_mlp (135 steps) and tiny_gpt (40 steps): every loss, the first
-// step's gradients and the final parameters, as training_test.cc's OracleModel.
+// step's gradients and the final parameters, as training_test.cc's
+// OracleModel (oracle_compare.h expect_oracle_model_matches).
 TEST_P(HostGpuOracle, MatchesPyTorchStepForStep) {
   SKIP_WITHOUT_HOST_GPU();
-  const std::string name = GetParam(), dir = temp_dir("host_gpu_" + name), ref = "tests/data/oracle/" + name;
-  ModelFile model = load_model("examples/" + name + ".json");
-  TrainOptions o = on_host_gpu();
-  o.init_path = ref + "/init.safetensors";
-  o.metrics_path = dir + "/metrics.jsonl";
-  o.save_path = dir + "/final.safetensors";
-  o.dump_grads_path = dir + "/grads.safetensors";
-  run(model, o);
-  auto want = read_json(ref + "/losses.json")["losses"].get<std::vector<double>>();
-  Metrics m = read_metrics(o.metrics_path);
-  ASSERT_EQ(m.losses.size(), want.size());
-  expect_losses(m.losses, want, want.size(), 1e-5);
-  expect_tensors(o.dump_grads_path, ref + "/grads_step0.safetensors", 1e-5, true);
-  expect_tensors(o.save_path, ref + "/final.safetensors", 1e-4);
+  expect_oracle_model_matches(GetParam(), on_host_gpu(), temp_dir("host_gpu_" + GetParam()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, HostGpuOracle, ::testing::Values("digits_mlp", "tiny_gpt"));
+INSTANTIATE_TEST_SUITE_P(Examples, HostGpuOracle, ::testing::ValuesIn(oracle_examples()));
 
 // Every optimizer and schedule against PyTorch (training_test.cc's Optimizers).
 class HostGpuOptimizers : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HostGpuOptimizers, MatchPyTorch) {
   SKIP_WITHOUT_HOST_GPU();
-  const std::string base = "tests/data/optimizers/" + GetParam(), dir = temp_dir("host_gpu_" + GetParam());
-  ModelFile model = load_model(base + ".json");
-  TrainOptions o = on_host_gpu();
-  o.init_path = "tests/data/optimizers/init.safetensors";
-  expect_training_matches(model, o, dir, base + ".losses.json", base + ".final.safetensors", 1e-5);
+  expect_optimizer_case_matches(GetParam(), on_host_gpu(), temp_dir("host_gpu_" + GetParam()));
 }
 
-INSTANTIATE_TEST_SUITE_P(All, HostGpuOptimizers,
-                         ::testing::Values("sgd_momentum_dampening", "sgd_nesterov_step", "sgd_plain_warmup",
-                                           "adam_clip", "adamw_2d_cosine", "rmsprop_centered_momentum",
-                                           "rmsprop_plain", "adagrad"));
+INSTANTIATE_TEST_SUITE_P(All, HostGpuOptimizers, ::testing::ValuesIn(oracle_optimizer_cases()));
 
 // The examples no PyTorch run covers here, against the reference interpreter
 // over their first steps: losses within 1e-5 relative, final parameters

@@ -1,6 +1,8 @@
 // What the oracle suites share (training_test.cc, host_gpu_training_test.cc):
 // a run's metrics and parameters against PyTorch's recorded ones, at the
-// tolerances training_test.cc justifies.
+// tolerances training_test.cc justifies, and the recorded cases themselves
+// (expect_oracle_model_matches, expect_optimizer_case_matches): a suite for
+// another device passes its TrainOptions and runs the same comparisons.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -19,7 +21,6 @@
 #include "runtime/safetensors.h"
 
 namespace mlc::oracle {
-
 
 inline std::string temp_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("mlc_training_test_" + std::to_string(getpid())) / name;
@@ -104,6 +105,51 @@ inline void expect_training_matches(const ModelFile& model, TrainOptions o, cons
   ASSERT_EQ(m.losses.size(), want.size());
   expect_losses(m.losses, want, want.size(), 1e-5);
   expect_tensors(o.save_path, final_params, param_atol);
+}
+
+// The examples with a recorded PyTorch run step for step (tests/data/oracle/NAME).
+inline const std::vector<std::string>& oracle_examples() {
+  static const std::vector<std::string> names = {"digits_mlp", "tiny_gpt"};
+  return names;
+}
+
+// The optimizer and schedule cases recorded by tests/oracle/optimizers.py
+// (tests/data/optimizers/NAME.json, .losses.json, .final.safetensors).
+inline const std::vector<std::string>& oracle_optimizer_cases() {
+  static const std::vector<std::string> names = {"sgd_momentum_dampening", "sgd_nesterov_step", "sgd_plain_warmup",
+                                                 "adam_clip",              "adamw_2d_cosine",   "rmsprop_centered_momentum",
+                                                 "rmsprop_plain",          "adagrad"};
+  return names;
+}
+
+// examples/NAME.json trained with `o` (its device and backend; the rest is
+// set here) from PyTorch's initial weights, in `dir`, against the recorded
+// run tests/data/oracle/NAME: every loss within 1e-5 relative, the first
+// step's gradients within 1e-5 of their largest magnitude, the final
+// parameters within 1e-4.
+inline void expect_oracle_model_matches(const std::string& name, TrainOptions o, const std::string& dir) {
+  const std::string ref = "tests/data/oracle/" + name;
+  ModelFile model = load_model("examples/" + name + ".json");
+  o.init_path = ref + "/init.safetensors";
+  o.metrics_path = dir + "/metrics.jsonl";
+  o.save_path = dir + "/final.safetensors";
+  o.dump_grads_path = dir + "/grads.safetensors";
+  run(model, o);
+  auto want = read_json(ref + "/losses.json")["losses"].get<std::vector<double>>();
+  Metrics m = read_metrics(o.metrics_path);
+  ASSERT_EQ(m.losses.size(), want.size());
+  expect_losses(m.losses, want, want.size(), 1e-5);
+  expect_tensors(o.dump_grads_path, ref + "/grads_step0.safetensors", 1e-5, true);
+  expect_tensors(o.save_path, ref + "/final.safetensors", 1e-4);
+}
+
+// tests/data/optimizers/NAME trained with `o` (its device and backend) in
+// `dir`: every loss within 1e-5 relative, the final parameters within 1e-5.
+inline void expect_optimizer_case_matches(const std::string& name, TrainOptions o, const std::string& dir) {
+  const std::string base = "tests/data/optimizers/" + name;
+  ModelFile model = load_model(base + ".json");
+  o.init_path = "tests/data/optimizers/init.safetensors";
+  expect_training_matches(model, o, dir, base + ".losses.json", base + ".final.safetensors", 1e-5);
 }
 
 }  // namespace mlc::oracle

@@ -35,23 +35,10 @@ class OracleModel : public ::testing::TestWithParam<std::string> {};
 // digits_mlp (135 steps) and tiny_gpt (40 steps): every loss, the first
 // step's gradients and the final parameters.
 TEST_P(OracleModel, MatchesPyTorchStepForStep) {
-  const std::string name = GetParam(), dir = temp_dir(name), ref = "tests/data/oracle/" + name;
-  ModelFile model = load_model("examples/" + name + ".json");
-  TrainOptions o;
-  o.init_path = ref + "/init.safetensors";
-  o.metrics_path = dir + "/metrics.jsonl";
-  o.save_path = dir + "/final.safetensors";
-  o.dump_grads_path = dir + "/grads.safetensors";
-  run(model, o);
-  auto want = read_json(ref + "/losses.json")["losses"].get<std::vector<double>>();
-  Metrics m = read_metrics(o.metrics_path);
-  ASSERT_EQ(m.losses.size(), want.size());
-  expect_losses(m.losses, want, want.size(), 1e-5);
-  expect_tensors(o.dump_grads_path, ref + "/grads_step0.safetensors", 1e-5, true);
-  expect_tensors(o.save_path, ref + "/final.safetensors", 1e-4);
+  expect_oracle_model_matches(GetParam(), TrainOptions{}, temp_dir(GetParam()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, OracleModel, ::testing::Values("digits_mlp", "tiny_gpt"));
+INSTANTIATE_TEST_SUITE_P(Examples, OracleModel, ::testing::ValuesIn(oracle_examples()));
 
 // The seed experiment of data parallelism: digits_cnn with shuffling, global
 // batch 64, 110 steps, from PyTorch's initial weights, on one device and on
@@ -178,18 +165,9 @@ TEST(OracleCnn, EachEpochRestartedFromPyTorchMatches) {
 
 class Optimizers : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(Optimizers, MatchPyTorch) {
-  const std::string base = "tests/data/optimizers/" + GetParam(), dir = temp_dir(GetParam());
-  ModelFile model = load_model(base + ".json");
-  TrainOptions o;
-  o.init_path = "tests/data/optimizers/init.safetensors";
-  expect_training_matches(model, o, dir, base + ".losses.json", base + ".final.safetensors", 1e-5);
-}
+TEST_P(Optimizers, MatchPyTorch) { expect_optimizer_case_matches(GetParam(), TrainOptions{}, temp_dir(GetParam())); }
 
-INSTANTIATE_TEST_SUITE_P(All, Optimizers,
-                         ::testing::Values("sgd_momentum_dampening", "sgd_nesterov_step", "sgd_plain_warmup",
-                                           "adam_clip", "adamw_2d_cosine", "rmsprop_centered_momentum",
-                                           "rmsprop_plain", "adagrad"));
+INSTANTIATE_TEST_SUITE_P(All, Optimizers, ::testing::ValuesIn(oracle_optimizer_cases()));
 
 // Gradient accumulation against PyTorch's `(loss / K).backward()` over K
 // micro-batches then one step (tests/oracle/grad_accumulation.py, from the
