@@ -1,6 +1,6 @@
 #include "runtime/cuda/nccl.h"
 
-#include <dlfcn.h>
+#include "runtime/shared_library.h"
 
 #include <cstdlib>
 #include <iterator>
@@ -8,26 +8,6 @@
 
 namespace mlc::rt::cuda {
 
-namespace {
-
-template <class F>
-bool find_symbol(void* lib, const char* symbol, F& fn) {
-  fn = reinterpret_cast<F>(dlsym(lib, symbol));
-  return fn != nullptr;
-}
-
-// Where a toolkit's libraries are when the dynamic loader does not know them
-// (as runtime/cuda/cublaslt.cc looks): $CUDA_HOME/lib64, $CUDA_PATH/lib64,
-// then the toolkit's conventional prefix.
-std::vector<std::string> toolkit_lib_dirs() {
-  std::vector<std::string> dirs;
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* v = std::getenv(var); v && *v) dirs.push_back(std::string(v) + "/lib64/");
-  dirs.push_back("/usr/local/cuda/lib64/");
-  return dirs;
-}
-
-}  // namespace
 
 std::string nccl_result_name(ncclResult_t r) {
   static const char* const names[] = {"ncclSuccess",         "ncclUnhandledCudaError", "ncclSystemError",
@@ -75,25 +55,27 @@ std::optional<ncclDataType_t> nccl_reduce_type(DType t) {
 }
 
 Expected<std::unique_ptr<Nccl>> load_nccl(const char* library) {
+  // The loader's search, then the toolkit's lib64 (runtime/shared_library.h).
   // Never closed: NCCL stays loaded for the process's life.
-  void* lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  for (const std::string& dir : lib ? std::vector<std::string>{} : toolkit_lib_dirs())
-    if (!lib) lib = dlopen((dir + library).c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib)
+  const std::string_view names[] = {library};
+  Expected<SharedLibrary> opened = open_shared_library(names, LibrarySearch{cuda_toolkit_lib_dirs(), nullptr});
+  if (!opened.ok())
     return make_error(std::string("cuda: collectives need NCCL: ") + library +
                       " not found (install NCCL, or add its lib directory to LD_LIBRARY_PATH)");
+  SharedLibrary lib = std::move(opened).value();
+  lib.keep_loaded();
   auto n = std::make_unique<Nccl>();
   n->library = library;
   auto lacks = [&](const char* symbol) { return make_error("cuda: " + n->library + " lacks " + symbol); };
   // The version first: an old NCCL is named as such, not by what it lacks.
-  if (!find_symbol(lib, "ncclGetVersion", n->ncclGetVersion)) return lacks("ncclGetVersion");
-  if (!find_symbol(lib, "ncclGetErrorString", n->ncclGetErrorString)) return lacks("ncclGetErrorString");
+  if (!lib.bind(n->ncclGetVersion, "ncclGetVersion")) return lacks("ncclGetVersion");
+  if (!lib.bind(n->ncclGetErrorString, "ncclGetErrorString")) return lacks("ncclGetErrorString");
   int version = 0;
   MLC_CHECK_OK(n->check(n->ncclGetVersion(&version), "cuda: ncclGetVersion"));
   n->version = version;
   MLC_CHECK_OK(check_nccl_version(version));
 #define MLC_NCCL_FIND(member) \
-  if (!find_symbol(lib, #member, n->member)) return lacks(#member)
+  if (!lib.bind(n->member, #member)) return lacks(#member)
   MLC_NCCL_FIND(ncclGetUniqueId);
   MLC_NCCL_FIND(ncclCommInitRankConfig);
   MLC_NCCL_FIND(ncclCommDestroy);

@@ -18,6 +18,7 @@
 #include "tests/runtime/cuda_collective_steps.h"
 #include "tests/runtime/cuda_test_executables.h"
 #include "tests/runtime/fake_nccl.h"
+#include "tests/runtime/synthetic_cubin.h"
 
 namespace mlc::rt {
 namespace {
@@ -384,12 +385,7 @@ TEST(CudaCollectives, AnIndexErrorAfterACollectiveIsNotRunAgain) {
                  4};
   k["zero_idx"] = {[=](unsigned, unsigned, const Args& a) { std::memset(i32(a[1]), 0, 12); }, 3};
   // cuda_gather_executable with the table broadcast first (slot 5, from rank 0).
-  std::string cubin(64, '\0');
-  cubin[0] = 0x7f, cubin[1] = 'E', cubin[2] = 'L', cubin[3] = 'F', cubin[4] = 2, cubin[5] = 1, cubin[6] = 1;
-  cubin[8] = 8, cubin[18] = static_cast<char>(190);
-  const uint32_t flags = 0x06000004u | (90u << 8);
-  for (int i = 0; i < 4; ++i) cubin[48 + i] = static_cast<char>((flags >> (8 * i)) & 0xff);
-  auto e = cuda_gather_executable(cubin);
+  auto e = cuda_gather_executable(synthetic_cubin(90));
   e->slots.push_back(cuda_slot(DType::f32, {4}, -1, 512));
   e->arena_bytes = 768;
   Instruction bcast = cuda_instruction(InstrKind::collective, {1}, 5, "collective_broadcast", 1);
