@@ -23,7 +23,9 @@ parameter count (attention by scaled_dot_product_attention), torch.compile,
 torch.autocast(bfloat16), AdamW (fused where available) with the same
 hyperparameters, on the same batches; the median of N steps after warm-up.
 Each side runs in its own process with a timeout: a failure or a timeout of
-one is reported with its error, and the other is still measured.
+one is reported with its error, and the other is still measured; where
+torch.compile fails (Triton needs a C compiler and Python's headers), PyTorch
+is measured eager, and the report says so.
 
 Reported per side: median step, tokens/s, MFU = tokens/s * FLOPs per token /
 989e12 (H100 SXM's dense bf16 peak) with llm.c's count, FLOPs per token =
@@ -426,7 +428,18 @@ def torch_child(config_path):
     if device == "cuda":
         torch.cuda.reset_peak_memory_stats()
     t0 = time.time()
-    first = float(step(0).item())
+    compile_error = None
+    try:
+        first = float(step(0).item())
+    except Exception as e:  # torch.compile needs a C compiler and Python's headers (Triton): eager then
+        if not compiled:
+            raise
+        compile_error = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[-1][:300] if str(e).strip() else "")
+        print("torch.compile failed, measuring eager: " + compile_error, file=sys.stderr)
+        step_model, compiled = model, False
+        opt.zero_grad(set_to_none=True)
+        t0 = time.time()
+        first = float(step(0).item())
     compile_s = time.time() - t0
     for i in range(1, job["warmup"]):
         step(i)
@@ -438,7 +451,8 @@ def torch_child(config_path):
         loss = step(job["warmup"] + i)
         sync()
         times.append((time.perf_counter() - t) * 1e3)
-    r = dict(device=device, torch=torch.__version__, params=n, compiled=compiled, fused_adamw=fused,
+    r = dict(device=device, torch=torch.__version__, params=n, compiled=compiled, compile_error=compile_error,
+             fused_adamw=fused,
              attention="scaled_dot_product_attention" if sdpa else "materialized", first_loss=first,
              final_loss=float(loss.item()), first_step_s=round(compile_s, 1), steps=len(times),
              median_step_ms=statistics.median(times), mean_step_ms=statistics.mean(times))
@@ -530,6 +544,8 @@ def report(log, c, mlc, torch_r, dry):
         log("PyTorch %s on %s: torch.compile %s, AdamW fused %s, attention %s, first step (compile) %.1f s"
             % (torch_r.get("torch"), torch_r.get("gpu", torch_r.get("device")), torch_r.get("compiled"),
                torch_r.get("fused_adamw"), torch_r.get("attention"), torch_r.get("first_step_s", 0)))
+    if torch_r.get("compile_error"):
+        log("PyTorch: torch.compile failed, eager numbers above: " + torch_r["compile_error"])
     if mlc.get("median_step_ms") and not dry:
         log("mlc: each step copies parameters and optimizer state to the GPU and back (not device-resident yet)")
     if mlc.get("profile"):
