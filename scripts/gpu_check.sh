@@ -114,7 +114,13 @@ elif [[ -f gpu-bundle/mlc-gpu.tar.xz ]]; then
   cat gpu-bundle/MANIFEST.txt 2>/dev/null | sed -n '1,7p'
   unpack=$(mktemp -d "${TMPDIR:-/tmp}/mlc-gpu.XXXXXX")
   trap 'rm -rf "$unpack"' EXIT
-  if (cd gpu-bundle && sha256sum -c --quiet mlc-gpu.tar.xz.sha256) && tar -C "$unpack" -xJf gpu-bundle/mlc-gpu.tar.xz; then
+  # tar -J needs xz; Python's tarfile reads xz by itself.
+  untar() {
+    if command -v xz > /dev/null; then tar -C "$unpack" -xJf gpu-bundle/mlc-gpu.tar.xz
+    else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' \
+           gpu-bundle/mlc-gpu.tar.xz "$unpack"; fi
+  }
+  if (cd gpu-bundle && sha256sum -c --quiet mlc-gpu.tar.xz.sha256) && untar; then
     bin=$unpack/mlc-gpu/bin
     echo "unpacked into $unpack"
     record bundle PASS $((SECONDS - t0))
