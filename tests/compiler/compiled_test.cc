@@ -50,10 +50,12 @@
 #include <random>
 #include <set>
 
+#include "compiler/gpu/nvrtc.h"
 #include "compiler/lower.h"
 #include "ir/builder.h"
 #include "ir/collectives.h"
 #include "ir/op_table.h"
+#include "runtime/cuda/cuda_driver.h"
 #include "runtime/executor.h"
 #include "runtime/interpreter.h"
 #include "runtime/target.h"
@@ -428,11 +430,11 @@ void expect_close(const rt::Tensor& want, const rt::Tensor& got, double ulps) {
   }
 }
 
-// Runs f interpreted and compiled for `target` on `inputs` and expects the
-// results within `ulps`; a second compiled run over the same arena gives the
-// same bits.
+// Runs f interpreted and compiled as `options` say (the target, cuda's arch)
+// on `inputs` and expects the results within `ulps`; a second compiled run
+// over the same arena gives the same bits.
 void expect_compiled_matches(const Function& f, std::vector<rt::Tensor> inputs, double ulps,
-                             const std::string& target = std::string(rt::kCpuTarget)) {
+                             const LowerOptions& options = {}) {
   std::vector<rt::Tensor*> ptrs;
   for (rt::Tensor& t : inputs) ptrs.push_back(&t);
 
@@ -441,8 +443,6 @@ void expect_compiled_matches(const Function& f, std::vector<rt::Tensor> inputs, 
   auto want = interp->run(inputs);
   ASSERT_TRUE(want.ok()) << want.error().message;
 
-  LowerOptions options;
-  options.target = target;
   auto lowered = lower_function(f, options);
   ASSERT_TRUE(lowered.ok()) << lowered.error().message;
   auto exe = rt::Executor::create(lowered->executable);
@@ -453,8 +453,10 @@ void expect_compiled_matches(const Function& f, std::vector<rt::Tensor> inputs, 
   std::vector<rt::Tensor> first;
   for (size_t k = 0; k < f.results.size(); ++k) {
     SCOPED_TRACE("result " + std::to_string(k));
-    if (mlc::testing::reordered_terms(*f.ops.back()) > 0)
-      mlc::testing::expect_within_reordered_bound(*interp, *f.ops.back(), inputs, (*want)[k], exe->result(k));
+    const bool gpu_gemms = options.target == rt::kCudaTarget;  // f64 too: cuBLASLt's order, not OpenBLAS's
+    if (mlc::testing::reordered_terms(*f.ops.back(), gpu_gemms) > 0)
+      mlc::testing::expect_within_reordered_bound(*interp, *f.ops.back(), inputs, (*want)[k], exe->result(k),
+                                                  gpu_gemms);
     else
       expect_close((*want)[k], exe->result(k), ulps);
     first.push_back(exe->result(k));
@@ -519,10 +521,50 @@ TEST_P(CompiledHostGpu, MatchesTheInterpreter) {
   std::mt19937_64 rng(42);
   std::vector<rt::Tensor> inputs;
   for (const Arg& a : c.args) inputs.push_back(random_tensor(a, rng));
-  expect_compiled_matches(*m.functions[0], std::move(inputs), ulps, std::string(rt::kHostGpuTarget));
+  lo.compile_kernels = true;
+  expect_compiled_matches(*m.functions[0], std::move(inputs), ulps, lo);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, CompiledHostGpu, ::testing::ValuesIn(cases()), mlc::testing::case_name<Case>);
+
+// The cuda target on this machine's GPU ($MLC_CUDA_DEVICE, default 0; ctest
+// -L gpu): the same cases, kernels compiled by NVRTC for the GPU's
+// architecture, GEMMs on cuBLASLt (f32 without TF32), each run copying its
+// arguments to the GPU and its results back. Tolerances as the host device's:
+// the kernel text is the same, and CUDA's libdevice is within OpenCL's
+// bounds for exp, log, tanh, erf, sin, cos and pow; dots of every dtype,
+// f64 too, within the reordered-sum bound. Skips without a GPU or NVRTC.
+Expected<std::string> gpu_arch() {
+  MLC_TRY(int ordinal, rt::cuda::cuda_device_ordinal());
+  MLC_TRY(const rt::cuda::CudaDevice* gpu, rt::cuda::cuda_device(ordinal));
+  if (!gpu::nvrtc_available()) return gpu::nvrtc_version().take_error();
+  return gpu->arch();
+}
+
+class CompiledCuda : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CompiledCuda, MatchesTheInterpreter) {
+  static const Expected<std::string> arch = gpu_arch();
+  if (!arch.ok()) GTEST_SKIP() << arch.error().message;
+  const Case& c = GetParam();
+  Module m = mlc::testing::one_op_module(c, "compiled_test");
+  LowerOptions lo;
+  lo.compile_kernels = false;
+  lo.target = std::string(rt::kCudaTarget);
+  lo.arch = *arch;
+  auto l = lower_function(*m.functions[0], lo);
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  double ulps = c.ulps;
+  for (const kir::Kernel& k : l->kernels)
+    if (calls_platform_math(k)) ulps = std::max(ulps, is_half(m.functions[0]->results[0]->type.dtype) ? 1.0 : 16.0);
+  std::mt19937_64 rng(42);
+  std::vector<rt::Tensor> inputs;
+  for (const Arg& a : c.args) inputs.push_back(random_tensor(a, rng));
+  lo.compile_kernels = true;
+  expect_compiled_matches(*m.functions[0], std::move(inputs), ulps, lo);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, CompiledCuda, ::testing::ValuesIn(cases()), mlc::testing::case_name<Case>);
 
 // bf16/f16 dots and convolutions accumulate in f32 and round once, as
 // PyTorch's CPU bf16 matmul does: 1 + 256 terms of 2^-8 is 2, where a bf16

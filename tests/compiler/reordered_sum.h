@@ -40,13 +40,14 @@
 namespace mlc::testing {
 
 // Product terms summed into one result element of an f32, bf16 or f16 dot (K;
-// f64 dots run on OpenBLAS as in the interpreter, bit for bit), or of conv2d or one of
-// its gradients (x [N,C,H,W], w [O,C/g,KH,KW], y [N,O,OH,OW]); 0 for other ops.
-inline int64_t reordered_terms(const Op& op) {
+// f64 dots run on OpenBLAS as in the interpreter, bit for bit, unless
+// `f64_dots_reordered`: cuBLASLt's on a GPU), or of conv2d or one of its
+// gradients (x [N,C,H,W], w [O,C/g,KH,KW], y [N,O,OH,OW]); 0 for other ops.
+inline int64_t reordered_terms(const Op& op, bool f64_dots_reordered = false) {
   auto shape = [](const Value* v) -> const Shape& { return v->type.shape; };
   switch (op.code) {
     case OpCode::Dot: {
-      if (op.result()->type.dtype == DType::f64) return 0;
+      if (op.result()->type.dtype == DType::f64 && !f64_dots_reordered) return 0;
       const Shape& a = shape(op.operands[0]);
       return a[a.size() - (op.attrs.get_bool("transpose_a") ? 2 : 1)];
     }
@@ -105,15 +106,15 @@ inline std::vector<rt::Tensor> magnitudes(const std::vector<rt::Tensor>& ts) {
 // interpreter's result; S comes from `interp` run on |inputs|.
 inline void expect_within_reordered_bound(const rt::Interpreter& interp, const Op& op,
                                      const std::vector<rt::Tensor>& inputs, const rt::Tensor& want,
-                                     const rt::Tensor& got) {
+                                     const rt::Tensor& got, bool f64_dots_reordered = false) {
   auto s = interp.run(magnitudes(inputs));
   ASSERT_TRUE(s.ok()) << s.error().message;
   const DType t = want.dtype();
   if (is_half(t)) {
-    expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(DType::f32, reordered_terms(op)), epsilon(t));
+    expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(DType::f32, reordered_terms(op, f64_dots_reordered)), epsilon(t));
     return;
   }
-  expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(t, reordered_terms(op)));
+  expect_within_sum_bound(want, got, (*s)[0], reordered_sum_factor(t, reordered_terms(op, f64_dots_reordered)));
 }
 
 }  // namespace mlc::testing

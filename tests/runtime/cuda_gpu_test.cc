@@ -3,7 +3,8 @@
 // dtype, transpose, batch and b_shared combination, updates and copies, with
 // a CUDA graph, without one and profiled; index errors; what is refused.
 // The kernels are tests/data/cuda/kernels.cu, compiled by nvcc for this GPU
-// where nvcc is on PATH, else the stored sm_90 cubin on an sm_90 GPU.
+// where nvcc is on PATH, else the stored sm_90 cubin on an sm_90 GPU
+// (tests/test_dirs.h: where the tree is).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "runtime/executor.h"
 #include "runtime/half.h"
 #include "tests/runtime/cuda_test_executables.h"
+#include "tests/test_dirs.h"
 
 namespace mlc::rt {
 namespace {
@@ -43,16 +45,16 @@ class CudaGpu : public ::testing::Test {
     ASSERT_TRUE(device.ok()) << device.error().message;
     device_ = *device;
     arch_ = device_->arch();
-    const fs::path source = fs::path(MLC_SOURCE_DIR) / "tests/data/cuda/kernels.cu";
+    const fs::path source = test_source_dir() / "tests/data/cuda/kernels.cu";
     if (std::system("command -v nvcc > /dev/null 2>&1") == 0) {
-      const fs::path dir = fs::path(MLC_BINARY_DIR) / "cuda_gpu_test";
+      const fs::path dir = test_binary_dir() / "cuda_gpu_test";
       fs::create_directories(dir);
       const fs::path cubin = dir / ("kernels_" + arch_ + ".cubin");
       const std::string command = "nvcc -cubin -arch=" + arch_ + " -o " + cubin.string() + " " + source.string();
       ASSERT_EQ(std::system(command.c_str()), 0) << command;
       cubin_ = read_bytes(cubin);
     } else if (arch_ == "sm_90") {
-      cubin_ = read_bytes(fs::path(MLC_SOURCE_DIR) / "tests/data/cuda/kernels_sm_90.cubin");
+      cubin_ = read_bytes(test_source_dir() / "tests/data/cuda/kernels_sm_90.cubin");
     } else {
       GTEST_SKIP() << "no nvcc on PATH to compile the test kernels for " << arch_;
     }

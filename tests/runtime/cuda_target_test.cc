@@ -28,6 +28,7 @@
 #include "runtime/shared_library.h"
 #include "runtime/verify_executable.h"
 #include "tests/runtime/cuda_test_executables.h"
+#include "tests/test_dirs.h"
 #include "tests/runtime/fake_cuda.h"
 #include "tests/runtime/synthetic_cubin.h"
 
@@ -166,9 +167,9 @@ TEST(Cubin, ReadsTheStoredNvccCubin) {
 TEST(Cubin, ReadsNvccCubins) {
   if (std::system("command -v nvcc > /dev/null 2>&1") != 0) GTEST_SKIP() << "nvcc is not on PATH";
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(MLC_BINARY_DIR) / "cuda_target_test";
+  const fs::path dir = test_binary_dir() / "cuda_target_test";
   fs::create_directories(dir);
-  const fs::path source = fs::path(MLC_SOURCE_DIR) / "tests/data/cuda/kernels.cu";
+  const fs::path source = test_source_dir() / "tests/data/cuda/kernels.cu";
   for (int sm : {80, 90}) {
     const std::string arch = "sm_" + std::to_string(sm);
     const fs::path cubin = dir / ("kernels_" + arch + ".cubin");
