@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/target.h"
 
 namespace mlc {
 
@@ -51,6 +52,13 @@ Expected<Device> resolve_device(Device d) {
   d.arch = gpu->arch();
   setenv("MLC_CUDA_DEVICE", std::to_string(d.ordinal).c_str(), 1);
   return d;
+}
+
+Expected<std::unique_ptr<rt::DeviceTensors>> make_device_tensors(const Device& d) {
+  if (d.is_cpu()) return d.shadow_host_tensors ? rt::host_shadow_tensors() : std::unique_ptr<rt::DeviceTensors>();
+  const rt::Target* target = rt::find_target(d.target);
+  if (!target) return make_error("error: this build of mlc has no " + d.target + " target");
+  return target->make_device_tensors();
 }
 
 }  // namespace mlc

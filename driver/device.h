@@ -11,6 +11,8 @@
 #include <string_view>
 
 #include "ir/expected.h"
+#include "runtime/device_executor.h"
+#include "runtime/device_tensors.h"
 #include "runtime/executable.h"
 
 namespace mlc {
@@ -19,6 +21,14 @@ struct Device {
   std::string target{rt::kCpuTarget};
   std::string arch;  // cuda: "sm_90"; empty: the GPU's
   int ordinal = 0;   // cuda: which GPU
+  // How its executors run (`mlc run --no-graph`, `--allow-tf32`).
+  rt::ExecutorOptions executor;
+  // A training run keeps its parameters and optimizer state in the device's
+  // memory between steps where the target has its own (runtime/
+  // device_tensors.h; cuda, host-gpu). With this, a cpu run keeps them in a
+  // second copy of host memory all the same (tests check the driver's syncs
+  // on the CPU so).
+  bool shadow_host_tensors = false;
   bool is_cpu() const { return target == rt::kCpuTarget; }
   // "cpu", "host-gpu", "cuda:0", "cuda:sm_90".
   std::string str() const;
@@ -33,5 +43,10 @@ Expected<Device> parse_device(std::string_view text, std::string_view flag, bool
 // process then run on that GPU ($MLC_CUDA_DEVICE, runtime/cuda/cuda_driver.h).
 // Other devices are returned as they are.
 Expected<Device> resolve_device(Device d);
+
+// Where a training run on `d` keeps its parameters and optimizer state
+// between steps (runtime/device_tensors.h): null where they stay in the
+// host tensors (the CPU without shadow_host_tensors, the interpreter).
+Expected<std::unique_ptr<rt::DeviceTensors>> make_device_tensors(const Device& d);
 
 }  // namespace mlc

@@ -111,7 +111,9 @@ Status Evaluator::add_remainder(const rt::Split& split, const std::vector<rt::Na
                                 double& loss_sum, int64_t& correct, int64_t& positions) {
   const int64_t w = rank_.data_ranks, mine = examples_ / w * w + rank_.data_rank;
   // The whole parameters, as the sharded @eval's arguments place them (a
-  // collective: every rank gathers, whether or not it has an example).
+  // collective: every rank gathers, whether or not it has an example), from
+  // the host's copies made current.
+  MLC_CHECK_OK(rank_.to_host(params));
   std::vector<rt::NamedTensor> whole;
   const Signature* placed = full_ ? &full_->signature() : nullptr;
   for (size_t i = 0; i < params.size(); ++i) {

@@ -45,8 +45,11 @@ Program Program::from_model(const ModelFile& model, Backend backend, ParallelPla
   return p;
 }
 
-Program Program::from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path, bool sharded) {
+Program Program::from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path, bool sharded,
+                               rt::ExecutorOptions executor) {
   Program p;
+  p.device_.executor = executor;
+  if (!artifact->functions.empty()) p.device_.target = artifact->functions.front().executable->target;
   if (sharded) {
     p.parallel_.mesh = artifact->mesh;
     p.parallel_.zero = artifact->zero;
@@ -107,7 +110,7 @@ Expected<StepFunction> Program::function(const std::string& name, int64_t batch)
     return StepFunction::create(*f, backend_, path_, device_);
   }
   if (const rt::CompiledFunction* c = artifact_->find(name, batch, sharded_))
-    return StepFunction::create(c->executable, path_);
+    return StepFunction::create(c->executable, path_, device_.executor);
   std::string have;
   for (const rt::CompiledFunction& c : artifact_->functions)
     if (c.name == name && c.sharded == sharded_) have += (have.empty() ? "" : ", ") + std::to_string(c.batch);

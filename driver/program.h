@@ -37,7 +37,9 @@ class Program {
   static Program from_model(const ModelFile& model, Backend backend, ParallelPlan parallel = {}, Device device = {});
   // An artifact's unsharded functions, or with `sharded` (an artifact with a
   // mesh) its sharded ones, parallel() being the artifact's mesh and ZeRO stage.
-  static Program from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path, bool sharded = false);
+  // Its functions' executors run with `executor`.
+  static Program from_artifact(std::shared_ptr<const rt::Artifact> artifact, std::string path, bool sharded = false,
+                               rt::ExecutorOptions executor = {});
 
   const ModelConfig& config() const;
   // What the errors of a run name: the model file or the artifact.
@@ -50,6 +52,9 @@ class Program {
   // compiles it (what `mlc compile` lowers).
   Expected<const Function*> ir(const std::string& name, int64_t batch) const;
   const ParallelPlan& parallel() const { return parallel_; }
+  // Where its functions run: the model's device, or the artifact's target.
+  const Device& device() const { return device_; }
+  Backend backend() const { return backend_; }
   // Model files with a mesh: the sharding pass's collective ledger for `batch`, by function.
   Expected<const std::map<std::string, std::vector<LedgerEntry>>*> ledger(int64_t batch) const;
 

@@ -64,7 +64,19 @@ Expected<Rank> Rank::on_mesh(rt::World& world, const Mesh& mesh, const Signature
 Expected<StepFunction> Rank::function(const std::string& name, int64_t batch) const {
   MLC_TRY(StepFunction f, functions->get(name, batch));
   f.set_world(world);
+  MLC_CHECK_OK(f.set_device_tensors(device_tensors));
   return f;
+}
+
+Status Rank::to_host(const std::vector<rt::NamedTensor>& tensors) const {
+  if (device_tensors)
+    for (const rt::NamedTensor& t : tensors) MLC_CHECK_OK(device_tensors->to_host(t.tensor));
+  return {};
+}
+
+void Rank::host_wrote(const std::vector<rt::NamedTensor>& tensors) const {
+  if (device_tensors)
+    for (const rt::NamedTensor& t : tensors) device_tensors->host_wrote(t.tensor);
 }
 
 std::string Rank::prefix() const { return world ? "rank " + std::to_string(world->rank()) + ": " : ""; }

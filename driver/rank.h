@@ -28,6 +28,7 @@
 
 #include "ir/mesh.h"
 #include "runtime/comm/communicator.h"
+#include "runtime/parameters.h"
 #include "driver/program.h"
 #include "driver/step_function.h"
 
@@ -57,6 +58,10 @@ struct Rank {
   Mesh mesh;                   // empty: a single device
   std::vector<int> coords;     // this rank's index along each mesh axis
   FunctionCache* functions = nullptr;  // the (sharded, on a mesh) functions
+  // Where this rank keeps its parameters and optimizer state between steps
+  // (runtime/device_tensors.h; not owned): given to every function it hands
+  // out. Null: in the host tensors.
+  rt::DeviceTensors* device_tensors = nullptr;
   // On a mesh: the same model's unsharded functions (for the eval examples
   // that do not split evenly over the data ranks); null on a single device.
   FunctionCache* unsharded = nullptr;
@@ -70,7 +75,12 @@ struct Rank {
   int index() const { return world ? world->rank() : 0; }
   // Rank 0 logs and writes metrics, saved parameters and checkpoint indices.
   bool leader() const { return index() == 0; }
+  // Function `name` for `batch`, with this rank's world and device tensors.
   Expected<StepFunction> function(const std::string& name, int64_t batch) const;
+  // The host's bytes of `tensors` made current / marked newer than their
+  // device copies (no-ops without device_tensors).
+  Status to_host(const std::vector<rt::NamedTensor>& tensors) const;
+  void host_wrote(const std::vector<rt::NamedTensor>& tensors) const;
   rt::Tensor local_part(const rt::Tensor& global, const Placements& placements) const;
   // Whether this rank's local part under `placements` is the first copy of
   // its chunk: its index is 0 along every axis that does not shard the

@@ -26,7 +26,7 @@ Signature Signature::of(const rt::Executable& e) {
 }
 
 Expected<rt::Executor> StepFunction::make_executor() const {
-  auto x = rt::Executor::create(exe_);
+  auto x = rt::Executor::create(exe_, options_);
   if (!x && !file_.empty()) return make_error(file_ + ": error: " + x.error().message);
   return x;
 }
@@ -35,6 +35,7 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend, 
                                             const Device& device) {
   StepFunction s;
   s.file_ = file;
+  s.options_ = device.executor;
   if (backend == Backend::interp) {
     MLC_TRY(rt::Interpreter interp, rt::Interpreter::create(f));
     s.signature_ = Signature::of(interp.function());
@@ -57,9 +58,11 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend, 
   return s;
 }
 
-Expected<StepFunction> StepFunction::create(std::shared_ptr<const rt::Executable> exe, const std::string& file) {
+Expected<StepFunction> StepFunction::create(std::shared_ptr<const rt::Executable> exe, const std::string& file,
+                                            const rt::ExecutorOptions& options) {
   StepFunction s;
   s.file_ = file;
+  s.options_ = options;
   s.signature_ = Signature::of(*exe);
   s.exe_ = std::move(exe);
   MLC_TRY(rt::Executor x, s.make_executor());
@@ -72,6 +75,7 @@ StepFunction StepFunction::code() const {
   StepFunction s;
   s.signature_ = signature_;
   s.file_ = file_;
+  s.options_ = options_;
   s.interp_ = interp_;
   s.lowered_ = lowered_;
   s.exe_ = exe_;
@@ -91,6 +95,13 @@ Expected<StepFunction> StepFunction::replica() const {
 void StepFunction::set_world(rt::World* world) {
   world_ = world;
   if (executor_) executor_->set_world(world);
+}
+
+Status StepFunction::set_device_tensors(rt::DeviceTensors* tensors) {
+  if (executor_) return executor_->set_device_tensors(tensors);
+  if (tensors && interp_ && !tensors->empty())
+    return make_error("mlc internal error: @" + signature_.name + " runs on the interpreter, which cannot read device copies");
+  return {};
 }
 
 std::shared_ptr<const rt::Executable> StepFunction::executable() const {

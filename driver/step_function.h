@@ -60,7 +60,8 @@ class StepFunction {
   static Expected<StepFunction> create(const Function& f, Backend backend, const std::string& file = "",
                                        const Device& device = {});
   // An executable compiled before (an artifact's), kernels linked.
-  static Expected<StepFunction> create(std::shared_ptr<const rt::Executable> exe, const std::string& file = "");
+  static Expected<StepFunction> create(std::shared_ptr<const rt::Executable> exe, const std::string& file = "",
+                                       const rt::ExecutorOptions& options = {});
 
   // Another StepFunction running the same code (the executable, or the
   // interpreter's function, shared read-only) with its own buffers, results,
@@ -72,6 +73,10 @@ class StepFunction {
   // This device's communicator for a sharded function's collectives (not
   // owned; null: none, and collectives fail).
   void set_world(rt::World* world);
+  // Where the tensors it is given may have device copies (not owned; null:
+  // none): rt::Executor::set_device_tensors. The interpreter reads and writes
+  // the host tensors, so it refuses any that keep tensors.
+  Status set_device_tensors(rt::DeviceTensors* tensors);
 
   const Signature& signature() const { return signature_; }
   Status run(std::span<rt::Tensor* const> args);
@@ -97,6 +102,7 @@ class StepFunction {
 
   Signature signature_;
   std::string file_;
+  rt::ExecutorOptions options_;
   std::shared_ptr<const rt::Interpreter> interp_;
   rt::World* world_ = nullptr;
   std::optional<rt::Executor> executor_;

@@ -123,9 +123,11 @@ Status bind_arguments(BatchFunctions& p, const ModelConfig& config, const Argume
 
 // Runs @loss_grad on the bound arguments: the gradients by parameter name
 // (valid until its next run). The run's own tensors are not written.
-Expected<std::vector<std::pair<std::string, const rt::Tensor*>>> gradients(BatchFunctions& p) {
-  for (auto& [arg, copy] : p.grad_updates)
+Expected<std::vector<std::pair<std::string, const rt::Tensor*>>> gradients(BatchFunctions& p, const Rank& rank) {
+  for (auto& [arg, copy] : p.grad_updates) {
+    if (rank.device_tensors) MLC_CHECK_OK(rank.device_tensors->to_host(*arg));
     std::memcpy(copy.bytes(), arg->bytes(), static_cast<size_t>(arg->num_bytes()));
+  }
   MLC_CHECK_OK(p.loss_grad->run(p.grad_args));
   std::vector<std::pair<std::string, const rt::Tensor*>> named;
   size_t g = 1;
@@ -358,6 +360,9 @@ Expected<std::vector<RankMemory>> memory_of_ranks(const Rank& rank, const std::v
 }
 
 // train_rank without the out-of-memory guard; `stage` says what it is doing.
+// The parameters and optimizer state live in `rank`'s device tensors (none:
+// the host tensors) from the first step on; the host reads them after
+// Rank::to_host only.
 Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOptions& o, const Rank& rank,
                                          std::string& stage) {
   const ModelConfig& config = *setup.config;
@@ -380,6 +385,13 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   if (!state_fn) return make_error("mlc internal error: the step schedule has no @" + optimizer_state_function(k));
   const Signature& step_fn = *state_fn;
   LocalTensors params(setup.params, step_fn, rank), state(setup.state, step_fn, rank);
+  if (rank.device_tensors)
+    for (auto* list : {&params.tensors, &state.tensors})
+      for (rt::NamedTensor& t : *list) MLC_CHECK_OK(rank.device_tensors->keep(t.tensor));
+  auto all_to_host = [&]() -> Status {
+    MLC_CHECK_OK(rank.to_host(params.tensors));
+    return rank.to_host(state.tensors);
+  };
   if (!o.checkpoint_dir.empty()) {
     // Every rank writes into it (its shard, on a mesh).
     std::error_code ec;
@@ -408,6 +420,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   // On a mesh every rank writes its own chunks (driver/sharded_checkpoint.h);
   // a single device writes the whole tensors.
   auto checkpoint = [&](int64_t steps_done) -> Status {
+    MLC_CHECK_OK(all_to_host());
     const rt::TrainPosition position{steps_done, setup.seed, batch, steps_per_epoch, tc.shuffle};
     if (rank.world) {
       std::vector<rt::NamedTensor> locals = params.tensors;
@@ -506,6 +519,8 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       for (size_t k = 0; k < local->size(); ++k)
         std::memcpy((*local)[k].tensor.bytes(), (*global)[k].tensor.bytes(),
                     static_cast<size_t>((*global)[k].tensor.num_bytes()));
+    rank.host_wrote(params.tensors);
+    rank.host_wrote(state.tensors);
     for (int64_t r = start; r < s; ++r) {
       MLC_TRY(BatchFunctions * p, prepare_step(r, false));
       MLC_CHECK_OK(p->step->run());
@@ -522,7 +537,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     const bool diagnose = dump || (grad_stats_every > 0 && s % grad_stats_every == 0);
     MLC_TRY(BatchFunctions * prog, prepare_step(s, diagnose));
     if (diagnose) {
-      MLC_TRY(auto named, gradients(*prog));
+      MLC_TRY(auto named, gradients(*prog, rank));
       if (dump && leader)
         MLC_CHECK_OK(rt::write_safetensors(o.dump_grads_path, named, {{"note", "gradients of step " + std::to_string(s)}}));
       if (grad_stats_every > 0 && s % grad_stats_every == 0 && leader)
@@ -553,6 +568,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
         MLC_CHECK_OK(replay_to(s));
         MLC_TRY(prog, prepare_step(s, true));
       }
+      MLC_CHECK_OK(all_to_host());
       return make_error(rank.functions->program().path() + ": error: " +
                         explain_non_finite_loss(config, forward, s, epoch, loss, *prog->inputs, &step_tensor,
                                                 params.tensors));
@@ -569,6 +585,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       MLC_CHECK_OK(checkpoint(s + 1));
   }
   if (metrics) MLC_CHECK_OK(metrics->status());
+  MLC_CHECK_OK(all_to_host());
   if (!o.save_path.empty()) {
     MLC_TRY(std::vector<rt::NamedTensor> whole, params.whole(rank));
     std::vector<std::pair<std::string, const rt::Tensor*>> named;
@@ -599,7 +616,17 @@ Expected<TrainSummary> train_rank(const TrainSetup& setup, const TrainOptions& o
   std::string stage = "starting";
   std::optional<Expected<TrainSummary>> result;
   try {
-    result.emplace(train_rank_stages(setup, o, rank, stage));
+    // This rank's device tensors, unless the caller gave some.
+    Rank on_device = rank;
+    std::unique_ptr<rt::DeviceTensors> kept;
+    const Program& program = rank.functions->program();
+    if (!rank.device_tensors && program.backend() == Backend::compiled) {
+      Expected<std::unique_ptr<rt::DeviceTensors>> made = make_device_tensors(program.device());
+      if (!made) return make_error(rank.prefix() + program.path() + ": error: " + made.error().message);
+      kept = std::move(made).value();
+      on_device.device_tensors = kept.get();
+    }
+    result.emplace(train_rank_stages(setup, o, on_device, stage));
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }

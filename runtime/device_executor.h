@@ -31,6 +31,18 @@ struct ExecutionProfile {
   std::vector<int64_t> ns;     // per instruction: nanoseconds summed over calls
 };
 
+// How an executor runs, beyond its executable. Targets ignore what does not
+// apply to them.
+struct ExecutorOptions {
+  // cuda: the step captured once as a CUDA graph and replayed (false: every
+  // instruction launched on every run; `mlc run --no-graph`).
+  bool graph = true;
+  // cuda: f32 GEMMs may use TF32 tensor cores (`mlc run --allow-tf32`).
+  bool allow_tf32 = false;
+};
+
+class DeviceTensors;
+
 class DeviceExecutor {
  public:
   virtual ~DeviceExecutor() = default;
@@ -38,6 +50,13 @@ class DeviceExecutor {
   // This device's communicator, for the executable's collective
   // instructions. Not owned.
   virtual void set_world(World* world) = 0;
+  // Whether it runs the arguments `tensors` keep on their device copies
+  // itself (runtime/device_tensors.h); rt::Executor does it for the others
+  // when their copies are in host memory.
+  virtual bool run_on_device_tensors(DeviceTensors* tensors) {
+    (void)tensors;
+    return false;
+  }
   virtual const Tensor& result(size_t k) const = 0;
   // Times every instruction of the runs from now on (and clears what was
   // timed before); profile() is null until then.

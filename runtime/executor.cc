@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "runtime/target.h"
@@ -31,7 +33,7 @@ int64_t available_memory_bytes() {
 
 }  // namespace
 
-Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
+Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe, const ExecutorOptions& options) {
   MLC_CHECK_OK(verify_executable(*exe));
   const Executable& e = *exe;
   // Refused before it is allocated (and zeroed, which touches every page).
@@ -43,8 +45,44 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe) {
   MLC_TRY(std::shared_ptr<const LoadedCode> code, load_code(e.code));
   Executor x;
   x.exe_ = std::move(exe);
-  MLC_TRY(x.impl_, target.create_executor(x.exe_, std::move(code)));
+  MLC_TRY(x.impl_, target.create_executor(x.exe_, std::move(code), options));
+  for (const ResultSpec& r : e.results)
+    if (r.updates >= 0 && std::find(x.updated_args_.begin(), x.updated_args_.end(), r.updates) == x.updated_args_.end())
+      x.updated_args_.push_back(r.updates);
   return x;
+}
+
+Status Executor::set_device_tensors(DeviceTensors* tensors) {
+  tensors_ = tensors;
+  tensors_native_ = tensors && impl_->run_on_device_tensors(tensors);
+  if (tensors && !tensors_native_ && !tensors->target().empty())
+    return make_error("function '" + exe_->function + "': tensors kept on a " + tensors->target() +
+                      " device cannot be arguments of code for " + exe_->target);
+  if (tensors && !tensors_native_ && copy_views_.empty()) {
+    for (const ArgSpec& a : exe_->args) copy_views_.push_back(Tensor::view(exe_->slots[a.slot].type, nullptr));
+    run_args_.resize(exe_->args.size());
+  }
+  return {};
+}
+
+Status Executor::run_on_host_copies(std::span<Tensor* const> args) {
+  for (size_t a = 0; a < args.size(); ++a) {
+    DeviceTensors::Copy* c = tensors_->find(args[a]);
+    if (!c) {
+      run_args_[a] = args[a];
+      continue;
+    }
+    auto* copy = reinterpret_cast<std::byte*>(c->address);
+    if (c->host_newer && c->bytes) std::memcpy(copy, args[a]->bytes(), static_cast<size_t>(c->bytes));
+    c->host_newer = false;
+    copy_views_[a].rebind(copy);
+    run_args_[a] = &copy_views_[a];
+  }
+  Status s = impl_->run(run_args_);
+  // Updated even by a failing run (its updated arguments may hold partial values).
+  for (int a : updated_args_)
+    if (DeviceTensors::Copy* c = tensors_->find(args[static_cast<size_t>(a)])) c->device_newer = true;
+  return s;
 }
 
 Status Executor::run(std::span<Tensor* const> args) {
@@ -61,6 +99,7 @@ Status Executor::run(std::span<Tensor* const> args) {
     if (args[i]->type() != want)
       return make_error(what() + ": expected " + want.str() + ", got " + args[i]->type().str());
   }
+  if (tensors_ && !tensors_native_) return run_on_host_copies(args);
   return impl_->run(args);
 }
 

@@ -22,6 +22,14 @@
 //  - An Executor is not thread-safe (it owns its arena); create one per thread.
 //  - Profiling (enable_profiling) times every instruction of every later run
 //    and adds it to profile(); a profiled run allocates nothing either.
+//  - With DeviceTensors (set_device_tensors; runtime/device_tensors.h) the
+//    arguments whose tensors it keeps run on their device copies: the cuda
+//    executor's natively, any other target's on host copies that this class
+//    substitutes for the caller's tensors (the host device's way of behaving
+//    as a GPU does, and the tests' way of checking a driver's syncs on the
+//    CPU). result(k) of an updated kept argument is then its device copy's
+//    view on a host target, and the caller's (stale) tensor on cuda: read it
+//    after DeviceTensors::to_host.
 #pragma once
 
 #include <memory>
@@ -30,6 +38,7 @@
 #include "ir/expected.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/device_executor.h"
+#include "runtime/device_tensors.h"
 #include "runtime/executable.h"
 #include "runtime/tensor.h"
 
@@ -37,12 +46,16 @@ namespace mlc::rt {
 
 class Executor {
  public:
-  static Expected<Executor> create(std::shared_ptr<const Executable> exe);
+  static Expected<Executor> create(std::shared_ptr<const Executable> exe, const ExecutorOptions& options = {});
 
   Status run(std::span<Tensor* const> args);
   // This device's communicator, for a sharded program's collective
   // instructions (runtime/collective_run.h). Not owned.
   void set_world(World* world) { impl_->set_world(world); }
+  // The device copies its arguments' tensors may have (not owned; null:
+  // none). Set before the first run; an Error where `tensors` live on a
+  // device other than this executor's.
+  Status set_device_tensors(DeviceTensors* tensors);
 
   const Tensor& result(size_t k) const { return impl_->result(k); }
   size_t num_results() const { return exe_->results.size(); }
@@ -56,8 +69,16 @@ class Executor {
   const ExecutionProfile* profile() const { return impl_->profile(); }
 
  private:
+  // Runs impl_ with the kept arguments on their host copies.
+  Status run_on_host_copies(std::span<Tensor* const> args);
+
   std::shared_ptr<const Executable> exe_;
   std::unique_ptr<DeviceExecutor> impl_;
+  DeviceTensors* tensors_ = nullptr;
+  bool tensors_native_ = false;         // impl_ runs on them itself
+  std::vector<int> updated_args_;       // the arguments a result updates
+  std::vector<Tensor> copy_views_;      // per argument: a view of its host copy
+  std::vector<Tensor*> run_args_;       // per argument: the tensor impl_ runs on
 };
 
 }  // namespace mlc::rt

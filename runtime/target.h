@@ -35,6 +35,7 @@
 
 #include "ir/expected.h"
 #include "runtime/device_executor.h"
+#include "runtime/device_tensors.h"
 #include "runtime/executable.h"
 
 namespace mlc::rt {
@@ -53,7 +54,14 @@ class Target {
   virtual Expected<std::shared_ptr<const LoadedCode>> load(const CodeModule& code) const = 0;
   // `code` is load()'s result for exe->code (null when it has none).
   virtual Expected<std::unique_ptr<DeviceExecutor>> create_executor(std::shared_ptr<const Executable> exe,
-                                                                    std::shared_ptr<const LoadedCode> code) const = 0;
+                                                                    std::shared_ptr<const LoadedCode> code,
+                                                                    const ExecutorOptions& options) const = 0;
+  // Where a run keeps its parameters and optimizer state between steps
+  // (runtime/device_tensors.h): null where they stay in the caller's host
+  // tensors (the CPU).
+  virtual Expected<std::unique_ptr<DeviceTensors>> make_device_tensors() const {
+    return std::unique_ptr<DeviceTensors>();
+  }
   virtual std::string availability() const = 0;
 };
 

@@ -235,9 +235,8 @@ int cmd_run(const std::vector<std::string>& argv) {
     if (!resolved) return user_error("error: --device " + device->str() + ": " + resolved.error().message);
     o.device = *resolved;
   }
-  // The cuda executor reads these when it is made (runtime/cuda/cuda_executor.h).
-  if (args.has("no-graph")) setenv("MLC_CUDA_GRAPH", "0", 1);
-  if (args.has("allow-tf32")) setenv("MLC_ALLOW_TF32", "1", 1);
+  o.device.executor.graph = !args.has("no-graph");
+  o.device.executor.allow_tf32 = args.has("allow-tf32");
   if ((args.has("no-graph") || args.has("allow-tf32")) && o.device.target != rt::kCudaTarget &&
       !is_artifact_path(args.positional[0]))
     return usage_error(std::string(args.has("no-graph") ? "--no-graph" : "--allow-tf32") + " applies to --device cuda");
@@ -292,7 +291,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   // MODEL.json is compiled now; MODEL.mlcx was compiled by `mlc compile`.
   std::optional<Program> program;
   if (artifact) {
-    program.emplace(Program::from_artifact(compiled, file, on_mesh));
+    program.emplace(Program::from_artifact(compiled, file, on_mesh, o.device.executor));
   } else {
     program.emplace(Program::from_model(*model, o.backend, {}, o.device));
   }
@@ -317,7 +316,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.dump_grads_path = args.get("dump-grads");
   o.progress_bar = isatty(STDERR_FILENO);
   auto summary = !on_mesh ? train(*program, o)
-                 : artifact ? train_on_mesh(*program, Program::from_artifact(compiled, file), o)
+                 : artifact ? train_on_mesh(*program, Program::from_artifact(compiled, file, false, o.device.executor), o)
                             : train(*model, o);
   // Under mpirun: an empty error is one that rank 0 reports.
   if (!summary) return summary.error().message.empty() ? kUserError : user_error(summary.error().message);

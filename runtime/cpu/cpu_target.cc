@@ -20,7 +20,8 @@ class CpuTarget final : public Target {
     return std::shared_ptr<const LoadedCode>(std::move(out));
   }
   Expected<std::unique_ptr<DeviceExecutor>> create_executor(std::shared_ptr<const Executable> exe,
-                                                            std::shared_ptr<const LoadedCode> code) const override {
+                                                            std::shared_ptr<const LoadedCode> code,
+                                                            const ExecutorOptions&) const override {
     MLC_TRY(std::unique_ptr<NativeLauncher> launcher,
             NativeLauncher::create(*exe, std::static_pointer_cast<const CpuCode>(std::move(code))));
     MLC_TRY(std::unique_ptr<CpuExecutor> x, CpuExecutor::create(std::move(exe), std::move(launcher), kCpuArenaAlignment));

@@ -14,7 +14,7 @@
 // transposed the batches fold into the rows of one product, as on the CPU.
 //
 // Numerics: f32 in f32 (CUBLAS_COMPUTE_32F: no TF32, unless
-// $MLC_ALLOW_TF32=1 at creation allows CUBLAS_COMPUTE_32F_FAST_TF32), f64 in
+// ExecutorOptions::allow_tf32 allows CUBLAS_COMPUTE_32F_FAST_TF32), f64 in
 // f64, bf16 and f16 operands with f32 accumulation and scale (alpha, beta in
 // f32), rounded once to the result's type.
 //

@@ -89,6 +89,14 @@ Expected<std::unique_ptr<CudaCollectives>> CudaCollectives::create(const CudaDri
   return x;
 }
 
+void CudaCollectives::set_addresses(std::span<const CUdeviceptr> slot_addr) {
+  for (Planned& p : plans_) {
+    const Instruction& ins = exe_->instructions[p.instruction];
+    p.out = slot_addr[static_cast<size_t>(ins.result)];
+    if (!ins.operands.empty()) p.in = slot_addr[static_cast<size_t>(ins.operands[0])];
+  }
+}
+
 CudaCollectives::~CudaCollectives() {
   if (comm_) cu_.cuStreamSynchronize(comm_);
   world_.reset();  // the communicators, once nothing of theirs is queued

@@ -85,6 +85,8 @@ class CudaCollectives {
   CudaCollectives(const CudaCollectives&) = delete;
   CudaCollectives& operator=(const CudaCollectives&) = delete;
 
+  // The slots' addresses changed (their executor bound kept tensors).
+  void set_addresses(std::span<const CUdeviceptr> slot_addr);
   Status bind(World* world);
   // Enqueues collective instruction `instruction` after the work enqueued on
   // `compute`; `capturing` while `compute` is being captured.

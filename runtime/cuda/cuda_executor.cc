@@ -17,19 +17,7 @@ namespace {
 
 int64_t round_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
-bool env_is(const char* name, std::string_view value) {
-  const char* v = std::getenv(name);
-  return v && std::string_view(v) == value;
-}
-
 }  // namespace
-
-CudaExecutorOptions cuda_executor_options_from_env() {
-  CudaExecutorOptions o;
-  o.graph = !env_is("MLC_CUDA_GRAPH", "0");
-  o.allow_tf32 = env_is("MLC_ALLOW_TF32", "1");
-  return o;
-}
 
 std::string memory_size_name(int64_t bytes) {
   char s[64];
@@ -97,6 +85,7 @@ Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(std::shared_ptr<con
                         "cuda: cuMemsetD32Async(arena)"));
   MLC_CHECK_OK(cu.check(cu.cuMemsetD32Async(x->io_, 0, static_cast<size_t>(io_bytes / 4), x->stream_),
                         "cuda: cuMemsetD32Async(arguments)"));
+  x->set_slot_addresses();
   MLC_CHECK_OK(x->prepare_instructions());
   MLC_CHECK_OK(x->prepare_results());
   if (collectives) {
@@ -112,18 +101,35 @@ Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(std::shared_ptr<con
   return x;
 }
 
+int64_t CudaExecutor::layout_arguments() {
+  const Executable& e = *exe_;
+  int64_t bytes = 0;
+  arg_offset_.assign(e.args.size(), -1);
+  for (size_t a = 0; a < e.args.size(); ++a) {
+    if (!copy_.empty() && copy_[a]) continue;  // on its device copy
+    arg_offset_[a] = bytes;
+    bytes += round_up(e.slots[static_cast<size_t>(e.args[a].slot)].type.num_bytes(), kGpuArenaAlignment);
+  }
+  status_offset_ = bytes;
+  const int64_t words = std::max<int64_t>(1, static_cast<int64_t>(e.instructions.size()));
+  return round_up(status_offset_ + 4 * words, kGpuArenaAlignment);
+}
+
+Status CudaExecutor::allocate_device(CUdeviceptr& p, int64_t bytes, const char* what) {
+  if (const CUresult r = cu_.cuMemAlloc(&p, static_cast<size_t>(bytes)); r != kCudaSuccess) {
+    p = 0;
+    return make_error("function '" + exe_->function + "': " +
+                      cu_.error_text(std::string("cuMemAlloc(") + what + ", " + memory_size_name(bytes) + ") on " +
+                                         dev_.label(),
+                                     r));
+  }
+  return {};
+}
+
 Status CudaExecutor::allocate(int64_t& io_bytes) {
   const Executable& e = *exe_;
   const int64_t arena = std::max(kGpuArenaAlignment, round_up(e.arena_bytes, kGpuArenaAlignment));
-  int64_t args = 0;
-  arg_offset_.assign(e.args.size(), 0);
-  for (size_t a = 0; a < e.args.size(); ++a) {
-    arg_offset_[a] = args;
-    args += round_up(e.slots[static_cast<size_t>(e.args[a].slot)].type.num_bytes(), kGpuArenaAlignment);
-  }
-  const int64_t status_offset = args;
-  const int64_t words = std::max<int64_t>(1, static_cast<int64_t>(e.instructions.size()));
-  io_bytes = round_up(status_offset + 4 * words, kGpuArenaAlignment);
+  io_bytes = layout_arguments();
   const bool gemms = std::any_of(e.instructions.begin(), e.instructions.end(),
                                  [](const Instruction& i) { return i.kind == InstrKind::gemm; });
   const int64_t workspace = gemms ? static_cast<int64_t>(kGemmWorkspaceBytes) : 0;
@@ -135,34 +141,70 @@ Status CudaExecutor::allocate(int64_t& io_bytes) {
                       memory_size_name(arena) + ", arguments " + memory_size_name(io_bytes) +
                       (gemms ? ", GEMM workspace " + memory_size_name(workspace) : std::string()) + "), " +
                       memory_size_name(static_cast<int64_t>(free)) + " free on " + dev_.label());
-  auto alloc = [&](CUdeviceptr& p, int64_t bytes, const char* what) -> Status {
-    if (const CUresult r = cu_.cuMemAlloc(&p, static_cast<size_t>(bytes)); r != kCudaSuccess) {
-      p = 0;
-      return make_error("function '" + e.function + "': " +
-                        cu_.error_text(std::string("cuMemAlloc(") + what + ", " + memory_size_name(bytes) + ") on " +
-                                           dev_.label(),
-                                       r));
-    }
-    return {};
-  };
-  MLC_CHECK_OK(alloc(arena_, arena, "arena"));
-  MLC_CHECK_OK(alloc(io_, io_bytes, "arguments"));
-  if (workspace) MLC_CHECK_OK(alloc(workspace_, workspace, "GEMM workspace"));
-  status_ = io_ + static_cast<CUdeviceptr>(status_offset);
+  MLC_CHECK_OK(allocate_device(arena_, arena, "arena"));
+  MLC_CHECK_OK(allocate_device(io_, io_bytes, "arguments"));
+  if (workspace) MLC_CHECK_OK(allocate_device(workspace_, workspace, "GEMM workspace"));
+  status_ = io_ + static_cast<CUdeviceptr>(status_offset_);
   return {};
 }
 
-Status CudaExecutor::prepare_instructions() {
+bool CudaExecutor::run_on_device_tensors(DeviceTensors* tensors) {
+  if (!tensors || tensors->target() != kCudaTarget) return false;
+  tensors_ = tensors;
+  return true;
+}
+
+bool CudaExecutor::bound_to(std::span<Tensor* const> args) {
+  if (!tensors_) return true;
+  if (copy_.empty()) return tensors_->empty();
+  for (size_t a = 0; a < args.size(); ++a) {
+    DeviceTensors::Copy* c = tensors_->find(args[a]);
+    if (c != copy_[a]) return false;
+  }
+  return true;
+}
+
+Status CudaExecutor::bind(std::span<Tensor* const> args) {
+  copy_.assign(args.size(), nullptr);
+  for (size_t a = 0; a < args.size(); ++a) copy_[a] = tensors_->find(args[a]);
+  // The arguments' buffers again, for those not kept alone, with the status
+  // words after them; every address that held an argument's changes.
+  MLC_CHECK_OK(cu_.check(cu_.cuStreamSynchronize(stream_), "cuda: cuStreamSynchronize"));
+  if (graph_exec_) cu_.cuGraphExecDestroy(graph_exec_);
+  graph_exec_ = nullptr;
+  const int64_t io_bytes = layout_arguments();
+  if (io_) cu_.cuMemFree(io_);
+  io_ = 0;
+  MLC_CHECK_OK(allocate_device(io_, io_bytes, "arguments"));
+  status_ = io_ + static_cast<CUdeviceptr>(status_offset_);
+  set_slot_addresses();
+  MLC_CHECK_OK(prepare_instructions());
+  if (collectives_) collectives_->set_addresses(slot_addr_);
+  for (Download& d : downloads_) d.from = slot_addr_[static_cast<size_t>(d.slot)];
+  return {};
+}
+
+void CudaExecutor::set_slot_addresses() {
   const Executable& e = *exe_;
   slot_addr_.assign(e.slots.size(), 0);
   for (size_t s = 0; s < e.slots.size(); ++s) {
     const Slot& slot = e.slots[s];
-    const CUdeviceptr base = slot.arg >= 0 ? io_ + static_cast<CUdeviceptr>(arg_offset_[static_cast<size_t>(slot.arg)])
-                                           : arena_;
+    CUdeviceptr base = arena_;
+    if (slot.arg >= 0) {
+      const auto a = static_cast<size_t>(slot.arg);
+      base = !copy_.empty() && copy_[a] ? static_cast<CUdeviceptr>(copy_[a]->address)
+                                        : io_ + static_cast<CUdeviceptr>(arg_offset_[a]);
+    }
     slot_addr_[s] = base + static_cast<CUdeviceptr>(slot.offset);
   }
+}
+
+Status CudaExecutor::prepare_instructions() {
+  const Executable& e = *exe_;
   const size_t n = e.instructions.size();
+  launch_.clear();
   launch_.resize(n);
+  gemm_.clear();
   gemm_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const Instruction& ins = e.instructions[i];
@@ -229,7 +271,7 @@ Status CudaExecutor::prepare_results() {
     }
     std::byte* to = host_ + offset[k];
     results_.push_back(Tensor::view(slot.type, to));
-    downloads_.push_back({slot_addr_[static_cast<size_t>(r.slot)], to, static_cast<size_t>(slot.type.num_bytes())});
+    downloads_.push_back({slot_addr_[static_cast<size_t>(r.slot)], to, static_cast<size_t>(slot.type.num_bytes()), r.slot});
   }
   return {};
 }
@@ -252,10 +294,13 @@ CudaExecutor::~CudaExecutor() {
 Status CudaExecutor::upload(std::span<Tensor* const> args) {
   for (size_t a = 0; a < args.size(); ++a) {
     const int64_t n = args[a]->num_bytes();
+    DeviceTensors::Copy* kept = copy_.empty() ? nullptr : copy_[a];
+    if (kept && !kept->host_newer) continue;  // the device copy is current
     if (n == 0) continue;
-    if (const CUresult r = cu_.cuMemcpyHtoDAsync(io_ + static_cast<CUdeviceptr>(arg_offset_[a]), args[a]->bytes(),
-                                                 static_cast<size_t>(n), stream_);
-        r != kCudaSuccess)
+    const CUdeviceptr to = kept ? static_cast<CUdeviceptr>(kept->address) : io_ + static_cast<CUdeviceptr>(arg_offset_[a]);
+    const CUresult r = cu_.cuMemcpyHtoDAsync(to, args[a]->bytes(), static_cast<size_t>(n), stream_);
+    if (r == kCudaSuccess && kept) kept->host_newer = false;
+    if (r != kCudaSuccess)
       return make_error("function '" + exe_->function + "': argument " + std::to_string(a) + " '" +
                         exe_->args[a].name + "': " + cu_.error_text("cuMemcpyHtoDAsync", r));
   }
@@ -267,7 +312,7 @@ Status CudaExecutor::synchronize(std::string_view after) {
   if (r == kCudaSuccess) return {};
   std::string hint = graph_exec_ && !profile_
                          ? "; the step ran as a CUDA graph, which hides the failing instruction: rerun with "
-                           "MLC_CUDA_GRAPH=0 CUDA_LAUNCH_BLOCKING=1 to name it"
+                           "--no-graph and CUDA_LAUNCH_BLOCKING=1 to name it"
                          : "; rerun with CUDA_LAUNCH_BLOCKING=1 to name the failing instruction";
   return make_error("function '" + exe_->function + "': " + dev_.label() + ", " + std::string(after) + ": " +
                     cu_.error_text("cuStreamSynchronize", r) + hint);
@@ -425,6 +470,7 @@ Status CudaExecutor::run(std::span<Tensor* const> args) {
   const Executable& e = *exe_;
   const size_t n = e.instructions.size();
   MLC_CHECK_OK(dev_.make_current());
+  if (!bound_to(args)) MLC_CHECK_OK(bind(args));
   if (collectives_) MLC_CHECK_OK(collectives_->bind(world_));
   if (profile_ && events_.size() != n + 1)
     return make_error("function '" + e.function + "': cuda: cuEventCreate failed for profiling on " + dev_.label());
@@ -451,7 +497,11 @@ Status CudaExecutor::run(std::span<Tensor* const> args) {
     (void)cu_.cuStreamSynchronize(stream_);
     return listed;
   }
-  MLC_CHECK_OK(synchronize("running the instructions"));
+  const Status ran = synchronize("running the instructions");
+  // Updated even by a failing run (its updated arguments may hold partial values).
+  for (int a : updated_args_)
+    if (!copy_.empty() && copy_[static_cast<size_t>(a)]) copy_[static_cast<size_t>(a)]->device_newer = true;
+  MLC_CHECK_OK(ran);
   ++runs_;
   if (profile_) MLC_CHECK_OK(add_profile());
   for (size_t i = 0; i < n; ++i)
@@ -463,7 +513,7 @@ Status CudaExecutor::run(std::span<Tensor* const> args) {
     }
   for (int a : updated_args_) {
     Tensor& t = *args[static_cast<size_t>(a)];
-    if (t.num_bytes() == 0) continue;
+    if (t.num_bytes() == 0 || (!copy_.empty() && copy_[static_cast<size_t>(a)])) continue;
     MLC_CHECK_OK(cu_.check(cu_.cuMemcpyDtoHAsync(t.bytes(), io_ + static_cast<CUdeviceptr>(arg_offset_[static_cast<size_t>(a)]),
                                                  static_cast<size_t>(t.num_bytes()), stream_),
                            "cuda: cuMemcpyDtoHAsync(argument " + std::to_string(a) + ")"));

@@ -19,6 +19,14 @@
 // buffers. result(k) is a host view: the caller's tensor for a result in an
 // argument's buffer (as on the CPU), else the executor's copy.
 //
+// Kept tensors (run_on_device_tensors; runtime/device_tensors.h): an
+// argument whose tensor the DeviceTensors keep runs on its device copy, which
+// is uploaded only where the host's bytes are newer and is not downloaded
+// when updated (the copy is then newer). The first run with such arguments
+// (and any run whose kept arguments are other tensors) binds their copies'
+// addresses: a new, smaller argument buffer for the others, the launches and
+// cuBLASLt's algorithms prepared again, and a new graph captured.
+//
 // Instructions: kernel: cuLaunchKernel with KernelInfo::launch's grid and
 // block, its buffers' device addresses (operands, result, more results) and
 // then its own status word (compiler/gpu/kernel_source.h); gemm: cuBLASLt
@@ -29,14 +37,15 @@
 // World given by set_world at the first run; a run with collectives is
 // waited for by polling, with the World's timeout). Reference instructions
 // are refused when the executor is made, naming the op (a compiled step runs
-// no reference kernel). Every device address is fixed at creation, so
-// nothing is bound per run and run allocates nothing.
+// no reference kernel). Every device address is fixed at creation (or at
+// the binding of kept tensors, above), so nothing is bound per run and run
+// allocates nothing.
 //
 // CUDA graph: the second run captures the instruction list (the status
 // words' reset included; not the uploads and downloads) into a graph and
 // launches it; every later run replays it. The first runs eagerly, so that
 // cuBLASLt and the driver load what they load lazily outside a capture.
-// $MLC_CUDA_GRAPH=0 (read at creation) launches instruction by instruction
+// ExecutorOptions::graph false (`mlc run --no-graph`) launches instruction by instruction
 // on every run, and so do all runs after a capture that fails (a launch's
 // own error then shows when the list runs eagerly). Profiling (enable_profiling) runs eagerly with an event
 // between every two instructions; the instructions' times are differences of
@@ -65,6 +74,7 @@
 #include "runtime/cuda/cuda_collectives.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/device_executor.h"
+#include "runtime/device_tensors.h"
 #include "runtime/executable.h"
 
 namespace mlc::rt::cuda {
@@ -72,8 +82,8 @@ namespace mlc::rt::cuda {
 inline constexpr size_t kGemmWorkspaceBytes = size_t{32} << 20;
 
 struct CudaExecutorOptions {
-  bool graph = true;        // $MLC_CUDA_GRAPH != "0"
-  bool allow_tf32 = false;  // $MLC_ALLOW_TF32 == "1"
+  bool graph = true;        // rt::ExecutorOptions::graph
+  bool allow_tf32 = false;  // rt::ExecutorOptions::allow_tf32
   // The executable's gemms' library; needed only where it has gemms.
   const CublasLt* cublaslt = nullptr;
   // The driver entry points of its collectives, needed only where it has
@@ -81,8 +91,6 @@ struct CudaExecutorOptions {
   const CudaCollectiveDriver* collective_driver = nullptr;
   NcclLoader nccl_loader = [] { return nccl(); };
 };
-// graph and allow_tf32 from the environment.
-CudaExecutorOptions cuda_executor_options_from_env();
 
 // "12.4 GiB", "32.0 MiB", "512 bytes".
 std::string memory_size_name(int64_t bytes);
@@ -98,6 +106,8 @@ class CudaExecutor final : public DeviceExecutor {
 
   Status run(std::span<Tensor* const> args) override;
   void set_world(World* world) override { world_ = world; }
+  // Takes the cuda target's DeviceTensors (runtime/cuda/cuda_device_tensors.h).
+  bool run_on_device_tensors(DeviceTensors* tensors) override;
   const Tensor& result(size_t k) const override { return results_[k]; }
   void enable_profiling() override;
   const ExecutionProfile* profile() const override { return profile_.get(); }
@@ -114,7 +124,16 @@ class CudaExecutor final : public DeviceExecutor {
   };
 
   CudaExecutor(const CudaDevice& device) : dev_(device), cu_(*device.cu) {}
+  // arg_offset_ for the arguments not on device copies, and status_offset_;
+  // returns the bytes of their buffer (io_).
+  int64_t layout_arguments();
+  Status allocate_device(CUdeviceptr& p, int64_t bytes, const char* what);
   Status allocate(int64_t& io_bytes);
+  void set_slot_addresses();
+  // Whether the addresses bound are those of `args`' device copies.
+  bool bound_to(std::span<Tensor* const> args);
+  // Points the kept arguments at their copies (a new io_ for the others).
+  Status bind(std::span<Tensor* const> args);
   Status prepare_instructions();
   Status prepare_results();
   // Enqueues the status words' reset and instructions [0, end).
@@ -139,7 +158,10 @@ class CudaExecutor final : public DeviceExecutor {
   CUdeviceptr arena_ = 0, io_ = 0, workspace_ = 0;
   std::byte* host_ = nullptr;  // pinned: arena results, then the status words
   cublasLtHandle_t lt_handle_ = nullptr;
-  std::vector<int64_t> arg_offset_;  // per argument: its buffer's offset in io_
+  std::vector<int64_t> arg_offset_;  // per argument: its buffer's offset in io_ (-1: on its device copy)
+  int64_t status_offset_ = 0;
+  DeviceTensors* tensors_ = nullptr;               // not owned
+  std::vector<DeviceTensors::Copy*> copy_;         // per argument: its device copy, or null
   CUdeviceptr status_ = 0;           // io_'s status words, one int per instruction
   int* status_host_ = nullptr;
   std::vector<CUdeviceptr> slot_addr_;  // per slot
@@ -150,6 +172,7 @@ class CudaExecutor final : public DeviceExecutor {
     CUdeviceptr from = 0;
     std::byte* to = nullptr;
     size_t bytes = 0;
+    int slot = -1;
   };
   std::vector<Download> downloads_;      // arena results
   std::vector<Tensor> results_;          // host views

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/cuda/cuda_code.h"
+#include "runtime/cuda/cuda_device_tensors.h"
 #include "runtime/cuda/cuda_executor.h"
 #include "runtime/cuda/rank_device.h"
 
@@ -23,13 +24,16 @@ class CudaTarget final : public Target {
   }
 
   Expected<std::unique_ptr<DeviceExecutor>> create_executor(std::shared_ptr<const Executable> exe,
-                                                            std::shared_ptr<const LoadedCode> code) const override {
+                                                            std::shared_ptr<const LoadedCode> code,
+                                                            const ExecutorOptions& executor_options) const override {
     auto cuda_code = std::static_pointer_cast<const cuda::CudaCode>(std::move(code));
     const cuda::CudaDevice* device = cuda_code ? cuda_code->device : nullptr;
     if (!device) {
       MLC_TRY(device, selected_device());
     }
-    cuda::CudaExecutorOptions options = cuda::cuda_executor_options_from_env();
+    cuda::CudaExecutorOptions options;
+    options.graph = executor_options.graph;
+    options.allow_tf32 = executor_options.allow_tf32;
     if (std::any_of(exe->instructions.begin(), exe->instructions.end(),
                     [](const Instruction& i) { return i.kind == InstrKind::gemm; })) {
       MLC_TRY(options.cublaslt, cuda::cublaslt());
@@ -41,6 +45,11 @@ class CudaTarget final : public Target {
     MLC_TRY(std::unique_ptr<cuda::CudaExecutor> x,
             cuda::CudaExecutor::create(std::move(exe), std::move(cuda_code), *device, options));
     return std::unique_ptr<DeviceExecutor>(std::move(x));
+  }
+
+  Expected<std::unique_ptr<DeviceTensors>> make_device_tensors() const override {
+    MLC_TRY(const cuda::CudaDevice* device, selected_device());
+    return cuda::cuda_device_tensors(*device);
   }
 
   // The driver's CUDA version and how many GPUs it sees: the driver is

@@ -13,7 +13,9 @@
 //    a driver it is the driver's Error: "cuda: no NVIDIA driver: libcuda.so.1
 //    not found (this machine has no GPU, or its driver is not installed)".
 //  - create_executor uses the same GPU, and cuBLASLt where the executable has
-//    gemms; MLC_CUDA_GRAPH and MLC_ALLOW_TF32 are read then.
+//    gemms, with ExecutorOptions' graph and allow_tf32.
+//  - make_device_tensors keeps tensors in that GPU's memory
+//    (runtime/cuda/cuda_device_tensors.h), which its executors run on.
 #pragma once
 
 #include "runtime/target.h"

@@ -29,13 +29,17 @@ class HostGpuTarget final : public Target {
     return std::shared_ptr<const LoadedCode>(std::move(out));
   }
   Expected<std::unique_ptr<DeviceExecutor>> create_executor(std::shared_ptr<const Executable> exe,
-                                                            std::shared_ptr<const LoadedCode> code) const override {
+                                                            std::shared_ptr<const LoadedCode> code,
+                                                            const ExecutorOptions&) const override {
     MLC_TRY(std::unique_ptr<OpenClLauncher> launcher,
             OpenClLauncher::create(*exe, std::static_pointer_cast<const HostGpuCode>(std::move(code))));
     MLC_TRY(std::unique_ptr<CpuExecutor> x,
             CpuExecutor::create(std::move(exe), std::move(launcher), kHostGpuArenaBaseAlignment));
     return std::unique_ptr<DeviceExecutor>(std::move(x));
   }
+  // As a GPU keeps them: a second copy that the executors run on, which the
+  // host's tensors see only through DeviceTensors::to_host.
+  Expected<std::unique_ptr<DeviceTensors>> make_device_tensors() const override { return host_shadow_tensors(); }
   std::string availability() const override {
     Expected<std::shared_ptr<const ocl::Device>> device = ocl::opencl_device();
     return device.ok() ? "OpenCL: " + (*device)->name() : "no OpenCL device";

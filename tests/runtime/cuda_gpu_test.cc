@@ -73,9 +73,9 @@ std::vector<float> values(const Tensor& t) { return {t.data<float>(), t.data<flo
 // profiled.
 TEST_F(CudaGpu, StepMatchesTheCpu) {
   for (int mode = 0; mode < 3; ++mode) {
-    if (mode == 1) setenv("MLC_CUDA_GRAPH", "0", 1);
-    auto x = Executor::create(cuda_step_executable(cubin_, arch_));
-    unsetenv("MLC_CUDA_GRAPH");
+    ExecutorOptions options;
+    options.graph = mode != 1;
+    auto x = Executor::create(cuda_step_executable(cubin_, arch_), options);
     ASSERT_TRUE(x.ok()) << x.error().message;
     if (mode == 2) x->enable_profiling();
     Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});

@@ -23,6 +23,7 @@
 #include "runtime/cuda/cubin.h"
 #include "runtime/cuda/cublaslt_gemm.h"
 #include "runtime/cuda/cuda_code.h"
+#include "runtime/cuda/cuda_device_tensors.h"
 #include "runtime/cuda/cuda_executor.h"
 #include "runtime/executor.h"
 #include "runtime/shared_library.h"
@@ -475,6 +476,56 @@ TEST(CudaExecutor, RunsTheStepAndReplaysItsGraph) {
   EXPECT_EQ(fake_cuda().allocations, 0) << "everything the executor made is freed";
 }
 
+// Kept tensors (runtime/device_tensors.h): w lives on the GPU. Runs read the
+// device copy, uploaded once, and update it without writing the host's
+// tensor back; to_host downloads it; a host write is uploaded by the next
+// run; a second executor shares the copy; binding the copy captures a new
+// graph; the argument buffer no longer holds w.
+TEST(CudaExecutor, KeptTensorsStayOnTheGpu) {
+  FakeGpu gpu;
+  {
+    std::unique_ptr<DeviceTensors> kept = cuda::cuda_device_tensors(gpu.device);
+    auto x = gpu.executor(cuda_step_executable(synthetic_cubin(90)));
+    auto other = gpu.executor(cuda_step_executable(synthetic_cubin(90)));
+    ASSERT_TRUE(x.ok() && other.ok());
+    ASSERT_TRUE((*x)->run_on_device_tensors(kept.get()));
+    ASSERT_TRUE((*other)->run_on_device_tensors(kept.get()));
+    Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
+    for (int i = 0; i < 6; ++i) xs.data<float>()[i] = static_cast<float>(i), w.data<float>()[i] = static_cast<float>(8 * i + 8);
+    const std::vector<float> w0 = values(w), x0 = values(xs);
+    ASSERT_TRUE(kept->keep(w).ok());
+    Tensor* args[] = {&xs, &w};
+    std::vector<float> device_w = w0;
+    for (int run = 0; run < 3; ++run) {
+      ASSERT_TRUE((*x)->run(args).ok());
+      EXPECT_EQ(values((*x)->result(0)), cuda_step_expected_y(x0, device_w)) << "run " << run;
+      for (float& v : device_w) v *= 0.5f;
+      EXPECT_EQ(values(w), w0) << "the host's tensor is not written back (run " << run << ")";
+    }
+    EXPECT_EQ(fake_cuda().captures, 1) << "captured once, after the binding";
+    // The other executor reads the same copy, and updates it.
+    ASSERT_TRUE((*other)->run(args).ok());
+    EXPECT_EQ(values((*other)->result(0)), cuda_step_expected_y(x0, device_w));
+    for (float& v : device_w) v *= 0.5f;
+    ASSERT_TRUE(kept->to_host(w).ok());
+    EXPECT_EQ(values(w), device_w);
+    // The host writes it: the next run starts from the host's values.
+    for (int i = 0; i < 6; ++i) w.data<float>()[i] = 2;
+    kept->host_wrote(w);
+    ASSERT_TRUE((*x)->run(args).ok());
+    EXPECT_EQ(values((*x)->result(0)), cuda_step_expected_y(x0, std::vector<float>(6, 2)));
+    ASSERT_TRUE(kept->to_host(w).ok());
+    EXPECT_EQ(values(w), std::vector<float>(6, 1));
+    // A tensor not kept is an argument as before: uploaded and written back.
+    Tensor w2(w);
+    Tensor* args2[] = {&xs, &w2};
+    ASSERT_TRUE((*x)->run(args2).ok());
+    EXPECT_EQ(values(w2), std::vector<float>(6, 0.5f));
+    EXPECT_EQ(values((*x)->result(0)), cuda_step_expected_y(x0, std::vector<float>(6, 1)));
+  }
+  EXPECT_EQ(fake_cuda().allocations, 0) << "everything the executors and the kept tensors made is freed";
+}
+
 TEST(CudaExecutor, WithoutGraphsEveryRunLaunchesEachInstruction) {
   FakeGpu gpu;
   auto x = gpu.executor(cuda_step_executable(synthetic_cubin(90)), /*graph=*/false);
@@ -519,19 +570,6 @@ TEST(CudaExecutor, TheGpuTestsExecutablesVerify) {
                                                            update == 2));
         EXPECT_TRUE(s.ok()) << s.error().message;
       }
-}
-
-TEST(CudaExecutor, OptionsFromTheEnvironment) {
-  unsetenv("MLC_CUDA_GRAPH");
-  unsetenv("MLC_ALLOW_TF32");
-  EXPECT_TRUE(cuda::cuda_executor_options_from_env().graph);
-  EXPECT_FALSE(cuda::cuda_executor_options_from_env().allow_tf32);
-  setenv("MLC_CUDA_GRAPH", "0", 1);
-  setenv("MLC_ALLOW_TF32", "1", 1);
-  EXPECT_FALSE(cuda::cuda_executor_options_from_env().graph);
-  EXPECT_TRUE(cuda::cuda_executor_options_from_env().allow_tf32);
-  unsetenv("MLC_CUDA_GRAPH");
-  unsetenv("MLC_ALLOW_TF32");
 }
 
 TEST(CudaExecutor, ProfilesEveryInstructionWithoutAGraph) {
