@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string_view>
 
@@ -145,6 +146,18 @@ Status CudaExecutor::allocate(int64_t& io_bytes) {
   MLC_CHECK_OK(allocate_device(io_, io_bytes, "arguments"));
   if (workspace) MLC_CHECK_OK(allocate_device(workspace_, workspace, "GEMM workspace"));
   status_ = io_ + static_cast<CUdeviceptr>(status_offset_);
+  return allocate_staging();
+}
+
+Status CudaExecutor::allocate_staging() {
+  if (staging_) cu_.cuMemFreeHost(staging_);
+  staging_ = nullptr;
+  if (status_offset_ == 0) return {};
+  void* p = nullptr;
+  if (const CUresult r = cu_.cuMemHostAlloc(&p, static_cast<size_t>(status_offset_), 0); r != kCudaSuccess)
+    return make_error("function '" + exe_->function + "': " +
+                      cu_.error_text("cuMemHostAlloc(" + memory_size_name(status_offset_) + " for the arguments)", r));
+  staging_ = static_cast<std::byte*>(p);
   return {};
 }
 
@@ -177,6 +190,7 @@ Status CudaExecutor::bind(std::span<Tensor* const> args) {
   io_ = 0;
   MLC_CHECK_OK(allocate_device(io_, io_bytes, "arguments"));
   status_ = io_ + static_cast<CUdeviceptr>(status_offset_);
+  MLC_CHECK_OK(allocate_staging());
   set_slot_addresses();
   MLC_CHECK_OK(prepare_instructions());
   if (collectives_) collectives_->set_addresses(slot_addr_);
@@ -286,6 +300,7 @@ CudaExecutor::~CudaExecutor() {
   gemm_.clear();
   if (lt_handle_) options_.cublaslt->cublasLtDestroy(lt_handle_);
   if (host_) cu_.cuMemFreeHost(host_);
+  if (staging_) cu_.cuMemFreeHost(staging_);
   for (CUdeviceptr p : {arena_, io_, workspace_})
     if (p) cu_.cuMemFree(p);
   cu_.cuStreamDestroy(stream_);
@@ -297,8 +312,19 @@ Status CudaExecutor::upload(std::span<Tensor* const> args) {
     DeviceTensors::Copy* kept = copy_.empty() ? nullptr : copy_[a];
     if (kept && !kept->host_newer) continue;  // the device copy is current
     if (n == 0) continue;
-    const CUdeviceptr to = kept ? static_cast<CUdeviceptr>(kept->address) : io_ + static_cast<CUdeviceptr>(arg_offset_[a]);
-    const CUresult r = cu_.cuMemcpyHtoDAsync(to, args[a]->bytes(), static_cast<size_t>(n), stream_);
+    // A kept tensor's rare upload comes from its own (pageable) memory; the
+    // others go through the pinned staging buffer, so the copy is
+    // asynchronous (the stream is idle: the last run was waited for).
+    const std::byte* from = args[a]->bytes();
+    CUdeviceptr to = 0;
+    if (kept) {
+      to = static_cast<CUdeviceptr>(kept->address);
+    } else {
+      to = io_ + static_cast<CUdeviceptr>(arg_offset_[a]);
+      std::memcpy(staging_ + arg_offset_[a], from, static_cast<size_t>(n));
+      from = staging_ + arg_offset_[a];
+    }
+    const CUresult r = cu_.cuMemcpyHtoDAsync(to, from, static_cast<size_t>(n), stream_);
     if (r == kCudaSuccess && kept) kept->host_newer = false;
     if (r != kCudaSuccess)
       return make_error("function '" + exe_->function + "': argument " + std::to_string(a) + " '" +

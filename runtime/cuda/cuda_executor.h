@@ -11,8 +11,8 @@
 // 0 (NVIDIA H200)". Results outside argument buffers are downloaded into
 // pinned host memory the executor owns, allocated once.
 //
-// A run: every argument uploaded from the caller's host tensor (pageable
-// memory: the copies are complete when the driver returns), then the
+// A run: every argument uploaded from the caller's host tensor (copied into
+// a pinned staging buffer, from which the upload is asynchronous), then the
 // instruction list on the stream, then, once the stream is done and no kernel
 // reported an index out of range, every updated argument downloaded into the
 // caller's tensor and every other arena result into the executor's host
@@ -129,6 +129,8 @@ class CudaExecutor final : public DeviceExecutor {
   int64_t layout_arguments();
   Status allocate_device(CUdeviceptr& p, int64_t bytes, const char* what);
   Status allocate(int64_t& io_bytes);
+  // The pinned staging buffer of the arguments not kept (status_offset_ bytes).
+  Status allocate_staging();
   void set_slot_addresses();
   // Whether the addresses bound are those of `args`' device copies.
   bool bound_to(std::span<Tensor* const> args);
@@ -157,6 +159,7 @@ class CudaExecutor final : public DeviceExecutor {
   CUstream stream_ = nullptr;
   CUdeviceptr arena_ = 0, io_ = 0, workspace_ = 0;
   std::byte* host_ = nullptr;  // pinned: arena results, then the status words
+  std::byte* staging_ = nullptr;  // pinned: the uploads of the arguments not kept, at their io_ offsets
   cublasLtHandle_t lt_handle_ = nullptr;
   std::vector<int64_t> arg_offset_;  // per argument: its buffer's offset in io_ (-1: on its device copy)
   int64_t status_offset_ = 0;
