@@ -42,11 +42,10 @@ int64_t scratch_bytes(const CollectiveParams& c, const TensorType& in, const Ten
 }  // namespace
 
 Expected<std::unique_ptr<CudaCollectives>> CudaCollectives::create(const CudaDriver& cu,
-                                                                   const CudaCollectiveDriver& ops,
                                                                    const Executable& exe,
                                                                    std::span<const CUdeviceptr> slot_addr,
                                                                    NcclLoader nccl) {
-  std::unique_ptr<CudaCollectives> x(new CudaCollectives(cu, ops));
+  std::unique_ptr<CudaCollectives> x(new CudaCollectives(cu));
   x->exe_ = &exe;
   x->load_nccl_ = std::move(nccl);
   x->plan_of_.assign(exe.instructions.size(), -1);
@@ -180,7 +179,7 @@ Status CudaCollectives::copy_rows(CUdeviceptr dst, int64_t dst_pitch, CUdevicept
   }
   if (dst_pitch <= kMaxCopyPitch && src_pitch <= kMaxCopyPitch) {
     const CudaMemcpy2D copy = device_copy_2d(dst, dst_pitch, src, src_pitch, width, rows);
-    if (const CUresult r = ops_.cuMemcpy2DAsync(&copy, stream); r != kCudaSuccess) return failed("cuMemcpy2DAsync", r);
+    if (const CUresult r = cu_.cuMemcpy2DAsync(&copy, stream); r != kCudaSuccess) return failed("cuMemcpy2DAsync", r);
     return {};
   }
   // Rows too far apart for one 2D copy: one copy per row.
@@ -315,12 +314,12 @@ Status CudaCollectives::enqueue(size_t instruction, CUstream compute, bool captu
     return make_error(tag(p) + ": " + cu_.error_text(what, r));
   };
   MLC_CHECK_OK(check(cu_.cuEventRecord(p.fork, compute), "cuEventRecord"));
-  MLC_CHECK_OK(check(ops_.cuStreamWaitEvent(comm_, p.fork, kEventWaitDefault), "cuStreamWaitEvent"));
-  MLC_CHECK_OK(check(ops_.cuEventRecordWithFlags(p.started, comm_, marker), "cuEventRecordWithFlags"));
+  MLC_CHECK_OK(check(cu_.cuStreamWaitEvent(comm_, p.fork, kEventWaitDefault), "cuStreamWaitEvent"));
+  MLC_CHECK_OK(check(cu_.cuEventRecordWithFlags(p.started, comm_, marker), "cuEventRecordWithFlags"));
   MLC_CHECK_OK(run_nccl(p));
-  MLC_CHECK_OK(check(ops_.cuEventRecordWithFlags(p.finished, comm_, marker), "cuEventRecordWithFlags"));
+  MLC_CHECK_OK(check(cu_.cuEventRecordWithFlags(p.finished, comm_, marker), "cuEventRecordWithFlags"));
   MLC_CHECK_OK(check(cu_.cuEventRecord(p.join, comm_), "cuEventRecord"));
-  return check(ops_.cuStreamWaitEvent(compute, p.join, kEventWaitDefault), "cuStreamWaitEvent");
+  return check(cu_.cuStreamWaitEvent(compute, p.join, kEventWaitDefault), "cuStreamWaitEvent");
 }
 
 Status CudaCollectives::wait(CUstream compute) {
@@ -330,8 +329,8 @@ Status CudaCollectives::wait(CUstream compute) {
   std::optional<Clock::time_point> started;
   auto pause = std::chrono::microseconds(2);
   for (;;) {
-    const CUresult done = ops_.cuEventQuery(end_);
-    while (k < ordered_.size() && ops_.cuEventQuery(plans_[ordered_[k]].finished) != kCudaErrorNotReady) {
+    const CUresult done = cu_.cuEventQuery(end_);
+    while (k < ordered_.size() && cu_.cuEventQuery(plans_[ordered_[k]].finished) != kCudaErrorNotReady) {
       ++k;
       started.reset();
     }
@@ -343,7 +342,7 @@ Status CudaCollectives::wait(CUstream compute) {
     // The clock of the first unfinished collective runs from its start; after
     // the last one, from when it was seen to end.
     if (!started) {
-      if (k == ordered_.size() || ops_.cuEventQuery(p.started) != kCudaErrorNotReady) started = Clock::now();
+      if (k == ordered_.size() || cu_.cuEventQuery(p.started) != kCudaErrorNotReady) started = Clock::now();
     } else if (Clock::now() - *started > world_->timeout()) {
       return world_->timed_out(p.axis, tag(p));
     }

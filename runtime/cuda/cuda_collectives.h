@@ -64,7 +64,6 @@
 
 #include "ir/expected.h"
 #include "runtime/comm/communicator.h"
-#include "runtime/cuda/cuda_collective_driver.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/nccl.h"
 #include "runtime/cuda/nccl_world.h"
@@ -78,7 +77,7 @@ class CudaCollectives {
  public:
   // `exe`'s collective instructions over `slot_addr` (every slot's device
   // address); `exe` outlives the result. The device's context is current.
-  static Expected<std::unique_ptr<CudaCollectives>> create(const CudaDriver& cu, const CudaCollectiveDriver& ops,
+  static Expected<std::unique_ptr<CudaCollectives>> create(const CudaDriver& cu,
                                                            const Executable& exe,
                                                            std::span<const CUdeviceptr> slot_addr, NcclLoader nccl);
   ~CudaCollectives();
@@ -108,7 +107,7 @@ class CudaCollectives {
     int group_rank = 0;
     CUevent fork = nullptr, join = nullptr, started = nullptr, finished = nullptr;
   };
-  CudaCollectives(const CudaDriver& cu, const CudaCollectiveDriver& ops) : cu_(cu), ops_(ops) {}
+  explicit CudaCollectives(const CudaDriver& cu) : cu_(cu) {}
   Status bind_once(World* world);
   Status run_local(const Planned& p, CUstream compute);
   Status run_nccl(const Planned& p);
@@ -119,7 +118,6 @@ class CudaCollectives {
   const char* nccl_call(const Planned& p) const;
 
   const CudaDriver& cu_;
-  const CudaCollectiveDriver& ops_;
   const Executable* exe_ = nullptr;
   NcclLoader load_nccl_;
   std::vector<Planned> plans_;

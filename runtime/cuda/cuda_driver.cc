@@ -30,6 +30,20 @@ std::string CudaDriver::error_text(std::string_view what, CUresult r) const {
   return s;
 }
 
+CudaMemcpy2D device_copy_2d(CUdeviceptr dst, int64_t dst_pitch, CUdeviceptr src, int64_t src_pitch, int64_t width,
+                            int64_t rows) {
+  CudaMemcpy2D c;
+  c.srcMemoryType = kMemoryTypeDevice;
+  c.srcDevice = src;
+  c.srcPitch = static_cast<size_t>(src_pitch);
+  c.dstMemoryType = kMemoryTypeDevice;
+  c.dstDevice = dst;
+  c.dstPitch = static_cast<size_t>(dst_pitch);
+  c.WidthInBytes = static_cast<size_t>(width);
+  c.Height = static_cast<size_t>(rows);
+  return c;
+}
+
 std::string cuda_version_name(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
@@ -78,6 +92,10 @@ Expected<std::unique_ptr<CudaDriver>> load_cuda_driver(const char* library) {
   MLC_CUDA_FIND(cuMemAlloc, "cuMemAlloc_v2");
   MLC_CUDA_FIND(cuMemFree, "cuMemFree_v2");
   MLC_CUDA_FIND(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+  MLC_CUDA_FIND(cuStreamWaitEvent, "cuStreamWaitEvent");
+  MLC_CUDA_FIND(cuEventQuery, "cuEventQuery");
+  MLC_CUDA_FIND(cuEventRecordWithFlags, "cuEventRecordWithFlags");
+  MLC_CUDA_FIND(cuMemcpy2DAsync, "cuMemcpy2DAsync_v2");
   MLC_CUDA_FIND(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
   MLC_CUDA_FIND(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
   MLC_CUDA_FIND(cuMemsetD8Async, "cuMemsetD8Async");

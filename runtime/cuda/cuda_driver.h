@@ -62,6 +62,40 @@ inline constexpr int kCaptureModeThreadLocal = 1;            // CU_STREAM_CAPTUR
 inline constexpr unsigned kEventDefault = 0x0;               // CU_EVENT_DEFAULT
 inline constexpr unsigned kMemHostAllocPortable = 0x01;      // CU_MEMHOSTALLOC_PORTABLE
 
+using CUarray = struct CUarray_st*;
+
+// cuda.h's constants of the collectives' stream ordering and strided copies
+// (CUDA 13.0; nccl_constants_test.cc). cuMemcpy2DAsync copies `Height` rows
+// of `WidthInBytes` bytes, row r from src + r * srcPitch to dst + r *
+// dstPitch; the driver refuses pitches above the device's
+// CU_DEVICE_ATTRIBUTE_MAX_PITCH (2^31 - 1 bytes on current GPUs):
+// kMaxCopyPitch is what callers stay under, copying row by row above it.
+inline constexpr CUresult kCudaErrorNotReady = 600;   // CUDA_ERROR_NOT_READY
+inline constexpr unsigned kEventDisableTiming = 0x2;  // CU_EVENT_DISABLE_TIMING
+inline constexpr unsigned kEventRecordDefault = 0x0;  // CU_EVENT_RECORD_DEFAULT
+inline constexpr unsigned kEventRecordExternal = 0x1;  // CU_EVENT_RECORD_EXTERNAL
+inline constexpr unsigned kEventWaitDefault = 0x0;     // CU_EVENT_WAIT_DEFAULT
+inline constexpr int kMemoryTypeDevice = 0x2;          // CU_MEMORYTYPE_DEVICE
+inline constexpr int64_t kMaxCopyPitch = (int64_t{1} << 31) - 1;
+
+// CUDA_MEMCPY2D (cuda.h's CUDA_MEMCPY2D_v2).
+struct CudaMemcpy2D {
+  size_t srcXInBytes = 0, srcY = 0;
+  int srcMemoryType = 0;  // CUmemorytype
+  const void* srcHost = nullptr;
+  CUdeviceptr srcDevice = 0;
+  CUarray srcArray = nullptr;
+  size_t srcPitch = 0;
+  size_t dstXInBytes = 0, dstY = 0;
+  int dstMemoryType = 0;  // CUmemorytype
+  void* dstHost = nullptr;
+  CUdeviceptr dstDevice = 0;
+  CUarray dstArray = nullptr;
+  size_t dstPitch = 0;
+  size_t WidthInBytes = 0;
+  size_t Height = 0;
+};
+
 // The oldest driver mlc runs on: CUDA 12.0 (cuDriverGetVersion's 1000 *
 // major + 10 * minor).
 inline constexpr int kMinDriverVersion = 12000;
@@ -109,6 +143,12 @@ struct CudaDriver {
   CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
   CUresult (*cuGraphExecDestroy)(CUgraphExec exec) = nullptr;
   CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
+  // The collectives' (runtime/cuda/cuda_collectives.h): a second stream
+  // ordered by events, events polled, strided copies.
+  CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event, unsigned flags) = nullptr;
+  CUresult (*cuEventQuery)(CUevent event) = nullptr;
+  CUresult (*cuEventRecordWithFlags)(CUevent event, CUstream stream, unsigned flags) = nullptr;
+  CUresult (*cuMemcpy2DAsync)(const CudaMemcpy2D* copy, CUstream stream) = nullptr;  // _v2
 
   int version = 0;  // cuDriverGetVersion's: 12040 for CUDA 12.4
 
@@ -121,6 +161,10 @@ struct CudaDriver {
     return error(what, r);
   }
 };
+
+// A device-to-device CudaMemcpy2D: `rows` rows of `width` bytes.
+CudaMemcpy2D device_copy_2d(CUdeviceptr dst, int64_t dst_pitch, CUdeviceptr src, int64_t src_pitch, int64_t width,
+                            int64_t rows);
 
 // "12.4" for 12040.
 std::string cuda_version_name(int version);

@@ -72,9 +72,6 @@ Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(std::shared_ptr<con
   }
   if (gemms && !options.cublaslt)
     return make_error("mlc internal error: function '" + e.function + "' has gemms and no cuBLASLt was given");
-  if (collectives && !options.collective_driver)
-    return make_error("mlc internal error: function '" + e.function +
-                      "' has collectives and no driver entry points for them were given");
   MLC_CHECK_OK(device.make_current());
   MLC_CHECK_OK(x->cu_.check(x->cu_.cuStreamCreate(&x->stream_, kStreamNonBlocking), "cuda: cuStreamCreate"));
   int64_t io_bytes = 0;
@@ -90,7 +87,7 @@ Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(std::shared_ptr<con
   MLC_CHECK_OK(x->prepare_instructions());
   MLC_CHECK_OK(x->prepare_results());
   if (collectives) {
-    MLC_TRY(x->collectives_, CudaCollectives::create(cu, *options.collective_driver, e, x->slot_addr_,
+    MLC_TRY(x->collectives_, CudaCollectives::create(cu, e, x->slot_addr_,
                                                      options.nccl_loader));
   }
   for (const ConstantData& c : e.constants)

@@ -86,9 +86,7 @@ struct CudaExecutorOptions {
   bool allow_tf32 = false;  // rt::ExecutorOptions::allow_tf32
   // The executable's gemms' library; needed only where it has gemms.
   const CublasLt* cublaslt = nullptr;
-  // The driver entry points of its collectives, needed only where it has
-  // collective instructions, and NCCL, loaded at the first run that needs it.
-  const CudaCollectiveDriver* collective_driver = nullptr;
+  // NCCL, loaded at the first run with collective instructions.
   NcclLoader nccl_loader = [] { return nccl(); };
 };
 

@@ -38,10 +38,6 @@ class CudaTarget final : public Target {
                     [](const Instruction& i) { return i.kind == InstrKind::gemm; })) {
       MLC_TRY(options.cublaslt, cuda::cublaslt());
     }
-    if (std::any_of(exe->instructions.begin(), exe->instructions.end(),
-                    [](const Instruction& i) { return i.kind == InstrKind::collective; })) {
-      MLC_TRY(options.collective_driver, cuda::cuda_collective_driver());
-    }
     MLC_TRY(std::unique_ptr<cuda::CudaExecutor> x,
             cuda::CudaExecutor::create(std::move(exe), std::move(cuda_code), *device, options));
     return std::unique_ptr<DeviceExecutor>(std::move(x));

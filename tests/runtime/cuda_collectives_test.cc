@@ -44,7 +44,6 @@ struct FakeCluster {
   cuda::CudaExecutorOptions options(bool graph = true) const {
     cuda::CudaExecutorOptions o;
     o.graph = graph;
-    o.collective_driver = &fake_collective_driver();
     o.nccl_loader = []() -> Expected<const cuda::Nccl*> { return &fake_nccl_library(); };
     return o;
   }

@@ -14,7 +14,6 @@
 #include "runtime/collective_run.h"
 #include "runtime/comm/local.h"
 #include "runtime/cuda/chunk_rows.h"
-#include "runtime/cuda/cuda_collective_driver.h"
 #include "runtime/cuda/cuda_executor.h"
 #include "runtime/cuda/nccl.h"
 #include "runtime/cuda/rank_device.h"
@@ -37,19 +36,14 @@ class CudaGpuNccl : public ::testing::Test {
     auto device = cuda::cuda_device(*ordinal);
     ASSERT_TRUE(device.ok()) << device.error().message;
     device_ = *device;
-    auto ops = cuda::cuda_collective_driver();
-    ASSERT_TRUE(ops.ok()) << ops.error().message;
-    ops_ = *ops;
   }
   cuda::CudaExecutorOptions options(bool graph) const {
     cuda::CudaExecutorOptions o;
     o.graph = graph;
-    o.collective_driver = ops_;
     return o;
   }
 
   const cuda::CudaDevice* device_ = nullptr;
-  const cuda::CudaCollectiveDriver* ops_ = nullptr;
 };
 
 // Chunk c of n along d out of a whole tensor and back in, each with one
@@ -76,10 +70,10 @@ TEST_F(CudaGpuNccl, TwoDimensionalCopiesMoveTheCpusChunks) {
       for (int64_t c = 0; c < n; ++c) {
         const cuda::CudaMemcpy2D out = cuda::device_copy_2d(dchunk, rows.width, dwhole + rows.offset(c), rows.pitch,
                                                             rows.width, rows.rows);
-        ASSERT_EQ(ops_->cuMemcpy2DAsync(&out, stream), cuda::kCudaSuccess);
+        ASSERT_EQ(cu.cuMemcpy2DAsync(&out, stream), cuda::kCudaSuccess);
         const cuda::CudaMemcpy2D in = cuda::device_copy_2d(drebuilt + rows.offset(c), rows.pitch, dchunk, rows.width,
                                                            rows.width, rows.rows);
-        ASSERT_EQ(ops_->cuMemcpy2DAsync(&in, stream), cuda::kCudaSuccess);
+        ASSERT_EQ(cu.cuMemcpy2DAsync(&in, stream), cuda::kCudaSuccess);
         std::vector<std::byte> got(bytes / static_cast<size_t>(n)), want(got.size());
         ASSERT_EQ(cu.cuMemcpyDtoHAsync(got.data(), dchunk, got.size(), stream), cuda::kCudaSuccess);
         ASSERT_EQ(cu.cuStreamSynchronize(stream), cuda::kCudaSuccess);

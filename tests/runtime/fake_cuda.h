@@ -53,7 +53,6 @@
 
 #include "runtime/cuda/cublaslt.h"
 #include "runtime/cuda/cublaslt_gemm.h"
-#include "runtime/cuda/cuda_collective_driver.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/half.h"
 
@@ -285,6 +284,49 @@ inline void* host(cu::CUdeviceptr p) { return reinterpret_cast<void*>(static_cas
 
 }  // namespace fake_detail
 
+// The entry points of the collectives' stream ordering and strided copies
+// over the same streams and events.
+inline void add_fake_collective_entries(cu::CudaDriver& d) {
+  using namespace fake_detail;
+  d.cuStreamWaitEvent = [](cu::CUstream stream, cu::CUevent e, unsigned flags) -> CUresult {
+    auto lock = device_lock();
+    if (flags != cu::kEventWaitDefault) return kInvalidValue;
+    Event* ev = event_of(e);
+    if (auto& cap = capture()) {
+      Stream* s = stream_of(stream);
+      const auto recorded = cap->events.find(ev);
+      if (recorded == cap->events.end()) return cap->failed = kCaptureIsolation;
+      cap->members[s] = std::max(cap->members[s], ++cap->tick);  // joins the capture
+      Stream* from = recorded->second.first;
+      if (from != s) cap->joined[from] = std::max(cap->joined[from], recorded->second.second);
+      return 0;
+    }
+    const int64_t target = ev->recorded;
+    return enqueue_op(stream, [ev, target] { return ev->completed >= target; });
+  };
+  d.cuEventQuery = [](cu::CUevent e) -> CUresult {
+    auto lock = device_lock();
+    progress();
+    return event_of(e)->completed >= event_of(e)->recorded ? 0 : kNotReady;
+  };
+  d.cuEventRecordWithFlags = [](cu::CUevent e, cu::CUstream stream, unsigned flags) -> CUresult {
+    return record_event(e, stream, flags);
+  };
+  d.cuMemcpy2DAsync = [](const cu::CudaMemcpy2D* c, cu::CUstream stream) -> CUresult {
+    const cu::CudaMemcpy2D copy = *c;
+    if (copy.srcMemoryType != cu::kMemoryTypeDevice || copy.dstMemoryType != cu::kMemoryTypeDevice ||
+        copy.srcPitch < copy.WidthInBytes || copy.dstPitch < copy.WidthInBytes || copy.srcXInBytes || copy.srcY ||
+        copy.dstXInBytes || copy.dstY)
+      return kInvalidValue;
+    return enqueue(stream, [copy] {
+      ++fake_cuda().copies_2d;
+      for (size_t r = 0; r < copy.Height; ++r)
+        std::memcpy(static_cast<std::byte*>(host(copy.dstDevice)) + r * copy.dstPitch,
+                    static_cast<const std::byte*>(host(copy.srcDevice)) + r * copy.srcPitch, copy.WidthInBytes);
+    });
+  };
+}
+
 inline const cu::CudaDriver& fake_driver() {
   using namespace fake_detail;
   using cu::CUdeviceptr;
@@ -508,58 +550,12 @@ inline const cu::CudaDriver& fake_driver() {
       delete reinterpret_cast<Graph*>(g);
       return 0;
     };
+    add_fake_collective_entries(d);
     return d;
   }();
   return d;
 }
 
-// The collectives' driver entry points (runtime/cuda/cuda_collective_driver.h)
-// over the same streams and events.
-inline const cu::CudaCollectiveDriver& fake_collective_driver() {
-  using namespace fake_detail;
-  static const cu::CudaCollectiveDriver d = [] {
-    cu::CudaCollectiveDriver d;
-    d.cuStreamWaitEvent = [](cu::CUstream stream, cu::CUevent e, unsigned flags) -> CUresult {
-      auto lock = device_lock();
-      if (flags != cu::kEventWaitDefault) return kInvalidValue;
-      Event* ev = event_of(e);
-      if (auto& cap = capture()) {
-        Stream* s = stream_of(stream);
-        const auto recorded = cap->events.find(ev);
-        if (recorded == cap->events.end()) return cap->failed = kCaptureIsolation;
-        cap->members[s] = std::max(cap->members[s], ++cap->tick);  // joins the capture
-        Stream* from = recorded->second.first;
-        if (from != s) cap->joined[from] = std::max(cap->joined[from], recorded->second.second);
-        return 0;
-      }
-      const int64_t target = ev->recorded;
-      return enqueue_op(stream, [ev, target] { return ev->completed >= target; });
-    };
-    d.cuEventQuery = [](cu::CUevent e) -> CUresult {
-      auto lock = device_lock();
-      progress();
-      return event_of(e)->completed >= event_of(e)->recorded ? 0 : kNotReady;
-    };
-    d.cuEventRecordWithFlags = [](cu::CUevent e, cu::CUstream stream, unsigned flags) -> CUresult {
-      return record_event(e, stream, flags);
-    };
-    d.cuMemcpy2DAsync = [](const cu::CudaMemcpy2D* c, cu::CUstream stream) -> CUresult {
-      const cu::CudaMemcpy2D copy = *c;
-      if (copy.srcMemoryType != cu::kMemoryTypeDevice || copy.dstMemoryType != cu::kMemoryTypeDevice ||
-          copy.srcPitch < copy.WidthInBytes || copy.dstPitch < copy.WidthInBytes || copy.srcXInBytes || copy.srcY ||
-          copy.dstXInBytes || copy.dstY)
-        return kInvalidValue;
-      return enqueue(stream, [copy] {
-        ++fake_cuda().copies_2d;
-        for (size_t r = 0; r < copy.Height; ++r)
-          std::memcpy(static_cast<std::byte*>(host(copy.dstDevice)) + r * copy.dstPitch,
-                      static_cast<const std::byte*>(host(copy.srcDevice)) + r * copy.srcPitch, copy.WidthInBytes);
-      });
-    };
-    return d;
-  }();
-  return d;
-}
 
 // cuBLASLt over host memory; its handle is any non-null pointer.
 inline const cu::CublasLt& fake_cublaslt() {

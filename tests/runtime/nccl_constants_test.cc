@@ -1,5 +1,5 @@
 // Every constant, type size and layout runtime/cuda/nccl.h and
-// cuda_collective_driver.h declare for themselves (they build without NCCL
+// cuda_driver.h declare for themselves (they build without NCCL
 // and the CUDA toolkit) against nccl.h and cuda.h, where the build found them
 // (tests/CMakeLists.txt defines MLC_NCCL_HEADERS and adds their directories
 // for this file alone). The checks are static_asserts: a wrong value breaks
@@ -8,8 +8,8 @@
 // runtime/cuda's headers come first: cuda.h defines macros (cuMemcpy2DAsync
 // -> cuMemcpy2DAsync_v2, ...) that would rename the entry-point tables'
 // members.
-#include "runtime/cuda/cuda_collective_driver.h"
 #include "runtime/cuda/nccl.h"
+#include "runtime/cuda/cuda_driver.h"
 
 #include <gtest/gtest.h>
 
