@@ -123,6 +123,13 @@ Status agree_on_startup(rt::World& world, const Program& program, const TrainOpt
 
 Expected<TrainSummary> train_on_mesh(const Program& sharded, const Program& whole, const TrainOptions& o) {
   const Mesh& mesh = o.parallel.mesh;
+  // A GPU per rank: the ranks are processes (a process's code is loaded on
+  // one GPU, and NCCL refuses two ranks of one communicator on one GPU).
+  if (sharded.device().target == rt::kCudaTarget && !o.mpi)
+    return make_error(sharded.path() + ": error: --device cuda on mesh " + mesh.str() +
+                      ": each rank needs a GPU and a process of its own; start one process per rank with mpirun or "
+                      "srun (mpirun -np " + std::to_string(mesh.num_devices()) +
+                      " mlc run ...), each takes the GPU of its local rank");
   // Under mpirun: this process's rank, first (the process count is checked
   // before any work).
   std::unique_ptr<rt::World> mpi;

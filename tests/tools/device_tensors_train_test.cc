@@ -131,5 +131,22 @@ TEST(DeviceTensorsTraining, DataParallelMesh) {
   expect_same(model, o, "mesh");
 }
 
+// A mesh on cuda is one process per GPU: ranks as threads are refused before
+// anything is compiled (no driver is needed to say so).
+TEST(DeviceTensorsTraining, ACudaMeshNeedsAProcessPerRank) {
+  const ModelFile model = load("digits_mlp.json");
+  TrainOptions o;
+  o.steps = 1;
+  o.device.target = rt::kCudaTarget;
+  o.device.arch = "sm_90";
+  o.parallel.mesh = *Mesh::parse("dp=2");
+  auto s = train(model, o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("error: --device cuda on mesh dp=2: each rank needs a GPU and a process of its "
+                                   "own; start one process per rank with mpirun or srun (mpirun -np 2 mlc run ...)"),
+            std::string::npos)
+      << s.error().message;
+}
+
 }  // namespace
 }  // namespace mlc
