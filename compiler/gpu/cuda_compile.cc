@@ -64,7 +64,8 @@ Expected<std::string> cuda_cache_key(const CudaSource& source, const std::string
   MLC_TRY(std::string build, nvrtc_build());
   std::string key("cuda\0", 5);
   for (const std::string& o : nvrtc_options(arch)) key += o + '\0';
-  return key + arch + '\0' + build + '\0' + std::string(kSourceEmitterVersion) + '\0' + source.symbol + '\0' +
+  return key + arch + '\0' + build + '\0' + std::string(kSourceEmitterVersion) + '\0' +
+         std::string(kCubinSourceDirectory) + '\0' + source.symbol + '\0' +
          source.text;
 }
 

@@ -225,7 +225,11 @@ Expected<CubinResult> compile_cubin(const std::string& source, const std::string
   MLC_CHECK_OK(check_arch(*n, arch));
   const std::string where = "kernel " + name + ": NVRTC: ";
   Program program{*n};
-  const std::string file = name + ".cu";
+  // The line table's file name. An absolute label that names no file, so
+  // that ptxas records neither the compiling process's working directory
+  // (where a relative name would resolve) nor a file's mtime: a kernel's
+  // cubin is the same bytes wherever and whenever it is compiled.
+  const std::string file = std::string(kCubinSourceDirectory) + "/" + name + ".cu";
   if (nvrtcResult r = n->CreateProgram(&program.p, source.c_str(), file.c_str(), 0, nullptr, nullptr);
       r != kNvrtcSuccess)
     return make_error(where + "cannot create the program: " + error_name(*n, r));
@@ -239,6 +243,10 @@ Expected<CubinResult> compile_cubin(const std::string& source, const std::string
   // ptxas's errors ("ptxas error   : Entry function 'k' uses too much shared
   // data (0xc004 bytes, 0xc000 max)").
   std::erase(out.log, '\0');
+  // Line numbers are the text's: "NAME.cu(3): error: ...", without the label's directory.
+  const std::string directory = std::string(kCubinSourceDirectory) + "/";
+  for (size_t at = out.log.find(directory); at != std::string::npos; at = out.log.find(directory, at))
+    out.log.erase(at, directory.size());
   while (!out.log.empty() && out.log.back() == '\n') out.log.pop_back();
 
   if (compiled != kNvrtcSuccess) {

@@ -35,16 +35,22 @@
 //    it does: "NVRTC 13.0 does not support sm_20 (it supports sm_75, ...)".
 //  - A successful result is a cubin for `arch` that defines `name`
 //    (rt::check_cubin, runtime/cuda/cubin.h) with that kernel's usage.
+//  - The program is named kCubinSourceDirectory/NAME.cu, a label no file
+//    has, so that the cubin's line table holds no working directory and no
+//    file's mtime: the same source gives the same cubin in any directory.
 //  - Thread-safe: NVRTC compiles distinct programs concurrently.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/gpu/resource_usage.h"
 #include "ir/expected.h"
 
 namespace mlc::gpu {
+
+inline constexpr std::string_view kCubinSourceDirectory = "/mlc-kernel-source";
 
 bool nvrtc_available();
 

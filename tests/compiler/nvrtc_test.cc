@@ -124,6 +124,29 @@ TEST(NvrtcTest, CompilesForSm80AndSm90) {
   }
 }
 
+// The cubin's line table names no working directory: the same source gives
+// the same bytes wherever it is compiled (artifacts and caches compare equal
+// across checkouts).
+TEST(NvrtcTest, TheCubinDoesNotDependOnTheWorkingDirectory) {
+  SKIP_WITHOUT_NVRTC();
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::vector<std::string> cubins;
+  for (const char* sub : {"a", "b/c"}) {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("mlc_nvrtc_cwd_" + std::to_string(getpid())) / sub;
+    std::filesystem::create_directories(dir);
+    std::filesystem::current_path(dir);
+    std::ofstream(dir / "scale.cu") << "a file of the kernel's name, which must not be read\n";
+    auto r = compile_cubin(kScale, "scale", "sm_90");
+    std::filesystem::current_path(before);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    cubins.push_back(r->cubin);
+    EXPECT_EQ(r->cubin.find(dir.string()), std::string::npos);
+  }
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("mlc_nvrtc_cwd_" + std::to_string(getpid())));
+  EXPECT_TRUE(cubins[0] == cubins[1]);
+}
+
 TEST(NvrtcTest, CubinOfAnotherArchOrKernelIsRefused) {
   SKIP_WITHOUT_NVRTC();
   auto r = compile_cubin(kScale, "scale", "sm_80");
