@@ -115,11 +115,19 @@ void StepFunction::enable_profiling() {
 const rt::ExecutionProfile* StepFunction::profile() const { return executor_ ? executor_->profile() : nullptr; }
 
 Status StepFunction::run(std::span<rt::Tensor* const> args) {
-  if (executor_) {
-    MLC_CHECK_OK(executor_->run(args));
-    for (size_t k = 0; k < result_ptrs_.size(); ++k) result_ptrs_[k] = &executor_->result(k);
-    return {};
-  }
+  MLC_CHECK_OK(start(args));
+  return finish();
+}
+
+Status StepFunction::finish() {
+  if (!executor_) return {};  // the interpreter ran in start
+  MLC_CHECK_OK(executor_->finish());
+  for (size_t k = 0; k < result_ptrs_.size(); ++k) result_ptrs_[k] = &executor_->result(k);
+  return {};
+}
+
+Status StepFunction::start(std::span<rt::Tensor* const> args) {
+  if (executor_) return executor_->start(args);
   if (!interp_) return make_error("mlc internal error: @" + signature_.name + " run from its code alone (StepFunction::code)");
   std::vector<const rt::Tensor*> in(args.begin(), args.end());
   MLC_TRY(interp_results_, interp_->run(in, world_));

@@ -80,6 +80,10 @@ class StepFunction {
 
   const Signature& signature() const { return signature_; }
   Status run(std::span<rt::Tensor* const> args);
+  // run in two halves (rt::Executor::start): after start the caller may
+  // refill the input tensors; result() is valid after finish.
+  Status start(std::span<rt::Tensor* const> args);
+  Status finish();
   const rt::Tensor& result(size_t k) const;
   size_t num_results() const { return signature_.results.size(); }
   // The compiled backend's lowering (memory plan, kernels); null for interp

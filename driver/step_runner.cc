@@ -88,21 +88,38 @@ Status StepRunner::bind(const ModelConfig& config, std::vector<rt::NamedTensor>&
 }
 
 Status StepRunner::run() {
+  MLC_CHECK_OK(start());
+  return finish();
+}
+
+Status StepRunner::start() {
   for (rt::Tensor* t : zeroed_) std::memset(t->bytes(), 0, static_cast<size_t>(t->num_bytes()));
-  size_t losses = 0;
+  losses_ = 0;
   for (size_t c = 0; c < calls_.size(); ++c) {
     Bound& bound = calls_[c];
     for (const Bound::Refresh& r : bound.from_results)
       bound.args[r.arg] = const_cast<rt::Tensor*>(&functions_[calls_[r.call].function].fn.result(r.result));
     StepFunction& fn = functions_[bound.function].fn;
+    if (c + 1 == calls_.size()) return fn.start(bound.args);  // finish() completes it
     MLC_CHECK_OK(fn.run(bound.args));
-    if (const std::optional<size_t> k = schedule_.calls[c].loss) {
-      const double v = scalar_value(fn.result(*k));
-      loss_ = losses++ ? loss_ + v : v;
-    }
+    add_loss(c);
   }
-  if (losses > 1) loss_ /= static_cast<double>(losses);
   return {};
+}
+
+Status StepRunner::finish() {
+  if (calls_.empty()) return {};
+  MLC_CHECK_OK(functions_[calls_.back().function].fn.finish());
+  add_loss(calls_.size() - 1);
+  if (losses_ > 1) loss_ /= static_cast<double>(losses_);
+  return {};
+}
+
+void StepRunner::add_loss(size_t call) {
+  if (const std::optional<size_t> k = schedule_.calls[call].loss) {
+    const double v = scalar_value(functions_[calls_[call].function].fn.result(*k));
+    loss_ = losses_++ ? loss_ + v : v;
+  }
 }
 
 const rt::Tensor* StepRunner::buffer(const std::string& name) const {

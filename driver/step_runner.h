@@ -41,6 +41,12 @@ class StepRunner {
   // Micro-batch j's input buffers, config.inputs order (the loop gathers into them).
   std::vector<rt::Tensor>& inputs(size_t j) { return inputs_[j]; }
   Status run();
+  // run in two halves: start makes every call but the last and starts the
+  // last (rt::Executor::start), after which the loop may refill inputs(j)
+  // and the step counter for the next step while a GPU runs this one;
+  // finish waits for it. loss() is valid after finish.
+  Status start();
+  Status finish();
   double loss() const { return loss_; }
 
   // The schedule's buffer named `name` (after run(): a gradient sum holds
@@ -66,6 +72,8 @@ class StepRunner {
     };
     std::vector<Refresh> from_results;  // args set from an earlier call's result before each run
   };
+  void add_loss(size_t call);  // call's loss (if it has one) into loss_
+
   StepSchedule schedule_;
   std::vector<Compiled> functions_;
   std::vector<Bound> calls_;
@@ -73,6 +81,7 @@ class StepRunner {
   std::vector<std::optional<rt::Tensor>> buffers_;  // schedule_.buffers, made at bind
   std::vector<rt::Tensor*> zeroed_;                  // the per-step ones
   double loss_ = 0;
+  size_t losses_ = 0;  // of the calls made so far this step
 };
 
 }  // namespace mlc

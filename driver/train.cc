@@ -527,6 +527,17 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     }
     return {};
   };
+  // Step s's diagnostics: the gradients before its update, for --dump-grads
+  // and the statistics every grad_stats_every steps.
+  auto diagnoses = [&](int64_t s) {
+    return (s == start && !o.dump_grads_path.empty()) || (grad_stats_every > 0 && s % grad_stats_every == 0);
+  };
+  // Where parameters live on a device (a GPU's asynchronous runs), the next
+  // step's batch is gathered while this step runs: start() has taken this
+  // batch's bytes. On the host tensors, the step is timed alone, as before.
+  const bool gather_ahead = rank.device_tensors != nullptr;
+  BatchFunctions* gathered = nullptr;  // step gathered_step's, gathered ahead
+  int64_t gathered_step = -1;
   for (int64_t s = start; s < total_steps; ++s) {
     const int64_t epoch = s / steps_per_epoch, i = s % steps_per_epoch;
     // This step's gradients before its update: for --dump-grads, and the
@@ -534,8 +545,11 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     // sharded one's gradients are whole on each, driver/grad_stats.h, so rank
     // 0 writes the whole gradients on a mesh too).
     const bool dump = s == start && !o.dump_grads_path.empty();
-    const bool diagnose = dump || (grad_stats_every > 0 && s % grad_stats_every == 0);
-    MLC_TRY(BatchFunctions * prog, prepare_step(s, diagnose));
+    const bool diagnose = diagnoses(s);
+    BatchFunctions* prog = gathered;
+    if (gathered_step != s) {
+      MLC_TRY(prog, prepare_step(s, diagnose));
+    }
     if (diagnose) {
       MLC_TRY(auto named, gradients(*prog, rank));
       if (dump && leader)
@@ -548,7 +562,12 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     // The schedule's calls: results other than losses replace {param},
     // {state} and the schedule's arguments, as the functions declare
     // (`{updates = %name}`): run writes them into the bound buffers.
-    MLC_CHECK_OK(prog->step->run());
+    MLC_CHECK_OK(prog->step->start());
+    if (gather_ahead && s + 1 < total_steps) {
+      MLC_TRY(gathered, prepare_step(s + 1, diagnoses(s + 1)));
+      gathered_step = s + 1;
+    }
+    MLC_CHECK_OK(prog->step->finish());
     step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
 
     double loss = prog->step->loss();
@@ -566,8 +585,9 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       if (!rank.world) {
         if (auto f = rank.functions->program().ir("loss", prog->batch)) forward = *f;
         MLC_CHECK_OK(replay_to(s));
-        MLC_TRY(prog, prepare_step(s, true));
       }
+      // This step's batch again (the next one's may have been gathered ahead).
+      MLC_TRY(prog, prepare_step(s, true));
       MLC_CHECK_OK(all_to_host());
       return make_error(rank.functions->program().path() + ": error: " +
                         explain_non_finite_loss(config, forward, s, epoch, loss, *prog->inputs, &step_tensor,

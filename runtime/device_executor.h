@@ -47,6 +47,13 @@ class DeviceExecutor {
  public:
   virtual ~DeviceExecutor() = default;
   virtual Status run(std::span<Tensor* const> args) = 0;
+  // A run in two halves, for targets that run asynchronously (cuda): start
+  // returns once the run is under way and its arguments' bytes are taken (the
+  // caller may refill the tensors it will not read back), finish waits for
+  // it and does the rest; result(k) is valid after finish. A start that fails
+  // needs no finish. The default runs all of it in start.
+  virtual Status start(std::span<Tensor* const> args) { return run(args); }
+  virtual Status finish() { return {}; }
   // This device's communicator, for the executable's collective
   // instructions. Not owned.
   virtual void set_world(World* world) = 0;

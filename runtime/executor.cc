@@ -86,6 +86,16 @@ Status Executor::run_on_host_copies(std::span<Tensor* const> args) {
 }
 
 Status Executor::run(std::span<Tensor* const> args) {
+  MLC_CHECK_OK(start(args));
+  return finish();
+}
+
+Status Executor::finish() {
+  if (tensors_ && !tensors_native_) return {};  // start ran it
+  return impl_->finish();
+}
+
+Status Executor::start(std::span<Tensor* const> args) {
   const Executable& e = *exe_;
   if (args.size() != e.args.size())
     return make_error("function '" + e.function + "' expects " + std::to_string(e.args.size()) +
@@ -100,7 +110,7 @@ Status Executor::run(std::span<Tensor* const> args) {
       return make_error(what() + ": expected " + want.str() + ", got " + args[i]->type().str());
   }
   if (tensors_ && !tensors_native_) return run_on_host_copies(args);
-  return impl_->run(args);
+  return impl_->start(args);
 }
 
 }  // namespace mlc::rt

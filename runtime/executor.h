@@ -49,6 +49,12 @@ class Executor {
   static Expected<Executor> create(std::shared_ptr<const Executable> exe, const ExecutorOptions& options = {});
 
   Status run(std::span<Tensor* const> args);
+  // run in two halves (runtime/device_executor.h): start returns once the
+  // arguments' bytes are taken and the run is under way (on the CPU and the
+  // host device: done), so that the caller can refill its input tensors
+  // while a GPU runs; finish waits for it. run = start + finish.
+  Status start(std::span<Tensor* const> args);
+  Status finish();
   // This device's communicator, for a sharded program's collective
   // instructions (runtime/collective_run.h). Not owned.
   void set_world(World* world) { impl_->set_world(world); }

@@ -83,6 +83,7 @@ Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(std::shared_ptr<con
                         "cuda: cuMemsetD32Async(arena)"));
   MLC_CHECK_OK(cu.check(cu.cuMemsetD32Async(x->io_, 0, static_cast<size_t>(io_bytes / 4), x->stream_),
                         "cuda: cuMemsetD32Async(arguments)"));
+  x->pending_.assign(e.args.size(), nullptr);
   x->set_slot_addresses();
   MLC_CHECK_OK(x->prepare_instructions());
   MLC_CHECK_OK(x->prepare_results());
@@ -330,6 +331,19 @@ Status CudaExecutor::upload(std::span<Tensor* const> args) {
   return {};
 }
 
+Status CudaExecutor::upload_staged() {
+  const Executable& e = *exe_;
+  for (size_t a = 0; a < e.args.size(); ++a) {
+    if (arg_offset_[a] < 0) continue;  // kept: on its device copy
+    const auto n = static_cast<size_t>(e.slots[static_cast<size_t>(e.args[a].slot)].type.num_bytes());
+    if (n == 0) continue;
+    MLC_CHECK_OK(cu_.check(cu_.cuMemcpyHtoDAsync(io_ + static_cast<CUdeviceptr>(arg_offset_[a]), staging_ + arg_offset_[a],
+                                                 n, stream_),
+                           "cuda: cuMemcpyHtoDAsync(argument " + std::to_string(a) + ")"));
+  }
+  return {};
+}
+
 Status CudaExecutor::synchronize(std::string_view after) {
   const CUresult r = cu_.cuStreamSynchronize(stream_);
   if (r == kCudaSuccess) return {};
@@ -456,7 +470,7 @@ Status CudaExecutor::add_profile() {
   return {};
 }
 
-Error CudaExecutor::index_error(size_t instruction, std::span<Tensor* const> args) {
+Error CudaExecutor::index_error(size_t instruction) {
   const Executable& e = *exe_;
   const KernelInfo& k = e.kernels[static_cast<size_t>(e.instructions[instruction].kernel)];
   // Collectives before it would wait for peers that do not run them again.
@@ -466,9 +480,10 @@ Error CudaExecutor::index_error(size_t instruction, std::span<Tensor* const> arg
                                ": an index out of range (the step's collectives before this kernel cannot run "
                                "again alone to find which; run on the CPU to name it)");
   }
-  // Run the list again up to the kernel: the same arguments (the caller's,
-  // not yet overwritten) give it the same indices, which are then read back.
-  Status s = upload(args);
+  // Run the list again up to the kernel: the run's own uploads (still in the
+  // staging buffer; the caller may have refilled its tensors since start)
+  // give it the same indices, which are then read back.
+  Status s = upload_staged();
   if (s) s = enqueue_list(instruction);
   std::vector<std::vector<std::byte>> copies(k.types.size());
   std::vector<const std::byte*> buffers(k.types.size(), nullptr);
@@ -490,8 +505,14 @@ Error CudaExecutor::index_error(size_t instruction, std::span<Tensor* const> arg
 }
 
 Status CudaExecutor::run(std::span<Tensor* const> args) {
+  MLC_CHECK_OK(start(args));
+  return finish();
+}
+
+Status CudaExecutor::start(std::span<Tensor* const> args) {
   const Executable& e = *exe_;
   const size_t n = e.instructions.size();
+  if (started_) return make_error("mlc internal error: function '" + e.function + "' started twice");
   MLC_CHECK_OK(dev_.make_current());
   if (!bound_to(args)) MLC_CHECK_OK(bind(args));
   if (collectives_) MLC_CHECK_OK(collectives_->bind(world_));
@@ -515,11 +536,27 @@ Status CudaExecutor::run(std::span<Tensor* const> args) {
   if (listed)
     listed = cu_.check(cu_.cuMemcpyDtoHAsync(status_host_, status_, 4 * std::max<size_t>(1, n), stream_),
                        "cuda: cuMemcpyDtoHAsync(status words)");
-  if (listed && collectives_) listed = collectives_->wait(stream_);
   if (!listed) {
     (void)cu_.cuStreamSynchronize(stream_);
     return listed;
   }
+  std::copy(args.begin(), args.end(), pending_.begin());
+  started_ = true;
+  return {};
+}
+
+Status CudaExecutor::finish() {
+  if (!started_) return {};
+  started_ = false;
+  const Executable& e = *exe_;
+  const size_t n = e.instructions.size();
+  const std::span<Tensor* const> args(pending_);
+  MLC_CHECK_OK(dev_.make_current());
+  if (collectives_)
+    if (Status waited = collectives_->wait(stream_); !waited) {
+      (void)cu_.cuStreamSynchronize(stream_);
+      return waited;
+    }
   const Status ran = synchronize("running the instructions");
   // Updated even by a failing run (its updated arguments may hold partial values).
   for (int a : updated_args_)
@@ -532,7 +569,7 @@ Status CudaExecutor::run(std::span<Tensor* const> args) {
       if (e.instructions[i].kind != InstrKind::kernel)
         return at(i, "mlc internal error: the status word of a " + std::string(instr_kind_name(e.instructions[i].kind)) +
                          " instruction is set");
-      return index_error(i, args);
+      return index_error(i);
     }
   for (int a : updated_args_) {
     Tensor& t = *args[static_cast<size_t>(a)];

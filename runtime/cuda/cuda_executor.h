@@ -103,6 +103,12 @@ class CudaExecutor final : public DeviceExecutor {
   ~CudaExecutor() override;
 
   Status run(std::span<Tensor* const> args) override;
+  // start: everything up to the launch (the uploads through the staging
+  // buffer, the graph or the list, the status words' download), returning
+  // while the GPU runs; the caller's input tensors may then be refilled.
+  // finish: waits, checks, downloads. run = start + finish.
+  Status start(std::span<Tensor* const> args) override;
+  Status finish() override;
   void set_world(World* world) override { world_ = world; }
   // Takes the cuda target's DeviceTensors (runtime/cuda/cuda_device_tensors.h).
   bool run_on_device_tensors(DeviceTensors* tensors) override;
@@ -142,8 +148,10 @@ class CudaExecutor final : public DeviceExecutor {
   Status enqueue_profiled();
   Status capture_graph();
   Status upload(std::span<Tensor* const> args);
+  // The arguments not kept again, from the staging buffer (the last start's).
+  Status upload_staged();
   Status synchronize(std::string_view after);
-  Error index_error(size_t instruction, std::span<Tensor* const> args);
+  Error index_error(size_t instruction);
   Status add_profile();
   Error at(size_t instruction, const std::string& message) const;
 
@@ -182,6 +190,8 @@ class CudaExecutor final : public DeviceExecutor {
   bool capturing_ = false;
   std::unique_ptr<CudaCollectives> collectives_;  // null without collective instructions
   int64_t runs_ = 0;
+  bool started_ = false;             // between start and finish
+  std::vector<Tensor*> pending_;     // the started run's arguments
   std::unique_ptr<ExecutionProfile> profile_;
   std::vector<CUevent> events_;  // profiling: before instruction i, and after the last
 };

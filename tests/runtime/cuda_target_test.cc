@@ -618,6 +618,32 @@ TEST(CudaExecutor, IndexOutOfRangeIsTheCpusMessage) {
   EXPECT_EQ(fake_cuda().captures, 1);
 }
 
+// A run in two halves: between start and finish the caller refills its
+// tensors (the next batch) without changing the run; an index error found at
+// finish names the started run's index, read again from the staging buffer.
+TEST(CudaExecutor, StartTakesTheArgumentsBytes) {
+  FakeGpu gpu;
+  auto x = gpu.executor(cuda_gather_executable(synthetic_cubin(90)));
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  Tensor idx(DType::i32, {3}), table(DType::f32, {4});
+  for (int i = 0; i < 4; ++i) table.data<float>()[i] = static_cast<float>(10 * (i + 1));
+  Tensor* args[] = {&idx, &table};
+  for (int run = 0; run < 3; ++run) {
+    idx.data<int>()[0] = 1, idx.data<int>()[1] = run == 1 ? 7 : 3, idx.data<int>()[2] = 2;
+    ASSERT_TRUE((*x)->start(args).ok());
+    idx.data<int>()[0] = idx.data<int>()[1] = idx.data<int>()[2] = 0;  // the next batch, gathered meanwhile
+    Status s = (*x)->finish();
+    if (run == 1) {
+      ASSERT_FALSE(s.ok());
+      EXPECT_EQ(s.error().message, "m.json:3:5: error: gather: index 7 out of range [0, 4) along axis 0");
+      continue;
+    }
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(values((*x)->result(0)), (std::vector<float>{20, 40, 30}));
+  }
+  EXPECT_TRUE((*x)->finish().ok()) << "a finish with no run started does nothing";
+}
+
 TEST(CudaExecutor, RefusesWhatItCannotRun) {
   FakeGpu gpu;
   const std::string cubin = synthetic_cubin(90);
