@@ -14,8 +14,17 @@
 //    a norm's moments, cross-entropy's log-sum-exp, a whole-tensor sum) are
 //    folded by the whole block: thread t folds the terms t, t + B, t + 2B, ...
 //    of the reduction's row-major order, then the block combines the B
-//    partial results in shared memory by a fixed binary tree. The row's
-//    elements are then computed by the threads in a block-stride loop.
+//    partial results by a fixed binary tree (slot t takes slot t + s, for
+//    s = B/2, ..., 2, 1): the levels of stride 32 and more in shared memory
+//    with a barrier each, the last five (16 to 1) within the first warp. In
+//    CUDA those shuffle registers (__shfl_down_sync, 32- and 64-bit values
+//    and the carried indices alike); in OpenCL the prelude's MLC_WARP_DOWN
+//    reads the shared array instead, with a barrier per level, so the host
+//    device runs the same text and the same tree, and both give the same
+//    bits. The host device never executes the shuffles: NVRTC compiles them
+//    for sm_80 and sm_90 (tests/compiler/nvrtc_kernels_test.cc) and a source
+//    test checks their text (tests/compiler/gpu_kernel_source_test.cc). The
+//    row's elements are then computed by the threads in a block-stride loop.
 //  - scatter_rows: scatter_add's usual form (an embedding's gradient: the
 //    output's last dim is the updates' last dim, and the target row depends
 //    on the updates' other dims alone). A block per output row: its threads

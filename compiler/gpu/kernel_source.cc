@@ -12,6 +12,9 @@ namespace mlc::gpu {
 
 namespace {
 
+// Threads per CUDA warp: the tree's last levels shuffle within one.
+constexpr int kWarpSize = 32;
+
 // `s` inside a C comment: no "*/" ends it early.
 std::string comment_safe(std::string s) {
   for (size_t i = s.find("*/"); i != std::string::npos; i = s.find("*/", i)) s.replace(i, 2, "* /");
@@ -559,49 +562,91 @@ class Emitter {
       split_index("rj", e.var0, e.extents);
       fold_element(e, a, acc, index, "rj");
     });
-    const char* arr = e.op == OpCode::ReduceSum ? (a.fl ? "mlc_sf64" : "mlc_si64")
-                      : a.type == DType::f64   ? "mlc_sf64"
-                      : a.fl                   ? "mlc_sf32"
-                                               : "mlc_si64";
-    const std::string mine = std::string(arr) + "[tid]", theirs = std::string(arr) + "[tid + s]";
-    line(mine + " = " + acc + ";");
+    const std::string arr = shared_array(e, a);
+    line(arr + "[tid] = " + acc + ";");
     if (a.indexed) line("mlc_sidx[tid] = " + index + ";");
     line("MLC_BARRIER();");
-    scoped("for (int s = " + std::to_string(block / 2) + "; s > 0; s >>= 1)", [&] {
+    shared_tree_levels(e, a, arr, block, kWarpSize);
+    // The tree's last five levels (strides 16 to 1) within the first warp:
+    // the partner's partial result through MLC_WARP_DOWN (CUDA: a register
+    // shuffle; OpenCL: the shared array, MLC_WARP_PUT storing each level's
+    // result and MLC_WARP_FENCE a barrier). Every thread of the block runs
+    // them (a shuffle needs its whole warp, a barrier its whole block); the
+    // threads at or past a level's stride combine nothing.
+    const char* type = value_type(a.type);
+    const std::string w = fresh(type, arr + "[tid]");
+    const std::string wi = a.indexed ? fresh("i64", "mlc_sidx[tid]") : "";
+    scoped("for (int s = " + std::to_string(kWarpSize / 2) + "; s > 0; s >>= 1)", [&] {
+      const std::string o = fresh(type, "MLC_WARP_DOWN(" + arr + ", " + w + ", s)");
+      const std::string oi = a.indexed ? fresh("i64", "MLC_WARP_DOWN(mlc_sidx, " + wi + ", s)") : "";
       scoped("if (tid < s)", [&] {
-        if (e.op == OpCode::ReduceSum) {
-          if (a.fl) line(mine + " = " + mine + " + " + theirs + ";");
-          else line(mine + " = (i64)((u64)" + mine + " + (u64)" + theirs + ");");
-          return;
-        }
-        // Partial results (value, index of its element; -1: none). The
-        // sequential fold's answer: for argmax the first NaN, else the first
-        // maximal element; for max and min the last NaN, else the first
-        // extreme element.
-        const std::string a_i = "mlc_sidx[tid]", b_i = "mlc_sidx[tid + s]";
-        const std::string av = fresh(value_type(a.type), mine), bv = fresh(value_type(a.type), theirs);
-        const std::string ai = fresh("i64", a_i), bi = fresh("i64", b_i);
-        const std::string a_nan = a.fl ? "(" + av + " != " + av + ")" : "false";
-        const std::string b_nan = a.fl ? "(" + bv + " != " + bv + ")" : "false";
-        const char* cmp = e.op == OpCode::ReduceMin ? " < " : " > ";
-        std::string take_b;
-        if (e.op == OpCode::Argmax)
-          take_b = "(" + ai + " < 0 || (" + bi + " >= 0 && (" + a_nan + " ? (" + b_nan + " && " + bi + " < " + ai + ") : (" +
-                   b_nan + " || " + bv + cmp + av + " || (" + bv + " == " + av + " && " + bi + " < " + ai + ")))))";
-        else
-          take_b = "(" + ai + " < 0 || (" + bi + " >= 0 && (" + a_nan + " ? (" + b_nan + " && " + bi + " > " + ai + ") : (" +
-                   b_nan + " || " + bv + cmp + av + " || (" + bv + " == " + av + " && " + bi + " < " + ai + ")))))";
-        scoped("if " + take_b, [&] {
-          line(mine + " = " + bv + ";");
-          line(a_i + " = " + bi + ";");
-        });
+        combine_partials(e, a, w, wi, o, oi);
+        line("MLC_WARP_PUT(" + arr + ", " + w + ");");
+        if (a.indexed) line("MLC_WARP_PUT(mlc_sidx, " + wi + ");");
       });
-      line("MLC_BARRIER();");
+      line("MLC_WARP_FENCE();");
     });
-    const std::string total = fresh(value_type(a.type), mine.substr(0, mine.size() - 5) + "[0]");
+    scoped("if (tid == 0)", [&] {
+      line(arr + "[0] = " + w + ";");
+      if (a.indexed) line("mlc_sidx[0] = " + wi + ";");
+    });
+    line("MLC_BARRIER();");
+    const std::string total = fresh(type, arr + "[0]");
     const std::string total_index = a.indexed ? fresh("i64", "mlc_sidx[0]") : "";
     line("MLC_BARRIER();");  // before the arrays are used again
     return reduce_result(e, a, total, total_index);
+  }
+
+  // The shared array (gpu_schedule.h's Schedule::shared_*) reduction e's
+  // partial results are combined in.
+  static std::string shared_array(const kir::Expr& e, const Acc& a) {
+    if (e.op == OpCode::ReduceSum) return a.fl ? "mlc_sf64" : "mlc_si64";
+    return a.type == DType::f64 ? "mlc_sf64" : a.fl ? "mlc_sf32" : "mlc_si64";
+  }
+
+  // The levels of the fixed tree over the `size` partial results in `arr`
+  // (and mlc_sidx) with strides size / 2 down to `last` (powers of two):
+  // slot t takes slot t + s combined into it; a barrier after each level.
+  void shared_tree_levels(const kir::Expr& e, const Acc& a, const std::string& arr, int size, int last) {
+    if (size / 2 < last) return;
+    scoped("for (int s = " + std::to_string(size / 2) + "; s >= " + std::to_string(last) + "; s >>= 1)", [&] {
+      scoped("if (tid < s)", [&] {
+        const char* type = value_type(a.type);
+        const std::string w = fresh(type, arr + "[tid]"), o = fresh(type, arr + "[tid + s]");
+        const std::string wi = a.indexed ? fresh("i64", "mlc_sidx[tid]") : "";
+        const std::string oi = a.indexed ? fresh("i64", "mlc_sidx[tid + s]") : "";
+        combine_partials(e, a, w, wi, o, oi);
+        line(arr + "[tid] = " + w + ";");
+        if (a.indexed) line("mlc_sidx[tid] = " + wi + ";");
+      });
+      line("MLC_BARRIER();");
+    });
+  }
+
+  // The tree's step: partial result (w, wi) combined with the one after it,
+  // (o, oi), into (w, wi). Indices are those of the partial's element (-1:
+  // none). The sequential fold's answer: for argmax the first NaN, else the
+  // first maximal element; for max and min the last NaN, else the first
+  // extreme element.
+  void combine_partials(const kir::Expr& e, const Acc& a, const std::string& w, const std::string& wi,
+                        const std::string& o, const std::string& oi) {
+    if (e.op == OpCode::ReduceSum) {
+      if (a.fl) line(w + " = " + w + " + " + o + ";");
+      else line(w + " = (i64)((u64)" + w + " + (u64)" + o + ");");
+      return;
+    }
+    const std::string w_nan = a.fl ? "(" + w + " != " + w + ")" : "false";
+    const std::string o_nan = a.fl ? "(" + o + " != " + o + ")" : "false";
+    const char* cmp = e.op == OpCode::ReduceMin ? " < " : " > ";
+    // Both NaN: argmax keeps the first, max and min take the last.
+    const char* nan_order = e.op == OpCode::Argmax ? " < " : " > ";
+    const std::string take_o = "(" + wi + " < 0 || (" + oi + " >= 0 && (" + w_nan + " ? (" + o_nan + " && " + oi + nan_order +
+                               wi + ") : (" + o_nan + " || " + o + cmp + w + " || (" + o + " == " + w + " && " + oi + " < " +
+                               wi + ")))))";
+    scoped("if " + take_o, [&] {
+      line(w + " = " + o + ";");
+      line(wi + " = " + oi + ";");
+    });
   }
 
   const kir::Kernel& k_;

@@ -16,6 +16,7 @@
 #include "runtime/interpreter.h"
 #include "runtime/target.h"
 #include "tests/compiler/example_kernels.h"
+#include "tests/compiler/lowered_kernels.h"
 #include "tests/runtime/kernel_test_util.h"
 
 namespace mlc {
@@ -23,16 +24,9 @@ namespace {
 
 // The kernels of `body` (the ops of @f(%x: TYPE)) lowered for the host device.
 std::vector<kir::Kernel> kernels_of(const std::string& type, const std::string& body, const std::string& result) {
-  const std::string text = "module @m {\n  func @f(%x: " + type + " {input}) -> (" + result + ") {\n" + body + "  }\n}\n";
-  auto m = parse_module(text, "gpu_kernel_source_test.mlir");
-  EXPECT_TRUE(m.ok()) << m.error().message;
-  if (!m.ok()) return {};
-  LowerOptions o;
-  o.compile_kernels = false;
-  o.target = std::string(rt::kHostGpuTarget);
-  auto l = lower_function(*m->find("f"), o);
-  EXPECT_TRUE(l.ok()) << l.error().message;
-  return l.ok() ? l->kernels : std::vector<kir::Kernel>{};
+  return testing::kernels_for_target(
+      "module @m {\n  func @f(%x: " + type + " {input}) -> (" + result + ") {\n" + body + "  }\n}\n",
+      std::string(rt::kHostGpuTarget));
 }
 
 TEST(GpuSchedule, ElementwiseKernelsTakeAThreadPerElement) {
@@ -105,6 +99,53 @@ TEST(GpuKernelSource, TheTwoDialectsDifferOnlyInThePrelude) {
   EXPECT_NE(fn.find("mlc_f32_to_bf16("), std::string::npos);
   EXPECT_NE(fn.find("/* " + ks[0].name + ": " + ks[0].origin + " */"), std::string::npos) << "the origin names the ops";
   EXPECT_NE(ks[0].origin.find("tanh"), std::string::npos);
+}
+
+// A block tree's last five levels (strides 16 to 1) go through
+// MLC_WARP_DOWN: CUDA's prelude shuffles registers (never executed here:
+// nvrtc_kernels_test.cc compiles it for sm_80 and sm_90), OpenCL's reads
+// the shared array, so the host device runs the same tree. Values and the
+// carried indices of every accumulator type: f64 and i64 sums, f32 and f64
+// maxima, argmax's i64 index.
+TEST(GpuKernelSource, BlockTreesShuffleWithinAWarpInCuda) {
+  const std::string cuda(gpu::prelude(gpu::Dialect::cuda)), opencl(gpu::prelude(gpu::Dialect::opencl));
+  EXPECT_NE(cuda.find("#define MLC_WARP_DOWN(arr, v, s) __shfl_down_sync(0xffffffffu, (v), (s))"), std::string::npos);
+  EXPECT_NE(opencl.find("#define MLC_WARP_DOWN(arr, v, s) (arr)["), std::string::npos);
+  EXPECT_EQ(opencl.find("shfl"), std::string::npos);
+  EXPECT_EQ(opencl.find("sub_group"), std::string::npos);
+  struct Case {
+    const char* type;
+    const char* op;
+    const char* shuffled;  // the shared arrays whose values shuffle
+  };
+  for (const Case& c : {Case{"f32[4,300]", "reduce_sum", "mlc_sf64"}, Case{"i64[4,300]", "reduce_sum", "mlc_si64"},
+                        Case{"f32[4,300]", "reduce_max", "mlc_sf32"}, Case{"f64[4,300]", "reduce_min", "mlc_sf64"},
+                        Case{"i32[4,300]", "reduce_max", "mlc_si64"}}) {
+    SCOPED_TRACE(std::string(c.type) + " " + c.op);
+    const std::string t(c.type);
+    const std::string result = t.substr(0, t.find('[')) + "[4,1]";
+    auto ks = kernels_of(t, std::string("    %0 = ") + c.op + "(%x) {dims = [1], keepdim = true} : " + result +
+                                "\n    return %0\n", result);
+    ASSERT_EQ(ks.size(), 1u);
+    const gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+    ASSERT_EQ(s.kind, gpu::ScheduleKind::row) << kir::print_kernel(ks[0]);
+    ASSERT_EQ(s.launch.block, 256);
+    const std::string fn = gpu::kernel_function(ks[0], s, "k");
+    // Strides 128, 64, 32 in shared memory, then 16 to 1 within the warp.
+    EXPECT_NE(fn.find("for (int s = 128; s >= 32; s >>= 1)"), std::string::npos) << fn;
+    EXPECT_NE(fn.find("for (int s = 16; s > 0; s >>= 1)"), std::string::npos) << fn;
+    EXPECT_NE(fn.find(std::string("MLC_WARP_DOWN(") + c.shuffled + ", "), std::string::npos) << fn;
+    EXPECT_EQ(fn.find("MLC_WARP_DOWN(mlc_sidx, ") != std::string::npos, std::string(c.op) != "reduce_sum") << fn;
+  }
+  // A block of one warp has no shared-memory levels.
+  auto ks = kernels_of("f32[4,32]", "    %0 = reduce_max(%x) {dims = [1], keepdim = true} : f32[4,1]\n    return %0\n",
+                       "f32[4,1]");
+  ASSERT_EQ(ks.size(), 1u);
+  const gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  ASSERT_EQ(s.launch.block, 32);
+  const std::string fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_EQ(fn.find("s >= 32"), std::string::npos) << fn;
+  EXPECT_NE(fn.find("MLC_WARP_DOWN(mlc_sidx, "), std::string::npos) << fn;
 }
 
 // tiny_gpt's embedding gradients (scatter_add of [B*T, 64] rows into the
@@ -213,6 +254,36 @@ TEST(GpuScheduleHostGpu, RowsLongerThanABlockFoldExactly) {
                             "f32[3]", x, DType::f32, {3, 1000}, /*exact=*/true);
   expect_host_gpu_matches("f32[3,1000]", "    %0 = argmax(%x) {axis = 1} : i64[3]\n    return %0\n", "i64[3]", x, DType::f32,
                           {3, 1000}, /*exact=*/true);
+}
+
+// The tree over 64-bit values and carried indices (f64 and i64 maxima,
+// argmax of f64, i64 sums), and blocks of one warp (rows of 32: warp levels
+// only) and of two (rows of 40: one shared level): exact.
+TEST(GpuScheduleHostGpu, BlockTreesOf64BitValuesFoldExactly) {
+  for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{3, 1000}, {3, 32}, {3, 40}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    const size_t n = static_cast<size_t>(rows * cols);
+    std::vector<double> x = ramp(n, 1e3);
+    x[static_cast<size_t>(cols) - 1] = x[5] = 2e3;           // row 0: a tie at both ends, the first wins
+    x[static_cast<size_t>(cols) + 3] = NAN;                   // row 1: NaNs
+    x[static_cast<size_t>(2 * cols) - 2] = NAN;
+    const std::string dims = "[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+    const Shape shape = {rows, cols};
+    const std::string r = "[" + std::to_string(rows) + ",1]";
+    for (const char* op : {"reduce_max", "reduce_min"})
+      expect_host_gpu_matches("f64" + dims, std::string("    %0 = ") + op + "(%x) {dims = [1], keepdim = true} : f64" + r +
+                                                "\n    return %0\n",
+                              "f64" + r, x, DType::f64, shape, /*exact=*/true);
+    const std::string r1 = "[" + std::to_string(rows) + "]";
+    expect_host_gpu_matches("f64" + dims, "    %0 = argmax(%x) {axis = 1} : i64" + r1 + "\n    return %0\n", "i64" + r1, x,
+                            DType::f64, shape, /*exact=*/true);
+    std::vector<double> ints(n);
+    for (size_t i = 0; i < n; ++i) ints[i] = std::floor(x[i] == x[i] ? x[i] * 1e6 : 7);  // beyond 32 bits' sums
+    for (const char* op : {"reduce_sum", "reduce_max"})
+      expect_host_gpu_matches("i64" + dims, std::string("    %0 = ") + op + "(%x) {dims = [1], keepdim = true} : i64" + r +
+                                                "\n    return %0\n",
+                              "i64" + r, ints, DType::i64, shape, /*exact=*/true);
+  }
 }
 
 // Softmax over rows of 1000 (max, then a sum of exponentials: two block

@@ -2,7 +2,9 @@
 // with NVRTC for sm_80 (A100) and sm_90 (H100, H200) with no register spill
 // and no more shared memory than the arch allows (ptxas's report,
 // compiler/gpu/resource_usage.h). Skips where NVRTC is absent (the CUDA
-// toolkit is not installed), saying so.
+// toolkit is not installed), saying so. So do kernels of the schedules'
+// forms the examples may not reach (block reductions of every accumulator
+// type).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,18 +12,14 @@
 #include "compiler/gpu/gpu_compile.h"
 #include "compiler/gpu/nvrtc.h"
 #include "tests/compiler/example_kernels.h"
+#include "tests/compiler/lowered_kernels.h"
 
 namespace mlc {
 namespace {
 
-class NvrtcExampleKernels : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(NvrtcExampleKernels, CompileForSm80AndSm90WithoutSpills) {
-  if (!gpu::nvrtc_available()) GTEST_SKIP() << gpu::nvrtc_version().error().message;
-  std::vector<kir::Kernel> kernels;
-  for (testing::ExampleKernel& k : testing::example_kernels(GetParam(), std::string(rt::kCudaTarget)))
-    kernels.push_back(std::move(k.kernel));
-  ASSERT_FALSE(kernels.empty());
+// `kernels` compile for sm_80 and sm_90 with no spill, within the arch's
+// shared memory; prints the most registers a kernel uses per arch.
+void expect_compile_without_spills(const std::vector<kir::Kernel>& kernels, const char* what) {
   static const std::optional<KernelCache> cache = KernelCache::from_environment();
   for (const char* arch : {"sm_80", "sm_90"}) {
     SCOPED_TRACE(arch);
@@ -40,10 +38,48 @@ TEST_P(NvrtcExampleKernels, CompileForSm80AndSm90WithoutSpills) {
       EXPECT_TRUE(ok) << ok.error().message;
       max_registers = std::max(max_registers, compiled->usage[i].registers);
     }
-    std::printf("%s %s: %zu kernels, %zu distinct, %d compiled, %d from the cache, %.0f ms; at most %d registers\n",
-                GetParam(), arch, kernels.size(), compiled->code.objects.size(), compiled->compiled,
-                compiled->cache_hits, compiled->wall_ms, max_registers);
+    std::printf("%s %s: %zu kernels, %zu distinct, %d compiled, %d from the cache, %.0f ms; at most %d registers\n", what,
+                arch, kernels.size(), compiled->code.objects.size(), compiled->compiled, compiled->cache_hits,
+                compiled->wall_ms, max_registers);
   }
+}
+
+// Block reductions of every accumulator type the examples may lack (f64 and
+// i64 values, argmax's carried index, blocks of one and two warps): their
+// trees' warp levels shuffle 32- and 64-bit registers
+// (compiler/gpu/kernel_source.cc), which only a CUDA compile checks.
+TEST(NvrtcKernels, BlockReductionsOfEveryAccumulatorType) {
+  if (!gpu::nvrtc_available()) GTEST_SKIP() << gpu::nvrtc_version().error().message;
+  const std::vector<kir::Kernel> kernels = testing::kernels_for_target(R"(module @m {
+  func @f(%a: f64[4,300] {input}, %b: i64[4,300] {input}, %c: f32[4,40] {input}, %d: bf16[4,32] {input}, %e: i32[4,300] {input})
+      -> (f64[4,1], f64[4,1], i64[4], i64[4,1], i64[4,1], i64[4], f32[4,1], i64[4], bf16[4,1], i32[4,1]) {
+    %0 = reduce_max(%a) {dims = [1], keepdim = true} : f64[4,1]
+    %1 = reduce_sum(%a) {dims = [1], keepdim = true} : f64[4,1]
+    %2 = argmax(%a) {axis = 1} : i64[4]
+    %3 = reduce_sum(%b) {dims = [1], keepdim = true} : i64[4,1]
+    %4 = reduce_min(%b) {dims = [1], keepdim = true} : i64[4,1]
+    %5 = argmax(%c) {axis = 1} : i64[4]
+    %6 = reduce_max(%c) {dims = [1], keepdim = true} : f32[4,1]
+    %7 = argmax(%d) {axis = 1} : i64[4]
+    %8 = reduce_max(%d) {dims = [1], keepdim = true} : bf16[4,1]
+    %9 = reduce_max(%e) {dims = [1], keepdim = true} : i32[4,1]
+    return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9
+  }
+})",
+                                                                      std::string(rt::kCudaTarget));
+  ASSERT_FALSE(kernels.empty());
+  expect_compile_without_spills(kernels, "block reductions");
+}
+
+class NvrtcExampleKernels : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(NvrtcExampleKernels, CompileForSm80AndSm90WithoutSpills) {
+  if (!gpu::nvrtc_available()) GTEST_SKIP() << gpu::nvrtc_version().error().message;
+  std::vector<kir::Kernel> kernels;
+  for (testing::ExampleKernel& k : testing::example_kernels(GetParam(), std::string(rt::kCudaTarget)))
+    kernels.push_back(std::move(k.kernel));
+  ASSERT_FALSE(kernels.empty());
+  expect_compile_without_spills(kernels, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, NvrtcExampleKernels, ::testing::ValuesIn(testing::kExampleNames));
