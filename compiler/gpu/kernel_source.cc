@@ -154,6 +154,7 @@ class Emitter {
     vars_.assign(static_cast<size_t>(k_.num_vars), "");
     scopes_.emplace_back();
     if (s_.kind == ScheduleKind::row) emit_row_schedule(block);
+    else if (s_.kind == ScheduleKind::columns) emit_columns_schedule(block);
     else if (s_.kind == ScheduleKind::scatter_rows) emit_scatter_rows_schedule(block);
     else emit_elementwise_schedule();
     out_ += "}\n";
@@ -230,19 +231,30 @@ class Emitter {
            });
   }
 
-  void emit_row_schedule(int block) {
-    const size_t rank = k_.domain.size();
-    const int64_t inner = rank ? k_.domain.back() : 1;
+  // The shared arrays of the schedule's block reductions, a slot per thread.
+  void declare_shared_arrays(int block) {
     if (s_.shared_f64) line("MLC_SHARED double mlc_sf64[" + std::to_string(block) + "];");
     if (s_.shared_i64) line("MLC_SHARED i64 mlc_si64[" + std::to_string(block) + "];");
     if (s_.shared_f32) line("MLC_SHARED float mlc_sf32[" + std::to_string(block) + "];");
     if (s_.shared_index) line("MLC_SHARED i64 mlc_sidx[" + std::to_string(block) + "];");
+  }
+  // The block's reductions, in expression order (gpu_schedule.h: before the elements).
+  void block_reductions() {
+    for (size_t id = 0; id < k_.exprs.size(); ++id)
+      if (s_.block_reduce[id]) value(static_cast<int>(id));
+  }
+
+  void emit_row_schedule(int block) {
+    const size_t rank = k_.domain.size();
+    const int64_t inner = rank ? k_.domain.back() : 1;
+    declare_shared_arrays(block);
     line("const i64 tid = MLC_THREAD;");
+    fold_ = {"tid", block, true, "0"};
     scoped("for (i64 row = MLC_BLOCK; row < " + i64_literal(s_.rows) + "; row += MLC_BLOCKS)", [&] {
-      if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
-      for (size_t id = 0; id < k_.exprs.size(); ++id)
-        if (s_.block_reduce[id]) value(static_cast<int>(id));
-      if (rank == 0) {
+      if (s_.element_rows) split_index("row", 0, k_.domain);
+      else if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
+      block_reductions();
+      if (rank == 0 || s_.element_rows) {
         scoped("if (tid == 0)", [&] { store_outputs("row"); });
         return;
       }
@@ -251,6 +263,27 @@ class Emitter {
         vars_[rank - 1] = "v" + std::to_string(rank - 1);
         store_outputs("row * " + i64_literal(inner) + " + inner");
       });
+    });
+  }
+
+  // gpu_schedule.h's columns: a block per tile of kColumnTile elements; its
+  // thread t is lane t % kColumnTile of part t / kColumnTile. Lanes past the
+  // domain's end fold the last element's terms and store nothing (every
+  // thread reaches every barrier).
+  void emit_columns_schedule(int block) {
+    const int64_t n = domain_elements();
+    const std::string tile = std::to_string(kColumnTile);
+    declare_shared_arrays(block);
+    line("const i64 tid = MLC_THREAD;");
+    line("const i64 lane = tid % " + tile + ";");
+    line("const i64 part = tid / " + tile + ";");
+    fold_ = {"part", block / kColumnTile, false, "lane"};
+    scoped("for (i64 tile = MLC_BLOCK; tile < " + i64_literal(s_.rows) + "; tile += MLC_BLOCKS)", [&] {
+      line("const i64 col = tile * " + tile + " + lane;");
+      line("const i64 lin = col < " + i64_literal(n) + " ? col : " + i64_literal(n - 1) + ";");
+      split_index("lin", 0, k_.domain);
+      block_reductions();
+      scoped("if (part == 0 && col < " + i64_literal(n) + ")", [&] { store_outputs("lin"); });
     });
   }
 
@@ -549,8 +582,11 @@ class Emitter {
     return reduce_result(e, a, acc, index);
   }
 
-  // Folded by the block: thread t takes terms t, t + B, ... in order, then a
-  // fixed binary tree over the threads' partial results (gpu_schedule.h).
+  // Folded by the block (gpu_schedule.h): part p of the fold_.parts takes
+  // terms p, p + parts, ... in order, then a fixed binary tree over the
+  // threads' partial results, slot t taking slot t + s: strides of a warp
+  // and more in shared memory; row: the last five levels within the warp
+  // (the result in slot 0); columns: the result of the tile's lane l in slot l.
   std::string block_reduce(const kir::Expr& e) {
     const Acc a = accumulator(e);
     const int block = s_.launch.block;
@@ -558,7 +594,7 @@ class Emitter {
     for (int64_t x : e.extents) n *= x;
     const std::string acc = fresh(value_type(a.type), a.init);
     const std::string index = a.indexed ? fresh("i64", "-1") : "";
-    scoped("for (i64 rj = tid; rj < " + i64_literal(n) + "; rj += " + std::to_string(block) + ")", [&] {
+    scoped("for (i64 rj = " + fold_.part + "; rj < " + i64_literal(n) + "; rj += " + std::to_string(fold_.parts) + ")", [&] {
       split_index("rj", e.var0, e.extents);
       fold_element(e, a, acc, index, "rj");
     });
@@ -567,6 +603,12 @@ class Emitter {
     if (a.indexed) line("mlc_sidx[tid] = " + index + ";");
     line("MLC_BARRIER();");
     shared_tree_levels(e, a, arr, block, kWarpSize);
+    if (!fold_.warp_levels) {
+      const std::string total = fresh(value_type(a.type), arr + "[" + fold_.result_slot + "]");
+      const std::string total_index = a.indexed ? fresh("i64", "mlc_sidx[" + fold_.result_slot + "]") : "";
+      line("MLC_BARRIER();");  // before the arrays are used again
+      return reduce_result(e, a, total, total_index);
+    }
     // The tree's last five levels (strides 16 to 1) within the first warp:
     // the partner's partial result through MLC_WARP_DOWN (CUDA: a register
     // shuffle; OpenCL: the shared array, MLC_WARP_PUT storing each level's
@@ -649,8 +691,19 @@ class Emitter {
     });
   }
 
+  // How block_reduce splits a reduction's terms: the thread's part (an
+  // expression) of `parts`; whether the tree's last five levels run within a
+  // warp; the slot that holds the thread's result after the tree.
+  struct BlockFold {
+    std::string part;
+    int parts = 0;
+    bool warp_levels = false;
+    std::string result_slot;
+  };
+
   const kir::Kernel& k_;
   const Schedule& s_;
+  BlockFold fold_;
   std::string out_;
   int indent_ = 0;
   int temps_ = 0;

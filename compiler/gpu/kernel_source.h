@@ -53,6 +53,6 @@ std::string kernel_function(const kir::Kernel& k, const Schedule& s, const std::
 std::string kernel_source(const kir::Kernel& k, const Schedule& s, const std::string& symbol, Dialect d);
 
 // Bumped whenever the text for a given kernel changes (caches key on it).
-inline constexpr std::string_view kSourceEmitterVersion = "mlc-gpu-emitter 4";
+inline constexpr std::string_view kSourceEmitterVersion = "mlc-gpu-emitter 5";
 
 }  // namespace mlc::gpu

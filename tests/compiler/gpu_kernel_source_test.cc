@@ -75,9 +75,62 @@ TEST(GpuSchedule, AWholeTensorSumIsOneBlock) {
   EXPECT_EQ(s.launch.shared_bytes, gpu::kBlockSize * 8);  // the f64 partial sums
 }
 
-TEST(GpuSchedule, ColumnSumsTakeAThreadPerColumn) {
+// A column sum (a bias gradient): a block per tile of 32 columns, its 8
+// parts splitting the rows; 40 columns do not divide the tile.
+TEST(GpuSchedule, ColumnSumsTakeABlockPerTileOfColumns) {
   auto ks = kernels_of("f32[500,40]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[40]\n    return %0\n",
                        "f32[40]");
+  ASSERT_EQ(ks.size(), 1u);
+  const gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::columns);
+  EXPECT_EQ(gpu::schedule_kind_name(s.kind), "columns");
+  EXPECT_EQ(s.launch.block, gpu::kBlockSize);
+  EXPECT_EQ(s.rows, 2);  // tiles
+  EXPECT_EQ(s.launch.grid, 2);
+  EXPECT_EQ(s.launch.shared_bytes, gpu::kBlockSize * 8);  // the f64 partial sums
+  const std::string fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_NE(fn.find("for (i64 rj = part; rj < ((i64)500); rj += 8)"), std::string::npos) << fn;
+  EXPECT_NE(fn.find("for (int s = 128; s >= 32; s >>= 1)"), std::string::npos) << fn;
+  EXPECT_NE(fn.find("mlc_sf64[lane]"), std::string::npos) << fn;
+  EXPECT_EQ(fn.find("MLC_WARP_DOWN"), std::string::npos) << "the tree ends where a tile's lanes begin";
+  EXPECT_NE(fn.find("if (part == 0 && col < ((i64)40))"), std::string::npos) << fn;
+  // Over the leading two dims of three (a bias gradient of [B, T, C]).
+  ks = kernels_of("f32[4,50,10]", "    %0 = reduce_sum(%x) {dims = [0, 1], keepdim = false} : f32[10]\n    return %0\n",
+                  "f32[10]");
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(gpu::schedule_kernel(ks[0]).kind, gpu::ScheduleKind::columns);
+}
+
+// A row's reductions with the row dropped (keepdim = false, argmax): every
+// element is a row of its own, a block each.
+TEST(GpuSchedule, ReductionsOfDroppedRowsTakeABlockPerElement) {
+  auto ks = kernels_of("f32[6,300]", "    %0 = reduce_sum(%x) {dims = [1], keepdim = false} : f32[6]\n    return %0\n",
+                       "f32[6]");
+  ASSERT_EQ(ks.size(), 1u);
+  gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::row);
+  EXPECT_TRUE(s.element_rows);
+  EXPECT_EQ(s.rows, 6);
+  EXPECT_EQ(s.launch.grid, 6);
+  EXPECT_EQ(s.launch.block, gpu::kBlockSize);
+  ks = kernels_of("f32[6,40]", "    %0 = argmax(%x) {axis = 1} : i64[6]\n    return %0\n", "i64[6]");
+  ASSERT_EQ(ks.size(), 1u);
+  s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::row);
+  EXPECT_TRUE(s.element_rows);
+  EXPECT_EQ(s.launch.block, 64);
+  EXPECT_EQ(s.launch.shared_bytes, 64 * (4 + 8));  // f32 values and their indices
+}
+
+// Short reductions, and domains that give a GPU enough threads already, keep
+// a thread per element.
+TEST(GpuSchedule, ShortReductionsAndLargeDomainsKeepAThreadPerElement) {
+  auto ks = kernels_of("f32[20,40]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[40]\n    return %0\n",
+                       "f32[40]");
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(gpu::schedule_kernel(ks[0]).kind, gpu::ScheduleKind::elementwise);
+  ks = kernels_of("f32[40,70000]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[70000]\n    return %0\n",
+                  "f32[70000]");
   ASSERT_EQ(ks.size(), 1u);
   EXPECT_EQ(gpu::schedule_kernel(ks[0]).kind, gpu::ScheduleKind::elementwise);
 }
@@ -240,8 +293,8 @@ std::vector<double> ramp(size_t n, double scale = 1) {
   return v;
 }
 
-// Rows of 1000: four terms per thread of a 256-thread block, and a last
-// partial round. Max and argmax exactly, with ties (the first maximal
+// Rows of 1000 (with the row dropped: a block per element): four terms per
+// thread of a 256-thread block, and a last partial round. Max and argmax exactly, with ties (the first maximal
 // element), a NaN (max: the last NaN; argmax: the first) and -0/+0 ties.
 TEST(GpuScheduleHostGpu, RowsLongerThanABlockFoldExactly) {
   std::vector<double> x = ramp(3000);
@@ -284,6 +337,31 @@ TEST(GpuScheduleHostGpu, BlockTreesOf64BitValuesFoldExactly) {
                                                 "\n    return %0\n",
                               "i64" + r, ints, DType::i64, shape, /*exact=*/true);
   }
+}
+
+// Column reductions (the columns schedule): 45 columns (a tile and a
+// partial one), rows not a multiple of the 8 parts; sums in f64 partials
+// (the f32 result rounds the double sum once), i64 sums, and max, min and
+// argmax exactly, with ties, NaNs and signed zeros.
+TEST(GpuScheduleHostGpu, ColumnReductionsFoldExactly) {
+  std::vector<double> x = ramp(1003 * 45);
+  x[3 * 45 + 2] = x[900 * 45 + 2] = 5;  // column 2: a tie, the first wins
+  x[10 * 45 + 7] = NAN;                 // column 7: NaNs
+  x[998 * 45 + 7] = NAN;
+  for (size_t r = 0; r < 1003; ++r) x[r * 45 + 44] = (r % 2) ? -0.0 : 0.0;  // the last column: zeros of both signs
+  const Shape shape = {1003, 45};
+  for (const char* op : {"reduce_sum", "reduce_max", "reduce_min"})
+    expect_host_gpu_matches("f32[1003,45]", std::string("    %0 = ") + op + "(%x) {dims = [0], keepdim = false} : f32[45]\n    return %0\n",
+                            "f32[45]", x, DType::f32, shape, /*exact=*/true);
+  expect_host_gpu_matches("f32[1003,45]", "    %0 = argmax(%x) {axis = 0} : i64[45]\n    return %0\n", "i64[45]", x, DType::f32,
+                          shape, /*exact=*/true);
+  std::vector<double> ints(x.size());
+  for (size_t i = 0; i < x.size(); ++i) ints[i] = std::floor(x[i] == x[i] ? x[i] * 1e9 : 7);
+  expect_host_gpu_matches("i64[1003,45]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : i64[45]\n    return %0\n",
+                          "i64[45]", ints, DType::i64, shape, /*exact=*/true);
+  // A bias gradient's shape: [B, T, C] summed over B and T, one partial tile.
+  expect_host_gpu_matches("f32[3,67,10]", "    %0 = reduce_sum(%x) {dims = [0, 1], keepdim = false} : f32[10]\n    return %0\n",
+                          "f32[10]", ramp(3 * 67 * 10, 2), DType::f32, {3, 67, 10}, /*exact=*/true);
 }
 
 // Softmax over rows of 1000 (max, then a sum of exponentials: two block

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "compiler/gpu/gpu_compile.h"
+#include "compiler/gpu/gpu_schedule.h"
 #include "compiler/gpu/nvrtc.h"
 #include "tests/compiler/example_kernels.h"
 #include "tests/compiler/lowered_kernels.h"
@@ -45,14 +46,17 @@ void expect_compile_without_spills(const std::vector<kir::Kernel>& kernels, cons
 }
 
 // Block reductions of every accumulator type the examples may lack (f64 and
-// i64 values, argmax's carried index, blocks of one and two warps): their
-// trees' warp levels shuffle 32- and 64-bit registers
-// (compiler/gpu/kernel_source.cc), which only a CUDA compile checks.
+// i64 values, argmax's carried index, blocks of one and two warps), in the
+// row and columns schedules: the row trees' warp levels shuffle 32- and
+// 64-bit registers (compiler/gpu/kernel_source.cc), which only a CUDA
+// compile checks.
 TEST(NvrtcKernels, BlockReductionsOfEveryAccumulatorType) {
   if (!gpu::nvrtc_available()) GTEST_SKIP() << gpu::nvrtc_version().error().message;
   const std::vector<kir::Kernel> kernels = testing::kernels_for_target(R"(module @m {
-  func @f(%a: f64[4,300] {input}, %b: i64[4,300] {input}, %c: f32[4,40] {input}, %d: bf16[4,32] {input}, %e: i32[4,300] {input})
-      -> (f64[4,1], f64[4,1], i64[4], i64[4,1], i64[4,1], i64[4], f32[4,1], i64[4], bf16[4,1], i32[4,1]) {
+  func @f(%a: f64[4,300] {input}, %b: i64[4,300] {input}, %c: f32[4,40] {input}, %d: bf16[4,32] {input}, %e: i32[4,300] {input},
+          %g: f32[300,45] {input}, %h: bf16[300,45] {input}, %k: f64[300,45] {input}, %l: i64[300,45] {input})
+      -> (f64[4,1], f64[4,1], i64[4], i64[4,1], i64[4,1], i64[4], f32[4,1], i64[4], bf16[4,1], i32[4,1], f32[45], i64[45],
+          bf16[45], f64[45], i64[45], i64[45]) {
     %0 = reduce_max(%a) {dims = [1], keepdim = true} : f64[4,1]
     %1 = reduce_sum(%a) {dims = [1], keepdim = true} : f64[4,1]
     %2 = argmax(%a) {axis = 1} : i64[4]
@@ -63,11 +67,20 @@ TEST(NvrtcKernels, BlockReductionsOfEveryAccumulatorType) {
     %7 = argmax(%d) {axis = 1} : i64[4]
     %8 = reduce_max(%d) {dims = [1], keepdim = true} : bf16[4,1]
     %9 = reduce_max(%e) {dims = [1], keepdim = true} : i32[4,1]
-    return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9
+    %10 = reduce_sum(%g) {dims = [0], keepdim = false} : f32[45]
+    %11 = argmax(%g) {axis = 0} : i64[45]
+    %12 = reduce_max(%h) {dims = [0], keepdim = false} : bf16[45]
+    %13 = reduce_min(%k) {dims = [0], keepdim = false} : f64[45]
+    %14 = reduce_sum(%l) {dims = [0], keepdim = false} : i64[45]
+    %15 = argmax(%k) {axis = 0} : i64[45]
+    return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15
   }
 })",
                                                                       std::string(rt::kCudaTarget));
   ASSERT_FALSE(kernels.empty());
+  int columns = 0;
+  for (const kir::Kernel& k : kernels) columns += gpu::schedule_kernel(k).kind == gpu::ScheduleKind::columns;
+  EXPECT_EQ(columns, 6);
   expect_compile_without_spills(kernels, "block reductions");
 }
 
