@@ -128,6 +128,22 @@ int64_t pow2_at_least(int64_t x) {
   return p;
 }
 
+// Can each thread of the elementwise schedule take kVectorWidth neighbouring
+// elements, with one vector load per input and one vector store per output?
+// Every buffer's elements are at most 4 bytes and every input is read at the
+// element's own linear index (kir::Kernel::elementwise_input: no broadcast,
+// transpose or gather), with no reduction and no scatter.
+bool vectorizable(const kir::Kernel& k) {
+  if (k.scatters()) return false;
+  for (DType t : k.params)
+    if (dtype_size(t) > 4) return false;
+  for (int p = 0; p < k.num_inputs(); ++p)
+    if (!k.elementwise_input[static_cast<size_t>(p)]) return false;
+  for (const kir::Expr& e : k.exprs)
+    if (e.kind == kir::ExprKind::reduce || e.kind == kir::ExprKind::checked_index) return false;
+  return true;
+}
+
 }  // namespace
 
 // Does expression `id` read variable `var`?
@@ -229,8 +245,10 @@ Schedule schedule_kernel(const kir::Kernel& k) {
     s.block_reduce.assign(k.exprs.size(), false);
   }
   s.kind = ScheduleKind::elementwise;
+  s.vector_width = vectorizable(k) ? kVectorWidth : 1;
+  const int64_t threads = s.vector_width > 1 ? elements / s.vector_width : elements;
   s.launch.block = kBlockSize;
-  s.launch.grid = std::clamp<int64_t>((elements + kBlockSize - 1) / kBlockSize, 1, kMaxGrid);
+  s.launch.grid = std::clamp<int64_t>((threads + kBlockSize - 1) / kBlockSize, 1, kMaxGrid);
   s.launch.shared_bytes = 0;
   return s;
 }

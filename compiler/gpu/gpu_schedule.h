@@ -9,6 +9,18 @@
 //    folded by its own thread, in row-major order. Reductions that vary
 //    along the row take it where they are short (under 32 terms) or the
 //    domain is large (over 65536 elements: enough threads already).
+//    Vector form (vector_width 4): where every buffer's elements are at most
+//    4 bytes and every input is read at the element's own linear index (no
+//    broadcast, transpose or gather; no reduction, no scatter), each thread
+//    takes 4 neighbouring elements, element 4i to 4i + 3 of group i, with
+//    one vector load per input and one vector store per output (16 bytes of
+//    f32 or i32, 8 of bf16 or f16, 4 of bool), then a scalar grid-stride
+//    loop over the last n % 4 elements. The per-element operations are the
+//    scalar form's, so the numbers are the same. Alignment: a kernel's
+//    buffers start at slot boundaries, which on GPU targets are multiples of
+//    kGpuArenaAlignment (256 bytes: arena offsets, and each argument's own
+//    allocation, runtime/executable.h); OpenCL's vload4/vstore4 need only
+//    the element's alignment.
 //  - row: one block per domain row (the domain without its last dim; a
 //    grid-stride loop over rows). The row's shared reductions (those that
 //    depend on no variable changing within the row: softmax's max and sum,
@@ -101,6 +113,9 @@ struct Schedule {
   // combine in: f64 and i64 sums, f32/f64/i64 values of max, min and argmax,
   // and the element indices these carry. launch.shared_bytes is their size.
   bool shared_f64 = false, shared_i64 = false, shared_f32 = false, shared_index = false;
+  // elementwise: the neighbouring elements each thread takes at a time
+  // (kVectorWidth where the kernel allows vector loads and stores, else 1).
+  int vector_width = 1;
   // scatter_rows: the leading update dims scanned (all but the last), as
   // kir::Kernel::scatter.domain's first ones; one int flag per thread in shared memory.
   std::vector<int64_t> scatter_leading;
@@ -108,6 +123,9 @@ struct Schedule {
 
 // Threads per block of every schedule.
 inline constexpr int kBlockSize = 256;
+// elementwise: the elements of a vector load or store (16 bytes of f32 or
+// i32, 8 of bf16 or f16, 4 of bool).
+inline constexpr int kVectorWidth = 4;
 // columns: the elements of a tile (a warp's width: one coalesced load of
 // neighbouring columns per row), and so kBlockSize / kColumnTile parts.
 inline constexpr int kColumnTile = 32;

@@ -175,7 +175,7 @@ class Emitter {
   // Opens a block of code: what is emitted in it is not reused after it.
   template <class F>
   void scoped(const std::string& head, F body) {
-    line(head + " {");
+    line(head.empty() ? "{" : head + " {");
     ++indent_;
     scopes_.emplace_back();
     body();
@@ -208,21 +208,88 @@ class Emitter {
     }
   }
 
-  void store_outputs(const std::string& lin, const std::function<std::string(std::string)>& root_adjust = nullptr) {
+  // The current element's outputs (root, then more_roots) as their buffers hold them.
+  std::vector<std::string> output_values(const std::function<std::string(std::string)>& root_adjust = nullptr) {
     std::vector<std::string> v = {value(k_.root)};
     if (root_adjust) v[0] = root_adjust(v[0]);
     for (int r : k_.more_roots) v.push_back(value(r));
     const int out = k_.num_inputs();
-    for (size_t o = 0; o < v.size(); ++o) {
-      const DType t = k_.params[static_cast<size_t>(out) + o];
-      const std::string p = "p" + std::to_string(store_param_[o]);
-      line(p + "[" + lin + "] = " + (t == DType::boolean ? "(u8)(" + v[o] + ")" : v[o]) + ";");
-    }
+    for (size_t o = 0; o < v.size(); ++o)
+      if (k_.params[static_cast<size_t>(out) + o] == DType::boolean) v[o] = "(u8)(" + v[o] + ")";
+    return v;
+  }
+
+  void store_outputs(const std::string& lin, const std::function<std::string(std::string)>& root_adjust = nullptr) {
+    const std::vector<std::string> v = output_values(root_adjust);
+    for (size_t o = 0; o < v.size(); ++o) line("p" + std::to_string(store_param_[o]) + "[" + lin + "] = " + v[o] + ";");
+  }
+
+  // The vector type of kVectorWidth elements of a buffer of dtype t (the
+  // same name in CUDA C and OpenCL C).
+  static std::string vector_type(DType t) {
+    const std::string m = memory_type(t);
+    return (m == "u16" ? "ushort" : m == "u8" ? "uchar" : m) + std::to_string(kVectorWidth);
+  }
+
+  // The inputs some load that the outputs depend on reads.
+  std::vector<bool> loaded_inputs() const {
+    std::vector<bool> loaded(static_cast<size_t>(k_.num_inputs()), false);
+    std::vector<int> roots = {k_.root};
+    roots.insert(roots.end(), k_.more_roots.begin(), k_.more_roots.end());
+    kir::for_each_reachable(k_, roots, [&](const kir::Expr& e) {
+      if (e.kind == kir::ExprKind::load) loaded[static_cast<size_t>(e.i)] = true;
+    });
+    return loaded;
+  }
+
+  // gpu_schedule.h's vector form: group g of kVectorWidth elements per
+  // thread (grid-stride), one vector load per input read (its lanes are what
+  // the element's loads return: compute's K::load), each element computed
+  // in a scope of its own, one vector store per output.
+  void emit_vector_groups(int64_t groups) {
+    const int block = s_.launch.block;
+    const int out = k_.num_inputs();
+    const std::vector<bool> loaded = loaded_inputs();
+    scoped("for (i64 vec = MLC_BLOCK * " + std::to_string(block) + " + MLC_THREAD; vec < " + i64_literal(groups) +
+               "; vec += MLC_BLOCKS * " + std::to_string(block) + ")",
+           [&] {
+             for (int p = 0; p < out; ++p)
+               if (loaded[static_cast<size_t>(p)])
+                 line(vector_type(k_.params[static_cast<size_t>(p)]) + " mlc_v" + std::to_string(p) + " = MLC_LOAD4(" +
+                      vector_type(k_.params[static_cast<size_t>(p)]) + ", p" + std::to_string(p) + ", vec);");
+             std::vector<std::vector<std::string>> lanes(static_cast<size_t>(k_.num_outputs()));
+             for (int o = 0; o < k_.num_outputs(); ++o)
+               for (int j = 0; j < kVectorWidth; ++j) {
+                 lanes[static_cast<size_t>(o)].push_back("mlc_r" + std::to_string(o) + "_" + std::to_string(j));
+                 line(std::string(memory_type(k_.params[static_cast<size_t>(out + o)])) + " " + lanes[static_cast<size_t>(o)].back() + ";");
+               }
+             for (int j = 0; j < kVectorWidth; ++j) {
+               lane_ = j;
+               scoped("", [&] {
+                 line("const i64 lin = vec * " + std::to_string(kVectorWidth) + " + " + std::to_string(j) + ";");
+                 split_index("lin", 0, k_.domain);
+                 const std::vector<std::string> v = output_values();
+                 for (size_t o = 0; o < v.size(); ++o) line(lanes[o][static_cast<size_t>(j)] + " = " + v[o] + ";");
+               });
+             }
+             lane_ = -1;
+             for (int o = 0; o < k_.num_outputs(); ++o) {
+               const std::string vt = vector_type(k_.params[static_cast<size_t>(out + o)]);
+               std::string all;
+               for (const std::string& l : lanes[static_cast<size_t>(o)]) all += ", " + l;
+               line("MLC_STORE4(" + vt + ", p" + std::to_string(store_param_[static_cast<size_t>(o)]) + ", vec, MLC_VEC4(" + vt +
+                    all + "));");
+             }
+           });
   }
 
   void emit_elementwise_schedule() {
     const int64_t n = domain_elements();
-    scoped("for (i64 lin = MLC_BLOCK * " + std::to_string(s_.launch.block) + " + MLC_THREAD; lin < " + i64_literal(n) +
+    // The vector form's groups, then a thread per element of the rest.
+    const int64_t groups = s_.vector_width > 1 ? n / s_.vector_width : 0;
+    if (groups > 0) emit_vector_groups(groups);
+    const std::string first = groups > 0 ? i64_literal(groups * s_.vector_width) + " + " : "";
+    scoped("for (i64 lin = " + first + "MLC_BLOCK * " + std::to_string(s_.launch.block) + " + MLC_THREAD; lin < " + i64_literal(n) +
                "; lin += MLC_BLOCKS * " + std::to_string(s_.launch.block) + ")",
            [&] {
              split_index("lin", 0, k_.domain);
@@ -442,6 +509,10 @@ class Emitter {
         }
         return "0";
       case K::load: {
+        if (lane_ >= 0) {  // the vector form: lane lane_ of the input's vector load
+          const std::string x = "mlc_v" + std::to_string(e.i) + "." + "xyzw"[lane_];
+          return fresh(value_type(e.dtype), e.dtype == DType::boolean ? "(" + x + " != 0)" : x);
+        }
         const std::string p = "p" + std::to_string(e.i) + "[" + value(e.a) + "]";
         return fresh(value_type(e.dtype), e.dtype == DType::boolean ? "(" + p + " != 0)" : p);
       }
@@ -704,6 +775,7 @@ class Emitter {
   const kir::Kernel& k_;
   const Schedule& s_;
   BlockFold fold_;
+  int lane_ = -1;  // the vector form's element within its group, or -1
   std::string out_;
   int indent_ = 0;
   int temps_ = 0;

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "compiler/gpu/gpu_schedule.h"
 #include "compiler/gpu/kernel_source.h"
@@ -30,14 +31,58 @@ std::vector<kir::Kernel> kernels_of(const std::string& type, const std::string& 
 }
 
 TEST(GpuSchedule, ElementwiseKernelsTakeAThreadPerElement) {
-  auto ks = kernels_of("f32[1000]", "    %0 = exp(%x) : f32[1000]\n    %1 = add(%0, %x) : f32[1000]\n    return %1\n",
-                       "f32[1000]");
+  auto ks = kernels_of("f64[1000]", "    %0 = exp(%x) : f64[1000]\n    %1 = add(%0, %x) : f64[1000]\n    return %1\n",
+                       "f64[1000]");
   ASSERT_EQ(ks.size(), 1u);
   gpu::Schedule s = gpu::schedule_kernel(ks[0]);
   EXPECT_EQ(s.kind, gpu::ScheduleKind::elementwise);
+  EXPECT_EQ(s.vector_width, 1) << "8-byte elements";
   EXPECT_EQ(s.launch.block, gpu::kBlockSize);
   EXPECT_EQ(s.launch.grid, (1000 + gpu::kBlockSize - 1) / gpu::kBlockSize);  // 1000 does not divide the block
   EXPECT_EQ(s.launch.shared_bytes, 0);
+}
+
+// Where every buffer is read and written at the element's own index with
+// elements of at most 4 bytes, a thread takes 4 neighbouring elements: one
+// vector load per input, one vector store per output, then a scalar tail.
+TEST(GpuSchedule, ContiguousElementwiseKernelsTakeFourElementsPerThread) {
+  auto ks = kernels_of("f32[1003]", "    %0 = exp(%x) : f32[1003]\n    %1 = add(%0, %x) : f32[1003]\n    return %1\n",
+                       "f32[1003]");
+  ASSERT_EQ(ks.size(), 1u);
+  gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::elementwise);
+  EXPECT_EQ(s.vector_width, gpu::kVectorWidth);
+  EXPECT_EQ(s.launch.grid, 1);  // 250 groups of 4
+  std::string fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_NE(fn.find("for (i64 vec = MLC_BLOCK * 256 + MLC_THREAD; vec < ((i64)250); vec += MLC_BLOCKS * 256)"),
+            std::string::npos) << fn;
+  EXPECT_NE(fn.find("float4 mlc_v0 = MLC_LOAD4(float4, p0, vec);"), std::string::npos) << fn;
+  EXPECT_GT(fn.find("p0["), fn.find("for (i64 lin = ((i64)1000)")) << "only the tail reads scalars";
+  EXPECT_NE(fn.find("MLC_STORE4(float4, p1, vec, MLC_VEC4(float4, mlc_r0_0, mlc_r0_1, mlc_r0_2, mlc_r0_3));"),
+            std::string::npos) << fn;
+  EXPECT_NE(fn.find("for (i64 lin = ((i64)1000) + MLC_BLOCK * 256 + MLC_THREAD; lin < ((i64)1003);"), std::string::npos)
+      << fn;
+  // Halves and booleans: 8 and 4 bytes a vector.
+  ks = kernels_of("bf16[8,33]", "    %0 = tanh(%x) : bf16[8,33]\n    return %0\n", "bf16[8,33]");
+  ASSERT_EQ(ks.size(), 1u);
+  s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.vector_width, gpu::kVectorWidth);
+  fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_NE(fn.find("ushort4 mlc_v0 = MLC_LOAD4(ushort4, p0, vec);"), std::string::npos) << fn;
+  ks = kernels_of("f32[9]", "    %0 = compare(%x, %x) {direction = \"eq\"} : bool[9]\n    return %0\n", "bool[9]");
+  ASSERT_EQ(ks.size(), 1u);
+  s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.vector_width, gpu::kVectorWidth);
+  EXPECT_NE(gpu::kernel_function(ks[0], s, "k").find("MLC_STORE4(uchar4, p1, vec, "), std::string::npos);
+  // Not at the element's own index: a transpose, a broadcast.
+  for (const auto& [type, body, result] :
+       {std::tuple<const char*, const char*, const char*>{"f32[37,53]", "    %0 = transpose(%x) {perm = [1, 0]} : f32[53,37]\n    return %0\n",
+                                                           "f32[53,37]"},
+        {"f32[8]", "    %0 = broadcast(%x) {dims = [1]} : f32[4,8]\n    %1 = exp(%0) : f32[4,8]\n    return %1\n", "f32[4,8]"}}) {
+    ks = kernels_of(type, body, result);
+    ASSERT_EQ(ks.size(), 1u);
+    EXPECT_EQ(gpu::schedule_kernel(ks[0]).vector_width, 1) << body;
+  }
 }
 
 TEST(GpuSchedule, RowReductionsTakeABlockPerRow) {
@@ -382,6 +427,24 @@ TEST(GpuScheduleHostGpu, SoftmaxRowsLongerThanABlock) {
 TEST(GpuScheduleHostGpu, AWholeTensorSumRoundsOnce) {
   expect_host_gpu_matches("f32[100000]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[]\n    return %0\n",
                           "f32[]", ramp(100000, 3), DType::f32, {100000}, /*exact=*/true);
+}
+
+// The vector form (4 elements a thread): f32 with a tail of 3, 3 elements
+// (the tail alone), bf16 (8-byte vectors), booleans (4-byte vectors), and
+// exp within PoCL's 16 f32 ulp.
+TEST(GpuScheduleHostGpu, VectorLoadsAndStoresWithTails) {
+  for (int64_t n : {1003, 3}) {
+    const std::string t = "f32[" + std::to_string(n) + "]";
+    expect_host_gpu_matches(t, "    %0 = exp(%x) : " + t + "\n    %1 = mul(%0, %x) : " + t + "\n    return %1\n", t,
+                            ramp(static_cast<size_t>(n), 3), DType::f32, {n}, /*exact=*/false, 16 * 0x1p-23);
+    const std::string b = "bool[" + std::to_string(n) + "]";
+    std::vector<double> x = ramp(static_cast<size_t>(n));
+    x[1] = NAN;
+    expect_host_gpu_matches(t, "    %0 = compare(%x, %x) {direction = \"eq\"} : " + b + "\n    return %0\n", b, x, DType::f32, {n},
+                            /*exact=*/true);
+  }
+  expect_host_gpu_matches("bf16[8,33]", "    %0 = neg(%x) : bf16[8,33]\n    %1 = mul(%0, %x) : bf16[8,33]\n    return %1\n",
+                          "bf16[8,33]", ramp(264, 5), DType::bf16, {8, 33}, /*exact=*/true);
 }
 
 // One element: a grid of one block with one live thread; and a sum over none.
