@@ -70,6 +70,11 @@
 //    take the elementwise schedule, whose thread folds the whole update
 //    space for its element.
 //
+// Not done: staging transposed reads through shared-memory tiles (an
+// elementwise kernel reading an input with its last two dims swapped reads
+// it strided, a thread per element; tests/compiler/gpu_kernel_source_test.cc
+// runs such transposes on the host device).
+//
 // Determinism: the tree and the terms each thread folds depend only on the
 // kernel and the block size, never on timing; no atomics. The row and
 // columns schedules share the tree's step and its order. Sums accumulate in
