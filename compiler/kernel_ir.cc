@@ -789,7 +789,7 @@ std::string signature(const Kernel& k) {
   return s;
 }
 
-void for_each_reachable(const Kernel& k, std::vector<int> roots, const std::function<void(const Expr&)>& visit) {
+void for_each_reachable(const Kernel& k, std::vector<int> roots, const std::function<void(int id, const Expr&)>& visit) {
   std::vector<bool> seen(k.exprs.size(), false);
   while (!roots.empty()) {
     const int x = roots.back();
@@ -797,7 +797,7 @@ void for_each_reachable(const Kernel& k, std::vector<int> roots, const std::func
     if (x < 0 || seen[static_cast<size_t>(x)]) continue;
     seen[static_cast<size_t>(x)] = true;
     const Expr& e = k.exprs[static_cast<size_t>(x)];
-    visit(e);
+    visit(x, e);
     roots.insert(roots.end(), {e.a, e.b, e.c});
   }
 }

@@ -139,9 +139,9 @@ std::string signature(const Kernel& k);
 // compiler/gpu/gpu_compile.h).
 std::string kernel_symbol(const Kernel& k);
 
-// Calls `visit` once for each expression `roots` depend on (the roots
-// included; negative ids are none), in no particular order.
-void for_each_reachable(const Kernel& k, std::vector<int> roots, const std::function<void(const Expr&)>& visit);
+// Calls `visit` (with its id) once for each expression `roots` depend on
+// (the roots included; negative ids are none), in no particular order.
+void for_each_reachable(const Kernel& k, std::vector<int> roots, const std::function<void(int id, const Expr&)>& visit);
 
 // Text of a kernel, for dumps and tests.
 std::string print_kernel(const Kernel& k);

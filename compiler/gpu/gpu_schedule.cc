@@ -1,6 +1,7 @@
 #include "compiler/gpu/gpu_schedule.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 namespace mlc::gpu {
@@ -14,6 +15,11 @@ constexpr int64_t kMinBlockReduceTrips = 32;
 // of columns) only in a domain of at most this many elements: beyond it a
 // thread per element already gives a GPU enough threads.
 constexpr int64_t kMaxElementsForBlockReductions = int64_t{1} << 16;
+// transpose_tiles: both sides of the transposed dims at least this long (a
+// narrower tile wastes most of its threads), and at most this many staged
+// loads (their tiles within every GPU's static shared memory).
+constexpr int64_t kMinTransposeSide = 16;
+constexpr size_t kMaxStagedLoads = 4;
 
 int64_t trips(const kir::Expr& e) {
   int64_t t = 1;
@@ -82,7 +88,7 @@ void count_read_directions(const kir::Kernel& k, int id, ReadDirections& out) {
   std::vector<int64_t> base(static_cast<size_t>(k.num_vars), 0), term1 = base, element1 = base;
   set_digits(term1, r.var0, r.extents, 1);
   set_digits(element1, 0, k.domain, 1);
-  kir::for_each_reachable(k, {r.a, r.b}, [&](const kir::Expr& e) {
+  kir::for_each_reachable(k, {r.a, r.b}, [&](int, const kir::Expr& e) {
     if (e.kind != kir::ExprKind::load) return;
     const std::optional<int64_t> at = eval_index(k, e.a, base), t = eval_index(k, e.a, term1),
                                  el = eval_index(k, e.a, element1);
@@ -144,12 +150,41 @@ bool vectorizable(const kir::Kernel& k) {
   return true;
 }
 
+// The loads of an elementwise kernel (no reduction, scatter or checked
+// index; both last domain dims at least kMinTransposeSide) that read their
+// input transposed: moving by one element along the domain's second-to-last
+// dim and by more than one along its last (evaluated at the domain's origin),
+// the outputs' roots depend on, at most kMaxStagedLoads of them; or none.
+std::vector<int> transposed_loads(const kir::Kernel& k) {
+  const size_t rank = k.domain.size();
+  if (k.scatters() || rank < 2 || k.domain[rank - 2] < kMinTransposeSide || k.domain[rank - 1] < kMinTransposeSide) return {};
+  for (const kir::Expr& e : k.exprs)
+    if (e.kind == kir::ExprKind::reduce || e.kind == kir::ExprKind::checked_index) return {};
+  std::vector<int64_t> base(static_cast<size_t>(k.num_vars), 0), down = base, right = base;
+  down[rank - 2] = 1;
+  right[rank - 1] = 1;
+  std::vector<int> roots = {k.root}, staged;
+  roots.insert(roots.end(), k.more_roots.begin(), k.more_roots.end());
+  for (size_t id = 0; id < k.exprs.size(); ++id) {
+    const kir::Expr& e = k.exprs[id];
+    if (e.kind != kir::ExprKind::load) continue;
+    const std::optional<int64_t> at = eval_index(k, e.a, base), d = eval_index(k, e.a, down), r = eval_index(k, e.a, right);
+    if (at && d && r && *d - *at == 1 && std::abs(*r - *at) > 1) staged.push_back(static_cast<int>(id));
+  }
+  // Only loads the outputs read (lowering can leave dead expressions).
+  std::vector<bool> live(k.exprs.size(), false);
+  kir::for_each_reachable(k, roots, [&](int id, const kir::Expr&) { live[static_cast<size_t>(id)] = true; });
+  std::erase_if(staged, [&](int id) { return !live[static_cast<size_t>(id)]; });
+  if (staged.size() > kMaxStagedLoads) return {};
+  return staged;
+}
+
 }  // namespace
 
 // Does expression `id` read variable `var`?
 bool reads_var(const kir::Kernel& k, int id, int64_t var) {
   bool reads = false;
-  kir::for_each_reachable(k, {id}, [&](const kir::Expr& e) { reads = reads || (e.kind == kir::ExprKind::var && e.i == var); });
+  kir::for_each_reachable(k, {id}, [&](int, const kir::Expr& e) { reads = reads || (e.kind == kir::ExprKind::var && e.i == var); });
   return reads;
 }
 
@@ -181,6 +216,7 @@ std::string_view schedule_kind_name(ScheduleKind k) {
     case ScheduleKind::row: return "row";
     case ScheduleKind::scatter_rows: return "scatter_rows";
     case ScheduleKind::columns: return "columns";
+    case ScheduleKind::transpose_tiles: return "transpose_tiles";
     case ScheduleKind::elementwise: break;
   }
   return "elementwise";
@@ -243,6 +279,21 @@ Schedule schedule_kernel(const kir::Kernel& k) {
       return s;
     }
     s.block_reduce.assign(k.exprs.size(), false);
+  }
+  s.staged_loads = transposed_loads(k);
+  if (!s.staged_loads.empty()) {
+    s.kind = ScheduleKind::transpose_tiles;
+    const size_t rank = k.domain.size();
+    const int64_t row_tiles = (k.domain[rank - 2] + kTransposeTile - 1) / kTransposeTile;
+    const int64_t col_tiles = (k.domain[rank - 1] + kTransposeTile - 1) / kTransposeTile;
+    s.rows = elements / (k.domain[rank - 2] * k.domain[rank - 1]) * row_tiles * col_tiles;
+    s.launch.block = kBlockSize;
+    s.launch.grid = std::clamp<int64_t>(s.rows, 1, kMaxGrid);
+    s.launch.shared_bytes = 0;
+    for (int id : s.staged_loads)
+      s.launch.shared_bytes += kTransposeTile * (kTransposeTile + 1) *
+                               dtype_size(k.params[static_cast<size_t>(k.exprs[static_cast<size_t>(id)].i)]);
+    return s;
   }
   s.kind = ScheduleKind::elementwise;
   s.vector_width = vectorizable(k) ? kVectorWidth : 1;

@@ -59,6 +59,21 @@
 //    (256 threads): a second kernel or kernel-owned scratch memory for a
 //    two-phase reduction (partials per block, then a fixed-order combine)
 //    needs KernelInfo and launch support that this schedule does without.
+//  - transpose_tiles: an elementwise kernel (no reduction, scatter or
+//    gather) that reads an input with the domain's last two dims swapped
+//    (the load moves by one element along the second-to-last dim and by
+//    more along the last; both dims at least 16): a block (32 x 8 threads)
+//    per 32 x 32 tile of those dims, grid-stride over the tiles of every
+//    leading index. The block first stages each such load's 32 x 32 values
+//    into a shared array of 32 rows of 33 (the padding keeps both phases
+//    free of bank conflicts), lane x taking the element one step further
+//    along the second-to-last dim, so the transposed reads coalesce; after
+//    a barrier, lane x computes the element one step further along the last
+//    dim, reading the staged values from the tile and everything else as
+//    the elementwise schedule does, so the writes coalesce too. Staging
+//    lanes past an edge read the last element instead (in bounds); a
+//    barrier ends each tile. At most 4 staged loads. The values are those
+//    of the elementwise schedule: the same expression per element.
 //  - scatter_rows: scatter_add's usual form (an embedding's gradient: the
 //    output's last dim is the updates' last dim, and the target row depends
 //    on the updates' other dims alone). A block per output row: its threads
@@ -69,11 +84,6 @@
 //    terms in the reference kernel's order, with no atomics. Other scatters
 //    take the elementwise schedule, whose thread folds the whole update
 //    space for its element.
-//
-// Not done: staging transposed reads through shared-memory tiles (an
-// elementwise kernel reading an input with its last two dims swapped reads
-// it strided, a thread per element; tests/compiler/gpu_kernel_source_test.cc
-// runs such transposes on the host device).
 //
 // Determinism: the tree and the terms each thread folds depend only on the
 // kernel and the block size, never on timing; no atomics. The row and
@@ -98,7 +108,7 @@
 
 namespace mlc::gpu {
 
-enum class ScheduleKind : uint8_t { elementwise, row, scatter_rows, columns };
+enum class ScheduleKind : uint8_t { elementwise, row, scatter_rows, columns, transpose_tiles };
 std::string_view schedule_kind_name(ScheduleKind k);
 
 struct Schedule {
@@ -106,7 +116,8 @@ struct Schedule {
   rt::GpuLaunch launch;
   // row: the domain's rows (the product of its dims but the last; with
   // element_rows, its elements), one block each; columns: the tiles of
-  // kColumnTile elements (0 for elementwise).
+  // kColumnTile elements; transpose_tiles: the tiles of kTransposeTile x
+  // kTransposeTile elements (0 for elementwise).
   int64_t rows = 0;
   // row: every element of the domain is a row of its own (its reductions
   // vary along the domain's last dim).
@@ -121,6 +132,9 @@ struct Schedule {
   // elementwise: the neighbouring elements each thread takes at a time
   // (kVectorWidth where the kernel allows vector loads and stores, else 1).
   int vector_width = 1;
+  // transpose_tiles: the loads staged through shared-memory tiles (expression
+  // ids, ascending), one tile array each.
+  std::vector<int> staged_loads;
   // scatter_rows: the leading update dims scanned (all but the last), as
   // kir::Kernel::scatter.domain's first ones; one int flag per thread in shared memory.
   std::vector<int64_t> scatter_leading;
@@ -134,6 +148,9 @@ inline constexpr int kVectorWidth = 4;
 // columns: the elements of a tile (a warp's width: one coalesced load of
 // neighbouring columns per row), and so kBlockSize / kColumnTile parts.
 inline constexpr int kColumnTile = 32;
+// transpose_tiles: the side of a tile (its shared arrays are kTransposeTile
+// rows of kTransposeTile + 1 elements).
+inline constexpr int kTransposeTile = 32;
 // The most blocks a launch has; grid-stride loops cover the rest. Within
 // CUDA's grid.x limit and OpenCL's global size on every device.
 inline constexpr int64_t kMaxGrid = int64_t{1} << 20;

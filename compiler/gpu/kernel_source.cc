@@ -1,5 +1,6 @@
 #include "compiler/gpu/kernel_source.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -155,6 +156,7 @@ class Emitter {
     scopes_.emplace_back();
     if (s_.kind == ScheduleKind::row) emit_row_schedule(block);
     else if (s_.kind == ScheduleKind::columns) emit_columns_schedule(block);
+    else if (s_.kind == ScheduleKind::transpose_tiles) emit_transpose_tiles_schedule();
     else if (s_.kind == ScheduleKind::scatter_rows) emit_scatter_rows_schedule(block);
     else emit_elementwise_schedule();
     out_ += "}\n";
@@ -236,7 +238,7 @@ class Emitter {
     std::vector<bool> loaded(static_cast<size_t>(k_.num_inputs()), false);
     std::vector<int> roots = {k_.root};
     roots.insert(roots.end(), k_.more_roots.begin(), k_.more_roots.end());
-    kir::for_each_reachable(k_, roots, [&](const kir::Expr& e) {
+    kir::for_each_reachable(k_, roots, [&](int, const kir::Expr& e) {
       if (e.kind == kir::ExprKind::load) loaded[static_cast<size_t>(e.i)] = true;
     });
     return loaded;
@@ -352,6 +354,67 @@ class Emitter {
       block_reductions();
       scoped("if (part == 0 && col < " + i64_literal(n) + ")", [&] { store_outputs("lin"); });
     });
+  }
+
+  // gpu_schedule.h's transpose_tiles: per tile, each staged load's values
+  // into its shared array (row: along the last dim, column: along the
+  // second-to-last, so lane x reads along the load's contiguous direction),
+  // a barrier, then the tile's elements with lane x along the last dim (the
+  // staged loads read from the arrays, transposed back), and a barrier.
+  void emit_transpose_tiles_schedule() {
+    const size_t rank = k_.domain.size();
+    const int64_t rows = k_.domain[rank - 2], cols = k_.domain[rank - 1];
+    const std::string side = std::to_string(kTransposeTile), pitch = std::to_string(kTransposeTile + 1);
+    const std::string steps = std::to_string(s_.launch.block / kTransposeTile);
+    const int64_t col_tiles = (cols + kTransposeTile - 1) / kTransposeTile;
+    const int64_t row_tiles = (rows + kTransposeTile - 1) / kTransposeTile;
+    for (size_t t = 0; t < s_.staged_loads.size(); ++t)
+      line("MLC_SHARED " + std::string(memory_type(staged_param_type(t))) + " mlc_tile" + std::to_string(t) + "[" +
+           std::to_string(kTransposeTile * (kTransposeTile + 1)) + "];");
+    line("const i64 tid = MLC_THREAD;");
+    line("const i64 tx = tid % " + side + ";");
+    line("const i64 ty = tid / " + side + ";");
+    const std::vector<int64_t> leading(k_.domain.begin(), k_.domain.end() - 2);
+    // The element (lead, row, col) of the domain: its variables.
+    auto set_element = [&](const std::string& row, const std::string& col) {
+      if (!leading.empty()) split_index("lead", 0, leading);
+      line("const i64 v" + std::to_string(rank - 2) + " = " + row + ";");
+      line("const i64 v" + std::to_string(rank - 1) + " = " + col + ";");
+      vars_[rank - 2] = "v" + std::to_string(rank - 2);
+      vars_[rank - 1] = "v" + std::to_string(rank - 1);
+    };
+    scoped("for (i64 tile = MLC_BLOCK; tile < " + i64_literal(s_.rows) + "; tile += MLC_BLOCKS)", [&] {
+      line("const i64 col0 = (tile % " + i64_literal(col_tiles) + ") * " + side + ";");
+      line("const i64 row0 = ((tile / " + i64_literal(col_tiles) + ") % " + i64_literal(row_tiles) + ") * " + side + ";");
+      line("const i64 lead = tile / " + i64_literal(col_tiles * row_tiles) + ";");
+      scoped("for (int k = 0; k < " + side + "; k += " + steps + ")", [&] {
+        // Past an edge: the last row or column (in bounds, never used).
+        line("const i64 srow = row0 + tx < " + i64_literal(rows) + " ? row0 + tx : " + i64_literal(rows - 1) + ";");
+        line("const i64 scol = col0 + ty + k < " + i64_literal(cols) + " ? col0 + ty + k : " + i64_literal(cols - 1) + ";");
+        set_element("srow", "scol");
+        for (size_t t = 0; t < s_.staged_loads.size(); ++t) {
+          const kir::Expr& load = k_.exprs[static_cast<size_t>(s_.staged_loads[t])];
+          line("mlc_tile" + std::to_string(t) + "[(ty + k) * " + pitch + " + tx] = p" + std::to_string(load.i) + "[" +
+               value(load.a) + "];");
+        }
+      });
+      line("MLC_BARRIER();");
+      staged_tiles_ = true;
+      scoped("for (int k = 0; k < " + side + "; k += " + steps + ")", [&] {
+        line("const i64 row = row0 + ty + k;");
+        line("const i64 col = col0 + tx;");
+        scoped("if (row < " + i64_literal(rows) + " && col < " + i64_literal(cols) + ")", [&] {
+          set_element("row", "col");
+          store_outputs("(lead * " + i64_literal(rows) + " + row) * " + i64_literal(cols) + " + col");
+        });
+      });
+      staged_tiles_ = false;
+      line("MLC_BARRIER();");  // before the next tile's staging
+    });
+  }
+  // The dtype of the buffer staged load t reads.
+  DType staged_param_type(size_t t) const {
+    return k_.params[static_cast<size_t>(k_.exprs[static_cast<size_t>(s_.staged_loads[t])].i)];
   }
 
   // gpu_schedule.h's scatter_rows: a block per output row; the initial
@@ -509,6 +572,14 @@ class Emitter {
         }
         return "0";
       case K::load: {
+        if (staged_tiles_) {  // transpose_tiles: the staged value, transposed back
+          const auto it = std::find(s_.staged_loads.begin(), s_.staged_loads.end(), id);
+          if (it != s_.staged_loads.end()) {
+            const std::string x = "mlc_tile" + std::to_string(it - s_.staged_loads.begin()) + "[tx * " +
+                                  std::to_string(kTransposeTile + 1) + " + ty + k]";
+            return fresh(value_type(e.dtype), e.dtype == DType::boolean ? "(" + x + " != 0)" : x);
+          }
+        }
         if (lane_ >= 0) {  // the vector form: lane lane_ of the input's vector load
           const std::string x = "mlc_v" + std::to_string(e.i) + "." + "xyzw"[lane_];
           return fresh(value_type(e.dtype), e.dtype == DType::boolean ? "(" + x + " != 0)" : x);
@@ -776,6 +847,7 @@ class Emitter {
   const Schedule& s_;
   BlockFold fold_;
   int lane_ = -1;  // the vector form's element within its group, or -1
+  bool staged_tiles_ = false;  // transpose_tiles: the staged loads read their tiles
   std::string out_;
   int indent_ = 0;
   int temps_ = 0;

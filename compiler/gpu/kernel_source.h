@@ -55,6 +55,6 @@ std::string kernel_function(const kir::Kernel& k, const Schedule& s, const std::
 std::string kernel_source(const kir::Kernel& k, const Schedule& s, const std::string& symbol, Dialect d);
 
 // Bumped whenever the text for a given kernel changes (caches key on it).
-inline constexpr std::string_view kSourceEmitterVersion = "mlc-gpu-emitter 6";
+inline constexpr std::string_view kSourceEmitterVersion = "mlc-gpu-emitter 7";
 
 }  // namespace mlc::gpu

@@ -146,6 +146,45 @@ TEST(GpuSchedule, ColumnSumsTakeABlockPerTileOfColumns) {
   EXPECT_EQ(gpu::schedule_kernel(ks[0]).kind, gpu::ScheduleKind::columns);
 }
 
+// An input read with the last two dims swapped: a block per 32 x 32 tile
+// (of every leading index), staged through a padded shared array; sides
+// that do not divide the tile; other permutations and short sides stay
+// elementwise.
+TEST(GpuSchedule, TransposedReadsTakeSharedMemoryTiles) {
+  auto ks = kernels_of("f32[37,53]", "    %0 = transpose(%x) {perm = [1, 0]} : f32[53,37]\n    return %0\n", "f32[53,37]");
+  ASSERT_EQ(ks.size(), 1u);
+  gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::transpose_tiles);
+  EXPECT_EQ(gpu::schedule_kind_name(s.kind), "transpose_tiles");
+  EXPECT_EQ(s.rows, 2 * 2);  // 53 x 37 in tiles of 32
+  EXPECT_EQ(s.launch.grid, 4);
+  EXPECT_EQ(s.launch.block, gpu::kBlockSize);
+  EXPECT_EQ(s.staged_loads.size(), 1u);
+  EXPECT_EQ(s.launch.shared_bytes, 32 * 33 * 4);
+  const std::string fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_NE(fn.find("MLC_SHARED float mlc_tile0[1056];"), std::string::npos) << fn;
+  EXPECT_NE(fn.find("mlc_tile0[(ty + k) * 33 + tx] = p0["), std::string::npos) << fn;
+  EXPECT_NE(fn.find("= mlc_tile0[tx * 33 + ty + k];"), std::string::npos) << fn;
+  // Batched ([B, M, N] to [B, N, M]) with a direct read beside the staged one.
+  ks = kernels_of("bf16[3,40,40]",
+                  "    %0 = transpose(%x) {perm = [0, 2, 1]} : bf16[3,40,40]\n    %1 = sub(%x, %0) : bf16[3,40,40]\n    return %1\n",
+                  "bf16[3,40,40]");
+  ASSERT_EQ(ks.size(), 1u);
+  s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::transpose_tiles);
+  EXPECT_EQ(s.rows, 3 * 2 * 2);
+  EXPECT_EQ(s.staged_loads.size(), 1u) << "the direct read is not staged";
+  EXPECT_EQ(s.launch.shared_bytes, 32 * 33 * 2);
+  for (const auto& [type, body, result] :
+       {std::tuple<const char*, const char*, const char*>{"f32[3,5,7]", "    %0 = transpose(%x) {perm = [2, 0, 1]} : f32[7,3,5]\n    return %0\n",
+                                                           "f32[7,3,5]"},
+        {"f32[8,100]", "    %0 = transpose(%x) {perm = [1, 0]} : f32[100,8]\n    return %0\n", "f32[100,8]"}}) {
+    ks = kernels_of(type, body, result);
+    ASSERT_EQ(ks.size(), 1u);
+    EXPECT_EQ(gpu::schedule_kernel(ks[0]).kind, gpu::ScheduleKind::elementwise) << body;
+  }
+}
+
 // A row's reductions with the row dropped (keepdim = false, argmax): every
 // element is a row of its own, a block each.
 TEST(GpuSchedule, ReductionsOfDroppedRowsTakeABlockPerElement) {
@@ -455,8 +494,19 @@ TEST(GpuScheduleHostGpu, OneElementAndEmptyReductions) {
                           "f32[1]", {2.5}, DType::f32, {1, 1}, /*exact=*/true);
 }
 
-// Transposes whose sides divide no block: each thread reads a strided element.
+// Transposes whose sides divide no block (the 2-D ones through
+// shared-memory tiles with partial tiles at both edges; [3,5,7] to [7,3,5]
+// elementwise, each thread reading a strided element), a batched transpose
+// of i64 (8-byte tiles) beside a direct read, and a transposed bf16 read
+// feeding arithmetic: exact.
 TEST(GpuScheduleHostGpu, NonContiguousTransposes) {
+  expect_host_gpu_matches("i64[2,33,65]",
+                          "    %0 = transpose(%x) {perm = [0, 2, 1]} : i64[2,65,33]\n    %1 = reshape(%x) : i64[2,65,33]\n"
+                          "    %2 = add(%0, %1) : i64[2,65,33]\n    return %2\n",
+                          "i64[2,65,33]", ramp(2 * 33 * 65, 1e6), DType::i64, {2, 33, 65}, /*exact=*/true);
+  expect_host_gpu_matches("bf16[40,17]",
+                          "    %0 = transpose(%x) {perm = [1, 0]} : bf16[17,40]\n    %1 = mul(%0, %0) : bf16[17,40]\n    return %1\n",
+                          "bf16[17,40]", ramp(40 * 17, 3), DType::bf16, {40, 17}, /*exact=*/true);
   expect_host_gpu_matches("f32[37,53]", "    %0 = transpose(%x) {perm = [1, 0]} : f32[53,37]\n    return %0\n",
                           "f32[53,37]", ramp(37 * 53), DType::f32, {37, 53}, /*exact=*/true);
   expect_host_gpu_matches("bf16[3,5,7]", "    %0 = transpose(%x) {perm = [2, 0, 1]} : bf16[7,3,5]\n    return %0\n",

@@ -49,15 +49,17 @@ void expect_compile_without_spills(const std::vector<kir::Kernel>& kernels, cons
 // i64 values, argmax's carried index, blocks of one and two warps), in the
 // row and columns schedules: the row trees' warp levels shuffle 32- and
 // 64-bit registers (compiler/gpu/kernel_source.cc), which only a CUDA
-// compile checks; and the elementwise vector form of 2-, 4- and 1-byte
-// elements (ushort4, int4, uchar4 and their make_ functions).
+// compile checks; the elementwise vector form of 2-, 4- and 1-byte
+// elements (ushort4, int4, uchar4 and their make_ functions); and transpose
+// tiles of 2-, 4- and 8-byte elements.
 TEST(NvrtcKernels, BlockReductionsOfEveryAccumulatorType) {
   if (!gpu::nvrtc_available()) GTEST_SKIP() << gpu::nvrtc_version().error().message;
   const std::vector<kir::Kernel> kernels = testing::kernels_for_target(R"(module @m {
   func @f(%a: f64[4,300] {input}, %b: i64[4,300] {input}, %c: f32[4,40] {input}, %d: bf16[4,32] {input}, %e: i32[4,300] {input},
           %g: f32[300,45] {input}, %h: bf16[300,45] {input}, %k: f64[300,45] {input}, %l: i64[300,45] {input})
       -> (f64[4,1], f64[4,1], i64[4], i64[4,1], i64[4,1], i64[4], f32[4,1], i64[4], bf16[4,1], i32[4,1], f32[45], i64[45],
-          bf16[45], f64[45], i64[45], i64[45], bf16[4,32], bool[300,45], i32[4,300]) {
+          bf16[45], f64[45], i64[45], i64[45], bf16[4,32], bool[300,45], i32[4,300], f32[45,300], bf16[45,300], f64[45,300],
+          i64[45,300]) {
     %0 = reduce_max(%a) {dims = [1], keepdim = true} : f64[4,1]
     %1 = reduce_sum(%a) {dims = [1], keepdim = true} : f64[4,1]
     %2 = argmax(%a) {axis = 1} : i64[4]
@@ -77,18 +79,24 @@ TEST(NvrtcKernels, BlockReductionsOfEveryAccumulatorType) {
     %16 = tanh(%d) : bf16[4,32]
     %17 = compare(%g, %g) {direction = "lt"} : bool[300,45]
     %18 = add(%e, %e) : i32[4,300]
-    return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18
+    %19 = transpose(%g) {perm = [1, 0]} : f32[45,300]
+    %20 = transpose(%h) {perm = [1, 0]} : bf16[45,300]
+    %21 = transpose(%k) {perm = [1, 0]} : f64[45,300]
+    %22 = transpose(%l) {perm = [1, 0]} : i64[45,300]
+    return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22
   }
 })",
                                                                       std::string(rt::kCudaTarget));
   ASSERT_FALSE(kernels.empty());
-  int columns = 0, vectors = 0;
+  int columns = 0, vectors = 0, tiles = 0;
   for (const kir::Kernel& k : kernels) {
     columns += gpu::schedule_kernel(k).kind == gpu::ScheduleKind::columns;
     vectors += gpu::schedule_kernel(k).vector_width > 1;
+    tiles += gpu::schedule_kernel(k).kind == gpu::ScheduleKind::transpose_tiles;
   }
   EXPECT_EQ(columns, 6);
   EXPECT_EQ(vectors, 3);
+  EXPECT_EQ(tiles, 4);
   expect_compile_without_spills(kernels, "block reductions");
 }
 
