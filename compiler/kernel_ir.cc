@@ -789,6 +789,19 @@ std::string signature(const Kernel& k) {
   return s;
 }
 
+void for_each_reachable(const Kernel& k, std::vector<int> roots, const std::function<void(int id, const Expr&)>& visit) {
+  std::vector<bool> seen(k.exprs.size(), false);
+  while (!roots.empty()) {
+    const int x = roots.back();
+    roots.pop_back();
+    if (x < 0 || seen[static_cast<size_t>(x)]) continue;
+    seen[static_cast<size_t>(x)] = true;
+    const Expr& e = k.exprs[static_cast<size_t>(x)];
+    visit(x, e);
+    roots.insert(roots.end(), {e.a, e.b, e.c});
+  }
+}
+
 std::string_view kind_name(ExprKind k) {
   switch (k) {
     case ExprKind::var: return "var";

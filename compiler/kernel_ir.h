@@ -41,6 +41,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -137,6 +138,10 @@ std::string signature(const Kernel& k);
 // the symbol of the kernel's object on every target (compiler/cpu/llvm_jit.h,
 // compiler/gpu/gpu_compile.h).
 std::string kernel_symbol(const Kernel& k);
+
+// Calls `visit` (with its id) once for each expression `roots` depend on
+// (the roots included; negative ids are none), in no particular order.
+void for_each_reachable(const Kernel& k, std::vector<int> roots, const std::function<void(int id, const Expr&)>& visit);
 
 // Text of a kernel, for dumps and tests.
 std::string print_kernel(const Kernel& k);

@@ -85,6 +85,17 @@ typedef unsigned char u8;
 #define MLC_THREAD ((i64)threadIdx.x)
 #define MLC_BLOCK ((i64)blockIdx.x)
 #define MLC_BLOCKS ((i64)gridDim.x)
+/* A block tree's levels within one warp (kernel_source.cc): the partner's
+   value by a register shuffle, nothing stored, no barrier. */
+#define MLC_WARP_DOWN(arr, v, s) __shfl_down_sync(0xffffffffu, (v), (s))
+#define MLC_WARP_PUT(arr, v)
+#define MLC_WARP_FENCE()
+/* The elementwise schedule's vector form: group i of four elements of a
+   buffer as one vector V (float4, int4, ushort4, uchar4); kernel buffers are
+   256-byte aligned (runtime/executable.h's kGpuArenaAlignment). */
+#define MLC_LOAD4(V, p, i) (((const V*)(p))[i])
+#define MLC_STORE4(V, p, i, v) (((V*)(p))[i] = (v))
+#define MLC_VEC4(V, a, b, c, d) make_##V((a), (b), (c), (d))
 #define MLC_FN static __device__ __forceinline__
 #define MLC_F32_BITS(x) __float_as_uint(x)
 #define MLC_BITS_F32(x) __uint_as_float(x)
@@ -126,6 +137,18 @@ typedef uchar u8;
 #define MLC_THREAD ((i64)get_local_id(0))
 #define MLC_BLOCK ((i64)get_group_id(0))
 #define MLC_BLOCKS ((i64)get_num_groups(0))
+/* A block tree's levels within one warp (kernel_source.cc) through the
+   shared array, as its other levels: no sub-group shuffles (PoCL's are not
+   dependable), the same tree and so the same bits as CUDA's shuffles. Only
+   the threads that combine (t < s) read their partner's slot. */
+#define MLC_WARP_DOWN(arr, v, s) (arr)[MLC_THREAD < (s) ? MLC_THREAD + (s) : MLC_THREAD]
+#define MLC_WARP_PUT(arr, v) ((arr)[MLC_THREAD] = (v))
+#define MLC_WARP_FENCE() barrier(CLK_LOCAL_MEM_FENCE)
+/* The elementwise schedule's vector form (vload4 and vstore4 need only the
+   element's alignment). */
+#define MLC_LOAD4(V, p, i) vload4((size_t)(i), (p))
+#define MLC_STORE4(V, p, i, v) vstore4((v), (size_t)(i), (p))
+#define MLC_VEC4(V, a, b, c, d) ((V)((a), (b), (c), (d)))
 #define MLC_FN static inline
 #define MLC_F32_BITS(x) as_uint(x)
 #define MLC_BITS_F32(x) as_float((u32)(x))

@@ -1,5 +1,6 @@
 #include "compiler/gpu/kernel_source.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,9 @@
 namespace mlc::gpu {
 
 namespace {
+
+// Threads per CUDA warp: the tree's last levels shuffle within one.
+constexpr int kWarpSize = 32;
 
 // `s` inside a C comment: no "*/" ends it early.
 std::string comment_safe(std::string s) {
@@ -151,6 +155,8 @@ class Emitter {
     vars_.assign(static_cast<size_t>(k_.num_vars), "");
     scopes_.emplace_back();
     if (s_.kind == ScheduleKind::row) emit_row_schedule(block);
+    else if (s_.kind == ScheduleKind::columns) emit_columns_schedule(block);
+    else if (s_.kind == ScheduleKind::transpose_tiles) emit_transpose_tiles_schedule();
     else if (s_.kind == ScheduleKind::scatter_rows) emit_scatter_rows_schedule(block);
     else emit_elementwise_schedule();
     out_ += "}\n";
@@ -171,7 +177,7 @@ class Emitter {
   // Opens a block of code: what is emitted in it is not reused after it.
   template <class F>
   void scoped(const std::string& head, F body) {
-    line(head + " {");
+    line(head.empty() ? "{" : head + " {");
     ++indent_;
     scopes_.emplace_back();
     body();
@@ -204,21 +210,88 @@ class Emitter {
     }
   }
 
-  void store_outputs(const std::string& lin, const std::function<std::string(std::string)>& root_adjust = nullptr) {
+  // The current element's outputs (root, then more_roots) as their buffers hold them.
+  std::vector<std::string> output_values(const std::function<std::string(std::string)>& root_adjust = nullptr) {
     std::vector<std::string> v = {value(k_.root)};
     if (root_adjust) v[0] = root_adjust(v[0]);
     for (int r : k_.more_roots) v.push_back(value(r));
     const int out = k_.num_inputs();
-    for (size_t o = 0; o < v.size(); ++o) {
-      const DType t = k_.params[static_cast<size_t>(out) + o];
-      const std::string p = "p" + std::to_string(store_param_[o]);
-      line(p + "[" + lin + "] = " + (t == DType::boolean ? "(u8)(" + v[o] + ")" : v[o]) + ";");
-    }
+    for (size_t o = 0; o < v.size(); ++o)
+      if (k_.params[static_cast<size_t>(out) + o] == DType::boolean) v[o] = "(u8)(" + v[o] + ")";
+    return v;
+  }
+
+  void store_outputs(const std::string& lin, const std::function<std::string(std::string)>& root_adjust = nullptr) {
+    const std::vector<std::string> v = output_values(root_adjust);
+    for (size_t o = 0; o < v.size(); ++o) line("p" + std::to_string(store_param_[o]) + "[" + lin + "] = " + v[o] + ";");
+  }
+
+  // The vector type of kVectorWidth elements of a buffer of dtype t (the
+  // same name in CUDA C and OpenCL C).
+  static std::string vector_type(DType t) {
+    const std::string m = memory_type(t);
+    return (m == "u16" ? "ushort" : m == "u8" ? "uchar" : m) + std::to_string(kVectorWidth);
+  }
+
+  // The inputs some load that the outputs depend on reads.
+  std::vector<bool> loaded_inputs() const {
+    std::vector<bool> loaded(static_cast<size_t>(k_.num_inputs()), false);
+    std::vector<int> roots = {k_.root};
+    roots.insert(roots.end(), k_.more_roots.begin(), k_.more_roots.end());
+    kir::for_each_reachable(k_, roots, [&](int, const kir::Expr& e) {
+      if (e.kind == kir::ExprKind::load) loaded[static_cast<size_t>(e.i)] = true;
+    });
+    return loaded;
+  }
+
+  // gpu_schedule.h's vector form: group g of kVectorWidth elements per
+  // thread (grid-stride), one vector load per input read (its lanes are what
+  // the element's loads return: compute's K::load), each element computed
+  // in a scope of its own, one vector store per output.
+  void emit_vector_groups(int64_t groups) {
+    const int block = s_.launch.block;
+    const int out = k_.num_inputs();
+    const std::vector<bool> loaded = loaded_inputs();
+    scoped("for (i64 vec = MLC_BLOCK * " + std::to_string(block) + " + MLC_THREAD; vec < " + i64_literal(groups) +
+               "; vec += MLC_BLOCKS * " + std::to_string(block) + ")",
+           [&] {
+             for (int p = 0; p < out; ++p)
+               if (loaded[static_cast<size_t>(p)])
+                 line(vector_type(k_.params[static_cast<size_t>(p)]) + " mlc_v" + std::to_string(p) + " = MLC_LOAD4(" +
+                      vector_type(k_.params[static_cast<size_t>(p)]) + ", p" + std::to_string(p) + ", vec);");
+             std::vector<std::vector<std::string>> lanes(static_cast<size_t>(k_.num_outputs()));
+             for (int o = 0; o < k_.num_outputs(); ++o)
+               for (int j = 0; j < kVectorWidth; ++j) {
+                 lanes[static_cast<size_t>(o)].push_back("mlc_r" + std::to_string(o) + "_" + std::to_string(j));
+                 line(std::string(memory_type(k_.params[static_cast<size_t>(out + o)])) + " " + lanes[static_cast<size_t>(o)].back() + ";");
+               }
+             for (int j = 0; j < kVectorWidth; ++j) {
+               lane_ = j;
+               scoped("", [&] {
+                 line("const i64 lin = vec * " + std::to_string(kVectorWidth) + " + " + std::to_string(j) + ";");
+                 split_index("lin", 0, k_.domain);
+                 const std::vector<std::string> v = output_values();
+                 for (size_t o = 0; o < v.size(); ++o) line(lanes[o][static_cast<size_t>(j)] + " = " + v[o] + ";");
+               });
+             }
+             lane_ = -1;
+             for (int o = 0; o < k_.num_outputs(); ++o) {
+               const std::string vt = vector_type(k_.params[static_cast<size_t>(out + o)]);
+               std::string all;
+               for (const std::string& l : lanes[static_cast<size_t>(o)]) all += ", " + l;
+               line("MLC_STORE4(" + vt + ", p" + std::to_string(store_param_[static_cast<size_t>(o)]) + ", vec, MLC_VEC4(" + vt +
+                    all + "));");
+             }
+           });
   }
 
   void emit_elementwise_schedule() {
     const int64_t n = domain_elements();
-    scoped("for (i64 lin = MLC_BLOCK * " + std::to_string(s_.launch.block) + " + MLC_THREAD; lin < " + i64_literal(n) +
+    // The vector form's groups, then a thread per element of the rest.
+    const int64_t groups = s_.vector_width > 1 ? n / s_.vector_width : 0;
+    if (groups > 0) emit_vector_groups(groups);
+    const std::string first = groups > 0 ? i64_literal(groups * s_.vector_width) + " + " : "";
+    scoped("for (i64 lin = " + first + "MLC_BLOCK * " + std::to_string(s_.launch.block) + " + MLC_THREAD; lin < " + i64_literal(n) +
                "; lin += MLC_BLOCKS * " + std::to_string(s_.launch.block) + ")",
            [&] {
              split_index("lin", 0, k_.domain);
@@ -227,19 +300,30 @@ class Emitter {
            });
   }
 
-  void emit_row_schedule(int block) {
-    const size_t rank = k_.domain.size();
-    const int64_t inner = rank ? k_.domain.back() : 1;
+  // The shared arrays of the schedule's block reductions, a slot per thread.
+  void declare_shared_arrays(int block) {
     if (s_.shared_f64) line("MLC_SHARED double mlc_sf64[" + std::to_string(block) + "];");
     if (s_.shared_i64) line("MLC_SHARED i64 mlc_si64[" + std::to_string(block) + "];");
     if (s_.shared_f32) line("MLC_SHARED float mlc_sf32[" + std::to_string(block) + "];");
     if (s_.shared_index) line("MLC_SHARED i64 mlc_sidx[" + std::to_string(block) + "];");
+  }
+  // The block's reductions, in expression order (gpu_schedule.h: before the elements).
+  void block_reductions() {
+    for (size_t id = 0; id < k_.exprs.size(); ++id)
+      if (s_.block_reduce[id]) value(static_cast<int>(id));
+  }
+
+  void emit_row_schedule(int block) {
+    const size_t rank = k_.domain.size();
+    const int64_t inner = rank ? k_.domain.back() : 1;
+    declare_shared_arrays(block);
     line("const i64 tid = MLC_THREAD;");
+    fold_ = {"tid", block, true, "0"};
     scoped("for (i64 row = MLC_BLOCK; row < " + i64_literal(s_.rows) + "; row += MLC_BLOCKS)", [&] {
-      if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
-      for (size_t id = 0; id < k_.exprs.size(); ++id)
-        if (s_.block_reduce[id]) value(static_cast<int>(id));
-      if (rank == 0) {
+      if (s_.element_rows) split_index("row", 0, k_.domain);
+      else if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
+      block_reductions();
+      if (rank == 0 || s_.element_rows) {
         scoped("if (tid == 0)", [&] { store_outputs("row"); });
         return;
       }
@@ -249,6 +333,88 @@ class Emitter {
         store_outputs("row * " + i64_literal(inner) + " + inner");
       });
     });
+  }
+
+  // gpu_schedule.h's columns: a block per tile of kColumnTile elements; its
+  // thread t is lane t % kColumnTile of part t / kColumnTile. Lanes past the
+  // domain's end fold the last element's terms and store nothing (every
+  // thread reaches every barrier).
+  void emit_columns_schedule(int block) {
+    const int64_t n = domain_elements();
+    const std::string tile = std::to_string(kColumnTile);
+    declare_shared_arrays(block);
+    line("const i64 tid = MLC_THREAD;");
+    line("const i64 lane = tid % " + tile + ";");
+    line("const i64 part = tid / " + tile + ";");
+    fold_ = {"part", block / kColumnTile, false, "lane"};
+    scoped("for (i64 tile = MLC_BLOCK; tile < " + i64_literal(s_.rows) + "; tile += MLC_BLOCKS)", [&] {
+      line("const i64 col = tile * " + tile + " + lane;");
+      line("const i64 lin = col < " + i64_literal(n) + " ? col : " + i64_literal(n - 1) + ";");
+      split_index("lin", 0, k_.domain);
+      block_reductions();
+      scoped("if (part == 0 && col < " + i64_literal(n) + ")", [&] { store_outputs("lin"); });
+    });
+  }
+
+  // gpu_schedule.h's transpose_tiles: per tile, each staged load's values
+  // into its shared array (row: along the last dim, column: along the
+  // second-to-last, so lane x reads along the load's contiguous direction),
+  // a barrier, then the tile's elements with lane x along the last dim (the
+  // staged loads read from the arrays, transposed back), and a barrier.
+  void emit_transpose_tiles_schedule() {
+    const size_t rank = k_.domain.size();
+    const int64_t rows = k_.domain[rank - 2], cols = k_.domain[rank - 1];
+    const std::string side = std::to_string(kTransposeTile), pitch = std::to_string(kTransposeTile + 1);
+    const std::string steps = std::to_string(s_.launch.block / kTransposeTile);
+    const int64_t col_tiles = (cols + kTransposeTile - 1) / kTransposeTile;
+    const int64_t row_tiles = (rows + kTransposeTile - 1) / kTransposeTile;
+    for (size_t t = 0; t < s_.staged_loads.size(); ++t)
+      line("MLC_SHARED " + std::string(memory_type(staged_param_type(t))) + " mlc_tile" + std::to_string(t) + "[" +
+           std::to_string(kTransposeTile * (kTransposeTile + 1)) + "];");
+    line("const i64 tid = MLC_THREAD;");
+    line("const i64 tx = tid % " + side + ";");
+    line("const i64 ty = tid / " + side + ";");
+    const std::vector<int64_t> leading(k_.domain.begin(), k_.domain.end() - 2);
+    // The element (lead, row, col) of the domain: its variables.
+    auto set_element = [&](const std::string& row, const std::string& col) {
+      if (!leading.empty()) split_index("lead", 0, leading);
+      line("const i64 v" + std::to_string(rank - 2) + " = " + row + ";");
+      line("const i64 v" + std::to_string(rank - 1) + " = " + col + ";");
+      vars_[rank - 2] = "v" + std::to_string(rank - 2);
+      vars_[rank - 1] = "v" + std::to_string(rank - 1);
+    };
+    scoped("for (i64 tile = MLC_BLOCK; tile < " + i64_literal(s_.rows) + "; tile += MLC_BLOCKS)", [&] {
+      line("const i64 col0 = (tile % " + i64_literal(col_tiles) + ") * " + side + ";");
+      line("const i64 row0 = ((tile / " + i64_literal(col_tiles) + ") % " + i64_literal(row_tiles) + ") * " + side + ";");
+      line("const i64 lead = tile / " + i64_literal(col_tiles * row_tiles) + ";");
+      scoped("for (int k = 0; k < " + side + "; k += " + steps + ")", [&] {
+        // Past an edge: the last row or column (in bounds, never used).
+        line("const i64 srow = row0 + tx < " + i64_literal(rows) + " ? row0 + tx : " + i64_literal(rows - 1) + ";");
+        line("const i64 scol = col0 + ty + k < " + i64_literal(cols) + " ? col0 + ty + k : " + i64_literal(cols - 1) + ";");
+        set_element("srow", "scol");
+        for (size_t t = 0; t < s_.staged_loads.size(); ++t) {
+          const kir::Expr& load = k_.exprs[static_cast<size_t>(s_.staged_loads[t])];
+          line("mlc_tile" + std::to_string(t) + "[(ty + k) * " + pitch + " + tx] = p" + std::to_string(load.i) + "[" +
+               value(load.a) + "];");
+        }
+      });
+      line("MLC_BARRIER();");
+      staged_tiles_ = true;
+      scoped("for (int k = 0; k < " + side + "; k += " + steps + ")", [&] {
+        line("const i64 row = row0 + ty + k;");
+        line("const i64 col = col0 + tx;");
+        scoped("if (row < " + i64_literal(rows) + " && col < " + i64_literal(cols) + ")", [&] {
+          set_element("row", "col");
+          store_outputs("(lead * " + i64_literal(rows) + " + row) * " + i64_literal(cols) + " + col");
+        });
+      });
+      staged_tiles_ = false;
+      line("MLC_BARRIER();");  // before the next tile's staging
+    });
+  }
+  // The dtype of the buffer staged load t reads.
+  DType staged_param_type(size_t t) const {
+    return k_.params[static_cast<size_t>(k_.exprs[static_cast<size_t>(s_.staged_loads[t])].i)];
   }
 
   // gpu_schedule.h's scatter_rows: a block per output row; the initial
@@ -406,6 +572,18 @@ class Emitter {
         }
         return "0";
       case K::load: {
+        if (staged_tiles_) {  // transpose_tiles: the staged value, transposed back
+          const auto it = std::find(s_.staged_loads.begin(), s_.staged_loads.end(), id);
+          if (it != s_.staged_loads.end()) {
+            const std::string x = "mlc_tile" + std::to_string(it - s_.staged_loads.begin()) + "[tx * " +
+                                  std::to_string(kTransposeTile + 1) + " + ty + k]";
+            return fresh(value_type(e.dtype), e.dtype == DType::boolean ? "(" + x + " != 0)" : x);
+          }
+        }
+        if (lane_ >= 0) {  // the vector form: lane lane_ of the input's vector load
+          const std::string x = "mlc_v" + std::to_string(e.i) + "." + "xyzw"[lane_];
+          return fresh(value_type(e.dtype), e.dtype == DType::boolean ? "(" + x + " != 0)" : x);
+        }
         const std::string p = "p" + std::to_string(e.i) + "[" + value(e.a) + "]";
         return fresh(value_type(e.dtype), e.dtype == DType::boolean ? "(" + p + " != 0)" : p);
       }
@@ -546,8 +724,11 @@ class Emitter {
     return reduce_result(e, a, acc, index);
   }
 
-  // Folded by the block: thread t takes terms t, t + B, ... in order, then a
-  // fixed binary tree over the threads' partial results (gpu_schedule.h).
+  // Folded by the block (gpu_schedule.h): part p of the fold_.parts takes
+  // terms p, p + parts, ... in order, then a fixed binary tree over the
+  // threads' partial results, slot t taking slot t + s: strides of a warp
+  // and more in shared memory; row: the last five levels within the warp
+  // (the result in slot 0); columns: the result of the tile's lane l in slot l.
   std::string block_reduce(const kir::Expr& e) {
     const Acc a = accumulator(e);
     const int block = s_.launch.block;
@@ -555,57 +736,118 @@ class Emitter {
     for (int64_t x : e.extents) n *= x;
     const std::string acc = fresh(value_type(a.type), a.init);
     const std::string index = a.indexed ? fresh("i64", "-1") : "";
-    scoped("for (i64 rj = tid; rj < " + i64_literal(n) + "; rj += " + std::to_string(block) + ")", [&] {
+    scoped("for (i64 rj = " + fold_.part + "; rj < " + i64_literal(n) + "; rj += " + std::to_string(fold_.parts) + ")", [&] {
       split_index("rj", e.var0, e.extents);
       fold_element(e, a, acc, index, "rj");
     });
-    const char* arr = e.op == OpCode::ReduceSum ? (a.fl ? "mlc_sf64" : "mlc_si64")
-                      : a.type == DType::f64   ? "mlc_sf64"
-                      : a.fl                   ? "mlc_sf32"
-                                               : "mlc_si64";
-    const std::string mine = std::string(arr) + "[tid]", theirs = std::string(arr) + "[tid + s]";
-    line(mine + " = " + acc + ";");
+    const std::string arr = shared_array(e, a);
+    line(arr + "[tid] = " + acc + ";");
     if (a.indexed) line("mlc_sidx[tid] = " + index + ";");
     line("MLC_BARRIER();");
-    scoped("for (int s = " + std::to_string(block / 2) + "; s > 0; s >>= 1)", [&] {
+    shared_tree_levels(e, a, arr, block, kWarpSize);
+    if (!fold_.warp_levels) {
+      const std::string total = fresh(value_type(a.type), arr + "[" + fold_.result_slot + "]");
+      const std::string total_index = a.indexed ? fresh("i64", "mlc_sidx[" + fold_.result_slot + "]") : "";
+      line("MLC_BARRIER();");  // before the arrays are used again
+      return reduce_result(e, a, total, total_index);
+    }
+    // The tree's last five levels (strides 16 to 1) within the first warp:
+    // the partner's partial result through MLC_WARP_DOWN (CUDA: a register
+    // shuffle; OpenCL: the shared array, MLC_WARP_PUT storing each level's
+    // result and MLC_WARP_FENCE a barrier). Every thread of the block runs
+    // them (a shuffle needs its whole warp, a barrier its whole block); the
+    // threads at or past a level's stride combine nothing.
+    const char* type = value_type(a.type);
+    const std::string w = fresh(type, arr + "[tid]");
+    const std::string wi = a.indexed ? fresh("i64", "mlc_sidx[tid]") : "";
+    scoped("for (int s = " + std::to_string(kWarpSize / 2) + "; s > 0; s >>= 1)", [&] {
+      const std::string o = fresh(type, "MLC_WARP_DOWN(" + arr + ", " + w + ", s)");
+      const std::string oi = a.indexed ? fresh("i64", "MLC_WARP_DOWN(mlc_sidx, " + wi + ", s)") : "";
       scoped("if (tid < s)", [&] {
-        if (e.op == OpCode::ReduceSum) {
-          if (a.fl) line(mine + " = " + mine + " + " + theirs + ";");
-          else line(mine + " = (i64)((u64)" + mine + " + (u64)" + theirs + ");");
-          return;
-        }
-        // Partial results (value, index of its element; -1: none). The
-        // sequential fold's answer: for argmax the first NaN, else the first
-        // maximal element; for max and min the last NaN, else the first
-        // extreme element.
-        const std::string a_i = "mlc_sidx[tid]", b_i = "mlc_sidx[tid + s]";
-        const std::string av = fresh(value_type(a.type), mine), bv = fresh(value_type(a.type), theirs);
-        const std::string ai = fresh("i64", a_i), bi = fresh("i64", b_i);
-        const std::string a_nan = a.fl ? "(" + av + " != " + av + ")" : "false";
-        const std::string b_nan = a.fl ? "(" + bv + " != " + bv + ")" : "false";
-        const char* cmp = e.op == OpCode::ReduceMin ? " < " : " > ";
-        std::string take_b;
-        if (e.op == OpCode::Argmax)
-          take_b = "(" + ai + " < 0 || (" + bi + " >= 0 && (" + a_nan + " ? (" + b_nan + " && " + bi + " < " + ai + ") : (" +
-                   b_nan + " || " + bv + cmp + av + " || (" + bv + " == " + av + " && " + bi + " < " + ai + ")))))";
-        else
-          take_b = "(" + ai + " < 0 || (" + bi + " >= 0 && (" + a_nan + " ? (" + b_nan + " && " + bi + " > " + ai + ") : (" +
-                   b_nan + " || " + bv + cmp + av + " || (" + bv + " == " + av + " && " + bi + " < " + ai + ")))))";
-        scoped("if " + take_b, [&] {
-          line(mine + " = " + bv + ";");
-          line(a_i + " = " + bi + ";");
-        });
+        combine_partials(e, a, w, wi, o, oi);
+        line("MLC_WARP_PUT(" + arr + ", " + w + ");");
+        if (a.indexed) line("MLC_WARP_PUT(mlc_sidx, " + wi + ");");
       });
-      line("MLC_BARRIER();");
+      line("MLC_WARP_FENCE();");
     });
-    const std::string total = fresh(value_type(a.type), mine.substr(0, mine.size() - 5) + "[0]");
+    scoped("if (tid == 0)", [&] {
+      line(arr + "[0] = " + w + ";");
+      if (a.indexed) line("mlc_sidx[0] = " + wi + ";");
+    });
+    line("MLC_BARRIER();");
+    const std::string total = fresh(type, arr + "[0]");
     const std::string total_index = a.indexed ? fresh("i64", "mlc_sidx[0]") : "";
     line("MLC_BARRIER();");  // before the arrays are used again
     return reduce_result(e, a, total, total_index);
   }
 
+  // The shared array (gpu_schedule.h's Schedule::shared_*) reduction e's
+  // partial results are combined in.
+  static std::string shared_array(const kir::Expr& e, const Acc& a) {
+    if (e.op == OpCode::ReduceSum) return a.fl ? "mlc_sf64" : "mlc_si64";
+    return a.type == DType::f64 ? "mlc_sf64" : a.fl ? "mlc_sf32" : "mlc_si64";
+  }
+
+  // The levels of the fixed tree over the `size` partial results in `arr`
+  // (and mlc_sidx) with strides size / 2 down to `last` (powers of two):
+  // slot t takes slot t + s combined into it; a barrier after each level.
+  void shared_tree_levels(const kir::Expr& e, const Acc& a, const std::string& arr, int size, int last) {
+    if (size / 2 < last) return;
+    scoped("for (int s = " + std::to_string(size / 2) + "; s >= " + std::to_string(last) + "; s >>= 1)", [&] {
+      scoped("if (tid < s)", [&] {
+        const char* type = value_type(a.type);
+        const std::string w = fresh(type, arr + "[tid]"), o = fresh(type, arr + "[tid + s]");
+        const std::string wi = a.indexed ? fresh("i64", "mlc_sidx[tid]") : "";
+        const std::string oi = a.indexed ? fresh("i64", "mlc_sidx[tid + s]") : "";
+        combine_partials(e, a, w, wi, o, oi);
+        line(arr + "[tid] = " + w + ";");
+        if (a.indexed) line("mlc_sidx[tid] = " + wi + ";");
+      });
+      line("MLC_BARRIER();");
+    });
+  }
+
+  // The tree's step: partial result (w, wi) combined with the one after it,
+  // (o, oi), into (w, wi). Indices are those of the partial's element (-1:
+  // none). The sequential fold's answer: for argmax the first NaN, else the
+  // first maximal element; for max and min the last NaN, else the first
+  // extreme element.
+  void combine_partials(const kir::Expr& e, const Acc& a, const std::string& w, const std::string& wi,
+                        const std::string& o, const std::string& oi) {
+    if (e.op == OpCode::ReduceSum) {
+      if (a.fl) line(w + " = " + w + " + " + o + ";");
+      else line(w + " = (i64)((u64)" + w + " + (u64)" + o + ");");
+      return;
+    }
+    const std::string w_nan = a.fl ? "(" + w + " != " + w + ")" : "false";
+    const std::string o_nan = a.fl ? "(" + o + " != " + o + ")" : "false";
+    const char* cmp = e.op == OpCode::ReduceMin ? " < " : " > ";
+    // Both NaN: argmax keeps the first, max and min take the last.
+    const char* nan_order = e.op == OpCode::Argmax ? " < " : " > ";
+    const std::string take_o = "(" + wi + " < 0 || (" + oi + " >= 0 && (" + w_nan + " ? (" + o_nan + " && " + oi + nan_order +
+                               wi + ") : (" + o_nan + " || " + o + cmp + w + " || (" + o + " == " + w + " && " + oi + " < " +
+                               wi + ")))))";
+    scoped("if " + take_o, [&] {
+      line(w + " = " + o + ";");
+      line(wi + " = " + oi + ";");
+    });
+  }
+
+  // How block_reduce splits a reduction's terms: the thread's part (an
+  // expression) of `parts`; whether the tree's last five levels run within a
+  // warp; the slot that holds the thread's result after the tree.
+  struct BlockFold {
+    std::string part;
+    int parts = 0;
+    bool warp_levels = false;
+    std::string result_slot;
+  };
+
   const kir::Kernel& k_;
   const Schedule& s_;
+  BlockFold fold_;
+  int lane_ = -1;  // the vector form's element within its group, or -1
+  bool staged_tiles_ = false;  // transpose_tiles: the staged loads read their tiles
   std::string out_;
   int indent_ = 0;
   int temps_ = 0;

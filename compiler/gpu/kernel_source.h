@@ -6,8 +6,10 @@
 // runs is executed in CI, grid mapping, shared memory and barriers included.
 //
 // The text: the dialect's prelude (types i64, u8, u16, f32/f64 conversions of
-// bf16 and f16 bit patterns, math, thread indices, barriers, and the
-// parameter macros), then one kernel function named `symbol`:
+// bf16 and f16 bit patterns, math, thread indices, barriers, the parameter
+// macros, a block tree's warp levels: MLC_WARP_DOWN/PUT/FENCE, and the
+// elementwise schedule's vector loads and stores: MLC_LOAD4, MLC_STORE4,
+// MLC_VEC4), then one kernel function named `symbol`:
 //
 //   MLC_KERNEL void symbol(MLC_PARAM(T0, p0), ..., MLC_PARAM(Tn, pn), MLC_STATUS_PARAM)
 //
@@ -53,6 +55,6 @@ std::string kernel_function(const kir::Kernel& k, const Schedule& s, const std::
 std::string kernel_source(const kir::Kernel& k, const Schedule& s, const std::string& symbol, Dialect d);
 
 // Bumped whenever the text for a given kernel changes (caches key on it).
-inline constexpr std::string_view kSourceEmitterVersion = "mlc-gpu-emitter 3";
+inline constexpr std::string_view kSourceEmitterVersion = "mlc-gpu-emitter 7";
 
 }  // namespace mlc::gpu

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "compiler/gpu/gpu_schedule.h"
 #include "compiler/gpu/kernel_source.h"
@@ -16,6 +17,7 @@
 #include "runtime/interpreter.h"
 #include "runtime/target.h"
 #include "tests/compiler/example_kernels.h"
+#include "tests/compiler/lowered_kernels.h"
 #include "tests/runtime/kernel_test_util.h"
 
 namespace mlc {
@@ -23,27 +25,64 @@ namespace {
 
 // The kernels of `body` (the ops of @f(%x: TYPE)) lowered for the host device.
 std::vector<kir::Kernel> kernels_of(const std::string& type, const std::string& body, const std::string& result) {
-  const std::string text = "module @m {\n  func @f(%x: " + type + " {input}) -> (" + result + ") {\n" + body + "  }\n}\n";
-  auto m = parse_module(text, "gpu_kernel_source_test.mlir");
-  EXPECT_TRUE(m.ok()) << m.error().message;
-  if (!m.ok()) return {};
-  LowerOptions o;
-  o.compile_kernels = false;
-  o.target = std::string(rt::kHostGpuTarget);
-  auto l = lower_function(*m->find("f"), o);
-  EXPECT_TRUE(l.ok()) << l.error().message;
-  return l.ok() ? l->kernels : std::vector<kir::Kernel>{};
+  return testing::kernels_for_target(
+      "module @m {\n  func @f(%x: " + type + " {input}) -> (" + result + ") {\n" + body + "  }\n}\n",
+      std::string(rt::kHostGpuTarget));
 }
 
 TEST(GpuSchedule, ElementwiseKernelsTakeAThreadPerElement) {
-  auto ks = kernels_of("f32[1000]", "    %0 = exp(%x) : f32[1000]\n    %1 = add(%0, %x) : f32[1000]\n    return %1\n",
-                       "f32[1000]");
+  auto ks = kernels_of("f64[1000]", "    %0 = exp(%x) : f64[1000]\n    %1 = add(%0, %x) : f64[1000]\n    return %1\n",
+                       "f64[1000]");
   ASSERT_EQ(ks.size(), 1u);
   gpu::Schedule s = gpu::schedule_kernel(ks[0]);
   EXPECT_EQ(s.kind, gpu::ScheduleKind::elementwise);
+  EXPECT_EQ(s.vector_width, 1) << "8-byte elements";
   EXPECT_EQ(s.launch.block, gpu::kBlockSize);
   EXPECT_EQ(s.launch.grid, (1000 + gpu::kBlockSize - 1) / gpu::kBlockSize);  // 1000 does not divide the block
   EXPECT_EQ(s.launch.shared_bytes, 0);
+}
+
+// Where every buffer is read and written at the element's own index with
+// elements of at most 4 bytes, a thread takes 4 neighbouring elements: one
+// vector load per input, one vector store per output, then a scalar tail.
+TEST(GpuSchedule, ContiguousElementwiseKernelsTakeFourElementsPerThread) {
+  auto ks = kernels_of("f32[1003]", "    %0 = exp(%x) : f32[1003]\n    %1 = add(%0, %x) : f32[1003]\n    return %1\n",
+                       "f32[1003]");
+  ASSERT_EQ(ks.size(), 1u);
+  gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::elementwise);
+  EXPECT_EQ(s.vector_width, gpu::kVectorWidth);
+  EXPECT_EQ(s.launch.grid, 1);  // 250 groups of 4
+  std::string fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_NE(fn.find("for (i64 vec = MLC_BLOCK * 256 + MLC_THREAD; vec < ((i64)250); vec += MLC_BLOCKS * 256)"),
+            std::string::npos) << fn;
+  EXPECT_NE(fn.find("float4 mlc_v0 = MLC_LOAD4(float4, p0, vec);"), std::string::npos) << fn;
+  EXPECT_GT(fn.find("p0["), fn.find("for (i64 lin = ((i64)1000)")) << "only the tail reads scalars";
+  EXPECT_NE(fn.find("MLC_STORE4(float4, p1, vec, MLC_VEC4(float4, mlc_r0_0, mlc_r0_1, mlc_r0_2, mlc_r0_3));"),
+            std::string::npos) << fn;
+  EXPECT_NE(fn.find("for (i64 lin = ((i64)1000) + MLC_BLOCK * 256 + MLC_THREAD; lin < ((i64)1003);"), std::string::npos)
+      << fn;
+  // Halves and booleans: 8 and 4 bytes a vector.
+  ks = kernels_of("bf16[8,33]", "    %0 = tanh(%x) : bf16[8,33]\n    return %0\n", "bf16[8,33]");
+  ASSERT_EQ(ks.size(), 1u);
+  s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.vector_width, gpu::kVectorWidth);
+  fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_NE(fn.find("ushort4 mlc_v0 = MLC_LOAD4(ushort4, p0, vec);"), std::string::npos) << fn;
+  ks = kernels_of("f32[9]", "    %0 = compare(%x, %x) {direction = \"eq\"} : bool[9]\n    return %0\n", "bool[9]");
+  ASSERT_EQ(ks.size(), 1u);
+  s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.vector_width, gpu::kVectorWidth);
+  EXPECT_NE(gpu::kernel_function(ks[0], s, "k").find("MLC_STORE4(uchar4, p1, vec, "), std::string::npos);
+  // Not at the element's own index: a transpose, a broadcast.
+  for (const auto& [type, body, result] :
+       {std::tuple<const char*, const char*, const char*>{"f32[37,53]", "    %0 = transpose(%x) {perm = [1, 0]} : f32[53,37]\n    return %0\n",
+                                                           "f32[53,37]"},
+        {"f32[8]", "    %0 = broadcast(%x) {dims = [1]} : f32[4,8]\n    %1 = exp(%0) : f32[4,8]\n    return %1\n", "f32[4,8]"}}) {
+    ks = kernels_of(type, body, result);
+    ASSERT_EQ(ks.size(), 1u);
+    EXPECT_EQ(gpu::schedule_kernel(ks[0]).vector_width, 1) << body;
+  }
 }
 
 TEST(GpuSchedule, RowReductionsTakeABlockPerRow) {
@@ -81,9 +120,101 @@ TEST(GpuSchedule, AWholeTensorSumIsOneBlock) {
   EXPECT_EQ(s.launch.shared_bytes, gpu::kBlockSize * 8);  // the f64 partial sums
 }
 
-TEST(GpuSchedule, ColumnSumsTakeAThreadPerColumn) {
+// A column sum (a bias gradient): a block per tile of 32 columns, its 8
+// parts splitting the rows; 40 columns do not divide the tile.
+TEST(GpuSchedule, ColumnSumsTakeABlockPerTileOfColumns) {
   auto ks = kernels_of("f32[500,40]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[40]\n    return %0\n",
                        "f32[40]");
+  ASSERT_EQ(ks.size(), 1u);
+  const gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::columns);
+  EXPECT_EQ(gpu::schedule_kind_name(s.kind), "columns");
+  EXPECT_EQ(s.launch.block, gpu::kBlockSize);
+  EXPECT_EQ(s.rows, 2);  // tiles
+  EXPECT_EQ(s.launch.grid, 2);
+  EXPECT_EQ(s.launch.shared_bytes, gpu::kBlockSize * 8);  // the f64 partial sums
+  const std::string fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_NE(fn.find("for (i64 rj = part; rj < ((i64)500); rj += 8)"), std::string::npos) << fn;
+  EXPECT_NE(fn.find("for (int s = 128; s >= 32; s >>= 1)"), std::string::npos) << fn;
+  EXPECT_NE(fn.find("mlc_sf64[lane]"), std::string::npos) << fn;
+  EXPECT_EQ(fn.find("MLC_WARP_DOWN"), std::string::npos) << "the tree ends where a tile's lanes begin";
+  EXPECT_NE(fn.find("if (part == 0 && col < ((i64)40))"), std::string::npos) << fn;
+  // Over the leading two dims of three (a bias gradient of [B, T, C]).
+  ks = kernels_of("f32[4,50,10]", "    %0 = reduce_sum(%x) {dims = [0, 1], keepdim = false} : f32[10]\n    return %0\n",
+                  "f32[10]");
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(gpu::schedule_kernel(ks[0]).kind, gpu::ScheduleKind::columns);
+}
+
+// An input read with the last two dims swapped: a block per 32 x 32 tile
+// (of every leading index), staged through a padded shared array; sides
+// that do not divide the tile; other permutations and short sides stay
+// elementwise.
+TEST(GpuSchedule, TransposedReadsTakeSharedMemoryTiles) {
+  auto ks = kernels_of("f32[37,53]", "    %0 = transpose(%x) {perm = [1, 0]} : f32[53,37]\n    return %0\n", "f32[53,37]");
+  ASSERT_EQ(ks.size(), 1u);
+  gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::transpose_tiles);
+  EXPECT_EQ(gpu::schedule_kind_name(s.kind), "transpose_tiles");
+  EXPECT_EQ(s.rows, 2 * 2);  // 53 x 37 in tiles of 32
+  EXPECT_EQ(s.launch.grid, 4);
+  EXPECT_EQ(s.launch.block, gpu::kBlockSize);
+  EXPECT_EQ(s.staged_loads.size(), 1u);
+  EXPECT_EQ(s.launch.shared_bytes, 32 * 33 * 4);
+  const std::string fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_NE(fn.find("MLC_SHARED float mlc_tile0[1056];"), std::string::npos) << fn;
+  EXPECT_NE(fn.find("mlc_tile0[(ty + k) * 33 + tx] = p0["), std::string::npos) << fn;
+  EXPECT_NE(fn.find("= mlc_tile0[tx * 33 + ty + k];"), std::string::npos) << fn;
+  // Batched ([B, M, N] to [B, N, M]) with a direct read beside the staged one.
+  ks = kernels_of("bf16[3,40,40]",
+                  "    %0 = transpose(%x) {perm = [0, 2, 1]} : bf16[3,40,40]\n    %1 = sub(%x, %0) : bf16[3,40,40]\n    return %1\n",
+                  "bf16[3,40,40]");
+  ASSERT_EQ(ks.size(), 1u);
+  s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::transpose_tiles);
+  EXPECT_EQ(s.rows, 3 * 2 * 2);
+  EXPECT_EQ(s.staged_loads.size(), 1u) << "the direct read is not staged";
+  EXPECT_EQ(s.launch.shared_bytes, 32 * 33 * 2);
+  for (const auto& [type, body, result] :
+       {std::tuple<const char*, const char*, const char*>{"f32[3,5,7]", "    %0 = transpose(%x) {perm = [2, 0, 1]} : f32[7,3,5]\n    return %0\n",
+                                                           "f32[7,3,5]"},
+        {"f32[8,100]", "    %0 = transpose(%x) {perm = [1, 0]} : f32[100,8]\n    return %0\n", "f32[100,8]"}}) {
+    ks = kernels_of(type, body, result);
+    ASSERT_EQ(ks.size(), 1u);
+    EXPECT_EQ(gpu::schedule_kernel(ks[0]).kind, gpu::ScheduleKind::elementwise) << body;
+  }
+}
+
+// A row's reductions with the row dropped (keepdim = false, argmax): every
+// element is a row of its own, a block each.
+TEST(GpuSchedule, ReductionsOfDroppedRowsTakeABlockPerElement) {
+  auto ks = kernels_of("f32[6,300]", "    %0 = reduce_sum(%x) {dims = [1], keepdim = false} : f32[6]\n    return %0\n",
+                       "f32[6]");
+  ASSERT_EQ(ks.size(), 1u);
+  gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::row);
+  EXPECT_TRUE(s.element_rows);
+  EXPECT_EQ(s.rows, 6);
+  EXPECT_EQ(s.launch.grid, 6);
+  EXPECT_EQ(s.launch.block, gpu::kBlockSize);
+  ks = kernels_of("f32[6,40]", "    %0 = argmax(%x) {axis = 1} : i64[6]\n    return %0\n", "i64[6]");
+  ASSERT_EQ(ks.size(), 1u);
+  s = gpu::schedule_kernel(ks[0]);
+  EXPECT_EQ(s.kind, gpu::ScheduleKind::row);
+  EXPECT_TRUE(s.element_rows);
+  EXPECT_EQ(s.launch.block, 64);
+  EXPECT_EQ(s.launch.shared_bytes, 64 * (4 + 8));  // f32 values and their indices
+}
+
+// Short reductions, and domains that give a GPU enough threads already, keep
+// a thread per element.
+TEST(GpuSchedule, ShortReductionsAndLargeDomainsKeepAThreadPerElement) {
+  auto ks = kernels_of("f32[20,40]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[40]\n    return %0\n",
+                       "f32[40]");
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(gpu::schedule_kernel(ks[0]).kind, gpu::ScheduleKind::elementwise);
+  ks = kernels_of("f32[40,70000]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[70000]\n    return %0\n",
+                  "f32[70000]");
   ASSERT_EQ(ks.size(), 1u);
   EXPECT_EQ(gpu::schedule_kernel(ks[0]).kind, gpu::ScheduleKind::elementwise);
 }
@@ -105,6 +236,53 @@ TEST(GpuKernelSource, TheTwoDialectsDifferOnlyInThePrelude) {
   EXPECT_NE(fn.find("mlc_f32_to_bf16("), std::string::npos);
   EXPECT_NE(fn.find("/* " + ks[0].name + ": " + ks[0].origin + " */"), std::string::npos) << "the origin names the ops";
   EXPECT_NE(ks[0].origin.find("tanh"), std::string::npos);
+}
+
+// A block tree's last five levels (strides 16 to 1) go through
+// MLC_WARP_DOWN: CUDA's prelude shuffles registers (never executed here:
+// nvrtc_kernels_test.cc compiles it for sm_80 and sm_90), OpenCL's reads
+// the shared array, so the host device runs the same tree. Values and the
+// carried indices of every accumulator type: f64 and i64 sums, f32 and f64
+// maxima, argmax's i64 index.
+TEST(GpuKernelSource, BlockTreesShuffleWithinAWarpInCuda) {
+  const std::string cuda(gpu::prelude(gpu::Dialect::cuda)), opencl(gpu::prelude(gpu::Dialect::opencl));
+  EXPECT_NE(cuda.find("#define MLC_WARP_DOWN(arr, v, s) __shfl_down_sync(0xffffffffu, (v), (s))"), std::string::npos);
+  EXPECT_NE(opencl.find("#define MLC_WARP_DOWN(arr, v, s) (arr)["), std::string::npos);
+  EXPECT_EQ(opencl.find("shfl"), std::string::npos);
+  EXPECT_EQ(opencl.find("sub_group"), std::string::npos);
+  struct Case {
+    const char* type;
+    const char* op;
+    const char* shuffled;  // the shared arrays whose values shuffle
+  };
+  for (const Case& c : {Case{"f32[4,300]", "reduce_sum", "mlc_sf64"}, Case{"i64[4,300]", "reduce_sum", "mlc_si64"},
+                        Case{"f32[4,300]", "reduce_max", "mlc_sf32"}, Case{"f64[4,300]", "reduce_min", "mlc_sf64"},
+                        Case{"i32[4,300]", "reduce_max", "mlc_si64"}}) {
+    SCOPED_TRACE(std::string(c.type) + " " + c.op);
+    const std::string t(c.type);
+    const std::string result = t.substr(0, t.find('[')) + "[4,1]";
+    auto ks = kernels_of(t, std::string("    %0 = ") + c.op + "(%x) {dims = [1], keepdim = true} : " + result +
+                                "\n    return %0\n", result);
+    ASSERT_EQ(ks.size(), 1u);
+    const gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+    ASSERT_EQ(s.kind, gpu::ScheduleKind::row) << kir::print_kernel(ks[0]);
+    ASSERT_EQ(s.launch.block, 256);
+    const std::string fn = gpu::kernel_function(ks[0], s, "k");
+    // Strides 128, 64, 32 in shared memory, then 16 to 1 within the warp.
+    EXPECT_NE(fn.find("for (int s = 128; s >= 32; s >>= 1)"), std::string::npos) << fn;
+    EXPECT_NE(fn.find("for (int s = 16; s > 0; s >>= 1)"), std::string::npos) << fn;
+    EXPECT_NE(fn.find(std::string("MLC_WARP_DOWN(") + c.shuffled + ", "), std::string::npos) << fn;
+    EXPECT_EQ(fn.find("MLC_WARP_DOWN(mlc_sidx, ") != std::string::npos, std::string(c.op) != "reduce_sum") << fn;
+  }
+  // A block of one warp has no shared-memory levels.
+  auto ks = kernels_of("f32[4,32]", "    %0 = reduce_max(%x) {dims = [1], keepdim = true} : f32[4,1]\n    return %0\n",
+                       "f32[4,1]");
+  ASSERT_EQ(ks.size(), 1u);
+  const gpu::Schedule s = gpu::schedule_kernel(ks[0]);
+  ASSERT_EQ(s.launch.block, 32);
+  const std::string fn = gpu::kernel_function(ks[0], s, "k");
+  EXPECT_EQ(fn.find("s >= 32"), std::string::npos) << fn;
+  EXPECT_NE(fn.find("MLC_WARP_DOWN(mlc_sidx, "), std::string::npos) << fn;
 }
 
 // tiny_gpt's embedding gradients (scatter_add of [B*T, 64] rows into the
@@ -199,8 +377,8 @@ std::vector<double> ramp(size_t n, double scale = 1) {
   return v;
 }
 
-// Rows of 1000: four terms per thread of a 256-thread block, and a last
-// partial round. Max and argmax exactly, with ties (the first maximal
+// Rows of 1000 (with the row dropped: a block per element): four terms per
+// thread of a 256-thread block, and a last partial round. Max and argmax exactly, with ties (the first maximal
 // element), a NaN (max: the last NaN; argmax: the first) and -0/+0 ties.
 TEST(GpuScheduleHostGpu, RowsLongerThanABlockFoldExactly) {
   std::vector<double> x = ramp(3000);
@@ -213,6 +391,61 @@ TEST(GpuScheduleHostGpu, RowsLongerThanABlockFoldExactly) {
                             "f32[3]", x, DType::f32, {3, 1000}, /*exact=*/true);
   expect_host_gpu_matches("f32[3,1000]", "    %0 = argmax(%x) {axis = 1} : i64[3]\n    return %0\n", "i64[3]", x, DType::f32,
                           {3, 1000}, /*exact=*/true);
+}
+
+// The tree over 64-bit values and carried indices (f64 and i64 maxima,
+// argmax of f64, i64 sums), and blocks of one warp (rows of 32: warp levels
+// only) and of two (rows of 40: one shared level): exact.
+TEST(GpuScheduleHostGpu, BlockTreesOf64BitValuesFoldExactly) {
+  for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{3, 1000}, {3, 32}, {3, 40}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    const size_t n = static_cast<size_t>(rows * cols);
+    std::vector<double> x = ramp(n, 1e3);
+    x[static_cast<size_t>(cols) - 1] = x[5] = 2e3;           // row 0: a tie at both ends, the first wins
+    x[static_cast<size_t>(cols) + 3] = NAN;                   // row 1: NaNs
+    x[static_cast<size_t>(2 * cols) - 2] = NAN;
+    const std::string dims = "[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+    const Shape shape = {rows, cols};
+    const std::string r = "[" + std::to_string(rows) + ",1]";
+    for (const char* op : {"reduce_max", "reduce_min"})
+      expect_host_gpu_matches("f64" + dims, std::string("    %0 = ") + op + "(%x) {dims = [1], keepdim = true} : f64" + r +
+                                                "\n    return %0\n",
+                              "f64" + r, x, DType::f64, shape, /*exact=*/true);
+    const std::string r1 = "[" + std::to_string(rows) + "]";
+    expect_host_gpu_matches("f64" + dims, "    %0 = argmax(%x) {axis = 1} : i64" + r1 + "\n    return %0\n", "i64" + r1, x,
+                            DType::f64, shape, /*exact=*/true);
+    std::vector<double> ints(n);
+    for (size_t i = 0; i < n; ++i) ints[i] = std::floor(x[i] == x[i] ? x[i] * 1e6 : 7);  // beyond 32 bits' sums
+    for (const char* op : {"reduce_sum", "reduce_max"})
+      expect_host_gpu_matches("i64" + dims, std::string("    %0 = ") + op + "(%x) {dims = [1], keepdim = true} : i64" + r +
+                                                "\n    return %0\n",
+                              "i64" + r, ints, DType::i64, shape, /*exact=*/true);
+  }
+}
+
+// Column reductions (the columns schedule): 45 columns (a tile and a
+// partial one), rows not a multiple of the 8 parts; sums in f64 partials
+// (the f32 result rounds the double sum once), i64 sums, and max, min and
+// argmax exactly, with ties, NaNs and signed zeros.
+TEST(GpuScheduleHostGpu, ColumnReductionsFoldExactly) {
+  std::vector<double> x = ramp(1003 * 45);
+  x[3 * 45 + 2] = x[900 * 45 + 2] = 5;  // column 2: a tie, the first wins
+  x[10 * 45 + 7] = NAN;                 // column 7: NaNs
+  x[998 * 45 + 7] = NAN;
+  for (size_t r = 0; r < 1003; ++r) x[r * 45 + 44] = (r % 2) ? -0.0 : 0.0;  // the last column: zeros of both signs
+  const Shape shape = {1003, 45};
+  for (const char* op : {"reduce_sum", "reduce_max", "reduce_min"})
+    expect_host_gpu_matches("f32[1003,45]", std::string("    %0 = ") + op + "(%x) {dims = [0], keepdim = false} : f32[45]\n    return %0\n",
+                            "f32[45]", x, DType::f32, shape, /*exact=*/true);
+  expect_host_gpu_matches("f32[1003,45]", "    %0 = argmax(%x) {axis = 0} : i64[45]\n    return %0\n", "i64[45]", x, DType::f32,
+                          shape, /*exact=*/true);
+  std::vector<double> ints(x.size());
+  for (size_t i = 0; i < x.size(); ++i) ints[i] = std::floor(x[i] == x[i] ? x[i] * 1e9 : 7);
+  expect_host_gpu_matches("i64[1003,45]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : i64[45]\n    return %0\n",
+                          "i64[45]", ints, DType::i64, shape, /*exact=*/true);
+  // A bias gradient's shape: [B, T, C] summed over B and T, one partial tile.
+  expect_host_gpu_matches("f32[3,67,10]", "    %0 = reduce_sum(%x) {dims = [0, 1], keepdim = false} : f32[10]\n    return %0\n",
+                          "f32[10]", ramp(3 * 67 * 10, 2), DType::f32, {3, 67, 10}, /*exact=*/true);
 }
 
 // Softmax over rows of 1000 (max, then a sum of exponentials: two block
@@ -235,6 +468,24 @@ TEST(GpuScheduleHostGpu, AWholeTensorSumRoundsOnce) {
                           "f32[]", ramp(100000, 3), DType::f32, {100000}, /*exact=*/true);
 }
 
+// The vector form (4 elements a thread): f32 with a tail of 3, 3 elements
+// (the tail alone), bf16 (8-byte vectors), booleans (4-byte vectors), and
+// exp within PoCL's 16 f32 ulp.
+TEST(GpuScheduleHostGpu, VectorLoadsAndStoresWithTails) {
+  for (int64_t n : {1003, 3}) {
+    const std::string t = "f32[" + std::to_string(n) + "]";
+    expect_host_gpu_matches(t, "    %0 = exp(%x) : " + t + "\n    %1 = mul(%0, %x) : " + t + "\n    return %1\n", t,
+                            ramp(static_cast<size_t>(n), 3), DType::f32, {n}, /*exact=*/false, 16 * 0x1p-23);
+    const std::string b = "bool[" + std::to_string(n) + "]";
+    std::vector<double> x = ramp(static_cast<size_t>(n));
+    x[1] = NAN;
+    expect_host_gpu_matches(t, "    %0 = compare(%x, %x) {direction = \"eq\"} : " + b + "\n    return %0\n", b, x, DType::f32, {n},
+                            /*exact=*/true);
+  }
+  expect_host_gpu_matches("bf16[8,33]", "    %0 = neg(%x) : bf16[8,33]\n    %1 = mul(%0, %x) : bf16[8,33]\n    return %1\n",
+                          "bf16[8,33]", ramp(264, 5), DType::bf16, {8, 33}, /*exact=*/true);
+}
+
 // One element: a grid of one block with one live thread; and a sum over none.
 TEST(GpuScheduleHostGpu, OneElementAndEmptyReductions) {
   expect_host_gpu_matches("f32[1]", "    %0 = tanh(%x) : f32[1]\n    return %0\n", "f32[1]", {0.5}, DType::f32, {1},
@@ -243,8 +494,19 @@ TEST(GpuScheduleHostGpu, OneElementAndEmptyReductions) {
                           "f32[1]", {2.5}, DType::f32, {1, 1}, /*exact=*/true);
 }
 
-// Transposes whose sides divide no block: each thread reads a strided element.
+// Transposes whose sides divide no block (the 2-D ones through
+// shared-memory tiles with partial tiles at both edges; [3,5,7] to [7,3,5]
+// elementwise, each thread reading a strided element), a batched transpose
+// of i64 (8-byte tiles) beside a direct read, and a transposed bf16 read
+// feeding arithmetic: exact.
 TEST(GpuScheduleHostGpu, NonContiguousTransposes) {
+  expect_host_gpu_matches("i64[2,33,65]",
+                          "    %0 = transpose(%x) {perm = [0, 2, 1]} : i64[2,65,33]\n    %1 = reshape(%x) : i64[2,65,33]\n"
+                          "    %2 = add(%0, %1) : i64[2,65,33]\n    return %2\n",
+                          "i64[2,65,33]", ramp(2 * 33 * 65, 1e6), DType::i64, {2, 33, 65}, /*exact=*/true);
+  expect_host_gpu_matches("bf16[40,17]",
+                          "    %0 = transpose(%x) {perm = [1, 0]} : bf16[17,40]\n    %1 = mul(%0, %0) : bf16[17,40]\n    return %1\n",
+                          "bf16[17,40]", ramp(40 * 17, 3), DType::bf16, {40, 17}, /*exact=*/true);
   expect_host_gpu_matches("f32[37,53]", "    %0 = transpose(%x) {perm = [1, 0]} : f32[53,37]\n    return %0\n",
                           "f32[53,37]", ramp(37 * 53), DType::f32, {37, 53}, /*exact=*/true);
   expect_host_gpu_matches("bf16[3,5,7]", "    %0 = transpose(%x) {perm = [2, 0, 1]} : bf16[7,3,5]\n    return %0\n",

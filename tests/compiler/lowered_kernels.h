@@ -96,6 +96,20 @@ inline LoweredKernels lower_kernels(const std::string& text) {
   return out;
 }
 
+// The kernels of function @f of `text` lowered for `target` (their code not
+// generated): the GPU schedule and source suites' inputs.
+inline std::vector<kir::Kernel> kernels_for_target(const std::string& text, const std::string& target) {
+  auto m = parse_module(text, "lowered_kernels.mlir");
+  EXPECT_TRUE(m.ok()) << m.error().message;
+  if (!m.ok()) return {};
+  LowerOptions o;
+  o.compile_kernels = false;
+  o.target = target;
+  auto l = lower_function(*m->find("f"), o);
+  EXPECT_TRUE(l.ok()) << l.error().message;
+  return l.ok() ? l->kernels : std::vector<kir::Kernel>{};
+}
+
 inline const LoweredKernels& lowered_kernels() {
   static const LoweredKernels varied = lower_kernels(kVariedKernels);
   return varied;
