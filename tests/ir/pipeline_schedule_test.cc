@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -108,6 +109,16 @@ TEST(PipelineSchedule, OneFOneBActionLists) {
   EXPECT_EQ(pipeline_actions_str(s),
             "rank 0: F0.0 SEND_F0.0 F0.1 SEND_F0.1 RECV_B1.0 B0.0 F0.2 SEND_F0.2 RECV_B1.1 B0.1 RECV_B1.2 B0.2\n"
             "rank 1: RECV_F0.0 F1.0 B1.0 SEND_B1.0 RECV_F0.1 F1.1 B1.1 SEND_B1.1 RECV_F0.2 F1.2 B1.2 SEND_B1.2\n");
+}
+
+// Stage 1's output goes back to rank 0 (stage 2), stage 2's gradient to rank 1.
+TEST(PipelineSchedule, InterleavedActionLists) {
+  auto s = make_pipeline_schedule(K::interleaved, 2, 2, 2).value();
+  EXPECT_EQ(pipeline_actions_str(s),
+            "rank 0: F0.0 SEND_F0.0 F0.1 SEND_F0.1 RECV_F1.0 F2.0 SEND_F2.0 RECV_F1.1 F2.1 SEND_F2.1 RECV_B3.0 B2.0 "
+            "SEND_B2.0 RECV_B3.1 B2.1 SEND_B2.1 RECV_B1.0 B0.0 RECV_B1.1 B0.1\n"
+            "rank 1: RECV_F0.0 F1.0 SEND_F1.0 RECV_F0.1 F1.1 SEND_F1.1 RECV_F2.0 F3.0 RECV_F2.1 F3.1 B3.0 SEND_B3.0 "
+            "B3.1 SEND_B3.1 RECV_B2.0 B1.0 SEND_B1.0 RECV_B2.1 B1.1 SEND_B1.1\n");
 }
 
 // ---- broken schedules ----
@@ -247,6 +258,18 @@ TEST(PipelineSchedule, PeakStash) {
         EXPECT_LE(simulate(K::zb1p, p, m, 1).peak_stashed[r], p);
       }
     }
+}
+
+// Interleaved rank 0 stashes its warm-up forwards and one more (Megatron-LM's
+// 2(p-1) + (v-1)p warm-up; all m·v forwards when m = p), each one stage of
+// its v.
+TEST(PipelineSchedule, InterleavedPeakStash) {
+  for (int p : {2, 4, 8})
+    for (int v : {2, 3})
+      for (int m = p; m <= 16; m += p) {
+        int expected = m == p ? m * v : std::min(m * v, 2 * (p - 1) + (v - 1) * p + 1);
+        EXPECT_EQ(simulate(K::interleaved, p, m, v).peak_stashed[0], expected) << p << " " << v << " " << m;
+      }
 }
 
 TEST(PipelineSchedule, SendLatencyDelaysReceives) {
