@@ -128,8 +128,9 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
   collect_params(*tree, "", true, c.params);
   collect_unsynced_batch_norms(*tree, "", c.unsynced_batch_norms);
   MLC_CHECK_OK(check_ties(*tree, c.params));
+  c.layers = collect_top_layers(*tree);
   if (auto parallel = top.get("parallel")) {
-    MLC_TRY(c.parallel, parse_parallel(doc, *parallel, c.params));
+    MLC_TRY(c.parallel, parse_parallel(doc, *parallel, c.params, c.layers));
   }
   mf.model_ = std::move(tree);
   // Trial build: shape errors between layers are load errors too.

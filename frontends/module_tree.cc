@@ -327,6 +327,24 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
   }
 }
 
+std::vector<TopLayer> collect_top_layers(const ModuleNode& root) {
+  std::vector<TopLayer> out;
+  auto add = [&](const ModuleNode& m, const std::string& name) {
+    if (m.kind != ModuleNode::Kind::repeat) {
+      out.push_back({name, false, m.loc});
+      return;
+    }
+    for (int64_t i = 0; i < m.repeat; ++i)
+      out.push_back({name.empty() ? std::to_string(i) : name + "." + std::to_string(i), true, m.block->loc});
+  };
+  if (root.kind == ModuleNode::Kind::container) {
+    for (const auto& [name, c] : root.children) add(*c, name);
+  } else {
+    add(root, "");
+  }
+  return out;
+}
+
 void collect_unsynced_batch_norms(const ModuleNode& m, const std::string& prefix,
                                   std::vector<std::pair<std::string, Loc>>& out) {
   switch (m.kind) {

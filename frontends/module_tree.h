@@ -78,6 +78,10 @@ Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Nod
 
 void collect_params(const ModuleNode& m, const std::string& prefix, bool trainable,
                     std::vector<ParamInfo>& out);
+// The top-level layers in model order, a repeat's copies one by one
+// ("layers.0", "layers.1"); a model that is one layer (or one repeat) has
+// that layer ("") (or its copies "0", "1", ...).
+std::vector<TopLayer> collect_top_layers(const ModuleNode& root);
 // The BatchNorm layers without "sync": true, by state_dict path.
 void collect_unsynced_batch_norms(const ModuleNode& m, const std::string& prefix,
                                   std::vector<std::pair<std::string, Loc>>& out);

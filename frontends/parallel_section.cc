@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "frontends/pipeline_section.h"
 #include "ir/diagnostics.h"
 #include "ir/mesh.h"
 #include "ir/parallel_plan.h"
@@ -30,9 +31,10 @@ bool pattern_owns(std::string_view pattern, std::string_view param) {
   return true;
 }
 
-Expected<ParallelConfig> parse_parallel(const JsonDoc& doc, const Node& node, const std::vector<ParamInfo>& params) {
+Expected<ParallelConfig> parse_parallel(const JsonDoc& doc, const Node& node, const std::vector<ParamInfo>& params,
+                                        const std::vector<TopLayer>& layers) {
   MLC_TRY(Fields f, Fields::of(doc, node, "'parallel'"));
-  MLC_CHECK_OK(f.allow({"mesh", "zero", "tensor_parallel", "sequence_parallel"}));
+  MLC_CHECK_OK(f.allow({"mesh", "zero", "tensor_parallel", "sequence_parallel", "pipeline"}));
   ParallelConfig c;
   c.loc = f.loc();
   if (auto mesh = f.get("mesh")) {
@@ -46,6 +48,9 @@ Expected<ParallelConfig> parse_parallel(const JsonDoc& doc, const Node& node, co
   if (zero < 0 || zero > 3) return doc.error(*f.get("zero"), "'zero': must be 0, 1, 2 or 3, got " + std::to_string(zero));
   c.zero = static_cast<int>(zero);
   MLC_TRY(c.sequence_parallel, f.boolean("sequence_parallel", false));
+  if (auto pipeline = f.get("pipeline")) {
+    MLC_TRY(c.pipeline, parse_pipeline(doc, *pipeline, layers));
+  }
   auto plan = f.get("tensor_parallel");
   if (!plan) {
     if (c.sequence_parallel)

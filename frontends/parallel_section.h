@@ -7,7 +7,8 @@
 //     "mesh": "dp=2,tp=2", "zero": 1,
 //     "tensor_parallel": {"layers.*.attn.wq": "colwise", "layers.*.attn.wo": "rowwise",
 //                         "tok_emb": "rowwise", "head": "colwise"},
-//     "sequence_parallel": true
+//     "sequence_parallel": true,
+//     "pipeline": {"stages": 2, "microbatches": 4, "schedule": "1f1b"}  (frontends/pipeline_section.h)
 //   }
 //
 // Contracts:
@@ -31,7 +32,10 @@
 
 namespace mlc {
 
-Expected<ParallelConfig> parse_parallel(const JsonDoc& doc, const Node& node, const std::vector<ParamInfo>& params);
+// `layers`: the model's top-level layers, which the "pipeline" object's
+// split_before names (frontends/pipeline_section.h).
+Expected<ParallelConfig> parse_parallel(const JsonDoc& doc, const Node& node, const std::vector<ParamInfo>& params,
+                                        const std::vector<TopLayer>& layers = {});
 
 // Whether the dotted `pattern` ("layers.*.attn.wq") names the module that owns `param`.
 bool pattern_owns(std::string_view pattern, std::string_view param);

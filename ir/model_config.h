@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/pipeline_schedule.h"
 #include "ir/types.h"
 
 namespace mlc {
@@ -148,14 +149,42 @@ struct TensorParallelParam {
   bool rowwise = false;
   Loc loc;  // the plan entry that matched it
 };
+// The "parallel" section's "pipeline" object (docs/model-format.md): the
+// model cut into stages·virtual_stages pipeline stages (ir/pipeline_stages.h)
+// run by a schedule (ir/pipeline_schedule.h). Planned only (`mlc plan`).
+struct PipelineConfig {
+  bool given = false;     // the section has a "pipeline" object
+  int stages = 1;         // pipeline ranks, p
+  int microbatches = 1;   // m
+  int virtual_stages = 1; // v, stages per rank
+  PipelineScheduleKind schedule = PipelineScheduleKind::one_f_one_b;
+  // Explicit cuts: the top-level layers (TopLayer::name) that start stages
+  // 1..S-1, in model order; empty: balanced cuts.
+  std::vector<std::string> split_before;
+  Loc loc, stages_loc, microbatches_loc, schedule_loc, virtual_stages_loc;
+  std::vector<Loc> split_before_locs;
+};
+
+// A top-level layer of the model, in model (state_dict) order, with the copies
+// of a repeat listed one by one ("layers.0", "layers.1"): the units that
+// pipeline stages are cut between.
+struct TopLayer {
+  std::string name;     // its state_dict scope
+  bool block = false;   // a copy of a repeat's block
+  Loc loc;
+};
+
 struct ParallelConfig {
   std::string mesh;  // "" when not given
   Loc mesh_loc;
   int zero = 0;
   std::vector<TensorParallelParam> tensor_parallel;  // sharded or rowwise parameters only
   bool sequence_parallel = false;
+  PipelineConfig pipeline;
   Loc loc;
-  bool empty() const { return mesh.empty() && zero == 0 && tensor_parallel.empty() && !sequence_parallel; }
+  bool empty() const {
+    return mesh.empty() && zero == 0 && tensor_parallel.empty() && !sequence_parallel && !pipeline.given;
+  }
 };
 
 struct InputInfo {
@@ -181,6 +210,7 @@ struct ModelConfig {
   DataConfig data;
   TrainConfig train;
   ParallelConfig parallel;
+  std::vector<TopLayer> layers;  // the model's top-level layers, repeats expanded
 
   // The batch a model is built at when nothing asks for another (the load-time
   // trial build, `mlc ir`, `mlc plan`): train.batch_size, or 1 without "train".

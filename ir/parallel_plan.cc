@@ -74,6 +74,10 @@ ParallelPlan make_parallel_plan(const ParallelFlags& cli, const ParallelConfig& 
     plan.zero = section.zero;
   }
   plan.tensor_parallel = {section.tensor_parallel, section.sequence_parallel};
+  if (section.pipeline.given) {
+    plan.pipeline_stages = section.pipeline.stages * section.pipeline.virtual_stages;
+    plan.micro_batches = section.pipeline.microbatches;
+  }
   return plan;
 }
 

@@ -62,7 +62,8 @@ struct ParallelFlags {
 // The one place a plan is built: the command line's flags over the model
 // file's "parallel" section. --mesh replaces the section's mesh; the
 // section's ZeRO stage applies when --zero is not given and there is a mesh;
-// the tensor-parallel plan is the section's. The section's mesh was checked
+// the tensor-parallel plan is the section's, and so are the pipeline's stages
+// and micro-batches (which validate() refuses). The section's mesh was checked
 // when the model file was loaded.
 ParallelPlan make_parallel_plan(const ParallelFlags& cli, const ParallelConfig& section);
 

@@ -159,6 +159,9 @@ struct PipelineDurations {
   int64_t input_grad = 1;   // I
   int64_t weight_grad = 1;  // W
   int64_t send_latency = 0;  // from a send to its receive's earliest end
+  // Per stage (S entries), a factor on the stage's F, B, I and W durations
+  // (stages of unequal cost, as `mlc plan` times them); empty: 1 for all.
+  std::vector<int64_t> stage_scale;
 };
 
 struct PipelineTimedAction {

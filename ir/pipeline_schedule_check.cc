@@ -109,12 +109,13 @@ std::vector<Need> needs_of(const PipelineSchedule& s, const PipelineAction& a) {
   return {};
 }
 
-int64_t duration_of(Kind k, const PipelineDurations& d) {
-  switch (k) {
-    case Kind::F: return d.forward;
-    case Kind::B: return d.backward;
-    case Kind::I: return d.input_grad;
-    case Kind::W: return d.weight_grad;
+int64_t duration_of(const PipelineAction& a, const PipelineDurations& d) {
+  const int64_t scale = d.stage_scale.empty() ? 1 : d.stage_scale[static_cast<size_t>(a.stage)];
+  switch (a.kind) {
+    case Kind::F: return scale * d.forward;
+    case Kind::B: return scale * d.backward;
+    case Kind::I: return scale * d.input_grad;
+    case Kind::W: return scale * d.weight_grad;
     default: return 0;
   }
 }
@@ -235,7 +236,7 @@ Status run(const PipelineSchedule& s, const Index& index, const PipelineDuration
           ready = std::max(ready, e + (n.slot == kSendF || n.slot == kSendB ? d.send_latency : 0));
         }
         if (blocked) break;
-        clock[r] = ready + duration_of(a.kind, d);
+        clock[r] = ready + duration_of(a, d);
         end[index.key(slot_of(a.kind), a.stage, a.microbatch)] = clock[r];
         times[r].push_back({a, ready, clock[r]});
         progress = true;
@@ -273,6 +274,9 @@ Expected<PipelineTimeline> simulate_pipeline_schedule(const PipelineSchedule& s,
     return schedule_error("expected at least 1 rank, stage per rank and micro-batch, got p=" +
                           std::to_string(s.ranks) + " v=" + std::to_string(s.virtual_stages) +
                           " m=" + std::to_string(s.microbatches));
+  if (!d.stage_scale.empty() && d.stage_scale.size() != static_cast<size_t>(s.stages()))
+    return schedule_error(std::to_string(d.stage_scale.size()) + " stage durations for " +
+                          std::to_string(s.stages()) + " stages");
   Index index(s);
   MLC_CHECK_OK(check_structure(s, index));
   PipelineTimeline t;

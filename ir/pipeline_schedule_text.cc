@@ -130,7 +130,10 @@ std::string print_pipeline_schedule(const PipelineSchedule& s, const PipelineTim
                     " (F=" + std::to_string(d.forward) +
                     (split ? " I=" + std::to_string(d.input_grad) + " W=" + std::to_string(d.weight_grad)
                            : " B=" + std::to_string(d.backward)) +
-                    (d.send_latency ? " latency=" + std::to_string(d.send_latency) : "") + ")\n";
+                    (d.send_latency ? " latency=" + std::to_string(d.send_latency) : "") + ")";
+  for (size_t k = 0; k < d.stage_scale.size(); ++k)
+    out += (k == 0 ? " x stage " : ", ") + std::to_string(k) + ":" + std::to_string(d.stage_scale[k]);
+  out += "\n";
   size_t width = 1;
   for (const auto& rank : t.ranks)
     for (const PipelineTimedAction& a : rank)

@@ -60,12 +60,19 @@ bool parse_args(const std::vector<std::string>& argv, const std::vector<std::str
   return true;
 }
 
-bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error) {
+bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error, int* pipeline_ranks) {
   if (args.has("mesh")) {
     auto mesh = Mesh::parse(args.get("mesh"));
     if (!mesh) {
       error = "--mesh: " + mesh.error().message;
       return false;
+    }
+    if (pipeline_ranks) {  // mlc plan: the pp axis is the pipeline's, the rest the plan's mesh
+      *pipeline_ranks = 0;
+      if (auto pp = mesh->find("pp")) {
+        *pipeline_ranks = static_cast<int>(mesh->axes[*pp].size);
+        mesh->axes.erase(mesh->axes.begin() + static_cast<std::ptrdiff_t>(*pp));
+      }
     }
     if (Status axes = check_mesh_axes(*mesh); !axes) {
       error = "--mesh: " + axes.error().message;

@@ -43,7 +43,9 @@ int cmd_check_grad(const std::vector<std::string>& argv);  // custom ops (tools/
 // false with a usage message in `error` when malformed, a mesh axis without an
 // implementation (check_mesh_axes), or --zero without --mesh:
 //   "--mesh: unknown axis 'foo'; supported axes: dp, ddp, fsdp (data), tp (tensor)"
-bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error);
+// With `pipeline_ranks` (mlc plan only), a "pp" axis is accepted: its size is
+// written there (0 without one) and the axis removed from out.mesh.
+bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error, int* pipeline_ranks = nullptr);
 
 // Prints "mlc: <message>" for usage errors and returns kUsageError.
 int usage_error(const std::string& message);

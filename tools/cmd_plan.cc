@@ -1,4 +1,5 @@
-// mlc plan MODEL.json [--format text|json] [--mesh dp=2,... [--zero N]]: the
+// mlc plan MODEL.json [--format text|json] [--mesh dp=2,pp=2,... [--zero N]]
+// [--microbatches N] [--schedule S]: the
 // accounting of one training step on one device (with a mesh: on each device,
 // plus placements, communication and the collective ledger, driver/plan_parallel.h): parameter count and bytes of parameters, gradients, optimizer
 // state and activations kept for backward, and FLOPs per step, exact from the
@@ -6,6 +7,11 @@
 // every byte and FLOP figure is one device's (the parameter count is the
 // model's), and the arena is the one each rank of `mlc run --mesh` allocates
 // (it prints what it measured: "memory of rank R: ...").
+//
+// A pipeline (a pp axis in --mesh, or the model file's parallel.pipeline) is
+// planned, not run: driver/plan_pipeline.h prints its stages and schedule
+// after everything else, which is for the model without the pipeline (the pp
+// axis taken out of the mesh).
 //
 // Activations kept for backward: results of forward ops (the ops the loss
 // depends on in @loss_grad) that a backward op reads.
@@ -17,6 +23,7 @@
 // and inputs are the caller's tensors, outside the arena; updated parameters
 // and state are written into them in place.
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <unordered_set>
@@ -27,9 +34,11 @@
 #include "compiler/pass_pipeline.h"
 #include "frontends/model_file.h"
 #include "ir/op_table.h"
+#include "ir/pipeline_stages.h"
 #include "tools/cli.h"
 #include "tools/help.h"
 #include "driver/plan_parallel.h"
+#include "driver/plan_pipeline.h"
 
 namespace mlc::cli {
 
@@ -41,18 +50,6 @@ struct Plan {
   int64_t step_flops = 0, forward_flops = 0, tokens = 0;
   std::map<std::string, int64_t> flops_by_op;
 };
-
-// Values the loss depends on, in a function whose first result is the loss.
-std::unordered_set<const Op*> forward_ops(const Function& f) {
-  std::unordered_set<const Value*> needed = {f.results[0]};
-  std::unordered_set<const Op*> ops;
-  for (auto it = f.ops.rbegin(); it != f.ops.rend(); ++it)
-    if (needed.count((*it)->result())) {
-      ops.insert(it->get());
-      for (const Value* v : (*it)->operands) needed.insert(v);
-    }
-  return ops;
-}
 
 Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
   Plan p;
@@ -73,7 +70,7 @@ Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
     p.flops_by_op[std::string(op_name(op->code))] += c.flops;
   }
   const Function* grad = m.find("loss_grad");
-  std::unordered_set<const Op*> fwd = forward_ops(*grad);
+  std::unordered_set<const Op*> fwd = loss_forward_ops(*grad);
   std::unordered_set<const Value*> kept;
   for (const auto& op : grad->ops)
     if (!fwd.count(op.get()))
@@ -101,11 +98,28 @@ int cmd_plan(const std::vector<std::string>& argv) {
   if (args.positional.size() != 1 || (format != "text" && format != "json"))
     return usage_error(usage_line(*find_command_doc("plan")));
   ParallelFlags flags;
-  if (!parse_parallel(args, flags, error)) return usage_error(error);
+  PipelineFlags pipeline_flags;
+  if (!parse_parallel(args, flags, error, &pipeline_flags.ranks)) return usage_error(error);
+  if (args.has("microbatches")) {
+    const std::string n = args.get("microbatches");
+    char* end = nullptr;
+    long v = std::strtol(n.c_str(), &end, 10);
+    if (n.empty() || *end != '\0' || v < 1 || v > (1 << 20))
+      return usage_error("--microbatches takes a positive integer, got '" + n + "'");
+    pipeline_flags.microbatches = static_cast<int>(v);
+  }
+  if (args.has("schedule")) {
+    auto kind = parse_pipeline_schedule_kind(args.get("schedule"));
+    if (!kind) return usage_error("--schedule: expected gpipe, 1f1b, interleaved or zb1p, got '" + args.get("schedule") + "'");
+    pipeline_flags.schedule = *kind;
+  }
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
-  const ParallelPlan parallel = make_parallel_plan(flags, config.parallel);
+  ParallelPlan parallel = make_parallel_plan(flags, config.parallel);
+  parallel.pipeline_stages = parallel.micro_batches = 1;  // planned below, not run
+  auto pipeline = pipeline_report(*model, pipeline_flags);
+  if (!pipeline) return user_error(pipeline.error().message);
   if (config.train.optimizer.type.empty())
     return user_error(config.path + ": error: mlc plan needs a \"train\" section with an optimizer");
   const int64_t batch = config.train.batch_size;
@@ -160,6 +174,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
                       {"fragmentation", mp.fragmentation()}, {"peak_instruction", mp.peak_instruction},
                       {"live_at_peak", peak}}}};
     if (par) j["parallel"] = par->json;
+    if (*pipeline) j["pipeline"] = (*pipeline)->json;
     std::printf("%s\n", j.dump(1).c_str());
     return kOk;
   }
@@ -198,6 +213,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   if (mp.live_at_peak.size() > 8) std::printf(" ... (%zu buffers)", mp.live_at_peak.size());
   std::printf("\n");
   if (par) std::fputs(par->text.c_str(), stdout);
+  if (*pipeline) std::fputs((*pipeline)->text.c_str(), stdout);
   return kOk;
 }
 

@@ -126,8 +126,16 @@ const std::vector<CommandDoc>& docs() {
        "Prints, for train.batch_size: parameters; bytes of parameters, gradients, optimizer state and the\n"
        "activations kept for backward; FLOPs per step; the compiled step's instructions, arena and liveness\n"
        "lower bound. With a mesh also the placement of every parameter and optimizer-state tensor, per-device\n"
-       "bytes, communication per mesh axis and the collective ledger (why each collective was inserted).",
-       {{"format", "text|json", "text (default) or one JSON object"}, kMesh, kZero}},
+       "bytes, communication per mesh axis and the collective ledger (why each collective was inserted).\n"
+       "With a pp axis (--mesh pp=4) or the model file's parallel.pipeline: the stage cuts, the values\n"
+       "crossing each cut, the schedule's grid timed by the stages' FLOPs, the bubble and the activations\n"
+       "each rank stashes. Pipeline execution is not implemented yet; this is the plan.",
+       {{"format", "text|json", "text (default) or one JSON object"},
+        {"mesh", "AXIS=N[,AXIS=N...]", "as for run; here also pp=N, the pipeline ranks (default: the model file's "
+                                       "parallel.pipeline.stages)"},
+        kZero,
+        {"microbatches", "N", "micro-batches per step (default: parallel.pipeline.microbatches, else the ranks)"},
+        {"schedule", "gpipe|1f1b|interleaved|zb1p", "the pipeline schedule (default: parallel.pipeline.schedule)"}}},
       {"ir", "MODEL.json|MODEL.mlc",
        "print a model's IR, after any pass",
        "Prints the textual IR the model file builds; --after runs the pipeline (autocast with a mixed-precision\n"

@@ -181,7 +181,7 @@ TEST(ParallelCli, MeshAxesWithoutAnImplementationAreErrors) {
   RunResult foo = mlc("run examples/digits_mlp.json --mesh foo=2 --steps 1");
   EXPECT_EQ(foo.status, 2);
   EXPECT_EQ(foo.err.substr(0, foo.err.find('\n') + 1), "mlc: --mesh: unknown axis 'foo'" + supported);
-  RunResult pp = mlc("plan examples/digits_mlp.json --mesh pp=2");
+  RunResult pp = mlc("ir examples/digits_mlp.json --mesh pp=2");
   EXPECT_EQ(pp.status, 2);
   EXPECT_EQ(pp.err, "mlc: --mesh: axis 'pp' (pipeline parallelism) is not implemented yet" + supported);
   RunResult ep = mlc("ir examples/digits_mlp.json --mesh dp=2,ep=2");
@@ -191,7 +191,7 @@ TEST(ParallelCli, MeshAxesWithoutAnImplementationAreErrors) {
   EXPECT_EQ(compile.status, 2);
   EXPECT_EQ(compile.err.substr(0, compile.err.find('\n') + 1),
             "mlc: --mesh: axis 'cp' (context parallelism) is not implemented yet" + supported);
-  RunResult file = mlc("plan tests/frontends/data/bad/parallel_mesh_pp.json");
+  RunResult file = mlc("plan tests/frontends/data/bad/parallel_mesh_pp.json");  // pp=N in the file's mesh: not a pipeline
   EXPECT_EQ(file.status, 1);
   EXPECT_EQ(file.err, "tests/frontends/data/bad/parallel_mesh_pp.json:23:24: error: 'mesh': axis 'pp' (pipeline "
                       "parallelism) is not implemented yet" + supported);

@@ -1,0 +1,152 @@
+#include "driver/plan_pipeline.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <optional>
+
+#include "compiler/pass_pipeline.h"
+#include "driver/plan_parallel.h"
+#include "ir/pipeline_schedule.h"
+#include "ir/pipeline_stages.h"
+
+namespace mlc {
+
+namespace {
+
+std::string format(const char* fmt, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, const PipelineFlags& flags) {
+  const ModelConfig& config = model.config();
+  const PipelineConfig& section = config.parallel.pipeline;
+  if (!section.given && flags.ranks == 0) {
+    if (flags.microbatches > 0 || flags.schedule)
+      return make_error("--microbatches and --schedule plan a pipeline: give --mesh pp=N too, or a "
+                        "\"pipeline\" in the model file's \"parallel\" section");
+    return std::optional<PipelineReport>{};
+  }
+  const int p = flags.ranks > 0 ? flags.ranks : section.stages;
+  const int v = section.virtual_stages;
+  const int m = flags.microbatches > 0                ? flags.microbatches
+                : section.microbatches_loc.known()    ? section.microbatches
+                                                      : p;
+  const PipelineScheduleKind kind = flags.schedule ? *flags.schedule : section.schedule;
+  if (p == 1 && m == 1) return std::optional<PipelineReport>{};
+  MLC_TRY(PipelineSchedule schedule, make_pipeline_schedule(kind, p, m, v));
+  const int stages = schedule.stages();
+  if (!section.split_before.empty() && section.split_before.size() + 1 != static_cast<size_t>(stages))
+    return make_error(section.loc.str() + ": error: parallel.pipeline.split_before makes " +
+                      std::to_string(section.split_before.size() + 1) + " stages, but the pipeline has " +
+                      std::to_string(p) + " ranks of " + std::to_string(v) + " stages");
+  const int64_t batch = config.trial_batch();
+  if (batch % m != 0)
+    return make_error("parallel.pipeline.microbatches: the batch of " + std::to_string(batch) +
+                      " is not a multiple of " + std::to_string(m) + " micro-batches");
+  const int64_t micro = batch / m;
+  // One micro-batch's forward and backward, on one device.
+  MLC_TRY(Module module, model.build(micro));
+  PassPipelineOptions options;
+  options.mixed_precision = config.train.mixed_precision;
+  MLC_CHECK_OK(run_pass_pipeline(module, options, "autodiff"));
+  MLC_TRY(PipelineStagePlan plan, plan_pipeline_stages(*module.find("loss"), config.layers, config.params,
+                                                       section.split_before, stages));
+  add_pipeline_activation_bytes(*module.find("loss_grad"), config.layers, plan);
+
+  // Units of a quarter of the slowest stage's forward, coarsened by the scales' gcd.
+  PipelineDurations durations;
+  int64_t slowest = 1;
+  for (const PipelineStageInfo& s : plan.stages) slowest = std::max(slowest, s.flops);
+  int64_t unit = std::max<int64_t>(1, slowest / 4), g = 0;
+  for (const PipelineStageInfo& s : plan.stages) {
+    durations.stage_scale.push_back(std::max<int64_t>(1, (s.flops + unit / 2) / unit));
+    g = std::gcd(g, durations.stage_scale.back());
+  }
+  for (int64_t& x : durations.stage_scale) x /= g;
+  unit *= g;
+  MLC_TRY(PipelineTimeline timeline, simulate_pipeline_schedule(schedule, durations));
+  const double formula = pipeline_bubble_formula(schedule, durations);
+
+  PipelineReport r;
+  std::string& t = r.text;
+  t += format("  pipeline            p=%d ranks, v=%d stages per rank: %d stages; m=%d micro-batches of %lld; %s\n", p,
+              v, stages, m, static_cast<long long>(micro), std::string(pipeline_schedule_kind_name(kind)).c_str());
+  t += "    pipeline execution is not implemented yet; this is the plan\n";
+  t += std::string("    cuts              ") + (section.split_before.empty() ? "balanced by forward FLOPs" : "split_before") +
+       "; the first stage holds the embedding, the last the head and the loss\n";
+  nlohmann::ordered_json jstages = nlohmann::ordered_json::array();
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    const PipelineStageInfo& st = plan.stages[s];
+    t += format("    stage %zu (rank %d)  forward %.4g FLOPs, %lld params, activations %s per micro-batch: %s\n", s,
+                schedule.rank_of_stage(static_cast<int>(s)), static_cast<double>(st.flops),
+                static_cast<long long>(st.params), human_bytes(st.activation_bytes).c_str(), join(st.layers).c_str());
+    jstages.push_back({{"stage", s}, {"rank", schedule.rank_of_stage(static_cast<int>(s))}, {"layers", st.layers},
+                       {"forward_flops", st.flops}, {"parameters", st.params},
+                       {"activation_bytes_per_microbatch", st.activation_bytes}});
+  }
+  nlohmann::ordered_json jcuts = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < plan.crossings.size(); ++k) {
+    int64_t bytes = 0;
+    for (const PipelineCrossing& c : plan.crossings[k]) bytes += c.bytes;
+    t += format("    cut %zu|%zu before %s: %s per micro-batch\n", k, k + 1, config.layers[plan.cuts[k]].name.c_str(),
+                human_bytes(bytes).c_str());
+    nlohmann::ordered_json values = nlohmann::ordered_json::array();
+    for (const PipelineCrossing& c : plan.crossings[k]) {
+      const bool along = c.from_stage < static_cast<int>(k) || c.to_stage > static_cast<int>(k) + 1;
+      std::string route = along ? format(" (stage %d to %d, sent along)", c.from_stage, c.to_stage) : "";
+      t += format("      %s %s, %s%s\n", c.type.str().c_str(), c.producer.c_str(), human_bytes(c.bytes).c_str(),
+                  route.c_str());
+      values.push_back({{"type", c.type.str()}, {"producer", c.producer}, {"bytes", c.bytes},
+                        {"from_stage", c.from_stage}, {"to_stage", c.to_stage}, {"sent_along", along}});
+    }
+    jcuts.push_back({{"before", config.layers[plan.cuts[k]].name}, {"bytes_per_microbatch", bytes}, {"values", values}});
+  }
+  t += format("    schedule          time unit %.4g FLOPs (about a quarter of the slowest stage's forward of one "
+              "micro-batch or coarser); stage s takes F x its factor, B = 2F\n",
+              static_cast<double>(unit));
+  std::string grid = print_pipeline_schedule(schedule, timeline, durations);
+  for (size_t pos = 0; pos < grid.size();) {
+    size_t nl = grid.find('\n', pos);
+    t += "      " + grid.substr(pos, nl - pos) + "\n";
+    pos = nl == std::string::npos ? grid.size() : nl + 1;
+  }
+  t += format("    bubble            %.4f simulated, textbook %s = %.4f\n", timeline.bubble_fraction,
+              std::string(pipeline_bubble_formula_text(kind)).c_str(), formula);
+  nlohmann::ordered_json jranks = nlohmann::ordered_json::array();
+  for (int rank = 0; rank < p; ++rank) {
+    int64_t per = 0;
+    for (int s = rank; s < stages; s += p) per = std::max(per, plan.stages[static_cast<size_t>(s)].activation_bytes);
+    const int peak = timeline.peak_stashed[static_cast<size_t>(rank)];
+    t += format("    rank %d            stashes at most %d micro-batches x %s = %s of activations\n", rank, peak,
+                human_bytes(per).c_str(), human_bytes(peak * per).c_str());
+    jranks.push_back({{"rank", rank}, {"peak_stashed_microbatches", peak}, {"activation_bytes_per_microbatch", per},
+                      {"stashed_activation_bytes", peak * per}, {"busy", timeline.busy[static_cast<size_t>(rank)]},
+                      {"idle", timeline.idle[static_cast<size_t>(rank)]}});
+  }
+  r.json = {{"implemented", false},
+            {"ranks", p}, {"virtual_stages", v}, {"stages", stages}, {"microbatches", m},
+            {"microbatch_size", micro}, {"schedule", pipeline_schedule_kind_name(kind)},
+            {"cuts", section.split_before.empty() ? "balanced_forward_flops" : "split_before"},
+            {"stage_plan", jstages}, {"crossings", jcuts},
+            {"time_unit_flops", unit}, {"stage_scale", durations.stage_scale},
+            {"makespan", timeline.makespan},
+            {"bubble", {{"simulated", timeline.bubble_fraction}, {"formula", pipeline_bubble_formula_text(kind)},
+                        {"textbook", formula}}},
+            {"ranks_memory", jranks},
+            {"actions", pipeline_actions_str(schedule)}};
+  return std::optional<PipelineReport>{std::move(r)};
+}
+
+}  // namespace mlc

@@ -1,0 +1,47 @@
+// The pipeline part of `mlc plan` (tools/cmd_plan.cc): with --mesh pp=N or the
+// model file's parallel.pipeline, the stage assignment (ir/pipeline_stages.h),
+// the schedule's grid (ir/pipeline_schedule.h) timed by the stages' forward
+// FLOPs, the simulated bubble next to the textbook formula, and the
+// activation memory the pipeline adds on each rank. Planning only: nothing
+// runs a pipeline yet.
+//
+// Timing: the time unit is a quarter of the slowest stage's forward FLOPs of
+// one micro-batch, coarsened by the gcd of the stages' factors; stage s's
+// forward takes its factor round(FLOPs_s / unit) (at least 1) in units, its
+// backward twice that (B = 2F; zb1p: I = W = F). FLOPs stand for time: no
+// device speed, no communication latency.
+//
+// Activation memory: rank r stashes at most peak_stashed[r] micro-batches of
+// forward activations at once (the simulator's count); each counts one of its
+// stages' activations kept for backward at one micro-batch (for interleaved
+// schedules, the largest of the rank's stages).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "frontends/model_file.h"
+#include "ir/expected.h"
+#include "ir/model_config.h"
+
+namespace mlc {
+
+// What the command line says over the model file's section; 0 or nullopt: the section's.
+struct PipelineFlags {
+  int ranks = 0;         // --mesh pp=N
+  int microbatches = 0;  // --microbatches
+  std::optional<PipelineScheduleKind> schedule;  // --schedule
+};
+
+struct PipelineReport {
+  nlohmann::ordered_json json;
+  std::string text;
+};
+
+// nullopt when there is no pipeline (no pp axis, no section, or 1 stage and
+// 1 micro-batch); an error for a bad combination (naming the field or flag).
+Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, const PipelineFlags& flags);
+
+}  // namespace mlc

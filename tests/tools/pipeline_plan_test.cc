@@ -1,0 +1,55 @@
+// `mlc plan --mesh pp=N`: the pipeline's stages, schedule, bubble and stashed
+// activations (driver/plan_pipeline.h); `mlc run` still refuses pp.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tools/run_mlc.h"
+
+namespace {
+
+using mlc::testing::RunResult;
+
+RunResult mlc(const std::string& args) { return mlc::testing::run_mlc(args); }
+
+bool has(const std::string& out, const std::string& line) { return out.find(line) != std::string::npos; }
+
+TEST(PipelinePlan, TinyGptOnTwoStages) {
+  RunResult r = mlc("plan examples/tiny_gpt.json --mesh pp=2 --microbatches 4");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "  pipeline            p=2 ranks, v=1 stages per rank: 2 stages; m=4 micro-batches of 4; 1f1b\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "    pipeline execution is not implemented yet; this is the plan\n"));
+  EXPECT_TRUE(has(r.out, "activations 739.3 KiB per micro-batch: tok_emb, pos_emb, layers.0\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "per micro-batch: layers.1, norm, head, loss\n"));
+  EXPECT_TRUE(has(r.out, "    cut 0|1 before layers.1: 32.0 KiB per micro-batch\n      f32[4,32,64] add in layers.0, 32.0 KiB\n"));
+  EXPECT_TRUE(has(r.out, "      1f1b p=2 m=4 v=1 (F=1 B=2) x stage 0:1, 1:1\n"));
+  EXPECT_TRUE(has(r.out, "      rank 0 | F0.0 F0.1 "));
+  EXPECT_TRUE(has(r.out, "    bubble            0.2500 simulated, textbook (p-1)/m = 0.2500\n"));
+  EXPECT_TRUE(has(r.out, "    rank 0            stashes at most 2 micro-batches x 739.3 KiB = 1.44 MiB of activations\n"));
+  // The same as JSON.
+  RunResult j = mlc("plan examples/tiny_gpt.json --mesh pp=2 --microbatches 4 --schedule gpipe --format json");
+  ASSERT_EQ(j.status, 0) << j.err;
+  auto p = nlohmann::json::parse(j.out)["pipeline"];
+  EXPECT_EQ(p["implemented"], false);
+  EXPECT_EQ(p["schedule"], "gpipe");
+  EXPECT_EQ(p["stage_plan"].size(), 2u);
+  EXPECT_EQ(p["ranks_memory"][0]["peak_stashed_microbatches"], 4);
+  EXPECT_EQ(p["bubble"]["formula"], "(p-1)/m");
+}
+
+TEST(PipelinePlan, ErrorsAndRunStillRefuses) {
+  RunResult m = mlc("plan examples/tiny_gpt.json --mesh pp=2 --microbatches 3");
+  EXPECT_EQ(m.status, 1);
+  EXPECT_EQ(m.err, "parallel.pipeline.microbatches: the batch of 16 is not a multiple of 3 micro-batches\n");
+  RunResult s = mlc("plan examples/tiny_gpt.json --mesh pp=2 --schedule x");
+  EXPECT_EQ(s.status, 2);
+  EXPECT_EQ(s.err, "mlc: --schedule: expected gpipe, 1f1b, interleaved or zb1p, got 'x'\n");
+  RunResult alone = mlc("plan examples/tiny_gpt.json --microbatches 4");
+  EXPECT_EQ(alone.status, 1);
+  RunResult run = mlc("run examples/tiny_gpt.json --mesh pp=2 --steps 1");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_TRUE(has(run.err, "axis 'pp' (pipeline parallelism) is not implemented yet")) << run.err;
+}
+
+}  // namespace
