@@ -218,7 +218,6 @@ class EpilogueMatcher {
     return bias_gradient(dot, d);
   }
 
- private:
   const std::vector<const Op*>& uses(const Value* v) const {
     static const std::vector<const Op*> none;
     auto it = users_.find(v);
@@ -232,20 +231,32 @@ class EpilogueMatcher {
     return u[0];
   }
 
+  // What an activation epilogue reads: the dot's value, or its row bias
+  // add's (the add's only reader of the dot), that add in *add.
+  const Value* pre_activation(const Op& dot, const Op** add = nullptr) const {
+    const Value* y = dot.result();
+    const int64_t n = y->type.shape.back();
+    if (const Op* a = only_user(y, OpCode::Add)) {
+      const Value* bias = other_operand(*a, y);
+      if (bias && bias != y && bias->type.dtype == DType::f32 && bias->type.rank() >= 1 &&
+          bias->type.shape.back() == n && num_elements(bias->type.shape) == n) {
+        if (add) *add = a;
+        return a->result();
+      }
+    }
+    return y;
+  }
+
+ private:
   // dot, then a row bias add, then relu or the tanh GELU (fusion.h).
   std::optional<GemmEpilogueMatch> forward(const Op& dot) const {
     GemmEpilogueMatch m;
     m.ops = {&dot};
-    const Value* y = dot.result();
-    const int64_t n = y->type.shape.back();
-    if (const Op* add = only_user(y, OpCode::Add)) {
-      const Value* bias = other_operand(*add, y);
-      if (bias && bias != y && bias->type.dtype == DType::f32 && bias->type.rank() >= 1 &&
-          bias->type.shape.back() == n && num_elements(bias->type.shape) == n) {
-        m.bias = bias;
-        m.ops.push_back(add);
-        y = add->result();
-      }
+    const Op* add = nullptr;
+    const Value* y = pre_activation(dot, &add);
+    if (add) {
+      m.bias = other_operand(*add, dot.result());
+      m.ops.push_back(add);
     }
     using E = rt::GemmEpilogue;
     const Op* max = only_user(y, OpCode::Max);
@@ -547,10 +558,7 @@ bool recompute_one_gelu(Function& f) {
   };
   for (const auto& op : f.ops) {
     if (op->code != OpCode::Dot || op->result()->type.dtype != DType::f32) continue;
-    // The pre-activation: the dot's value, or its bias add's.
-    const Value* y = op->result();
-    const std::vector<const Op*> dot_users = uses(y);
-    if (dot_users.size() == 1 && dot_users[0]->code == OpCode::Add) y = dot_users[0]->result();
+    const Value* y = matcher.pre_activation(*op);
     std::vector<const Op*> chain;
     if (!matcher.loose_gelu(y, chain)) continue;
     const std::unordered_set<const Op*> in_chain(chain.begin(), chain.end());
