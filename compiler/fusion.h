@@ -59,6 +59,35 @@
 // and the add; root: the add. (Smaller updates keep their kernel: they cost
 // next to nothing.)
 
+//
+// A gemm epilogue (GPU targets only: FusionOptions::gemm_epilogues, which
+// lowering sets for rt::is_gpu_target; the CPU keeps its loop kernels) is a
+// dot (f32, one product: batch 1 or a b shared by batches folded into rows)
+// with the elementwise ops after it that cuBLASLt computes in the GEMM's
+// epilogue (runtime/executable.h GemmEpilogue):
+//  - bias: `add(dot, bias)` where the bias is a row broadcast (n elements,
+//    its last dim the dot's n: [n], [1, n]) of the dot's type;
+//  - then relu, `max(y, 0)` (y first, 0 a splat constant), or the tanh GELU
+//    in the form its decomposition takes (ir/op_rules_composite.cc:
+//    0.5 y * (1 + tanh(sqrt(2/pi) * (y + (y * y * y) * 0.044715))), each
+//    constant an f32 splat of that value, either operand order); the erf
+//    GELU (PyTorch's default) has no epilogue and stays a loop kernel;
+// where every intermediate value is read only inside the group and is not
+// returned. The pre-activation y (the bias add's, or the dot's, value) may
+// be read after the group where the activation is gelu: the GEMM stores it
+// as the aux result (gelu_aux, bias_gelu_aux). A relu whose input is read
+// elsewhere, or a chain cut short, leaves the rest to loop kernels (the
+// bias alone still forms `bias`). Ops: the dot, the chain (with its splat
+// constants, counted as absorbed); root: the activation's last op; the
+// GEMM's result is the root's value and the aux, if any, `outputs[0]`.
+//  - bgradb: a weight gradient dot(dy, x) {transpose_a} (batch 1) and a
+//    reduce_sum of dy (through reshapes) over every dim but the last: the
+//    bias gradient, which the GEMM stores as its further result (outputs[0])
+//    while it reads dy. Every reader of the two values runs after both; not
+//    where the dot is a gemm update's.
+// The epilogue groups are chosen before the other groups (the dots in
+// program order), so no loop kernel takes their ops.
+//
 // Groups are listed in the order of their roots, which is a valid schedule.
 #pragma once
 
@@ -68,12 +97,13 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "runtime/executable.h"
 
 namespace mlc {
 
 inline constexpr int64_t kMinGemmUpdate = int64_t{1} << 16;  // elements
 
-enum class GroupKind : uint8_t { loop, single, alias, gemm_update };
+enum class GroupKind : uint8_t { loop, single, alias, gemm_update, gemm_epilogue };
 
 struct FusionGroup {
   GroupKind kind = GroupKind::single;
@@ -85,6 +115,12 @@ struct FusionGroup {
   // gemm_update: the argument x it updates and the scales c, b (ops: the dot first).
   const Value* addend = nullptr;
   double alpha = 1, beta = 1;
+  // gemm_epilogue (ops: its one dot, the ops it replaces, their constants):
+  // the epilogue, the op whose value is the GEMM's result,
+  // and the bias (its operand); `outputs` holds the op of its further result.
+  rt::GemmEpilogue epilogue = rt::GemmEpilogue::none;
+  const Op* product = nullptr;
+  const Value* bias = nullptr;
 };
 
 struct FusionPlan {
@@ -107,6 +143,31 @@ struct GemmUpdate {
 };
 std::optional<GemmUpdate> match_gemm_update(const Function& f, const Op& add);
 
-FusionPlan plan_fusion(const Function& f);
+// The gemm epilogue of `dot` (see above), or nullopt.
+struct GemmEpilogueMatch {
+  rt::GemmEpilogue epilogue = rt::GemmEpilogue::none;
+  std::vector<const Op*> ops;   // the dot, the ops it replaces and their constants (program order)
+  const Op* product = nullptr;  // its value is the GEMM's result
+  const Value* bias = nullptr;
+  const Op* extra = nullptr;    // the aux's (the pre-activation's) or the bias gradient's op
+};
+std::optional<GemmEpilogueMatch> match_gemm_epilogue(const Function& f, const Op& dot);
+
+// Training's tanh GELU on GPU targets: the backward of its decomposition
+// reads the chain's intermediates (0.5 y, y * y, the tanh, 1 + tanh), so no
+// epilogue could replace the chain. This rewrite gives those readers copies
+// of the intermediates, computed from the pre-activation y (the dot's or its
+// bias add's value) right before the first of them, the same ops on the same
+// values (so the same numbers), which their loop kernels then compute inline;
+// the chain is left with only y read elsewhere: a (bias_)gelu_aux epilogue,
+// where cuBLASLt stores y for the backward. Returns the chains rewritten.
+// Lowering runs it for GPU targets only.
+int recompute_gelu_for_epilogues(Function& f);
+
+struct FusionOptions {
+  bool gemm_epilogues = false;  // form gemm epilogue groups (GPU targets)
+};
+
+FusionPlan plan_fusion(const Function& f, const FusionOptions& options = {});
 
 }  // namespace mlc

@@ -53,6 +53,7 @@ class Lowering {
     decompose_composites(f);
     convolutions_to_gemm(f);
     half_scatter_adds_in_f32(f);
+    if (rt::is_gpu_target(options_.target)) recompute_gelu_for_epilogues(f);  // compiler/fusion.h
     out_.num_ops = static_cast<int>(f.ops.size());
     // Op ids as the printer numbers results (%0, %1, ... in program order).
     for (const auto& op : f.ops)
@@ -67,7 +68,9 @@ class Lowering {
       slot_of_[f.args[a]] = s;
       exe_->args.push_back({f.args[a]->name, f.arg_kinds[a], s, f.args[a]->placements});
     }
-    FusionPlan fusion = plan_fusion(f);
+    FusionOptions fo;
+    fo.gemm_epilogues = rt::is_gpu_target(options_.target);  // cuBLASLt's epilogues; the CPU keeps its kernels
+    FusionPlan fusion = plan_fusion(f, fo);
     out_.num_groups = static_cast<int>(fusion.groups.size());
     for (const FusionGroup& g : fusion.groups) MLC_CHECK_OK(lower_group(g));
     MLC_CHECK_OK(lower_results(f));
@@ -141,6 +144,17 @@ class Lowering {
                                      dot.result()->type.shape);
       ins.gemm.alpha = g.alpha;
       ins.gemm.beta = g.beta;
+    } else if (g.kind == GroupKind::gemm_epilogue) {
+      const Op& dot = **std::find_if(g.ops.begin(), g.ops.end(), [](const Op* o) { return o->code == OpCode::Dot; });
+      ins.kind = rt::InstrKind::gemm;
+      ins.name = "dot_" + std::string(rt::gemm_epilogue_name(g.epilogue));
+      ins.loc = dot.loc;
+      ins.operands = {slot_of_.at(dot.operands[0]), slot_of_.at(dot.operands[1])};
+      if (g.bias) ins.operands.push_back(slot_of_.at(g.bias));
+      ins.gemm.dtype = dot.result()->type.dtype;
+      ins.gemm.shape = rt::dot_shape(dot, dot.operands[0]->type.shape, dot.operands[1]->type.shape,
+                                     dot.result()->type.shape);
+      ins.gemm.epilogue = g.epilogue;
     } else if (g.kind == GroupKind::loop) {
       std::vector<const Value*> inputs;
       MLC_TRY(kir::Kernel k, kir::build_kernel(g, "k" + std::to_string(out_.kernels.size()) + "_" +
@@ -172,9 +186,11 @@ class Lowering {
         ins.op = std::move(op);
       }
     }
-    int s = new_slot(root.result()->type, new_buffer(root.result()->type));
+    // A gemm epilogue's result is its product's value (bgradb's root may be the reduce_sum).
+    const Value* result = g.kind == GroupKind::gemm_epilogue ? g.product->result() : root.result();
+    int s = new_slot(result->type, new_buffer(result->type));
     ins.result = s;
-    slot_of_[root.result()] = s;
+    slot_of_[result] = s;
     for (const Op* op : g.outputs) {
       int t = new_slot(op->result()->type, new_buffer(op->result()->type));
       ins.more_results.push_back(t);

@@ -3,13 +3,17 @@
 // Pipeline: fill attribute defaults and re-check every op (an invalid op is an
 // Error located at it), decompose composites, rewrite convolutions as unfold,
 // fold and dots (compiler/conv_to_gemm.h), rewrite bf16/f16 scatter_adds as
-// f32 ones between casts (compiler/half_accumulation.h), fuse (compiler/fusion.h), build
+// f32 ones between casts (compiler/half_accumulation.h), on GPU targets give
+// the tanh GELU's backward its own copies of the chain's intermediates
+// (compiler/fusion.h recompute_gelu_for_epilogues), fuse (compiler/fusion.h;
+// gemm epilogues on GPU targets only), build
 // each loop group's kernel (compiler/kernel_ir.h), decide which results are
 // written in place into the arguments they update, plan memory
 // (compiler/memory_plan.h), then compile the kernels (compiler/cpu/llvm_jit.h; objects
 // from options.cache where it has them) and link them (runtime/cpu/native_code.h).
 //
-// Instructions: a loop group is a kernel; a float dot is a gemm; a dense
+// Instructions: a loop group is a kernel; a float dot is a gemm (with the
+// ops of its epilogue group, on GPU targets, as its GemmEpilogue); a dense
 // constant is arena bytes filled once; a reshape not fused into a consumer is a
 // view of its operand's bytes; any other op runs its reference kernel.
 //

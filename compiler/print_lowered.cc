@@ -64,7 +64,11 @@ std::string print_lowered(const LoweredFunction& l) {
         const rt::blas::DotShape& d = ins.gemm.shape;
         line += " [batch " + std::to_string(d.batch) + ", m " + std::to_string(d.m) + ", n " + std::to_string(d.n) +
                 ", k " + std::to_string(d.k) + (d.trans_a ? ", trans_a" : "") + (d.trans_b ? ", trans_b" : "") +
-                (d.b_shared ? ", b_shared" : "") + "]";
+                (d.b_shared ? ", b_shared" : "") +
+                (ins.gemm.epilogue != rt::GemmEpilogue::none
+                     ? ", epilogue " + std::string(rt::gemm_epilogue_name(ins.gemm.epilogue))
+                     : std::string()) +
+                "]";
         break;
       }
       case rt::InstrKind::reference: line += " " + ins.name; break;

@@ -547,6 +547,17 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
         MLC_TRY(d.trans_a, g.boolean("trans_a"));
         MLC_TRY(d.trans_b, g.boolean("trans_b"));
         MLC_TRY(d.b_shared, g.boolean("b_shared"));
+        if (g.json().contains("epilogue")) {  // absent: none
+          MLC_TRY(Field ep, g.get("epilogue"));
+          MLC_TRY(std::string name, ep.as_string());
+          bool known = false;
+          for (size_t k = 0; k < kGemmEpilogues && !known; ++k)
+            if (gemm_epilogue_name(static_cast<GemmEpilogue>(k)) == name) {
+              ins.gemm.epilogue = static_cast<GemmEpilogue>(k);
+              known = true;
+            }
+          if (!known) return ep.error("unknown gemm epilogue \"" + name + "\"");
+        }
         break;
       }
       case InstrKind::reference: {

@@ -157,6 +157,9 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
         j["gemm"]["alpha"] = ins.gemm.alpha;
         j["gemm"]["beta"] = ins.gemm.beta;
       }
+      // Absent: none (artifacts written before epilogues existed read the same).
+      if (ins.gemm.epilogue != GemmEpilogue::none)
+        j["gemm"]["epilogue"] = std::string(gemm_epilogue_name(ins.gemm.epilogue));
     }
     if (ins.kind == InstrKind::collective) {
       const CollectiveParams& c = ins.collective;

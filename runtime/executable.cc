@@ -13,6 +13,22 @@ std::string_view instr_kind_name(InstrKind k) {
   return "?";
 }
 
+std::string_view gemm_epilogue_name(GemmEpilogue e) {
+  switch (e) {
+    case GemmEpilogue::none: return "none";
+    case GemmEpilogue::bias: return "bias";
+    case GemmEpilogue::relu: return "relu";
+    case GemmEpilogue::bias_relu: return "bias_relu";
+    case GemmEpilogue::gelu: return "gelu";
+    case GemmEpilogue::bias_gelu: return "bias_gelu";
+    case GemmEpilogue::gelu_aux: return "gelu_aux";
+    case GemmEpilogue::bias_gelu_aux: return "bias_gelu_aux";
+    case GemmEpilogue::dgelu: return "dgelu";
+    case GemmEpilogue::bgradb: return "bgradb";
+  }
+  return "?";
+}
+
 std::string_view collective_kind_name(CollectiveKind k) {
   switch (k) {
     case CollectiveKind::all_reduce: return "all_reduce";

@@ -163,21 +163,69 @@ struct CollectiveParams {
   std::string tag;
 };
 
+// What a GEMM does with its product P = op(a) op(b) (rounded to the dtype)
+// before it stores it: cuBLASLt's epilogues (CUBLASLT_EPILOGUE_*), which the
+// fusion pass forms on GPU targets only (compiler/fusion.h). gelu is the tanh
+// approximation, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the
+// formula of cuBLASLt's GELU epilogues and of PyTorch's
+// gelu(approximate="tanh"); PyTorch's default (erf) GELU has no epilogue.
+// Slots, after the operands a and b and the result c ([..., m, n]):
+//   none            c = P
+//   bias            c = P + bias          operand 2: bias, n elements ([n], [1, n], ...),
+//                                          added to every row (the dot's columns)
+//   relu            c = max(P, 0)
+//   bias_relu       c = max(P + bias, 0)  operand 2: bias
+//   gelu            c = gelu(P)
+//   bias_gelu       c = gelu(P + bias)    operand 2: bias
+//   gelu_aux        c = gelu(P)           more_results[0]: P, the pre-activation the
+//                                          backward reads (cuBLASLt's aux matrix)
+//   bias_gelu_aux   c = gelu(P + bias)    operand 2: bias; more_results[0]: P + bias
+//   dgelu           c = P * gelu'(aux)    operand 2: aux, of the result's type
+//   bgradb          c = P                 more_results[0]: the bias gradient, m elements:
+//                                          row i's sum over k of op(a) (cuBLASLt's BGRADB)
+// An epilogue applies to one product (batch 1, or batches folded into the
+// rows: b_shared and not trans_a), f32 only, never with beta != 0. On the
+// host (runtime/gemm_epilogue.h) each step is the replaced ops' reference
+// kernel's, rounding for rounding; cuBLASLt computes them its own way.
+enum class GemmEpilogue : uint8_t {
+  none, bias, relu, bias_relu, gelu, bias_gelu, gelu_aux, bias_gelu_aux, dgelu, bgradb
+};
+inline constexpr size_t kGemmEpilogues = 10;
+// "bias_gelu_aux", ...: listings and artifacts (runtime/artifact.h) spell it so.
+std::string_view gemm_epilogue_name(GemmEpilogue e);
+inline bool epilogue_has_bias(GemmEpilogue e) {
+  return e == GemmEpilogue::bias || e == GemmEpilogue::bias_relu || e == GemmEpilogue::bias_gelu ||
+         e == GemmEpilogue::bias_gelu_aux;
+}
+inline bool epilogue_has_gelu(GemmEpilogue e) {
+  return e == GemmEpilogue::gelu || e == GemmEpilogue::bias_gelu || e == GemmEpilogue::gelu_aux ||
+         e == GemmEpilogue::bias_gelu_aux;
+}
+inline bool epilogue_has_relu(GemmEpilogue e) { return e == GemmEpilogue::relu || e == GemmEpilogue::bias_relu; }
+// Operands after a and b (the bias, or dgelu's aux), and results after c
+// (the aux, or the bias gradient).
+inline size_t epilogue_operands(GemmEpilogue e) { return epilogue_has_bias(e) || e == GemmEpilogue::dgelu ? 1 : 0; }
+inline size_t epilogue_results(GemmEpilogue e) {
+  return e == GemmEpilogue::gelu_aux || e == GemmEpilogue::bias_gelu_aux || e == GemmEpilogue::bgradb ? 1 : 0;
+}
+
 // A `dot` on a GEMM library: operands a, b; f32, f64, bf16 or f16 (bf16 and
 // f16: alpha 1, beta 0; runtime/onednn_gemm.h). With beta != 0 a gemm
 // update (compiler/fusion.h): a third operand x of the result's type, and the
 // result is alpha * dot(a, b) + beta * x, computed in the result's buffer
 // after x is copied there (no copy where the result is x's buffer: in place).
+// With an epilogue (above), its operands and results as it says.
 struct GemmParams {
   DType dtype = DType::f32;
   blas::DotShape shape;
   double alpha = 1, beta = 0;
+  GemmEpilogue epilogue = GemmEpilogue::none;
   bool updates() const { return beta != 0; }
 };
 
 enum class InstrKind : uint8_t {
   kernel,      // KernelInfo `kernel`, operands then result and more_results as buffers
-  gemm,        // GemmParams
+  gemm,        // GemmParams: operands a, b (and the epilogue's), result (and the epilogue's)
   reference,   // the reference kernel of `op` (code and complete attributes)
   copy,        // result = operand 0, bytewise
   collective,  // CollectiveParams: result from operand 0 over the communicator
@@ -189,7 +237,8 @@ struct Instruction {
   InstrKind kind = InstrKind::copy;
   std::vector<int> operands;  // slots
   int result = -1;            // slot
-  std::vector<int> more_results;  // kernel: its further outputs' slots (kir::Kernel::more_roots)
+  std::vector<int> more_results;  // kernel: its further outputs' slots (kir::Kernel::more_roots);
+                                  // gemm: its epilogue's results (GemmEpilogue)
   int kernel = -1;            // kernel: index into Executable::kernels
   GemmParams gemm;
   CollectiveParams collective;

@@ -214,8 +214,11 @@ class Verifier {
       for (size_t k = 0; k < ins.more_results.size(); ++k)
         if (!is_slot(ins.more_results[k])) return problem(at + item(".more_results", k), no_slot(ins.more_results[k]));
       const std::string kind(instr_kind_name(ins.kind));
-      if (ins.kind != InstrKind::kernel && !ins.more_results.empty())
-        return problem(at, "a " + kind + " instruction has one result, found more_results");
+      const size_t more = ins.kind == InstrKind::gemm ? epilogue_results(ins.gemm.epilogue) : 0;
+      if (ins.kind != InstrKind::kernel && ins.more_results.size() != more)
+        return problem(at, more ? "a gemm with epilogue " + std::string(gemm_epilogue_name(ins.gemm.epilogue)) +
+                                      " has 2 results, found " + num(static_cast<int64_t>(ins.more_results.size()) + 1)
+                                : "a " + kind + " instruction has one result, found more_results");
       if (Problem p = instruction(at, ins)) return p;
     }
     return {};
@@ -258,7 +261,7 @@ class Verifier {
       }
       case InstrKind::gemm: {
         const GemmParams& g = ins.gemm;
-        if (Problem p = arity(at, ins, g.updates() ? 3 : 2)) return p;
+        if (Problem p = arity(at, ins, (g.updates() ? 3 : 2) + epilogue_operands(g.epilogue))) return p;
         if (g.updates() && operand(2) != rt)
           return problem(at, "the addend (operand 2) is " + operand(2).str() + ", the result " + rt.str());
         const bool half = is_half(g.dtype);
@@ -269,7 +272,8 @@ class Verifier {
         if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
           return problem(at + ".gemm", "alpha and beta must be finite, found " + std::to_string(g.alpha) + " and " +
                                            std::to_string(g.beta));
-        return gemm_shape(at + ".gemm", g, operand(0), operand(1), rt);
+        if (Problem p = gemm_shape(at + ".gemm", g, operand(0), operand(1), rt)) return p;
+        return gemm_epilogue(at, ins, rt);
       }
       case InstrKind::reference:
         if (!ins.op) return problem(at, "a reference instruction without its op");
@@ -292,6 +296,43 @@ class Verifier {
         return {};
     }
     return problem(at + ".kind", "is not kernel, gemm, reference, copy or collective");
+  }
+
+  // Rule 8's epilogue (runtime/executable.h GemmEpilogue): what it applies
+  // to, and its operand's and result's types.
+  Problem gemm_epilogue(const std::string& at, const Instruction& ins, const TensorType& c) const {
+    const GemmParams& g = ins.gemm;
+    if (g.epilogue == GemmEpilogue::none) return {};
+    const std::string what = "epilogue " + std::string(gemm_epilogue_name(g.epilogue));
+    const blas::DotShape& d = g.shape;
+    if (g.dtype != DType::f32 || g.updates() || g.alpha != 1)
+      return problem(at + ".gemm", "an " + what + " needs an f32 gemm with alpha 1 and beta 0");
+    if (d.m < 1 || d.n < 1 || d.k < 1 || d.batch < 1)
+      return problem(at + ".gemm", "an " + what + " needs a product with elements and terms (m, n, k >= 1)");
+    if ((d.batch > 1 && !(d.b_shared && !d.trans_a)) || (g.epilogue == GemmEpilogue::bgradb && d.batch > 1))
+      return problem(at + ".gemm", "an " + what + " applies to one product, found batch " + num(d.batch) +
+                                       (g.epilogue == GemmEpilogue::bgradb ? "" : " (not folded into rows)"));
+    if (epilogue_has_bias(g.epilogue)) {
+      const TensorType& bias = slot(ins.operands[2]).type;
+      if (bias.dtype != g.dtype || bias.rank() < 1 || bias.shape.back() != d.n || bias.num_elements() != d.n)
+        return problem(at + item(".operands", 2), "the bias of an " + what + " must be " +
+                                                      std::string(dtype_name(g.dtype)) + "[" + num(d.n) +
+                                                      "] (n elements), found " + bias.str());
+    }
+    if (g.epilogue == GemmEpilogue::dgelu && slot(ins.operands[2]).type != c)
+      return problem(at + item(".operands", 2), "the aux of an " + what + " must be " + c.str() + ", found " +
+                                                    slot(ins.operands[2]).type.str());
+    if (ins.more_results.empty()) return {};
+    const TensorType& r = slot(ins.more_results[0]).type;
+    if (g.epilogue == GemmEpilogue::bgradb) {
+      if (r.dtype != g.dtype || r.num_elements() != d.m)
+        return problem(at + item(".more_results", 0), "the bias gradient of an " + what + " must be " +
+                                                          std::string(dtype_name(g.dtype)) + "[" + num(d.m) +
+                                                          "] (m elements), found " + r.str());
+    } else if (r != c) {
+      return problem(at + item(".more_results", 0), "the aux of an " + what + " must be " + c.str() + ", found " + r.str());
+    }
+    return {};
   }
 
   // Rule 8's shape: the slot types the gemm's shape implies against a, b and the result c.

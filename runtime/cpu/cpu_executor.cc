@@ -9,6 +9,7 @@
 #include "ir/diagnostics.h"
 #include "runtime/collective_run.h"
 #include "runtime/cpu/cpu_gemm.h"
+#include "runtime/gemm_epilogue.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/thread_pool.h"
 
@@ -131,15 +132,19 @@ Status CpuExecutor::execute(const Instruction& ins, size_t index) {
       return launcher_->launch(static_cast<size_t>(ins.kernel), exe_->kernels[ins.kernel], b.data(), b.size());
     case InstrKind::gemm: {
       const GemmKernel& g = *gemm_[index];
-      std::byte* c = b.back();
+      const size_t n = ins.operands.size();
+      std::byte* c = b[n];
       if (ins.gemm.updates() && b[2] != c)
         std::memcpy(c, b[2], static_cast<size_t>(exe_->slots[ins.result].type.num_bytes()));
       if (g.parts() <= 1) {
         g.run(0, b[0], b[1], c);
-        return {};
+      } else {
+        auto share = [&](int t) { g.run(t, b[0], b[1], c); };
+        thread_pool().parallel(g.parts(), share);
       }
-      auto share = [&](int t) { g.run(t, b[0], b[1], c); };
-      thread_pool().parallel(g.parts(), share);
+      // The epilogue (runtime/gemm_epilogue.h): its operand after a and b, its result after c.
+      if (ins.gemm.epilogue != GemmEpilogue::none)
+        apply_gemm_epilogue(ins.gemm, b[0], n > 2 ? b[2] : nullptr, c, b.size() > n + 1 ? b[n + 1] : nullptr);
       return {};
     }
     case InstrKind::collective:

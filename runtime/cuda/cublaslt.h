@@ -66,6 +66,22 @@ inline constexpr int32_t kOpT = 1;  // CUBLAS_OP_T
 // cublasLtMatmulDescAttributes_t: int32_t values each
 inline constexpr int kMatmulDescTransA = 3;  // CUBLASLT_MATMUL_DESC_TRANSA
 inline constexpr int kMatmulDescTransB = 4;  // CUBLASLT_MATMUL_DESC_TRANSB
+inline constexpr int kMatmulDescEpilogue = 7;           // CUBLASLT_MATMUL_DESC_EPILOGUE, uint32_t
+inline constexpr int kMatmulDescBiasPointer = 8;        // CUBLASLT_MATMUL_DESC_BIAS_POINTER, void*
+inline constexpr int kMatmulDescEpilogueAuxPointer = 11;  // CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, void*
+inline constexpr int kMatmulDescEpilogueAuxLd = 12;     // CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, int64_t
+inline constexpr int kMatmulDescBiasDataType = 26;      // CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, int32_t
+// cublasLtEpilogue_t (uint32_t)
+inline constexpr uint32_t kEpilogueDefault = 1;      // CUBLASLT_EPILOGUE_DEFAULT
+inline constexpr uint32_t kEpilogueRelu = 2;         // CUBLASLT_EPILOGUE_RELU
+inline constexpr uint32_t kEpilogueBias = 4;         // CUBLASLT_EPILOGUE_BIAS
+inline constexpr uint32_t kEpilogueReluBias = 6;     // CUBLASLT_EPILOGUE_RELU_BIAS
+inline constexpr uint32_t kEpilogueGelu = 32;        // CUBLASLT_EPILOGUE_GELU
+inline constexpr uint32_t kEpilogueGeluBias = 36;    // CUBLASLT_EPILOGUE_GELU_BIAS
+inline constexpr uint32_t kEpilogueGeluAux = 160;    // CUBLASLT_EPILOGUE_GELU_AUX
+inline constexpr uint32_t kEpilogueGeluAuxBias = 164;  // CUBLASLT_EPILOGUE_GELU_AUX_BIAS
+inline constexpr uint32_t kEpilogueDgelu = 192;      // CUBLASLT_EPILOGUE_DGELU
+inline constexpr uint32_t kEpilogueBgradb = 512;     // CUBLASLT_EPILOGUE_BGRADB
 // cublasLtMatrixLayoutAttribute_t
 inline constexpr int kLayoutBatchCount = 5;          // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32_t
 inline constexpr int kLayoutStridedBatchOffset = 6;  // CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64_t

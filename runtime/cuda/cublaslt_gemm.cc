@@ -51,6 +51,22 @@ LtGemmLayout lt_gemm_layout(const blas::DotShape& d) {
   return L;
 }
 
+uint32_t lt_epilogue(GemmEpilogue e) {
+  switch (e) {
+    case GemmEpilogue::none: return kEpilogueDefault;
+    case GemmEpilogue::bias: return kEpilogueBias;
+    case GemmEpilogue::relu: return kEpilogueRelu;
+    case GemmEpilogue::bias_relu: return kEpilogueReluBias;
+    case GemmEpilogue::gelu: return kEpilogueGelu;
+    case GemmEpilogue::bias_gelu: return kEpilogueGeluBias;
+    case GemmEpilogue::gelu_aux: return kEpilogueGeluAux;
+    case GemmEpilogue::bias_gelu_aux: return kEpilogueGeluAuxBias;
+    case GemmEpilogue::dgelu: return kEpilogueDgelu;
+    case GemmEpilogue::bgradb: return kEpilogueBgradb;
+  }
+  return kEpilogueDefault;
+}
+
 std::string gemm_shape_name(const GemmParams& g) {
   const blas::DotShape& d = g.shape;
   std::string s = "gemm " + std::string(dtype_name(g.dtype)) + " batch " + std::to_string(d.batch) + ", m " +
@@ -59,6 +75,8 @@ std::string gemm_shape_name(const GemmParams& g) {
   if (d.trans_a) flags += "trans_a";
   if (d.trans_b) flags += std::string(flags.empty() ? "" : ", ") + "trans_b";
   if (d.b_shared) flags += std::string(flags.empty() ? "" : ", ") + "b_shared";
+  if (g.epilogue != GemmEpilogue::none)
+    flags += std::string(flags.empty() ? "" : ", ") + "epilogue " + std::string(gemm_epilogue_name(g.epilogue));
   return flags.empty() ? s : s + " (" + flags + ")";
 }
 
@@ -103,6 +121,29 @@ Expected<std::unique_ptr<CublasLtGemm>> CublasLtGemm::create(const CudaDriver& c
                         what + ": cublasLtMatmulDescSetAttribute(TRANSA)"));
   MLC_CHECK_OK(lt.check(lt.cublasLtMatmulDescSetAttribute(x->desc_, kMatmulDescTransB, &L.trans_b, sizeof(int32_t)),
                         what + ": cublasLtMatmulDescSetAttribute(TRANSB)"));
+  if (g.epilogue != GemmEpilogue::none) {
+    // Its attributes in cuBLAS's terms (lt_epilogue in the header).
+    auto set = [&](int attribute, const void* value, size_t bytes, const char* name) {
+      return lt.check(lt.cublasLtMatmulDescSetAttribute(x->desc_, attribute, value, bytes),
+                      what + ": cublasLtMatmulDescSetAttribute(" + name + ")");
+    };
+    const uint32_t epilogue = lt_epilogue(g.epilogue);
+    MLC_CHECK_OK(set(kMatmulDescEpilogue, &epilogue, sizeof epilogue, "EPILOGUE"));
+    const bool bias = epilogue_has_bias(g.epilogue) || g.epilogue == GemmEpilogue::bgradb;
+    if (bias) {
+      const void* p = reinterpret_cast<const void*>(epilogue_has_bias(g.epilogue) ? at.extra : at.more);
+      MLC_CHECK_OK(set(kMatmulDescBiasPointer, &p, sizeof p, "BIAS_POINTER"));
+      MLC_CHECK_OK(set(kMatmulDescBiasDataType, &type, sizeof type, "BIAS_DATA_TYPE"));
+    }
+    const bool aux = g.epilogue == GemmEpilogue::gelu_aux || g.epilogue == GemmEpilogue::bias_gelu_aux ||
+                     g.epilogue == GemmEpilogue::dgelu;
+    if (aux) {
+      const void* p = reinterpret_cast<const void*>(g.epilogue == GemmEpilogue::dgelu ? at.extra : at.more);
+      const int64_t ld = L.c.ld;
+      MLC_CHECK_OK(set(kMatmulDescEpilogueAuxPointer, &p, sizeof p, "EPILOGUE_AUX_POINTER"));
+      MLC_CHECK_OK(set(kMatmulDescEpilogueAuxLd, &ld, sizeof ld, "EPILOGUE_AUX_LD"));
+    }
+  }
   auto make_layout = [&](const LtMatrix& m, cublasLtMatrixLayout_t& out) -> Status {
     MLC_CHECK_OK(lt.check(lt.cublasLtMatrixLayoutCreate(&out, type, static_cast<uint64_t>(m.rows),
                                                          static_cast<uint64_t>(m.cols), m.ld),

@@ -19,11 +19,14 @@
 // f32), rounded once to the result's type.
 //
 // Contracts:
-//  - create() does all setup: descriptors, layouts, and the algorithm
+//  - create() does all setup: descriptors (the epilogue's attributes
+//    included: CUBLASLT_MATMUL_DESC_EPILOGUE, BIAS_POINTER and
+//    BIAS_DATA_TYPE, EPILOGUE_AUX_POINTER and EPILOGUE_AUX_LD), layouts, and the algorithm
 //    cuBLASLt's heuristic chooses for the shape, for the alignments of the
 //    addresses the instruction passes (fixed when its executor is made) and
 //    for a workspace of at most `workspace_bytes`. An Error names the shape
-//    where cuBLASLt has no algorithm or a dimension exceeds its int32 range.
+//    (and the epilogue) where cuBLASLt has no algorithm or a dimension
+//    exceeds its int32 range.
 //  - run() enqueues c = alpha op(a) op(b) + beta c on `stream` (it does not
 //    wait), with those addresses and the workspace. Empty products (m, n or
 //    batch 0) enqueue nothing; k = 0 gives beta * c (zeros for beta 0; beta
@@ -64,10 +67,23 @@ struct LtGemmLayout {
 LtGemmLayout lt_gemm_layout(const blas::DotShape& d);
 
 // The device addresses an instruction passes (operands a, b, result c): the
-// algorithm is chosen for their alignment.
+// algorithm is chosen for their alignment. An epilogue's operand (the bias,
+// dgelu's aux) is `extra`, its result (the aux, bgradb's bias gradient)
+// `more`; cuBLASLt reads both from the descriptor, set once at creation.
 struct GemmAddresses {
   CUdeviceptr a = 0, b = 0, c = 0;
+  CUdeviceptr extra = 0, more = 0;
 };
+
+// An epilogue as cuBLASLt's CUBLASLT_EPILOGUE_* value (none: DEFAULT).
+// Through the row-major to column-major mapping (above), D is the dot's
+// result transposed: the dot's bias over its n columns is cuBLAS's bias over
+// the m rows of D (CUBLASLT_EPILOGUE_BIAS: "length = rows of D"); the aux is
+// a matrix of D's layout (ld = cuBLAS's m, the dot's n); BGRADB's gradient
+// has one element per column of D (the dot's m rows), each the sum over k
+// of cuBLAS's op(B), which is the dot's op(a): the sum of op(a)'s row, as
+// GemmEpilogue::bgradb says.
+uint32_t lt_epilogue(GemmEpilogue e);
 
 class CublasLtGemm {
  public:

@@ -234,9 +234,12 @@ Status CudaExecutor::prepare_instructions() {
     } else if (ins.kind == InstrKind::gemm) {
       const CublasLt& lt = *options_.cublaslt;
       if (!lt_handle_) MLC_CHECK_OK(lt.check(lt.cublasLtCreate(&lt_handle_), "cuda: cublasLtCreate on " + dev_.label()));
-      const GemmAddresses addresses{slot_addr_[static_cast<size_t>(ins.operands[0])],
-                                    slot_addr_[static_cast<size_t>(ins.operands[1])],
-                                    slot_addr_[static_cast<size_t>(ins.result)]};
+      GemmAddresses addresses{slot_addr_[static_cast<size_t>(ins.operands[0])],
+                              slot_addr_[static_cast<size_t>(ins.operands[1])],
+                              slot_addr_[static_cast<size_t>(ins.result)]};
+      // An epilogue's operand and result (runtime/executable.h GemmEpilogue).
+      if (epilogue_operands(ins.gemm.epilogue)) addresses.extra = slot_addr_[static_cast<size_t>(ins.operands[2])];
+      if (!ins.more_results.empty()) addresses.more = slot_addr_[static_cast<size_t>(ins.more_results[0])];
       Expected<std::unique_ptr<CublasLtGemm>> g =
           CublasLtGemm::create(cu_, lt, lt_handle_, ins.gemm, addresses, kGemmWorkspaceBytes, options_.allow_tf32);
       if (!g.ok()) return at(i, g.error().message);

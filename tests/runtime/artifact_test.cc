@@ -543,6 +543,43 @@ void make_gemm_update(Json& m, int addend, const Alpha& alpha, double beta) {
   ins["gemm"]["beta"] = beta;
 }
 
+// Gemm epilogues (runtime/executable.h GemmEpilogue) on the gemm of
+// instruction 1 (f32[4,3] x f32[3,2]): the name reads back (absent: none),
+// an unknown one is refused by the reader, missing or mistyped operands and
+// results by the verifier.
+TEST_F(ArtifactTest, GemmEpilogueReadsBackAndWritesBack) {
+  auto a = parse_artifact(with_manifest([](Json& m) { exe(m)["instructions"][1]["gemm"]["epilogue"] = "relu"; }), kPath);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->functions[0].executable->instructions[1].gemm.epilogue, GemmEpilogue::relu);
+  const std::string again = path() + ".epilogue";
+  ASSERT_TRUE(write_artifact(again, *a).ok());
+  auto b = read_artifact(again);
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->functions[0].executable->instructions[1].gemm.epilogue, GemmEpilogue::relu);
+  auto none = parse_artifact(valid(), kPath);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->functions[0].executable->instructions[1].gemm.epilogue, GemmEpilogue::none);
+}
+
+TEST_F(ArtifactTest, GemmEpilogueErrors) {
+  // The message with instruction 1's gemm given epilogue e (after `edit`).
+  auto error = [](const Json& e, const std::function<void(Json&)>& edit = nullptr) {
+    return manifest_error([&](Json& m) {
+      if (edit) edit(m);
+      exe(m)["instructions"][1]["gemm"]["epilogue"] = e;
+    });
+  };
+  const std::string at = "tiny.mlcx: error: manifest field 'functions[0].executable.instructions[1]";
+  EXPECT_EQ(error("erf_gelu"), at + ".gemm.epilogue': unknown gemm epilogue \"erf_gelu\"");
+  EXPECT_EQ(error(3), at + ".gemm.epilogue': expected a string, found 3");
+  EXPECT_EQ(error("bias"), at + "' (@eval): a gemm instruction takes 3 operands, found 2");
+  EXPECT_EQ(error("bias", [](Json& m) { exe(m)["instructions"][1]["operands"].push_back(5); }),
+            at + ".operands[2]' (@eval): the bias of an epilogue bias must be f32[2] (n elements), found f32[4,2]");
+  EXPECT_EQ(error("gelu_aux"), at + "' (@eval): a gemm with epilogue gelu_aux has 2 results, found 1");
+  EXPECT_EQ(error("relu", [](Json& m) { make_gemm_update(m, 5, 1.0, 1.0); }),
+            at + ".gemm' (@eval): an epilogue relu needs an f32 gemm with alpha 1 and beta 0");
+}
+
 TEST_F(ArtifactTest, GemmUpdateReadsBack) {
   auto a = parse_artifact(with_manifest([](Json& m) { make_gemm_update(m, 5, -0.01, 1.0); }), kPath);
   ASSERT_TRUE(a.ok()) << a.error().message;

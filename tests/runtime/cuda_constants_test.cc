@@ -39,6 +39,15 @@ static_assert(kComputeF32 == CUBLAS_COMPUTE_32F && kComputeF32FastTf32 == CUBLAS
               kComputeF64 == CUBLAS_COMPUTE_64F);
 static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T);
 static_assert(kMatmulDescTransA == CUBLASLT_MATMUL_DESC_TRANSA && kMatmulDescTransB == CUBLASLT_MATMUL_DESC_TRANSB);
+static_assert(kMatmulDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE && kMatmulDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER &&
+              kMatmulDescEpilogueAuxPointer == CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER &&
+              kMatmulDescEpilogueAuxLd == CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD &&
+              kMatmulDescBiasDataType == CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE);
+static_assert(kEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT && kEpilogueRelu == CUBLASLT_EPILOGUE_RELU &&
+              kEpilogueBias == CUBLASLT_EPILOGUE_BIAS && kEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS &&
+              kEpilogueGelu == CUBLASLT_EPILOGUE_GELU && kEpilogueGeluBias == CUBLASLT_EPILOGUE_GELU_BIAS &&
+              kEpilogueGeluAux == CUBLASLT_EPILOGUE_GELU_AUX && kEpilogueGeluAuxBias == CUBLASLT_EPILOGUE_GELU_AUX_BIAS &&
+              kEpilogueDgelu == CUBLASLT_EPILOGUE_DGELU && kEpilogueBgradb == CUBLASLT_EPILOGUE_BGRADB);
 static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT &&
               kLayoutStridedBatchOffset == CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
 static_assert(kPrefMaxWorkspaceBytes == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);

@@ -26,6 +26,7 @@
 #include "runtime/cuda/cuda_device_tensors.h"
 #include "runtime/cuda/cuda_executor.h"
 #include "runtime/executor.h"
+#include "runtime/gemm_epilogue.h"
 #include "runtime/shared_library.h"
 #include "runtime/verify_executable.h"
 #include "tests/runtime/cuda_test_executables.h"
@@ -379,6 +380,69 @@ TEST(CublasLtGemm, RunsEveryDtypeOnTheFakeLibrary) {
   EXPECT_EQ(fake_cuda().allocations, 0);
 }
 
+constexpr GemmEpilogue kEpilogues[] = {GemmEpilogue::bias,      GemmEpilogue::relu,     GemmEpilogue::bias_relu,
+                                       GemmEpilogue::gelu,      GemmEpilogue::bias_gelu, GemmEpilogue::gelu_aux,
+                                       GemmEpilogue::bias_gelu_aux, GemmEpilogue::dgelu, GemmEpilogue::bgradb};
+
+// Each epilogue through create(): the descriptor gets cuBLASLt's epilogue,
+// the bias (or bgradb's gradient) pointer and type, the aux pointer and ld;
+// the fake evaluates cuBLASLt's column-major definition, which gives the
+// row-major epilogue of runtime/executable.h (the host's,
+// runtime/gemm_epilogue.h) for every transpose and a batch folded into rows.
+TEST(CublasLtGemm, EpiloguesAreTheRowMajorOnesInCublasLtsTerms) {
+  fake_cuda().reset();
+  const cuda::CublasLt& lt = fake_cublaslt();
+  cuda::cublasLtHandle_t handle = nullptr;
+  ASSERT_EQ(lt.cublasLtCreate(&handle), 0);
+  for (GemmEpilogue ep : kEpilogues)
+    for (int bits = 0; bits < 5; ++bits) {
+      // bits 0-3: trans_a, trans_b of one product; 4: two batches folded into rows.
+      const bool fold = bits == 4;
+      if (fold && ep == GemmEpilogue::bgradb) continue;
+      const blas::DotShape d{fold ? 2 : 1, 3, 4, 5, !fold && (bits & 1) != 0, (bits & 2) != 0, fold};
+      const std::string what = std::string(gemm_epilogue_name(ep)) + " bits " + std::to_string(bits);
+      const int64_t rows = d.batch * d.m;
+      std::vector<float> a(static_cast<size_t>(rows * d.k)), b(static_cast<size_t>(d.k * d.n)),
+          c(static_cast<size_t>(rows * d.n)), bias(static_cast<size_t>(d.n)), aux(c.size()),
+          more(ep == GemmEpilogue::bgradb ? static_cast<size_t>(d.m) : c.size());
+      for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7) % 11) * 0.25f - 1.25f;
+      for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 5) % 13) * 0.125f - 0.75f;
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i) * 0.5f - 0.75f;
+      for (size_t i = 0; i < aux.size(); ++i) aux[i] = static_cast<float>((i * 3) % 7) * 0.5f - 1.5f;
+      const GemmParams g{DType::f32, d, 1, 0, ep};
+      // The row-major reference: the product rounded to f32, then the host's epilogue.
+      std::vector<double> A(a.begin(), a.end()), B(b.begin(), b.end()), P(c.size());
+      blas::dot(d, A.data(), B.data(), P.data());
+      std::vector<float> want(P.begin(), P.end()), want_more(more.size());
+      const bool takes_aux = ep == GemmEpilogue::dgelu;
+      apply_gemm_epilogue(g, reinterpret_cast<const std::byte*>(a.data()),
+                          reinterpret_cast<const std::byte*>(takes_aux ? aux.data() : bias.data()),
+                          reinterpret_cast<std::byte*>(want.data()), reinterpret_cast<std::byte*>(want_more.data()));
+      auto addr = [](auto& v) { return static_cast<cuda::CUdeviceptr>(reinterpret_cast<uintptr_t>(v.data())); };
+      cuda::GemmAddresses at{addr(a), addr(b), addr(c)};
+      if (epilogue_operands(ep)) at.extra = takes_aux ? addr(aux) : addr(bias);
+      if (epilogue_results(ep)) at.more = addr(more);
+      auto x = cuda::CublasLtGemm::create(fake_driver(), lt, handle, g, at, cuda::kGemmWorkspaceBytes, false);
+      ASSERT_TRUE(x.ok()) << what << ": " << x.error().message;
+      ASSERT_TRUE((*x)->run(nullptr, addr(a), addr(b), addr(c), 0).ok()) << what;
+      const LtEpilogueAttrs& set = fake_cuda().epilogues.back();
+      EXPECT_EQ(set.epilogue, cuda::lt_epilogue(ep)) << what;
+      const bool bias_ptr = epilogue_has_bias(ep) || ep == GemmEpilogue::bgradb;
+      EXPECT_EQ(set.bias, bias_ptr ? reinterpret_cast<void*>(ep == GemmEpilogue::bgradb ? at.more : at.extra) : nullptr)
+          << what;
+      EXPECT_EQ(set.bias_type, bias_ptr ? cuda::kCudaR32F : -1) << what;
+      const bool aux_ptr = ep == GemmEpilogue::gelu_aux || ep == GemmEpilogue::bias_gelu_aux || takes_aux;
+      EXPECT_EQ(set.aux, aux_ptr ? reinterpret_cast<void*>(takes_aux ? at.extra : at.more) : nullptr) << what;
+      EXPECT_EQ(set.aux_ld, aux_ptr ? d.n : 0) << what;
+      for (size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(c[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << what << " element " << i;
+      if (epilogue_results(ep))
+        for (size_t i = 0; i < want_more.size(); ++i)
+          EXPECT_NEAR(more[i], want_more[i], 1e-5 * (1 + std::fabs(want_more[i]))) << what << " more " << i;
+    }
+  lt.cublasLtDestroy(handle);
+}
+
 // The real library (where the toolkit's libcublasLt is found) accepts every
 // descriptor attribute as create() sets it, for every dtype and layout: it
 // refuses a value of the wrong size, naming it. Without a GPU there is no
@@ -446,6 +510,46 @@ struct FakeGpu {
 };
 
 std::vector<float> values(const Tensor& t) { return {t.data<float>(), t.data<float>() + t.num_elements()}; }
+
+// The executor passes the epilogue's operand and result slots to cuBLASLt:
+// each epilogue's executable gives on the fake GPU what it gives on the CPU.
+TEST(CudaExecutor, RunsGemmEpiloguesAsTheCpuDoes) {
+  FakeGpu gpu;
+  for (GemmEpilogue ep : kEpilogues) {
+    const std::string what(gemm_epilogue_name(ep));
+    auto exe = cuda_epilogue_executable(GemmParams{DType::f32, {1, 4, 6, 3, ep == GemmEpilogue::bgradb, true, false}, 1, 0, ep});
+    ASSERT_TRUE(verify_executable(*exe).ok()) << what << ": " << verify_executable(*exe).error().message;
+    auto on_cpu = std::make_shared<Executable>(*exe);
+    on_cpu->target = std::string(kCpuTarget);
+    on_cpu->arena_bytes = 0;  // the CPU's arena ends at its last slot, rounded up to 64
+    for (const Slot& sl : on_cpu->slots)
+      if (sl.arg < 0) on_cpu->arena_bytes = std::max(on_cpu->arena_bytes, (sl.offset + sl.type.num_bytes() + 63) / 64 * 64);
+    std::vector<Tensor> args;
+    for (const ArgSpec& a : exe->args) {
+      Tensor t(exe->slots[static_cast<size_t>(a.slot)].type);
+      for (int64_t i = 0; i < t.num_elements(); ++i)
+        t.data<float>()[i] = static_cast<float>((i * 5 + a.slot) % 9) * 0.25f - 1.0f;
+      args.push_back(std::move(t));
+    }
+    std::vector<Tensor*> ptrs;
+    for (Tensor& t : args) ptrs.push_back(&t);
+    auto cpu = Executor::create(on_cpu);
+    ASSERT_TRUE(cpu.ok()) << what << ": " << cpu.error().message;
+    ASSERT_TRUE(cpu->run(ptrs).ok()) << what;
+    cuda::CudaExecutorOptions options;
+    options.cublaslt = &fake_cublaslt();
+    auto x = cuda::CudaExecutor::create(exe, nullptr, gpu.device, options);
+    ASSERT_TRUE(x.ok()) << what << ": " << x.error().message;
+    ASSERT_TRUE((*x)->run(ptrs).ok()) << what;
+    EXPECT_EQ(fake_cuda().epilogues.back().epilogue, cuda::lt_epilogue(ep)) << what;
+    for (size_t r = 0; r < exe->results.size(); ++r) {
+      const std::vector<float> want = values(cpu->result(r)), got = values((*x)->result(r));
+      ASSERT_EQ(got.size(), want.size()) << what;
+      for (size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << what << " result " << r << " element " << i;
+    }
+  }
+}
 
 // Three runs with new arguments each: the first eager, the second captures a
 // graph and replays it, the third replays it; every result right each time.

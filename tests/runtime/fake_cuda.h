@@ -30,7 +30,10 @@
 //    (the executor must not capture them: their host memory differs from run
 //    to run).
 //  - cublasLtMatmul evaluates the column-major GEMM definition
-//    (column_major_gemm) on the descriptors it was given.
+//    (column_major_gemm) on the descriptors it was given, then the epilogue
+//    the descriptor names (column_major_epilogue: bias, ReLU, GELU with its
+//    aux, DGELU, BGRADB, in cuBLASLt's column-major terms); every call's
+//    epilogue attributes are recorded (FakeCuda::epilogues).
 //  - Every stream operation advances a clock by 1 us, which events record.
 //  - One lock serializes the fake: ranks on threads may share it.
 // Counters say what ran; FakeCuda::reset() restores every setting.
@@ -38,6 +41,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -85,6 +89,58 @@ void column_major_gemm(const cu::LtGemmLayout& L, double alpha, double beta, Loa
 // A kernel on the host: grid, block and its arguments' values (device
 // addresses: host pointers here), the status word's last.
 using FakeKernel = std::function<void(unsigned grid, unsigned block, const std::vector<cu::CUdeviceptr>& args)>;
+// A matmul descriptor's epilogue attributes (CUBLASLT_MATMUL_DESC_EPILOGUE,
+// BIAS_POINTER, BIAS_DATA_TYPE, EPILOGUE_AUX_POINTER, EPILOGUE_AUX_LD).
+struct LtEpilogueAttrs {
+  uint32_t epilogue = cu::kEpilogueDefault;
+  void* bias = nullptr;
+  int32_t bias_type = -1;  // unset: the result's type
+  void* aux = nullptr;
+  int64_t aux_ld = 0;
+};
+
+// cuBLASLt's epilogue over D (column-major, L.m x L.n, ld L.c.ld, batch 1)
+// after the product, in double: BIAS adds bias[i] to row i, GELU is the tanh
+// approximation cuBLASLt documents, *_AUX stores the GELU input at
+// aux[i + j * aux_ld], DGELU multiplies by GELU's derivative at the aux,
+// BGRADB stores bias[j] = sum over l of op(B)(l, j). `load_d`/`store_d`
+// address D's elements, `load_b` B's, `load`/`store` a typed vector.
+template <class LoadB, class LoadD, class StoreD, class Load, class Store>
+void column_major_epilogue(const cu::LtGemmLayout& L, const LtEpilogueAttrs& ep, LoadB load_b, LoadD load_d,
+                           StoreD store_d, Load load, Store store) {
+  const uint32_t e = ep.epilogue;
+  if (e == cu::kEpilogueDefault) return;
+  if (e == cu::kEpilogueBgradb) {
+    for (int64_t j = 0; j < L.n; ++j) {
+      double s = 0;
+      for (int64_t l = 0; l < L.k; ++l) s += load_b(L.trans_b == cu::kOpN ? l + j * L.b.ld : j + l * L.b.ld);
+      store(ep.bias, j, s);
+    }
+    return;
+  }
+  const double c = std::sqrt(2.0 / 3.14159265358979323846);
+  auto gelu_t = [&](double x) { return std::tanh(c * (x + 0.044715 * x * x * x)); };
+  const bool bias = e == cu::kEpilogueBias || e == cu::kEpilogueReluBias || e == cu::kEpilogueGeluBias ||
+                    e == cu::kEpilogueGeluAuxBias;
+  const bool gelu = e == cu::kEpilogueGelu || e == cu::kEpilogueGeluBias || e == cu::kEpilogueGeluAux ||
+                    e == cu::kEpilogueGeluAuxBias;
+  const bool aux_out = e == cu::kEpilogueGeluAux || e == cu::kEpilogueGeluAuxBias;
+  for (int64_t j = 0; j < L.n; ++j)
+    for (int64_t i = 0; i < L.m; ++i) {
+      const int64_t ed = i + j * L.c.ld, ea = i + j * ep.aux_ld;
+      double x = load_d(ed);
+      if (bias) x += load(ep.bias, i);
+      if (aux_out) store(ep.aux, ea, x);
+      if (e == cu::kEpilogueRelu || e == cu::kEpilogueReluBias) x = std::max(x, 0.0);
+      if (gelu) x = 0.5 * x * (1 + gelu_t(x));
+      if (e == cu::kEpilogueDgelu) {
+        const double a = load(ep.aux, ea), t = gelu_t(a);
+        x *= 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * c * (1 + 3 * 0.044715 * a * a);
+      }
+      store_d(ed, x);
+    }
+}
+
 struct FakeKernelEntry {
   FakeKernel run;
   int params = 0;  // how many arguments it takes, status word included
@@ -107,6 +163,7 @@ struct FakeCuda {
 
   // State and counters.
   int captures = 0, graph_launches = 0, kernel_runs = 0, matmuls = 0, allocations = 0, copies_2d = 0, module_loads = 0;
+  std::vector<LtEpilogueAttrs> epilogues;  // each cublasLtMatmul call's, in call order
   double clock_ms = 0;
 
   void reset() { *this = FakeCuda(); }
@@ -255,6 +312,7 @@ inline CUresult record_event(cu::CUevent e, cu::CUstream stream, unsigned flags)
 
 struct MatmulDesc {
   int32_t compute = 0, scale = 0, trans_a = cu::kOpN, trans_b = cu::kOpN;
+  LtEpilogueAttrs epilogue;
 };
 struct Layout {
   int32_t type = 0;
@@ -593,9 +651,16 @@ inline const cu::CublasLt& fake_cublaslt() {
     lt.cublasLtMatmulDescSetAttribute = [](cu::cublasLtMatmulDesc_t d, int attribute, const void* v,
                                            size_t n) -> cublasStatus_t {
       auto* m = reinterpret_cast<MatmulDesc*>(d);
-      if (n != 4) return 7;
-      if (attribute == cu::kMatmulDescTransA) return std::memcpy(&m->trans_a, v, 4), 0;
-      if (attribute == cu::kMatmulDescTransB) return std::memcpy(&m->trans_b, v, 4), 0;
+      LtEpilogueAttrs& ep = m->epilogue;
+      // Each attribute with its size (cublasLtMatmulDescAttributes_t), else CUBLAS_STATUS_INVALID_VALUE.
+      auto take = [&](void* to, size_t bytes) -> cublasStatus_t { return n == bytes ? (std::memcpy(to, v, n), 0) : 7; };
+      if (attribute == cu::kMatmulDescTransA) return take(&m->trans_a, 4);
+      if (attribute == cu::kMatmulDescTransB) return take(&m->trans_b, 4);
+      if (attribute == cu::kMatmulDescEpilogue) return take(&ep.epilogue, 4);
+      if (attribute == cu::kMatmulDescBiasPointer) return take(&ep.bias, 8);
+      if (attribute == cu::kMatmulDescBiasDataType) return take(&ep.bias_type, 4);
+      if (attribute == cu::kMatmulDescEpilogueAuxPointer) return take(&ep.aux, 8);
+      if (attribute == cu::kMatmulDescEpilogueAuxLd) return take(&ep.aux_ld, 8);
       return 7;
     };
     lt.cublasLtMatrixLayoutCreate = [](cu::cublasLtMatrixLayout_t* l, int32_t type, uint64_t rows, uint64_t cols,
@@ -671,11 +736,20 @@ inline const cu::CublasLt& fake_cublaslt() {
       L.m = C->m.rows, L.n = C->m.cols, L.batch = C->m.batch;
       L.k = m->trans_a == cu::kOpN ? A->m.cols : A->m.rows;
       const int32_t ta = A->type, tb = B->type, tc = C->type;
+      const LtEpilogueAttrs ep = m->epilogue;
+      fake_cuda().epilogues.push_back(ep);
+      if (ep.epilogue != cu::kEpilogueDefault && L.batch != 1) return 15;  // CUBLAS_STATUS_NOT_SUPPORTED (here)
       return enqueue(stream, [=] {
         ++fake_cuda().matmuls;
         column_major_gemm(
             L, al_v, be_v, [&](int64_t e) { return load(ta, a, e); }, [&](int64_t e) { return load(tb, b, e); },
             [&](int64_t e) { return load(tc, c, e); }, [&](int64_t e, double v) { store(tc, d, e, v); });
+        const int32_t tv = ep.bias_type >= 0 ? ep.bias_type : tc;
+        column_major_epilogue(
+            L, ep, [&](int64_t e) { return load(tb, b, e); }, [&](int64_t e) { return load(tc, d, e); },
+            [&](int64_t e, double v) { store(tc, d, e, v); },
+            [&](const void* p, int64_t e) { return load(p == ep.aux ? tc : tv, p, e); },
+            [&](void* p, int64_t e, double v) { store(p == ep.aux ? tc : tv, p, e, v); });
       });
     };
     lt.cublasLtGetVersion = []() -> size_t { return 0; };

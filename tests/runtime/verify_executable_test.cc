@@ -20,6 +20,7 @@
 
 #include "runtime/executor.h"
 #include "tests/runtime/artifact_fixture.h"
+#include "tests/runtime/cuda_test_executables.h"
 
 namespace mlc::rt {
 namespace {
@@ -210,6 +211,37 @@ TEST(VerifyExecutable, ABatchedGemmOverASharedMatrixSaysSo) {
   EXPECT_EQ(problem(*batched_gemm(true)), "<valid>");
   EXPECT_EQ(problem(*batched_gemm(false)),
             "function 'bmm': instructions[0].gemm.b_shared: is false, operand 1 f32[3,2] is shared by the 2 batches");
+}
+
+// Every epilogue's executable (tests/runtime/cuda_test_executables.h) passes;
+// a bias of the wrong size, an aux of another type, a batch that is not one
+// product, a gemm without an aux epilogue with a second result do not.
+TEST(VerifyExecutable, GemmEpilogues) {
+  for (size_t k = 1; k < kGemmEpilogues; ++k) {
+    const auto ep = static_cast<GemmEpilogue>(k);
+    EXPECT_EQ(problem(*mlc::testing::cuda_epilogue_executable(
+                  GemmParams{DType::f32, {1, 4, 6, 3, ep == GemmEpilogue::bgradb, true, false}, 1, 0, ep})),
+              "<valid>")
+        << gemm_epilogue_name(ep);
+  }
+  auto bias = mlc::testing::cuda_epilogue_executable(GemmParams{DType::f32, {1, 4, 6, 3, false, true, false}, 1, 0,
+                                                                GemmEpilogue::bias_gelu_aux});
+  bias->slots[3].type.shape = {4};
+  EXPECT_EQ(problem(*bias), "function 'gemm': instructions[0].operands[2]: the bias of an epilogue bias_gelu_aux must be "
+                            "f32[6] (n elements), found f32[4]");
+  auto aux = mlc::testing::cuda_epilogue_executable(GemmParams{DType::f32, {1, 4, 6, 3, false, true, false}, 1, 0,
+                                                               GemmEpilogue::gelu_aux});
+  aux->slots[3].type.shape = {1, 4, 5};
+  EXPECT_EQ(problem(*aux), "function 'gemm': instructions[0].more_results[0]: the aux of an epilogue gelu_aux must be "
+                           "f32[1,4,6], found f32[1,4,5]");
+  auto batched = mlc::testing::cuda_epilogue_executable(GemmParams{DType::f32, {2, 4, 6, 3, true, true, true}, 1, 0,
+                                                                   GemmEpilogue::relu});
+  EXPECT_EQ(problem(*batched), "function 'gemm': instructions[0].gemm: an epilogue relu applies to one product, found "
+                               "batch 2 (not folded into rows)");
+  auto plain = mlc::testing::cuda_epilogue_executable(GemmParams{DType::f32, {1, 4, 6, 3, false, true, false}, 1, 0,
+                                                                 GemmEpilogue::gelu_aux});
+  plain->instructions[0].gemm.epilogue = GemmEpilogue::gelu;
+  EXPECT_EQ(problem(*plain), "function 'gemm': instructions[0]: a gemm instruction has one result, found more_results");
 }
 
 // ---------------------------------------------------------------- the executor

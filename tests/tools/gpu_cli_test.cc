@@ -1,8 +1,9 @@
 // The GPU targets from the command line: `mlc compile --target cuda:sm_XX`
 // writes cubins without a GPU and `mlc run` of that artifact without one is a
 // clear error; `--emit-source` writes kernels nvcc compiles as they are;
-// `mlc ir --after lower --target host-gpu` prints launches; bad --device and
-// --target values are usage errors that say what is accepted.
+// `mlc ir --after lower --target host-gpu` prints launches, and for cuda the
+// gemms' epilogues; bad --device and --target values are usage errors that
+// say what is accepted.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -69,6 +70,19 @@ TEST(GpuCli, LoweringForTheHostDevicePrintsLaunches) {
   r = run_mlc("ir examples/digits_mlp.json --target host-gpu");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--target applies to --after lower"), std::string::npos) << r.err;
+}
+
+// digits_mlp's GEMMs take cuBLASLt's epilogues when lowered for cuda (fc1's
+// bias and ReLU, fc2's bias, each weight gradient with its bias gradient),
+// and none when lowered for the CPU.
+TEST(GpuCli, LoweringForCudaPrintsTheGemmEpilogues) {
+  auto r = run_mlc("ir examples/digits_mlp.json --after lower --target cuda:sm_90");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* e : {"epilogue bias_relu](%x, %fc1.weight, %fc1.bias)", "epilogue bias](", "epilogue bgradb]("})
+    EXPECT_NE(r.out.find(e), std::string::npos) << e << " in " << r.out;
+  r = run_mlc("ir examples/digits_mlp.json --after lower --target cpu");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("epilogue"), std::string::npos) << r.out;
 }
 
 TEST(GpuCli, BadDevicesAndTargetsSayWhatIsAccepted) {

@@ -1,0 +1,243 @@
+// Gemm epilogues (compiler/fusion.h, runtime/executable.h GemmEpilogue): a
+// dot with its bias add and relu or tanh GELU, or with its bias gradient,
+// becomes one gemm instruction with cuBLASLt's epilogue when lowering for a
+// GPU target, and never for the CPU. Checked: which epilogue each pattern
+// forms, where it must not form (an intermediate read elsewhere, a bias that
+// is not a row broadcast, the erf GELU, the CPU target), the lowered text for
+// cuda (a golden file), and the values on host-gpu (the CPU's GEMM and the
+// host epilogue, runtime/gemm_epilogue.h) against the interpreter: the
+// inputs are multiples of 1/8 small enough that every product is exact in
+// f32, so each epilogue must give the interpreter's ops' values bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/fusion.h"
+#include "compiler/lower.h"
+#include "ir/decompose.h"
+#include "ir/parser.h"
+#include "runtime/executor.h"
+#include "runtime/interpreter.h"
+#include "runtime/target.h"
+#include "tests/runtime/kernel_test_util.h"
+
+namespace mlc {
+namespace {
+
+using rt::GemmEpilogue;
+
+std::unique_ptr<Module> parse(const std::string& text) {
+  auto m = parse_module(text, "epilogue.mlir");
+  EXPECT_TRUE(m.ok()) << m.error().message;
+  return m.ok() ? std::make_unique<Module>(std::move(*m)) : nullptr;
+}
+
+// A function of x [4, 8] and w [6, 8] (the dot x w^T, [4, 6]) and the
+// given further arguments, with `body` after `%0 = dot(%x, %w)`, returning `ret`.
+std::string func(const std::string& args, const std::string& results, const std::string& body,
+                 const std::string& ret) {
+  return "module @m {\n  func @f(%x: f32[4,8] {input}, %w: f32[6,8] {param}" + args + ") -> (" + results +
+         ") {\n    %0 = dot(%x, %w) {transpose_a = false, transpose_b = true} : f32[4,6]\n" + body + "    return " +
+         ret + "\n  }\n}\n";
+}
+const std::string kBias = ", %b: f32[6] {param}";
+
+LoweredFunction lower(const Function& f, std::string_view target, bool compile = false) {
+  LowerOptions o;
+  o.compile_kernels = compile;
+  o.target = std::string(target);
+  if (target == rt::kCudaTarget) o.arch = "sm_90";
+  auto l = lower_function(f, o);
+  EXPECT_TRUE(l.ok()) << l.error().message;
+  return l.ok() ? std::move(*l) : LoweredFunction{};
+}
+
+// The epilogues of the lowered function's gemms, in order.
+std::vector<GemmEpilogue> epilogues(const Function& f, std::string_view target) {
+  std::vector<GemmEpilogue> out;
+  LoweredFunction l = lower(f, target);
+  if (!l.executable) return out;
+  for (const rt::Instruction& ins : l.executable->instructions)
+    if (ins.kind == rt::InstrKind::gemm) out.push_back(ins.gemm.epilogue);
+  return out;
+}
+
+struct Case {
+  const char* name;
+  std::string text;
+  std::vector<GemmEpilogue> gpu;  // the gemms' epilogues on a GPU target (the CPU: none)
+};
+
+std::vector<Case> cases() {
+  using E = GemmEpilogue;
+  const std::string gelu_tanh = "    %2 = gelu(%1) {approximate = \"tanh\"} : f32[4,6]\n";
+  return {
+      {"bias", func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n", "%1"), {E::bias}},
+      {"bias_first_operand", func(kBias, "f32[4,6]", "    %1 = add(%b, %0) : f32[4,6]\n", "%1"), {E::bias}},
+      {"bias_relu",
+       func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n    %2 = relu(%1) : f32[4,6]\n", "%2"),
+       {E::bias_relu}},
+      {"relu", func("", "f32[4,6]", "    %1 = relu(%0) : f32[4,6]\n", "%1"), {E::relu}},
+      {"bias_gelu", func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n" + gelu_tanh, "%2"), {E::bias_gelu}},
+      {"gelu", func("", "f32[4,6]", "    %2 = gelu(%0) {approximate = \"tanh\"} : f32[4,6]\n", "%2"), {E::gelu}},
+      // The pre-activation returned too: the GEMM stores it as the aux.
+      {"bias_gelu_aux",
+       func(kBias, "f32[4,6], f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n" + gelu_tanh, "%2, %1"),
+       {E::bias_gelu_aux}},
+      // A backward reading the tanh (as autodiff of the decomposition does):
+      // recomputed from the pre-activation, which the GEMM stores.
+      {"gelu_intermediate_read_later",
+       func(kBias, "f32[4,6], f32[4,6]",
+            "    %1 = add(%0, %b) : f32[4,6]\n    %c = constant() {value = 0.5} : f32[]\n"
+            "    %h = mul(%1, %c) : f32[4,6]\n    %s = mul(%1, %1) : f32[4,6]\n    %q = mul(%s, %1) : f32[4,6]\n"
+            "    %k = constant() {value = 0.044715} : f32[]\n    %p = mul(%q, %k) : f32[4,6]\n"
+            "    %u = add(%1, %p) : f32[4,6]\n    %r = constant() {value = 0.7978845608028654} : f32[]\n"
+            "    %v = mul(%u, %r) : f32[4,6]\n    %t = tanh(%v) : f32[4,6]\n"
+            "    %o = constant() {value = 1.0} : f32[]\n    %e = add(%o, %t) : f32[4,6]\n"
+            "    %g = mul(%h, %e) : f32[4,6]\n    %d = mul(%t, %t) : f32[4,6]\n",
+            "%g, %d"),
+       {E::bias_gelu_aux}},
+      // PyTorch's default GELU (erf) has no cuBLASLt form: the bias alone.
+      {"erf_gelu_keeps_its_kernel",
+       func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n    %2 = gelu(%1) {approximate = \"none\"} : f32[4,6]\n",
+            "%2"),
+       {E::bias}},
+      // relu's input read elsewhere (no relu aux here): the bias alone.
+      {"relu_input_returned",
+       func(kBias, "f32[4,6], f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n    %2 = relu(%1) : f32[4,6]\n", "%2, %1"),
+       {E::bias}},
+      // The product read elsewhere: no epilogue.
+      {"product_returned",
+       func(kBias, "f32[4,6], f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n", "%1, %0"), {E::none}},
+      // A column bias [4, 1] and a full [4, 6] addend are no row broadcast.
+      {"column_bias", func(", %b: f32[4,1] {param}", "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n", "%1"), {E::none}},
+      {"full_addend", func(", %b: f32[4,6] {input}", "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n", "%1"), {E::none}},
+      // relu written max(0, y): not the decomposition's max(y, 0) (its ties differ).
+      {"max_zero_first",
+       func(kBias, "f32[4,6]",
+            "    %1 = add(%0, %b) : f32[4,6]\n    %z = constant() {value = 0.0} : f32[]\n    %2 = max(%z, %1) : f32[4,6]\n",
+            "%2"),
+       {E::bias}},
+      // The weight gradient and the bias gradient of one dy: bgradb.
+      {"bgradb",
+       "module @m {\n  func @f(%dy: f32[4,6] {input}, %x: f32[4,8] {input}) -> (f32[6,8], f32[6]) {\n"
+       "    %0 = dot(%dy, %x) {transpose_a = true, transpose_b = false} : f32[6,8]\n"
+       "    %1 = reduce_sum(%dy) {dims = [0], keepdim = false} : f32[6]\n    return %0, %1\n  }\n}\n",
+       {E::bgradb}},
+      // dy [2, 2, 6] summed over its leading dims, the dot over its rows.
+      {"bgradb_through_reshape",
+       "module @m {\n  func @f(%dy: f32[2,2,6] {input}, %x: f32[4,8] {input}) -> (f32[6,8], f32[6]) {\n"
+       "    %r = reshape(%dy) : f32[4,6]\n"
+       "    %0 = dot(%r, %x) {transpose_a = true, transpose_b = false} : f32[6,8]\n"
+       "    %1 = reduce_sum(%dy) {dims = [0, 1], keepdim = false} : f32[6]\n    return %0, %1\n  }\n}\n",
+       {E::bgradb}},
+      // A sum over the other axis is no bias gradient of this dot.
+      {"row_sum_is_no_bias_gradient",
+       "module @m {\n  func @f(%dy: f32[4,6] {input}, %x: f32[4,8] {input}) -> (f32[6,8], f32[4]) {\n"
+       "    %0 = dot(%dy, %x) {transpose_a = true, transpose_b = false} : f32[6,8]\n"
+       "    %1 = reduce_sum(%dy) {dims = [1], keepdim = false} : f32[4]\n    return %0, %1\n  }\n}\n",
+       {E::none}},
+  };
+}
+
+TEST(GemmEpilogue, FormedOnGpuTargetsOnly) {
+  for (const Case& c : cases()) {
+    auto m = parse(c.text);
+    ASSERT_TRUE(m) << c.name;
+    const Function& f = *m->find("f");
+    EXPECT_EQ(epilogues(f, rt::kCudaTarget), c.gpu) << c.name;
+    EXPECT_EQ(epilogues(f, rt::kHostGpuTarget), c.gpu) << c.name;
+    const std::vector<GemmEpilogue> cpu = epilogues(f, rt::kCpuTarget);
+    EXPECT_EQ(cpu, std::vector<GemmEpilogue>(cpu.size(), GemmEpilogue::none)) << c.name;
+    EXPECT_EQ(cpu.size(), c.gpu.size()) << c.name;
+  }
+}
+
+TEST(GemmEpilogue, FusionPlansThemOnlyWhenAsked) {
+  auto m = parse(func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n    %2 = relu(%1) : f32[4,6]\n", "%2"));
+  ASSERT_TRUE(m);
+  Function& f = *m->find("f");
+  decompose_composites(f);  // relu is max(y, 0) by then, as lowering sees it
+  auto count = [&](bool gpu) {
+    FusionOptions o;
+    o.gemm_epilogues = gpu;
+    int n = 0;
+    for (const FusionGroup& g : plan_fusion(f, o).groups) n += g.kind == GroupKind::gemm_epilogue;
+    return n;
+  };
+  EXPECT_EQ(count(false), 0);
+  EXPECT_EQ(count(true), 1);
+  std::optional<GemmEpilogueMatch> match = match_gemm_epilogue(f, *f.ops.front());
+  ASSERT_TRUE(match.has_value());
+  EXPECT_EQ(match->epilogue, GemmEpilogue::bias_relu);
+  EXPECT_EQ(match->bias, f.args[2]);
+  EXPECT_EQ(match->product->code, OpCode::Max);
+}
+
+TEST(GemmEpilogue, LoweredTextForCudaMatchesItsGoldenFile) {
+  const std::string dir = std::string(MLC_SOURCE_DIR) + "/tests/compiler/data/";
+  auto m = parse_module_file(dir + "lowered_epilogue.mlir");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  LoweredFunction l = lower(*m->find("step"), rt::kCudaTarget);
+  ASSERT_TRUE(l.executable);
+  std::ifstream in(dir + "lowered_epilogue.expected");
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(print_lowered(l), want.str());
+}
+
+// Every case's function on host-gpu against the interpreter, bit for bit.
+TEST(GemmEpilogue, HostGpuGivesTheInterpretersValues) {
+  if (!rt::find_target(rt::kHostGpuTarget)) GTEST_SKIP() << "this build has no host-gpu target";
+  for (const Case& c : cases()) {
+    auto m = parse(c.text);
+    ASSERT_TRUE(m) << c.name;
+    const Function& f = *m->find("f");
+    LoweredFunction l = lower(f, rt::kHostGpuTarget, /*compile=*/true);
+    ASSERT_TRUE(l.executable) << c.name;
+    std::vector<rt::Tensor> inputs;
+    for (const Value* v : f.args) {
+      std::vector<double> x(static_cast<size_t>(num_elements(v->type.shape)));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(static_cast<int>((i * 7 + x.size()) % 17) - 8) / 8;
+      inputs.push_back(rt::testing::make_tensor(DType::f32, v->type.shape, x));
+    }
+    auto interp = rt::Interpreter::create(f);
+    ASSERT_TRUE(interp.ok()) << c.name;
+    auto want = interp->run(inputs);
+    ASSERT_TRUE(want.ok()) << c.name << ": " << want.error().message;
+    auto exe = rt::Executor::create(l.executable);
+    ASSERT_TRUE(exe.ok()) << c.name << ": " << exe.error().message;
+    std::vector<rt::Tensor*> args;
+    for (rt::Tensor& t : inputs) args.push_back(&t);
+    ASSERT_TRUE(exe->run(args).ok()) << c.name;
+    for (size_t r = 0; r < want->size(); ++r) {
+      const rt::Tensor& w = (*want)[r];
+      const rt::Tensor& g = exe->result(r);
+      ASSERT_EQ(w.num_bytes(), g.num_bytes()) << c.name;
+      // A gemm's results are bit for bit the interpreter's; a kernel's within
+      // a few ulps (OpenCL's tanh and erf are not glibc's).
+      const int slot = l.executable->results[r].slot;
+      bool by_gemm = false;
+      for (const rt::Instruction& ins : l.executable->instructions)
+        by_gemm |= ins.kind == rt::InstrKind::gemm &&
+                   (ins.result == slot || std::find(ins.more_results.begin(), ins.more_results.end(), slot) !=
+                                              ins.more_results.end());
+      if (by_gemm) {
+        EXPECT_EQ(std::memcmp(w.bytes(), g.bytes(), static_cast<size_t>(w.num_bytes())), 0)
+            << c.name << " result " << r << ": " << ::testing::PrintToString(rt::testing::to_doubles(g)) << " vs "
+            << ::testing::PrintToString(rt::testing::to_doubles(w));
+        continue;
+      }
+      const std::vector<double> wd = rt::testing::to_doubles(w), gd = rt::testing::to_doubles(g);
+      for (size_t i = 0; i < wd.size(); ++i)
+        EXPECT_NEAR(gd[i], wd[i], 1e-6 * (1 + std::fabs(wd[i]))) << c.name << " result " << r << " element " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mlc
