@@ -17,6 +17,7 @@
 #include "runtime/cuda/cuda_executor.h"
 #include "runtime/cuda/cuda_target.h"
 #include "runtime/executor.h"
+#include "runtime/target.h"
 #include "runtime/half.h"
 #include "tests/runtime/cuda_test_executables.h"
 #include "tests/test_dirs.h"
@@ -102,6 +103,39 @@ TEST_F(CudaGpu, StepMatchesTheCpu) {
       EXPECT_GT(p.run_ns, 0);
     }
   }
+}
+
+// Kept tensors (runtime/device_tensors.h) on the GPU: w's copy is uploaded
+// once, updated in place by every run (the host's tensor untouched), read
+// back by to_host; a host write reaches the next run through host_wrote; the
+// step starts, the host refills its input, and it finishes unchanged.
+TEST_F(CudaGpu, KeptTensorsStayOnTheGpu) {
+  auto kept = find_target(kCudaTarget)->make_device_tensors();
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  auto x = Executor::create(cuda_step_executable(cubin_, arch_));
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  ASSERT_TRUE(x->set_device_tensors(kept->get()).ok());
+  Tensor xs(DType::f32, {2, 3}), w(DType::f32, {3, 2});
+  for (int i = 0; i < 6; ++i) xs.data<float>()[i] = static_cast<float>(i), w.data<float>()[i] = static_cast<float>(8 * i + 8);
+  const std::vector<float> w0 = values(w), x0 = values(xs);
+  ASSERT_TRUE((*kept)->keep(w).ok());
+  Tensor* args[] = {&xs, &w};
+  std::vector<float> device_w = w0;
+  for (int run = 0; run < 4; ++run) {
+    ASSERT_TRUE(x->start(args).ok());
+    for (int i = 0; i < 6; ++i) xs.data<float>()[i] = -1;  // the next batch, gathered meanwhile
+    ASSERT_TRUE(x->finish().ok());
+    EXPECT_EQ(values(x->result(0)), cuda_step_expected_y(x0, device_w)) << "run " << run;
+    for (float& v : device_w) v *= 0.5f;
+    EXPECT_EQ(values(w), w0) << "run " << run;
+    for (int i = 0; i < 6; ++i) xs.data<float>()[i] = static_cast<float>(i);
+  }
+  ASSERT_TRUE((*kept)->to_host(w).ok());
+  EXPECT_EQ(values(w), device_w);
+  for (int i = 0; i < 6; ++i) w.data<float>()[i] = 2;
+  (*kept)->host_wrote(w);
+  ASSERT_TRUE(x->run(args).ok());
+  EXPECT_EQ(values(x->result(0)), cuda_step_expected_y(x0, std::vector<float>(6, 2)));
 }
 
 // Deterministic values in [-1, 1).
