@@ -53,7 +53,8 @@ class Lowering {
     decompose_composites(f);
     convolutions_to_gemm(f);
     half_scatter_adds_in_f32(f);
-    if (rt::is_gpu_target(options_.target)) recompute_gelu_for_epilogues(f);  // compiler/fusion.h
+    if (rt::is_gpu_target(options_.target) && options_.gemm_epilogues)
+      recompute_gelu_for_epilogues(f);  // compiler/fusion.h
     out_.num_ops = static_cast<int>(f.ops.size());
     // Op ids as the printer numbers results (%0, %1, ... in program order).
     for (const auto& op : f.ops)
@@ -69,7 +70,8 @@ class Lowering {
       exe_->args.push_back({f.args[a]->name, f.arg_kinds[a], s, f.args[a]->placements});
     }
     FusionOptions fo;
-    fo.gemm_epilogues = rt::is_gpu_target(options_.target);  // cuBLASLt's epilogues; the CPU keeps its kernels
+    // cuBLASLt's epilogues; the CPU keeps its kernels.
+    fo.gemm_epilogues = rt::is_gpu_target(options_.target) && options_.gemm_epilogues;
     FusionPlan fusion = plan_fusion(f, fo);
     out_.num_groups = static_cast<int>(fusion.groups.size());
     for (const FusionGroup& g : fusion.groups) MLC_CHECK_OK(lower_group(g));

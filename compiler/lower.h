@@ -41,6 +41,9 @@ struct LowerOptions {
   // cuda); `arch` picks cuda's GPU architecture ("sm_90").
   std::string target{rt::kCpuTarget};
   std::string arch;
+  // GPU targets: cuBLASLt epilogues where the fusion pass finds them (false:
+  // those ops stay loop kernels; `mlc run --no-gemm-epilogues`).
+  bool gemm_epilogues = true;
 };
 
 struct LoweredFunction {

@@ -23,6 +23,9 @@ struct Device {
   int ordinal = 0;   // cuda: which GPU
   // How its executors run (`mlc run --no-graph`, `--allow-tf32`).
   rt::ExecutorOptions executor;
+  // GPU targets: GEMMs take cuBLASLt epilogues where fusion finds them
+  // (`mlc run --no-gemm-epilogues`: not; compiler/lower.h).
+  bool gemm_epilogues = true;
   // A training run keeps its parameters and optimizer state in the device's
   // memory between steps where the target has its own (runtime/
   // device_tensors.h; cuda, host-gpu). With this, a cpu run keeps them in a

@@ -47,6 +47,7 @@ Expected<StepFunction> StepFunction::create(const Function& f, Backend backend, 
     options.cache = cache ? &*cache : nullptr;
     options.target = device.target;
     options.arch = device.arch;
+    options.gemm_epilogues = device.gemm_epilogues;
     MLC_TRY(LoweredFunction lowered, lower_function(f, options));
     s.signature_ = Signature::of(f);
     s.exe_ = lowered.executable;

@@ -270,11 +270,13 @@ replay() {
   "$mlc" run examples/tiny_gpt.json --steps 3 --device cuda --profile="$results/examples/tiny_gpt/profile.json" \
     > "$results/examples/tiny_gpt/profile.log" 2>&1 || rc=1
   grep -A4 "^by kind" "$results/examples/tiny_gpt/profile.log" | head -5
-  if ((gpus >= 2)); then
+  if ((gpus >= 2)) && ! command -v mpirun > /dev/null; then
+    echo "-- two GPUs but no mpirun: no --mesh run (a mesh on cuda is one process per GPU)"
+  elif ((gpus >= 2)); then
     d=$results/examples/tiny_gpt
-    echo "-- tiny_gpt on --mesh dp=2 --device cuda (NCCL, a GPU per rank) against one GPU"
-    if "$mlc" run examples/tiny_gpt.json --steps 12 --mesh dp=2 --device cuda --metrics "$d/dp2.jsonl" \
-         --save "$d/dp2.safetensors" > "$d/dp2.log" 2>&1; then
+    echo "-- tiny_gpt on --mesh dp=2 --device cuda (NCCL, a process and a GPU per rank) against one GPU"
+    if mpirun -np 2 --oversubscribe --allow-run-as-root "$mlc" run examples/tiny_gpt.json --steps 12 --mesh dp=2 \
+         --device cuda --metrics "$d/dp2.jsonl" --save "$d/dp2.safetensors" > "$d/dp2.log" 2>&1; then
       compare losses "$d/dp2.jsonl" "$d/cuda.jsonl" --rtol 1e-5 || rc=1
       compare params "$d/dp2.safetensors" "$d/cuda.safetensors" --atol 1e-4 || rc=1
     else

@@ -237,6 +237,10 @@ int cmd_run(const std::vector<std::string>& argv) {
   }
   o.device.executor.graph = !args.has("no-graph");
   o.device.executor.allow_tf32 = args.has("allow-tf32");
+  o.device.gemm_epilogues = !args.has("no-gemm-epilogues");
+  if (args.has("no-gemm-epilogues") && (is_artifact_path(args.positional[0]) || o.device.is_cpu()))
+    return usage_error("--no-gemm-epilogues applies to model files on --device cuda or host-gpu (an artifact keeps "
+                       "the GEMMs it was compiled with)");
   if ((args.has("no-graph") || args.has("allow-tf32")) && o.device.target != rt::kCudaTarget &&
       !is_artifact_path(args.positional[0]))
     return usage_error(std::string(args.has("no-graph") ? "--no-graph" : "--allow-tf32") + " applies to --device cuda");

@@ -84,6 +84,10 @@ const std::vector<CommandDoc>& docs() {
          "cuda: launch the step instruction by instruction instead of replaying it as one CUDA graph (for "
          "debugging: a failing kernel is then named)",
          K::plain_switch},
+        {"no-gemm-epilogues", "",
+         "cuda, host-gpu: GEMMs without cuBLASLt epilogues (bias, ReLU, GELU and bias gradients stay kernels of "
+         "their own): where cuBLASLt has no algorithm for an epilogue on this GPU",
+         K::plain_switch},
         {"allow-tf32", "",
          "cuda: f32 GEMMs may use TF32 tensor cores (10-bit mantissas, as PyTorch's allow_tf32); off by default, so "
          "f32 stays f32",

@@ -185,7 +185,10 @@ Expected<std::unique_ptr<CublasLtGemm>> CublasLtGemm::create(const CudaDriver& c
                                                            &result, &returned),
                         what + ": cublasLtMatmulAlgoGetHeuristic"));
   if (returned < 1 || result.state != kCublasSuccess || result.workspaceSize > workspace_bytes)
-    return make_error(what + ": cuBLASLt (" + lt.library + ") has no algorithm for it on this GPU");
+    return make_error(what + ": cuBLASLt (" + lt.library + ") has no algorithm for it on this GPU" +
+                      (g.epilogue != GemmEpilogue::none ? " (mlc run --no-gemm-epilogues computes the "
+                                                               "epilogue's ops as kernels instead)"
+                                                             : ""));
   x->algo_ = result.algo;
   return x;
 }

@@ -46,9 +46,10 @@ std::string func(const std::string& args, const std::string& results, const std:
 }
 const std::string kBias = ", %b: f32[6] {param}";
 
-LoweredFunction lower(const Function& f, std::string_view target, bool compile = false) {
+LoweredFunction lower(const Function& f, std::string_view target, bool compile = false, bool gemm_epilogues = true) {
   LowerOptions o;
   o.compile_kernels = compile;
+  o.gemm_epilogues = gemm_epilogues;
   o.target = std::string(target);
   if (target == rt::kCudaTarget) o.arch = "sm_90";
   auto l = lower_function(f, o);
@@ -57,9 +58,9 @@ LoweredFunction lower(const Function& f, std::string_view target, bool compile =
 }
 
 // The epilogues of the lowered function's gemms, in order.
-std::vector<GemmEpilogue> epilogues(const Function& f, std::string_view target) {
+std::vector<GemmEpilogue> epilogues(const Function& f, std::string_view target, bool gemm_epilogues = true) {
   std::vector<GemmEpilogue> out;
-  LoweredFunction l = lower(f, target);
+  LoweredFunction l = lower(f, target, false, gemm_epilogues);
   if (!l.executable) return out;
   for (const rt::Instruction& ins : l.executable->instructions)
     if (ins.kind == rt::InstrKind::gemm) out.push_back(ins.gemm.epilogue);
@@ -154,6 +155,8 @@ TEST(GemmEpilogue, FormedOnGpuTargetsOnly) {
     const std::vector<GemmEpilogue> cpu = epilogues(f, rt::kCpuTarget);
     EXPECT_EQ(cpu, std::vector<GemmEpilogue>(cpu.size(), GemmEpilogue::none)) << c.name;
     EXPECT_EQ(cpu.size(), c.gpu.size()) << c.name;
+    // `mlc run --no-gemm-epilogues`: a GPU target lowers as the CPU does.
+    EXPECT_EQ(epilogues(f, rt::kCudaTarget, false), cpu) << c.name;
   }
 }
 

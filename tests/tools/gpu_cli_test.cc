@@ -116,6 +116,10 @@ TEST(GpuCli, BadDevicesAndTargetsSayWhatIsAccepted) {
   EXPECT_NE(r.err.find("--emit-source writes GPU kernels"), std::string::npos) << r.err;
   r = run_mlc("run examples/digits_mlp.json --device host-gpu --backend interp");
   EXPECT_EQ(r.status, 2);
+  r = run_mlc("run examples/digits_mlp.json --no-gemm-epilogues");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--no-gemm-epilogues applies to model files on --device cuda or host-gpu"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace
