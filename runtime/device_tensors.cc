@@ -13,11 +13,6 @@ Status DeviceTensors::keep(Tensor& t) {
   return {};
 }
 
-Status DeviceTensors::keep(std::vector<Tensor*> tensors) {
-  for (Tensor* t : tensors) MLC_CHECK_OK(keep(*t));
-  return {};
-}
-
 DeviceTensors::Copy* DeviceTensors::find(const Tensor* t) {
   auto it = copies_.find(t);
   return it == copies_.end() ? nullptr : &it->second;
@@ -41,10 +36,6 @@ void DeviceTensors::host_wrote(const Tensor& t) {
     c->host_newer = true;
     c->device_newer = false;
   }
-}
-
-void DeviceTensors::host_wrote_all() {
-  for (const Tensor* t : order_) host_wrote(*t);
 }
 
 int64_t DeviceTensors::bytes() const {

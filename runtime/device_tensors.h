@@ -65,7 +65,6 @@ class DeviceTensors {
 
   // Gives `t` a device copy (a no-op for a tensor already kept).
   Status keep(Tensor& t);
-  Status keep(std::vector<Tensor*> tensors);
   // The copy of `t`, or null where `t` is not kept.
   Copy* find(const Tensor* t);
   bool empty() const { return copies_.empty(); }
@@ -75,7 +74,6 @@ class DeviceTensors {
   Status to_host_all();
   // The host's bytes of `t` changed: the device copy is replaced before its next use.
   void host_wrote(const Tensor& t);
-  void host_wrote_all();
 
   // The bytes kept on the device.
   int64_t bytes() const;

@@ -1,5 +1,7 @@
 #include "runtime/executable.h"
 
+#include <algorithm>
+
 namespace mlc::rt {
 
 std::string_view instr_kind_name(InstrKind k) {
@@ -41,6 +43,13 @@ std::string_view collective_kind_name(CollectiveKind k) {
     case CollectiveKind::shard_slice: return "shard_slice";
   }
   return "?";
+}
+
+std::vector<int> updated_arguments(const Executable& e) {
+  std::vector<int> out;
+  for (const ResultSpec& r : e.results)
+    if (r.updates >= 0 && std::find(out.begin(), out.end(), r.updates) == out.end()) out.push_back(r.updates);
+  return out;
 }
 
 }  // namespace mlc::rt

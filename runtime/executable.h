@@ -287,4 +287,7 @@ struct Executable {
   std::shared_ptr<const CodeModule> code;
 };
 
+// The arguments some result updates, each once, in the order of the results.
+std::vector<int> updated_arguments(const Executable& e);
+
 }  // namespace mlc::rt

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -46,18 +45,17 @@ Expected<Executor> Executor::create(std::shared_ptr<const Executable> exe, const
   Executor x;
   x.exe_ = std::move(exe);
   MLC_TRY(x.impl_, target.create_executor(x.exe_, std::move(code), options));
-  for (const ResultSpec& r : e.results)
-    if (r.updates >= 0 && std::find(x.updated_args_.begin(), x.updated_args_.end(), r.updates) == x.updated_args_.end())
-      x.updated_args_.push_back(r.updates);
+  x.updated_args_ = updated_arguments(e);
   return x;
 }
 
 Status Executor::set_device_tensors(DeviceTensors* tensors) {
-  tensors_ = tensors;
-  tensors_native_ = tensors && impl_->run_on_device_tensors(tensors);
-  if (tensors && !tensors_native_ && !tensors->target().empty())
+  const bool native = tensors && impl_->run_on_device_tensors(tensors);
+  if (tensors && !native && !tensors->target().empty())
     return make_error("function '" + exe_->function + "': tensors kept on a " + tensors->target() +
                       " device cannot be arguments of code for " + exe_->target);
+  tensors_ = tensors;
+  tensors_native_ = native;
   if (tensors && !tensors_native_ && copy_views_.empty()) {
     for (const ArgSpec& a : exe_->args) copy_views_.push_back(Tensor::view(exe_->slots[a.slot].type, nullptr));
     run_args_.resize(exe_->args.size());

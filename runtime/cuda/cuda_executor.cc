@@ -258,12 +258,11 @@ Status CudaExecutor::prepare_instructions() {
 
 Status CudaExecutor::prepare_results() {
   const Executable& e = *exe_;
+  updated_args_ = updated_arguments(e);
   int64_t host_bytes = 0;
   std::vector<int64_t> offset(e.results.size(), -1);
   for (size_t k = 0; k < e.results.size(); ++k) {
     const ResultSpec& r = e.results[k];
-    if (r.updates >= 0 && std::find(updated_args_.begin(), updated_args_.end(), r.updates) == updated_args_.end())
-      updated_args_.push_back(r.updates);
     if (e.slots[static_cast<size_t>(r.slot)].arg >= 0) continue;
     offset[k] = host_bytes;
     host_bytes += round_up(e.slots[static_cast<size_t>(r.slot)].type.num_bytes(), 64);
