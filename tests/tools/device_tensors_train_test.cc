@@ -99,13 +99,15 @@ TEST(DeviceTensorsTraining, GradientAccumulation) {
 }
 
 // The resumed run's start state is written by the host (read from the
-// checkpoint before the tensors are kept), then trained on the copies.
+// checkpoint before the tensors are kept), then trained on the copies. The
+// straight run is on the host tensors: were the checkpoint or the save not
+// synced, the resumed run's stale parameters could not equal it.
 TEST(DeviceTensorsTraining, ResumeEqualsTheStraightRun) {
   const ModelFile model = load("digits_mlp.json");
   TrainOptions o;
   o.steps = 4;
-  o.device.shadow_host_tensors = true;
   const TrainedRun straight = train_in(model, o, temp_dir("straight"));
+  o.device.shadow_host_tensors = true;
   const std::string checkpoints = temp_dir("resumed") + "/ckpt";
   TrainOptions first = o;
   first.steps = 2;
