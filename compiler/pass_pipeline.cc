@@ -59,6 +59,10 @@ Status run_pass_pipeline(Module& module, const PassPipelineOptions& options, con
     end = it + 1;
   }
   if (Status plan = options.parallel.validate(); !plan) return make_error("error: " + plan.error().message);
+  if (options.parallel.pipelined())
+    return make_error("error: parallel plan: mesh " + options.parallel.mesh.str() +
+                      ": the pass pipeline partitions one program, and a pipeline's stages are programs of their "
+                      "own (mlc run --mesh pp=N builds them); mlc ir and mlc compile do not take a pp axis yet");
   for (auto it = all.begin(); it != end; ++it) {
     std::unique_ptr<Pass> pass;
     if (*it == "autocast") {

@@ -147,7 +147,13 @@ Expected<TrainSummary> train_on_mesh(const Program& sharded, const Program& whol
   FunctionCache functions(sharded), unsharded(whole);
   const int64_t data_ranks = data_parallel_size(mesh);
   Expected<TrainSetup> setup = prepare_training(functions, o, data_ranks, mesh.str(), leader);
-  Expected<Signature> train_step = setup ? functions.signature("train_step", setup->batch) : setup.error();
+  // The data axes are read off the step's inputs: a pipeline's first stage's.
+  const ParallelPlan& plan = sharded.parallel();
+  Expected<Signature> train_step =
+      !setup ? Expected<Signature>(setup.error())
+      : plan.pipelined()
+          ? functions.signature("stage0.loss_grad", setup->batch / plan.pipeline_micro_batches())
+          : functions.signature("train_step", setup->batch);
   if (mpi) MLC_CHECK_OK(agree_prepared(*mpi, train_step ? Status{} : train_step.error()));
   if (!train_step) return train_step.error();
 

@@ -2,8 +2,7 @@
 // model file's parallel.pipeline, the stage assignment (ir/pipeline_stages.h),
 // the schedule's grid (ir/pipeline_schedule.h) timed by the stages' forward
 // FLOPs, the simulated bubble next to the textbook formula, and the
-// activation memory the pipeline adds on each rank. Planning only: nothing
-// runs a pipeline yet.
+// activation memory the pipeline adds on each rank.
 //
 // Timing: the time unit is a quarter of the slowest stage's forward FLOPs of
 // one micro-batch, coarsened by the gcd of the stages' factors; stage s's

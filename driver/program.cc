@@ -3,6 +3,8 @@
 #include "compiler/pass_pipeline.h"
 #include "ir/inline_calls.h"
 #include "ir/diagnostics.h"
+#include "ir/pipeline_stages.h"
+#include "passes/pipeline_split.h"
 #include "passes/sharding.h"
 
 namespace mlc {
@@ -62,11 +64,67 @@ Program Program::from_artifact(std::shared_ptr<const rt::Artifact> artifact, std
 
 const ModelConfig& Program::config() const { return model_ ? model_->config() : artifact_->config; }
 
+namespace {
+// "stage<S>.<name>": S and name; nullopt for other names.
+std::optional<std::pair<int, std::string>> stage_function_name(const std::string& name) {
+  if (!name.starts_with("stage")) return std::nullopt;
+  const size_t dot = name.find('.');
+  if (dot == std::string::npos || dot == 5) return std::nullopt;
+  int stage = 0;
+  for (size_t i = 5; i < dot; ++i) {
+    if (name[i] < '0' || name[i] > '9' || stage > (1 << 20)) return std::nullopt;
+    stage = stage * 10 + (name[i] - '0');
+  }
+  return std::pair{stage, name.substr(dot + 1)};
+}
+}  // namespace
+
+Expected<PipelineSchedule> Program::pipeline_schedule() const {
+  return make_pipeline_schedule(parallel_.schedule, parallel_.pipeline_ranks(), parallel_.pipeline_micro_batches(),
+                                parallel_.virtual_stages);
+}
+
+Expected<const Function*> Program::stage_function(int stage, const std::string& name, int64_t micro) const {
+  const int stages = parallel_.pipeline_stages();
+  auto& modules = stage_modules_[micro];
+  if (modules.empty()) {
+    const ModelConfig& c = config();
+    if (c.train.optimizer.type.empty())
+      return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
+    if (!parallel_.split_before.empty() && parallel_.split_before.size() + 1 != static_cast<size_t>(stages))
+      return make_error(c.parallel.pipeline.loc.str() + ": error: parallel.pipeline.split_before makes " +
+                        std::to_string(parallel_.split_before.size() + 1) + " stages, but the pipeline has " +
+                        std::to_string(parallel_.pipeline_ranks()) + " ranks of " +
+                        std::to_string(parallel_.virtual_stages) + " stages");
+    MLC_TRY(Module m, model_->build(micro));
+    PassPipelineOptions options;
+    options.mixed_precision = c.train.mixed_precision;
+    MLC_CHECK_OK(run_pass_pipeline(m, options, "autocast"));
+    const Function& loss = *m.find("loss");
+    MLC_TRY(PipelineStagePlan plan, plan_pipeline_stages(loss, c.layers, c.params, parallel_.split_before, stages));
+    const std::vector<int> op_stage = pipeline_op_stages(loss, c.layers, plan.cuts);
+    std::vector<std::shared_ptr<Module>> built;
+    for (int s = 0; s < stages; ++s) {
+      Expected<PipelineStageProgram> stage_program = build_pipeline_stage(m, op_stage, s, stages, c.train.optimizer);
+      if (!stage_program) return make_error(path_ + ": " + stage_program.error().message);
+      built.push_back(std::make_shared<Module>(std::move(stage_program->module)));
+    }
+    modules = std::move(built);
+  }
+  if (stage < 0 || stage >= stages) return make_error(path_ + ": error: the pipeline has no stage " + std::to_string(stage));
+  const Function* f = modules[static_cast<size_t>(stage)]->find(name);
+  if (!f) return make_error(path_ + ": error: pipeline stage " + std::to_string(stage) + " has no @" + name + " function");
+  return f;
+}
+
 Expected<const Function*> Program::ir(const std::string& name, int64_t batch) const {
   if (!model_) return make_error(path_ + ": error: an artifact holds no IR");
+  if (parallel_.pipelined())
+    if (auto stage = stage_function_name(name)) return stage_function(stage->first, stage->second, batch);
   const MixedPrecisionConfig& mp = config().train.mixed_precision;
-  const bool pipeline =
-      after_pipeline(name, !parallel_.mesh.empty(), mp.param != DType::f32 || mp.compute != DType::f32);
+  // A pipeline's functions other than its stages' are the model's on one device.
+  const bool sharded = !parallel_.mesh.empty() && !parallel_.pipelined();
+  const bool pipeline = after_pipeline(name, sharded, mp.param != DType::f32 || mp.compute != DType::f32);
   // The update functions come from a module of their own (the pipeline's
   // other functions are the same in both); its other functions are taken
   // from it once it exists, so that one pipeline run serves a schedule.
@@ -78,13 +136,13 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
   if (!slot) {
     MLC_TRY(Module m, model_->build(batch));
     if (pipeline) {
-      MLC_CHECK_OK(check_batch_norm_sync(config(), parallel_.mesh));
+      if (sharded) MLC_CHECK_OK(check_batch_norm_sync(config(), parallel_.mesh));
       if (config().train.optimizer.type.empty())
         return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
       PassPipelineOptions options;
       options.optimizer = config().train.optimizer;
       options.mixed_precision = config().train.mixed_precision;
-      options.parallel = parallel_;
+      if (sharded) options.parallel = parallel_;
       options.ledger = &ledgers_[batch];
       options.update_functions = update;
       MLC_CHECK_OK(run_pass_pipeline(m, options));

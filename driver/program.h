@@ -17,6 +17,7 @@
 
 #include "frontends/model_file.h"
 #include "ir/parallel_plan.h"
+#include "ir/pipeline_schedule.h"
 #include "passes/sharding.h"
 #include "runtime/artifact.h"
 #include "driver/step_function.h"
@@ -55,6 +56,12 @@ class Program {
   // Where its functions run: the model's device, or the artifact's target.
   const Device& device() const { return device_; }
   Backend backend() const { return backend_; }
+  // A pipelined plan (ParallelPlan::pipelined): stage S's functions are named
+  // "stage<S>.<name>" (passes/pipeline_split.h: forward, loss_grad,
+  // accumulate_grads, apply_update), built for the micro-batches of `batch`
+  // given as their batch; every other function is the model's on one device.
+  // The schedule each pipeline rank runs (ir/pipeline_schedule.h).
+  Expected<PipelineSchedule> pipeline_schedule() const;
   // Model files with a mesh: the sharding pass's collective ledger for `batch`, by function.
   Expected<const std::map<std::string, std::vector<LedgerEntry>>*> ledger(int64_t batch) const;
 
@@ -67,6 +74,9 @@ class Program {
   std::shared_ptr<const rt::Artifact> artifact_;
   bool sharded_ = false;  // artifacts: which of its functions
   std::string path_;
+  // Pipelined plans: the stages' modules by micro-batch size.
+  mutable std::map<int64_t, std::vector<std::shared_ptr<Module>>> stage_modules_;
+  Expected<const Function*> stage_function(int stage, const std::string& name, int64_t micro) const;
   // Built modules by (pipeline?, batch, with the update functions?).
   mutable std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<Module>> modules_;
 };

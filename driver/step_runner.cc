@@ -12,7 +12,16 @@ double scalar_value(const rt::Tensor& t) {
 
 Expected<StepRunner> StepRunner::create(StepSchedule schedule, const Rank& rank, bool profile) {
   StepRunner r;
+  r.world_ = rank.world;
+  r.prefix_ = rank.prefix();
   for (const StepSchedule::Call& c : schedule.calls) {
+    if (c.kind != StepSchedule::Kind::function) {
+      if (!rank.world)
+        return make_error("mlc internal error: a step schedule with a " +
+                          std::string(c.kind == StepSchedule::Kind::send ? "send" : "recv") + " on a single device");
+      r.calls_.push_back({kNoFunction, {}, {}});
+      continue;
+    }
     size_t f = 0;
     while (f < r.functions_.size() && (r.functions_[f].name != c.function || r.functions_[f].batch != c.batch)) ++f;
     if (f == r.functions_.size()) {
@@ -31,9 +40,61 @@ Expected<StepRunner> StepRunner::create(StepSchedule schedule, const Rank& rank,
 Status StepRunner::bind(const ModelConfig& config, std::vector<rt::NamedTensor>& params,
                         std::vector<rt::NamedTensor>& state, rt::Tensor* step) {
   for (std::vector<rt::Tensor>& in : inputs_) in.resize(config.inputs.size());
+  // The schedule's buffer `name` (made now, typed `type` unless its own type says), or null when it has none.
+  auto buffer = [&](const std::string& name, const TensorType* type, std::string& why) -> rt::Tensor* {
+    for (size_t b = 0; b < schedule_.buffers.size(); ++b) {
+      const StepSchedule::Buffer& buf = schedule_.buffers[b];
+      if (buf.name != name) continue;
+      if (!buffers_[b]) {
+        if (!buf.type && !type) {
+          why = "buffer '" + name + "' has no type";
+          return nullptr;
+        }
+        buffers_[b].emplace(buf.type ? *buf.type : *type);
+        rt::Tensor& made = *buffers_[b];
+        std::memset(made.bytes(), 0, static_cast<size_t>(made.num_bytes()));
+        if (buf.value != 0) {
+          if (made.dtype() != DType::f32 || made.type().rank() != 0) {
+            why = "buffer '" + name + "' is not an f32 scalar";
+            return nullptr;
+          }
+          made.data<float>()[0] = static_cast<float>(buf.value);
+        }
+        if (buf.each_step) zeroed_.push_back(&made);
+      }
+      if (type && buffers_[b]->type() != *type) {
+        why = "buffer '" + name + "' is bound to arguments of two types";
+        return nullptr;
+      }
+      return &*buffers_[b];
+    }
+    return nullptr;
+  };
   for (size_t c = 0; c < calls_.size(); ++c) {
     const StepSchedule::Call& call = schedule_.calls[c];
     Bound& bound = calls_[c];
+    if (bound.function == kNoFunction) {
+      auto fail = [&](const std::string& why) {
+        return make_error("mlc internal error: step schedule call " + std::to_string(c) + " (" + call.tag + "): " + why);
+      };
+      if (call.kind == StepSchedule::Kind::send && !call.from_results.empty()) {
+        const StepSchedule::FromResult& from = call.from_results[0];
+        if (from.call >= c || calls_[from.call].function == kNoFunction) return fail("sends no earlier call's result");
+        for (size_t between = from.call + 1; between < c; ++between)
+          if (calls_[between].function == calls_[from.call].function)
+            return fail("sends a result that call " + std::to_string(between) + " overwrites");
+        if (from.result >= functions_[calls_[from.call].function].fn.signature().results.size())
+          return fail("sends a result its call does not have");
+        bound.from_results.push_back({0, from.call, from.result});
+        bound.args.assign(1, nullptr);
+        continue;
+      }
+      std::string why;
+      rt::Tensor* t = buffer(call.buffer, nullptr, why);
+      if (!t) return fail(why.empty() ? "no buffer '" + call.buffer + "'" : why);
+      bound.args.assign(1, t);
+      continue;
+    }
     const Signature& sig = functions_[bound.function].fn.signature();
     auto fail = [&](const std::string& why) {
       return make_error("mlc internal error: step schedule call " + std::to_string(c) + ", @" + sig.name + ": " + why);
@@ -57,22 +118,12 @@ Status StepRunner::bind(const ModelConfig& config, std::vector<rt::NamedTensor>&
         t = step;  // a placeholder until run() sets it
       }
       if (t) continue;
-      for (size_t b = 0; b < schedule_.buffers.size() && !t; ++b) {
-        const StepSchedule::Buffer& buffer = schedule_.buffers[b];
-        if (buffer.name != a.name) continue;
-        if (!buffers_[b]) {
-          buffers_[b].emplace(a.type);
-          rt::Tensor& made = *buffers_[b];
-          std::memset(made.bytes(), 0, static_cast<size_t>(made.num_bytes()));
-          if (buffer.value != 0) {
-            if (a.type.dtype != DType::f32 || a.type.rank() != 0) return fail("buffer '" + a.name + "' is not an f32 scalar");
-            made.data<float>()[0] = static_cast<float>(buffer.value);
-          }
-          if (buffer.each_step) zeroed_.push_back(&made);
-        }
-        if (buffers_[b]->type() != a.type) return fail("buffer '" + a.name + "' is bound to arguments of two types");
-        t = &*buffers_[b];
-      }
+      std::string buffer_name = a.name, why;
+      for (const auto& [arg, name] : call.buffer_args)
+        if (arg == a.name) buffer_name = name;
+      t = buffer(buffer_name, &a.type, why);
+      if (!why.empty()) return fail(why);
+      if (buffer_name != a.name && !t) return fail("no buffer '" + buffer_name + "' for argument '" + a.name + "'");
       if (!t && a.kind == ArgKind::step) t = step;
       if (!t && a.kind == ArgKind::input)
         for (size_t j = 0; j < config.inputs.size(); ++j)
@@ -99,6 +150,10 @@ Status StepRunner::start() {
     Bound& bound = calls_[c];
     for (const Bound::Refresh& r : bound.from_results)
       bound.args[r.arg] = const_cast<rt::Tensor*>(&functions_[calls_[r.call].function].fn.result(r.result));
+    if (bound.function == kNoFunction) {
+      MLC_CHECK_OK(transfer(c));
+      continue;
+    }
     StepFunction& fn = functions_[bound.function].fn;
     if (c + 1 == calls_.size()) return fn.start(bound.args);  // finish() completes it
     MLC_CHECK_OK(fn.run(bound.args));
@@ -109,10 +164,25 @@ Status StepRunner::start() {
 
 Status StepRunner::finish() {
   if (calls_.empty()) return {};
-  MLC_CHECK_OK(functions_[calls_.back().function].fn.finish());
-  add_loss(calls_.size() - 1);
+  if (calls_.back().function != kNoFunction) {
+    MLC_CHECK_OK(functions_[calls_.back().function].fn.finish());
+    add_loss(calls_.size() - 1);
+  }
   if (losses_ > 1) loss_ /= static_cast<double>(losses_);
+  if (schedule_.loss_root)
+    MLC_CHECK_OK(world_->all().broadcast(&loss_, sizeof loss_, *schedule_.loss_root, "the step's loss"));
   return {};
+}
+
+Status StepRunner::transfer(size_t call) {
+  const StepSchedule::Call& c = schedule_.calls[call];
+  Bound& bound = calls_[call];
+  for (const Bound::Refresh& r : bound.from_results)
+    bound.args[r.arg] = const_cast<rt::Tensor*>(&functions_[calls_[r.call].function].fn.result(r.result));
+  rt::Tensor& t = *bound.args[0];
+  rt::Group& all = world_->all();
+  if (c.kind == StepSchedule::Kind::send) return all.send(t.bytes(), t.num_bytes(), c.peer, c.tag);
+  return all.recv(t.bytes(), t.num_bytes(), c.peer, c.tag);
 }
 
 void StepRunner::add_loss(size_t call) {

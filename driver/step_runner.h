@@ -64,14 +64,17 @@ class StepRunner {
   int64_t arena_bytes() const;
 
  private:
+  static constexpr size_t kNoFunction = ~size_t{0};
   struct Bound {
-    size_t function = 0;  // into functions_
+    size_t function = 0;  // into functions_; kNoFunction for a send or recv
     std::vector<rt::Tensor*> args;
     struct Refresh {
       size_t arg, call, result;
     };
     std::vector<Refresh> from_results;  // args set from an earlier call's result before each run
+    // send: the result it sends (from_results[0]) or else args[0], a buffer; recv: args[0].
   };
+  Status transfer(size_t call);  // a send or recv call
   void add_loss(size_t call);  // call's loss (if it has one) into loss_
 
   StepSchedule schedule_;
@@ -82,6 +85,8 @@ class StepRunner {
   std::vector<rt::Tensor*> zeroed_;                  // the per-step ones
   double loss_ = 0;
   size_t losses_ = 0;  // of the calls made so far this step
+  rt::World* world_ = nullptr;  // sends, receives and the loss's broadcast
+  std::string prefix_;          // of this rank's errors
 };
 
 }  // namespace mlc

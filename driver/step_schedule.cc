@@ -1,5 +1,7 @@
 #include "driver/step_schedule.h"
 
+#include "driver/pipeline_step_schedule.h"
+
 namespace mlc {
 
 std::string optimizer_state_function(int64_t grad_accumulation_steps) {
@@ -8,6 +10,7 @@ std::string optimizer_state_function(int64_t grad_accumulation_steps) {
 
 Expected<StepSchedule> build_step_schedule(const Rank& rank, int64_t batch, int64_t grad_accumulation_steps) {
   const int64_t k = grad_accumulation_steps;
+  if (pipeline_axis(rank) && k == 1) return build_pipeline_step_schedule(rank, batch);
   StepSchedule s;
   if (k == 1) {
     s.calls.push_back({"train_step", batch, 0, {}, 0});

@@ -16,16 +16,19 @@
 //    Forward buffers (BatchNorm's running statistics) are updated by every
 //    micro-batch, as in PyTorch; Dropout reads the same step counter in
 //    every micro-batch of a step.
-// A pipeline-parallel plan would build other lists per rank (stage s's
-// forward and backward per micro-batch, then the update) in the same place.
+//  - A pipelined plan (driver/pipeline_step_schedule.h): each rank's list
+//    from its pipeline schedule's actions: its stages' forward and backward
+//    calls per micro-batch, with the sends and receives between them, then
+//    its stages' updates.
 //
 // Binding contract (StepRunner::bind): an argument named N of a call is, in
 // this order of precedence,
 //   1. the result of an earlier call of this step (Call::from_results): that
 //      function must not run again between the two calls (a function's
 //      results are valid until its next run);
-//   2. the schedule's own buffer named N (StepSchedule::buffers), typed as
-//      the first argument bound to it;
+//   2. the schedule's own buffer named N, or named as the call's
+//      buffer_args say for N (StepSchedule::buffers), typed as its type says
+//      or else as the first argument bound to it;
 //   3. the step counter, for a {step} argument;
 //   4. for an {input} argument, the model input N of the call's micro-batch;
 //   5. the rank's parameter (or forward buffer) or optimizer state named N.
@@ -48,6 +51,9 @@ struct StepSchedule {
     std::string arg;  // the argument's name
     size_t call = 0, result = 0;
   };
+  // A call of a function, or a message to or from another rank (the world's
+  // point-to-point send and recv, matched in order per pair of ranks).
+  enum class Kind : uint8_t { function, send, recv };
   struct Call {
     std::string function;  // a Program function
     int64_t batch = 0;     // the (global) batch size it is compiled for
@@ -56,6 +62,14 @@ struct StepSchedule {
     // The result holding this call's loss, when it has one: the step's loss
     // is the mean of these over the step's calls.
     std::optional<size_t> loss;
+    // Arguments bound to the schedule's buffers of other names: (argument, buffer).
+    std::vector<std::pair<std::string, std::string>> buffer_args = {};
+    Kind kind = Kind::function;
+    // send: from_results[0] (an earlier call's result, which must not have
+    // been overwritten since) or else `buffer`; recv: into `buffer`. `peer`
+    // is a world rank; `tag` names the message in errors.
+    int peer = -1;
+    std::string buffer = {}, tag = {};
   };
   // A buffer the schedule owns: zeroed before every step's first call
   // (gradient sums) or filled with `value` once (constants).
@@ -63,11 +77,15 @@ struct StepSchedule {
     std::string name;
     double value = 0;
     bool each_step = false;
+    std::optional<TensorType> type = std::nullopt;  // else the first argument's bound to it
   };
   std::vector<Call> calls;
   std::vector<Buffer> buffers;
   // The step's batch split into this many consecutive micro-batches of equal size.
   int64_t micro_batches = 1;
+  // Set where another rank computes the loss (a pipeline's last stage): the
+  // world rank whose mean loss every rank takes after the step (a broadcast).
+  std::optional<int> loss_root;
 };
 
 // The function whose {state} arguments are the optimizer state, in their

@@ -25,6 +25,7 @@
 #include "driver/progress.h"
 #include "driver/sharded_checkpoint.h"
 #include "driver/step_runner.h"
+#include "driver/pipeline_step_schedule.h"
 #include "driver/step_schedule.h"
 #include "driver/metrics_file.h"
 #include "driver/train_metrics.h"
@@ -327,6 +328,8 @@ struct LocalTensors {
       Placements p;
       for (const Signature::Arg& a : f.args)
         if (a.name == g.name) p = a.placements;
+      // Replicated: a pipeline rank's copy of another stage's tensor.
+      if (p.empty() && rank.world) p.assign(rank.mesh.axes.size(), Placement::R());
       tensors.push_back({g.name, rank.local_part(g.tensor, p)});
       placements.push_back(std::move(p));
     }
@@ -381,16 +384,28 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   // Where the parameters and state are placed: the arguments of the function updating them.
   const Signature* state_fn = nullptr;
   for (const StepRunner::Compiled& f : program.step->functions())
-    if (f.name == optimizer_state_function(k)) state_fn = &f.fn.signature();
+    if (f.name == optimizer_state_function(k) || f.name.ends_with(".apply_update")) state_fn = &f.fn.signature();
   if (!state_fn) return make_error("mlc internal error: the step schedule has no @" + optimizer_state_function(k));
   const Signature& step_fn = *state_fn;
   LocalTensors params(setup.params, step_fn, rank), state(setup.state, step_fn, rank);
   if (rank.device_tensors)
     for (auto* list : {&params.tensors, &state.tensors})
       for (rt::NamedTensor& t : *list) MLC_CHECK_OK(rank.device_tensors->keep(t.tensor));
+  // A pipeline's ranks update their stages' tensors only: each is then
+  // broadcast from its stage's rank (driver/pipeline_step_schedule.h).
+  std::optional<std::map<std::string, int>> pipeline_owners;
+  if (pipeline_axis(rank)) {
+    MLC_TRY(pipeline_owners, pipeline_tensor_owners(rank, batch));
+  }
   auto all_to_host = [&]() -> Status {
     MLC_CHECK_OK(rank.to_host(params.tensors));
-    return rank.to_host(state.tensors);
+    MLC_CHECK_OK(rank.to_host(state.tensors));
+    if (!pipeline_owners) return {};
+    MLC_CHECK_OK(sync_pipeline_tensors(rank, *pipeline_owners, params.tensors));
+    MLC_CHECK_OK(sync_pipeline_tensors(rank, *pipeline_owners, state.tensors));
+    rank.host_wrote(params.tensors);
+    rank.host_wrote(state.tensors);
+    return {};
   };
   if (!o.checkpoint_dir.empty()) {
     // Every rank writes into it (its shard, on a mesh).
@@ -447,6 +462,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   if (o.profile && leader) evaluator.enable_profiling();
   // After `steps_done` steps: at an epoch's end, or every eval_every steps.
   auto run_eval = [&](int64_t epoch, int64_t steps_done, double epoch_mean, bool epoch_end) -> Status {
+    if (pipeline_owners) MLC_CHECK_OK(all_to_host());  // each rank evaluates the whole model
     MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params.tensors));
     write_metric(eval_record(epoch, steps_done, r));
     if (leader && epoch_end) progress.epoch(epoch, setup.epochs, epoch_mean, r);
@@ -504,10 +520,11 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       prog = &tail_programs.at(global);
     }
     const std::span<const int64_t> rows = std::span<const int64_t>(mine).subspan(begin, end - begin);
-    const int64_t micro = (end - begin) / k;
-    for (int64_t j = 0; j < k; ++j)
-      setup.train_split.gather_into(rows.subspan(j * micro, micro), prog->step->inputs(j));
-    if (whole && k > 1) setup.train_split.gather_into(rows, *prog->inputs);
+    const int64_t parts = prog->step->micro_batches();  // K, or a pipeline's micro-batches
+    const int64_t micro = (end - begin) / parts;
+    for (int64_t j = 0; j < parts; ++j)
+      setup.train_split.gather_into(rows.subspan(j * micro, micro), prog->step->inputs(static_cast<size_t>(j)));
+    if (whole && parts > 1) setup.train_split.gather_into(rows, *prog->inputs);
     step_tensor.data<int64_t>()[0] = s + 1;
     return prog;
   };

@@ -12,7 +12,6 @@ struct PlannedAxis {
   std::string_view name, what;
 };
 constexpr PlannedAxis kNotImplemented[] = {
-    {"pp", "pipeline parallelism"},
     {"sp", "sequence parallelism on an axis of its own; the model file's \"sequence_parallel\" shards over tp"},
     {"cp", "context parallelism"},
     {"ep", "expert parallelism"},
@@ -21,7 +20,7 @@ constexpr PlannedAxis kNotImplemented[] = {
 std::string supported_axes() {
   std::string s;
   for (std::string_view a : data_axis_names()) s += (s.empty() ? "" : ", ") + std::string(a);
-  return "supported axes: " + s + " (data), tp (tensor)";
+  return "supported axes: " + s + " (data), tp (tensor), pp (pipeline)";
 }
 
 }  // namespace
@@ -38,7 +37,9 @@ bool is_data_axis(std::string_view axis) {
 
 Status check_mesh_axes(const Mesh& mesh) {
   for (const MeshAxis& a : mesh.axes) {
-    if (a.name == "tp" || is_data_axis(a.name)) continue;
+    if (a.name == "pp" && mesh.axes.size() > 1)
+      return make_error("axis 'pp' (pipeline parallelism) beside other axes is not implemented yet; pp=N runs alone");
+    if (a.name == "tp" || a.name == "pp" || is_data_axis(a.name)) continue;
     for (const PlannedAxis& p : kNotImplemented)
       if (a.name == p.name)
         return make_error("axis '" + a.name + "' (" + std::string(p.what) + ") is not implemented yet; " +
@@ -52,13 +53,13 @@ Status ParallelPlan::validate() const {
   if (Status axes = check_mesh_axes(mesh); !axes)
     return make_error("parallel plan: mesh " + mesh.str() + ": " + axes.error().message);
   if (zero < 0 || zero > 3) return make_error("parallel plan: ZeRO stage " + std::to_string(zero) + ": must be 0, 1, 2 or 3");
-  if (pipeline_stages != 1)
-    return make_error("parallel plan: " + std::to_string(pipeline_stages) +
-                      " pipeline stages: pipeline parallelism is not implemented yet");
-  if (micro_batches != 1)
-    return make_error("parallel plan: " + std::to_string(micro_batches) +
-                      " micro-batches: pipeline parallelism is not implemented yet");
   return {};
+}
+
+int ParallelPlan::pipeline_ranks() const {
+  for (const MeshAxis& a : mesh.axes)
+    if (a.name == "pp") return static_cast<int>(a.size);
+  return 1;
 }
 
 ParallelPlan make_parallel_plan(const ParallelFlags& cli, const ParallelConfig& section) {
@@ -74,10 +75,15 @@ ParallelPlan make_parallel_plan(const ParallelFlags& cli, const ParallelConfig& 
     plan.zero = section.zero;
   }
   plan.tensor_parallel = {section.tensor_parallel, section.sequence_parallel};
-  if (section.pipeline.given) {
-    plan.pipeline_stages = section.pipeline.stages * section.pipeline.virtual_stages;
-    plan.micro_batches = section.pipeline.microbatches;
+  const PipelineConfig& pipe = section.pipeline;
+  if (pipe.given) {
+    plan.virtual_stages = pipe.virtual_stages;
+    if (pipe.microbatches_loc.known()) plan.micro_batches = pipe.microbatches;
+    plan.schedule = pipe.schedule;
+    plan.split_before = pipe.split_before;
   }
+  if (cli.microbatches) plan.micro_batches = *cli.microbatches;
+  if (cli.schedule) plan.schedule = *cli.schedule;
   return plan;
 }
 

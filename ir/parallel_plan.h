@@ -5,9 +5,9 @@
 //
 // Mesh axes have a meaning by name. The data axes (dp, ddp, fsdp) split the
 // batch; ZeRO shards over the last of them. `tp` is the tensor-parallel axis
-// of the tensor-parallel plan. Every other name is an error: `pp`, `sp`, `cp`
-// and `ep` are not implemented yet, and a name without a meaning is refused
-// rather than taken for data parallelism.
+// of the tensor-parallel plan, `pp` the pipeline's. Every other name is an
+// error: `sp`, `cp` and `ep` are not implemented yet, and a name without a
+// meaning is refused rather than taken for data parallelism.
 #pragma once
 
 #include <optional>
@@ -17,6 +17,7 @@
 #include "ir/expected.h"
 #include "ir/mesh.h"
 #include "ir/model_config.h"
+#include "ir/pipeline_schedule.h"
 
 namespace mlc {
 
@@ -25,8 +26,8 @@ const std::vector<std::string_view>& data_axis_names();
 bool is_data_axis(std::string_view axis);
 // {} when every axis of `mesh` has an implementation (a data axis or tp);
 // otherwise an Error about the first that has none, without a location:
-//   "axis 'pp' (pipeline parallelism) is not implemented yet; supported axes: dp, ddp, fsdp (data), tp (tensor)"
-//   "unknown axis 'foo'; supported axes: dp, ddp, fsdp (data), tp (tensor)"
+//   "unknown axis 'foo'; supported axes: dp, ddp, fsdp (data), tp (tensor), pp (pipeline)"
+//   "axis 'pp' (pipeline parallelism) beside other axes is not implemented yet; pp=N runs alone"
 Status check_mesh_axes(const Mesh& mesh);
 
 // The tensor-parallel plan of a model file's "parallel" section, applied on
@@ -41,15 +42,23 @@ struct ParallelPlan {
   Mesh mesh;  // empty: one device, nothing is partitioned
   int zero = 0;  // ZeRO stage over the mesh's last data axis, 0..3 (3: FSDP)
   TensorParallelPlan tensor_parallel;  // on the mesh's "tp" axis, if it has one
-  // Pipeline parallelism, not implemented yet: room for it in the plan, and
-  // validate() refuses any value but the defaults.
-  int pipeline_stages = 1;  // stages the model is split into
-  int micro_batches = 1;    // micro-batches of a step
+  // Pipeline parallelism on the mesh's "pp" axis (ir/pipeline_schedule.h):
+  // its ranks run virtual_stages stages each, of the model cut where
+  // split_before says or balanced (ir/pipeline_stages.h), micro_batches per
+  // step in `schedule`'s order. No pp axis: no pipeline, and the fields are unused.
+  int virtual_stages = 1;
+  int micro_batches = 0;  // 0: as many as the pipeline has ranks
+  PipelineScheduleKind schedule = PipelineScheduleKind::one_f_one_b;
+  std::vector<std::string> split_before;
+  // The pp axis's size (1 without one), the stages, the micro-batches.
+  int pipeline_ranks() const;
+  int pipeline_stages() const { return pipeline_ranks() * virtual_stages; }
+  int pipeline_micro_batches() const { return micro_batches > 0 ? micro_batches : pipeline_ranks(); }
+  bool pipelined() const { return pipeline_ranks() > 1; }
   // {} or an Error saying what the plan asks for that is not implemented:
-  // the mesh's axes (check_mesh_axes), the ZeRO stage, pipeline stages or
-  // micro-batches, e.g.
-  //   "parallel plan: mesh pp=2: axis 'pp' (pipeline parallelism) is not implemented yet; ..."
-  //   "parallel plan: 2 pipeline stages: pipeline parallelism is not implemented yet"
+  // the mesh's axes (check_mesh_axes: a pp axis beside others too) or the
+  // ZeRO stage, e.g.
+  //   "parallel plan: mesh dp=2,pp=2: axis 'pp' (pipeline parallelism) beside other axes is not implemented yet; pp=N runs alone"
   Status validate() const;
 };
 
@@ -57,14 +66,18 @@ struct ParallelPlan {
 struct ParallelFlags {
   std::optional<Mesh> mesh;
   std::optional<int> zero;
+  std::optional<int> microbatches;                 // --microbatches
+  std::optional<PipelineScheduleKind> schedule;    // --schedule
 };
 
 // The one place a plan is built: the command line's flags over the model
 // file's "parallel" section. --mesh replaces the section's mesh; the
 // section's ZeRO stage applies when --zero is not given and there is a mesh;
-// the tensor-parallel plan is the section's, and so are the pipeline's stages
-// and micro-batches (which validate() refuses). The section's mesh was checked
-// when the model file was loaded.
+// the tensor-parallel plan is the section's, and so is the pipeline's (its
+// virtual stages, micro-batches, schedule and cuts; --microbatches and
+// --schedule override). The pipeline runs on the mesh's pp axis; the
+// section's "stages" is what `mlc plan` plans without one. The section's mesh
+// was checked when the model file was loaded.
 ParallelPlan make_parallel_plan(const ParallelFlags& cli, const ParallelConfig& section);
 
 }  // namespace mlc

@@ -119,6 +119,14 @@ std::vector<size_t> pipeline_op_layers(const Function& f, const std::vector<TopL
   return out;
 }
 
+std::vector<int> pipeline_op_stages(const Function& f, const std::vector<TopLayer>& layers,
+                                    const std::vector<size_t>& cuts) {
+  const std::vector<int> layer_stage = layer_stages(layers.size(), cuts);
+  std::vector<int> out;
+  for (size_t layer : pipeline_op_layers(f, layers)) out.push_back(layer_stage[layer]);
+  return out;
+}
+
 std::unordered_set<const Op*> loss_forward_ops(const Function& f) {
   std::unordered_set<const Value*> needed = {f.results[0]};
   std::unordered_set<const Op*> ops;
@@ -177,7 +185,8 @@ Expected<PipelineStagePlan> plan_pipeline_stages(const Function& forward, const 
       if (fresh) order.push_back(v);
       at->second = std::max(at->second, stage);
     }
-    for (const Value* r : op.results) produced_in[r] = stage;
+    if (!op.operands.empty())  // an op without operands is computed by each stage reading it
+      for (const Value* r : op.results) produced_in[r] = stage;
   }
   std::unordered_map<const Op*, size_t> position;
   for (size_t k = 0; k < forward.ops.size(); ++k) position[forward.ops[k].get()] = k;

@@ -15,7 +15,9 @@
 // first layer when none). A value produced by an op of stage s and read by an
 // op of stage t > s crosses cuts s..t-1 (cut k is between stages k and k+1);
 // when t > s+1 the stages between send it along. Function arguments (inputs,
-// parameters) cross nothing: each stage reads its own.
+// parameters) cross nothing: each stage reads its own; nor do the values of
+// ops without operands (constants, iota), which each stage computes itself
+// (passes/pipeline_split.h).
 #pragma once
 
 #include <cstdint>
@@ -76,6 +78,11 @@ std::vector<size_t> pipeline_op_layers(const Function& f, const std::vector<TopL
 Expected<PipelineStagePlan> plan_pipeline_stages(const Function& forward, const std::vector<TopLayer>& layers,
                                                  const std::vector<ParamInfo>& params,
                                                  const std::vector<std::string>& split_before, int stages);
+
+// The stage of each op of `f` under `cuts` (PipelineStagePlan::cuts): the
+// stage of its layer (pipeline_op_layers).
+std::vector<int> pipeline_op_stages(const Function& f, const std::vector<TopLayer>& layers,
+                                    const std::vector<size_t>& cuts);
 
 // The ops that the first result (the loss) of `f` depends on.
 std::unordered_set<const Op*> loss_forward_ops(const Function& f);

@@ -42,7 +42,7 @@ Status check_call_gradient(const Module& module, const Op& call) {
 
 }  // namespace
 
-Expected<Function*> differentiate(Module& module, const Function& f) {
+Expected<Function*> differentiate(Module& module, const Function& f, const std::vector<size_t>& also_wrt) {
   if (f.results.empty() || f.results[0]->type.rank() != 0 || !is_float(f.results[0]->type.dtype))
     return make_error("error: autodiff: @" + f.name + " must return a 0-d float loss first, got " +
                       (f.results.empty() ? std::string("no results") : f.results[0]->type.str()));
@@ -55,9 +55,16 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
   // Values that depend differentiably on a differentiated argument. Ops whose
   // gradient is zero by definition stop the dependence; ops without a rule do
   // not, so a loss that needs their gradient is an error below.
-  std::unordered_set<const Value*> active;
+  for (size_t i : also_wrt)
+    if (i >= g.args.size() || differentiated(g.arg_kinds[i]))
+      return make_error("mlc internal error: autodiff: @" + f.name + " has no non-parameter argument #" +
+                        std::to_string(i) + " to differentiate");
+  std::vector<size_t> wrt;
   for (size_t i = 0; i < g.args.size(); ++i)
-    if (differentiated(g.arg_kinds[i])) active.insert(g.args[i]);
+    if (differentiated(g.arg_kinds[i])) wrt.push_back(i);
+  wrt.insert(wrt.end(), also_wrt.begin(), also_wrt.end());
+  std::unordered_set<const Value*> active;
+  for (size_t i : wrt) active.insert(g.args[i]);
   std::vector<Op*> forward;
   for (auto& op : g.ops) {
     forward.push_back(op.get());
@@ -115,8 +122,7 @@ Expected<Function*> differentiate(Module& module, const Function& f) {
       carried_updates.push_back(g.updated_arg(k));
     }
   g.results = {loss};
-  for (size_t i = 0; i < g.args.size(); ++i) {
-    if (!differentiated(g.arg_kinds[i])) continue;
+  for (size_t i : wrt) {
     Value* arg = g.args[i];
     auto found = adjoint.find(arg);
     g.results.push_back(found != adjoint.end()

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "passes/pass.h"
 
@@ -24,7 +25,11 @@ namespace mlc {
 inline constexpr std::string_view kLossScaleArg = "grad_scaler.scale";
 
 // Adds @<f.name>_grad to `module`. `f` must return a 0-d float loss first.
-Expected<Function*> differentiate(Module& module, const Function& f);
+// `also_wrt`: indices of further arguments of `f` (not {param} ones: a
+// pipeline stage's received activations, passes/pipeline_split.h) whose
+// gradients follow the {param} arguments' among the results, in the order
+// given, before the carried buffer updates.
+Expected<Function*> differentiate(Module& module, const Function& f, const std::vector<size_t>& also_wrt = {});
 
 // The `autodiff` pass: differentiates @loss (if present) into @loss_grad.
 class AutodiffPass : public Pass {

@@ -92,6 +92,24 @@ bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error, in
     }
     out.zero = z[0] - '0';
   }
+  if (args.has("microbatches")) {
+    const std::string n = args.get("microbatches");
+    char* end = nullptr;
+    const long v = std::strtol(n.c_str(), &end, 10);
+    if (n.empty() || *end != '\0' || v < 1 || v > (1 << 20)) {
+      error = "--microbatches takes a positive integer, got '" + n + "'";
+      return false;
+    }
+    out.microbatches = static_cast<int>(v);
+  }
+  if (args.has("schedule")) {
+    auto kind = parse_pipeline_schedule_kind(args.get("schedule"));
+    if (!kind) {
+      error = "--schedule: expected gpipe, 1f1b, interleaved or zb1p, got '" + args.get("schedule") + "'";
+      return false;
+    }
+    out.schedule = *kind;
+  }
   return true;
 }
 

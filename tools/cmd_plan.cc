@@ -100,24 +100,12 @@ int cmd_plan(const std::vector<std::string>& argv) {
   ParallelFlags flags;
   PipelineFlags pipeline_flags;
   if (!parse_parallel(args, flags, error, &pipeline_flags.ranks)) return usage_error(error);
-  if (args.has("microbatches")) {
-    const std::string n = args.get("microbatches");
-    char* end = nullptr;
-    long v = std::strtol(n.c_str(), &end, 10);
-    if (n.empty() || *end != '\0' || v < 1 || v > (1 << 20))
-      return usage_error("--microbatches takes a positive integer, got '" + n + "'");
-    pipeline_flags.microbatches = static_cast<int>(v);
-  }
-  if (args.has("schedule")) {
-    auto kind = parse_pipeline_schedule_kind(args.get("schedule"));
-    if (!kind) return usage_error("--schedule: expected gpipe, 1f1b, interleaved or zb1p, got '" + args.get("schedule") + "'");
-    pipeline_flags.schedule = *kind;
-  }
+  pipeline_flags.microbatches = flags.microbatches.value_or(0);
+  pipeline_flags.schedule = flags.schedule;
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
   ParallelPlan parallel = make_parallel_plan(flags, config.parallel);
-  parallel.pipeline_stages = parallel.micro_batches = 1;  // planned below, not run
   auto pipeline = pipeline_report(*model, pipeline_flags);
   if (!pipeline) return user_error(pipeline.error().message);
   if (config.train.optimizer.type.empty())

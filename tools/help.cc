@@ -16,8 +16,14 @@ using K = FlagDoc::Kind;
 const FlagDoc kMesh = {"mesh", "AXIS=N[,AXIS=N...]",
                        "a device mesh of named axes, e.g. dp=2, dp=2,fsdp=2 (HSDP), tp=2, dp=2,tp=2. dp, ddp and fsdp "
                        "are data axes: the batch is split over them; the model file's \"parallel\" plan shards "
-                       "weights over tp. Other axes (pp, sp, cp, ep) are not implemented yet. Default: the model "
-                       "file's parallel.mesh"};
+                       "weights over tp; pp=N runs a pipeline of N ranks (parallel.pipeline: cuts, micro-batches, "
+                       "schedule; alone, not yet beside other axes). Other axes (sp, cp, ep) are not implemented yet. "
+                       "Default: the model file's parallel.mesh"};
+const FlagDoc kMicrobatches = {"microbatches", "N",
+                               "micro-batches per pipeline step (default: parallel.pipeline.microbatches, else the "
+                               "pipeline's ranks)"};
+const FlagDoc kSchedule = {"schedule", "gpipe|1f1b|interleaved|zb1p",
+                           "the pipeline schedule (default: parallel.pipeline.schedule, else 1f1b)"};
 
 std::string pass_listing() {
   return "\npasses and their options (NAME{option=value,...}):\n" + pass_options_help();
@@ -101,6 +107,8 @@ const std::vector<CommandDoc>& docs() {
          K::optional_value},
         kMesh,
         kZero,
+        kMicrobatches,
+        kSchedule,
         {"comm-timeout", "S",
          "seconds a collective waits for the other ranks before every rank stops with an error naming the "
          "collective and the missing rank (default 300; needs a mesh)"},
@@ -133,13 +141,13 @@ const std::vector<CommandDoc>& docs() {
        "bytes, communication per mesh axis and the collective ledger (why each collective was inserted).\n"
        "With a pp axis (--mesh pp=4) or the model file's parallel.pipeline: the stage cuts, the values\n"
        "crossing each cut, the schedule's grid timed by the stages' FLOPs, the bubble and the activations\n"
-       "each rank stashes. Pipeline execution is not implemented yet; this is the plan.",
+       "each rank stashes.",
        {{"format", "text|json", "text (default) or one JSON object"},
         {"mesh", "AXIS=N[,AXIS=N...]", "as for run; here also pp=N, the pipeline ranks (default: the model file's "
                                        "parallel.pipeline.stages)"},
         kZero,
-        {"microbatches", "N", "micro-batches per step (default: parallel.pipeline.microbatches, else the ranks)"},
-        {"schedule", "gpipe|1f1b|interleaved|zb1p", "the pipeline schedule (default: parallel.pipeline.schedule)"}}},
+        kMicrobatches,
+        kSchedule}},
       {"ir", "MODEL.json|MODEL.mlc",
        "print a model's IR, after any pass",
        "Prints the textual IR the model file builds; --after runs the pipeline (autocast with a mixed-precision\n"

@@ -102,14 +102,16 @@ TEST(PassPipeline, RefusesAParallelPlanThatIsNotImplemented) {
   Status s = run_pass_pipeline(m, options);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message,
-            "error: parallel plan: mesh pp=2: axis 'pp' (pipeline parallelism) is not implemented yet; supported "
-            "axes: dp, ddp, fsdp (data), tp (tensor)");
+            "error: parallel plan: mesh pp=2: the pass pipeline partitions one program, and a pipeline's stages are "
+            "programs of their own (mlc run --mesh pp=N builds them); mlc ir and mlc compile do not take a pp axis "
+            "yet");
   EXPECT_EQ(m.functions.size(), 1u);
-  options.parallel.mesh = Mesh::parse("dp=2").value();
-  options.parallel.pipeline_stages = 2;
+  options.parallel.mesh = Mesh::parse("dp=2,pp=2").value();
   s = run_pass_pipeline(m, options);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, "error: parallel plan: 2 pipeline stages: pipeline parallelism is not implemented yet");
+  EXPECT_EQ(s.error().message,
+            "error: parallel plan: mesh dp=2,pp=2: axis 'pp' (pipeline parallelism) beside other axes is not "
+            "implemented yet; pp=N runs alone");
   EXPECT_EQ(m.functions.size(), 1u);
 }
 

@@ -18,12 +18,11 @@ std::string axes_error(const char* text) {
 }
 
 TEST(ParallelPlan, DataAxesAndTpAreTheAxesWithAnImplementation) {
-  for (const char* ok : {"dp=2", "ddp=2", "fsdp=2", "tp=2", "dp=2,fsdp=2", "dp=2,tp=2", "fsdp=2,tp=2"})
+  for (const char* ok : {"dp=2", "ddp=2", "fsdp=2", "tp=2", "pp=2", "dp=2,fsdp=2", "dp=2,tp=2", "fsdp=2,tp=2"})
     EXPECT_EQ(axes_error(ok), "ok") << ok;
   EXPECT_TRUE(is_data_axis("dp") && is_data_axis("ddp") && is_data_axis("fsdp"));
   EXPECT_FALSE(is_data_axis("tp") || is_data_axis("pp") || is_data_axis("foo"));
-  const std::string supported = "; supported axes: dp, ddp, fsdp (data), tp (tensor)";
-  EXPECT_EQ(axes_error("pp=2"), "axis 'pp' (pipeline parallelism) is not implemented yet" + supported);
+  const std::string supported = "; supported axes: dp, ddp, fsdp (data), tp (tensor), pp (pipeline)";
   EXPECT_EQ(axes_error("dp=2,sp=2"),
             "axis 'sp' (sequence parallelism on an axis of its own; the model file's \"sequence_parallel\" shards "
             "over tp) is not implemented yet" + supported);
@@ -49,8 +48,8 @@ TEST(ParallelPlan, CommandLineFlagsOverTheModelFilesSection) {
     EXPECT_EQ(p.tensor_parallel.params[1].dim, 1);
     EXPECT_TRUE(p.tensor_parallel.params[1].rowwise);
     EXPECT_TRUE(p.tensor_parallel.sequence_parallel);
-    EXPECT_EQ(p.pipeline_stages, 1);
-    EXPECT_EQ(p.micro_batches, 1);
+    EXPECT_FALSE(p.pipelined());
+    EXPECT_EQ(p.pipeline_stages(), 1);
     EXPECT_TRUE(p.validate());
   };
   ParallelPlan p = make_parallel_plan({}, section);
@@ -93,17 +92,39 @@ TEST(ParallelPlan, ValidateRefusesWhatIsNotImplemented) {
   ParallelPlan p;
   EXPECT_EQ(error(p), "ok");
   p.mesh = mesh("dp=2,pp=2");
-  EXPECT_EQ(error(p), "parallel plan: mesh dp=2,pp=2: axis 'pp' (pipeline parallelism) is not implemented yet; "
-                      "supported axes: dp, ddp, fsdp (data), tp (tensor)");
+  EXPECT_EQ(error(p), "parallel plan: mesh dp=2,pp=2: axis 'pp' (pipeline parallelism) beside other axes is not "
+                      "implemented yet; pp=N runs alone");
+  p.mesh = mesh("pp=2");
+  EXPECT_EQ(error(p), "ok");
   p.mesh = mesh("dp=2");
   p.zero = 4;
   EXPECT_EQ(error(p), "parallel plan: ZeRO stage 4: must be 0, 1, 2 or 3");
-  p.zero = 3;
-  p.pipeline_stages = 2;
-  EXPECT_EQ(error(p), "parallel plan: 2 pipeline stages: pipeline parallelism is not implemented yet");
-  p.pipeline_stages = 1;
-  p.micro_batches = 4;
-  EXPECT_EQ(error(p), "parallel plan: 4 micro-batches: pipeline parallelism is not implemented yet");
+}
+
+TEST(ParallelPlan, PipelineSettingsFromTheSectionAndTheFlags) {
+  ParallelConfig section;
+  section.pipeline.given = true;
+  section.pipeline.stages = 2;
+  section.pipeline.virtual_stages = 2;
+  section.pipeline.microbatches = 6;
+  section.pipeline.microbatches_loc = Loc{"m.json", 3, 5};
+  section.pipeline.schedule = PipelineScheduleKind::interleaved;
+  section.pipeline.split_before = {"b", "c", "d"};
+  ParallelPlan p = make_parallel_plan({mesh("pp=2"), std::nullopt}, section);
+  EXPECT_TRUE(p.pipelined());
+  EXPECT_EQ(p.pipeline_ranks(), 2);
+  EXPECT_EQ(p.pipeline_stages(), 4);
+  EXPECT_EQ(p.pipeline_micro_batches(), 6);
+  EXPECT_EQ(p.schedule, PipelineScheduleKind::interleaved);
+  EXPECT_EQ(p.split_before, (std::vector<std::string>{"b", "c", "d"}));
+  ParallelFlags flags{mesh("pp=4"), std::nullopt, 8, PipelineScheduleKind::gpipe};
+  p = make_parallel_plan(flags, section);
+  EXPECT_EQ(p.pipeline_ranks(), 4);
+  EXPECT_EQ(p.pipeline_micro_batches(), 8);
+  EXPECT_EQ(p.schedule, PipelineScheduleKind::gpipe);
+  section.pipeline.microbatches_loc = Loc{};  // not given: as many as the ranks
+  EXPECT_EQ(make_parallel_plan({mesh("pp=4"), std::nullopt}, section).pipeline_micro_batches(), 4);
+  EXPECT_FALSE(make_parallel_plan({}, section).pipelined());  // no pp axis: planned only
 }
 
 }  // namespace

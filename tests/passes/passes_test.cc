@@ -221,7 +221,7 @@ TEST(PassOptions, ShardingRefusesMeshAxesWithoutAnImplementation) {
   auto r = create_pass("sharding")->run(m);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
-            "error: sharding: mesh foo=2: unknown axis 'foo'; supported axes: dp, ddp, fsdp (data), tp (tensor)");
+            "error: sharding: mesh foo=2: unknown axis 'foo'; supported axes: dp, ddp, fsdp (data), tp (tensor), pp (pipeline)");
 }
 
 TEST(Passes, EachPassKeepsModulesVerifiableAndResultsExact) {

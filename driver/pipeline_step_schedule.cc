@@ -1,0 +1,205 @@
+#include "driver/pipeline_step_schedule.h"
+
+#include <algorithm>
+#include <map>
+
+#include "passes/pipeline_split.h"
+
+namespace mlc {
+
+std::optional<size_t> pipeline_axis(const Rank& rank) {
+  for (size_t k = 0; k < rank.mesh.axes.size(); ++k)
+    if (rank.mesh.axes[k].name == "pp") return k;
+  return std::nullopt;
+}
+
+namespace {
+
+std::string stage_fn(int stage, const char* name) { return "stage" + std::to_string(stage) + "." + name; }
+std::string mb_buffer(int stage, int mb, const std::string& arg) {
+  return "s" + std::to_string(stage) + ".mb" + std::to_string(mb) + "." + arg.substr(5);  // drops "pipe."
+}
+
+// What crosses a stage's boundaries, from its functions' signatures.
+struct StageIo {
+  std::vector<TensorType> received;  // pipe.in.K
+  std::vector<size_t> received_grads;  // K of the float ones, in @loss_grad's result order
+  std::vector<TensorType> sent;      // @forward's results
+  size_t params = 0;                 // @loss_grad's {param} arguments
+};
+
+}  // namespace
+
+Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch) {
+  const Program& program = rank.functions->program();
+  const std::optional<size_t> axis = pipeline_axis(rank);
+  if (!axis || !rank.world) return make_error("mlc internal error: a pipeline step schedule without a pp axis");
+  MLC_TRY(PipelineSchedule schedule, program.pipeline_schedule());
+  const int m = schedule.microbatches, stages = schedule.stages();
+  if (batch % m != 0)
+    return make_error(program.path() + ": error: parallel.pipeline.microbatches: the batch of " + std::to_string(batch) +
+                      " is not a multiple of " + std::to_string(m) + " micro-batches");
+  const int64_t micro = batch / m;
+  const int me = rank.coords[*axis];
+  // World rank of pipeline rank r: this rank's coordinates with pp = r.
+  auto world_rank = [&](int r) { return rank.world->axis_group(*axis).world_rank(r); };
+
+  std::map<int, StageIo> io;  // by stage, for this rank's stages and their neighbours
+  auto stage_io = [&](int s) -> Expected<const StageIo*> {
+    if (auto it = io.find(s); it != io.end()) return &it->second;
+    StageIo x;
+    MLC_TRY(Signature grad, rank.functions->signature(stage_fn(s, "loss_grad"), micro));
+    for (const Signature::Arg& a : grad.args) {
+      if (a.kind == ArgKind::param) ++x.params;
+      for (size_t k = x.received.size();; ++k) {
+        if (a.name != pipeline_received_name(k)) break;
+        x.received.push_back(a.type);
+        if (PipelineStageProgram::has_gradient(a.type)) x.received_grads.push_back(k);
+        break;
+      }
+    }
+    if (s + 1 < stages) {
+      MLC_TRY(Signature fwd, rank.functions->signature(stage_fn(s, "forward"), micro));
+      for (const Signature::Result& r : fwd.results) x.sent.push_back(r.type);
+    }
+    return &io.emplace(s, std::move(x)).first->second;
+  };
+
+  StepSchedule out;
+  out.micro_batches = m;
+  out.loss_root = world_rank(schedule.rank_of_stage(stages - 1));
+  out.buffers.push_back({"grad_scale", 1.0 / static_cast<double>(m), false});
+  std::map<std::string, bool> made;  // buffers added
+  auto add_buffer = [&](const std::string& name, const TensorType& type, bool each_step) {
+    if (made.emplace(name, true).second) out.buffers.push_back({name, 0, each_step, type});
+  };
+  auto tag = [](char kind, int s, int j, size_t k) {
+    return std::string(1, kind) + std::to_string(s) + "." + std::to_string(j) + "." + std::to_string(k);
+  };
+  // Result `result` of call `from`, sent to pipeline rank `to`.
+  auto send = [&](size_t from, size_t result, int to, std::string name) {
+    StepSchedule::Call c{"", 0, 0, {{"", from, result}}, std::nullopt};
+    c.kind = StepSchedule::Kind::send;
+    c.peer = world_rank(to);
+    c.tag = std::move(name);
+    out.calls.push_back(std::move(c));
+  };
+  // Into buffer `buffer` (of `type`), from pipeline rank `from`.
+  auto recv = [&](const std::string& buffer, const TensorType& type, int from, std::string name) {
+    add_buffer(buffer, type, false);
+    StepSchedule::Call c{"", 0, 0, {}, std::nullopt};
+    c.kind = StepSchedule::Kind::recv;
+    c.peer = world_rank(from);
+    c.buffer = buffer;
+    c.tag = std::move(name);
+    out.calls.push_back(std::move(c));
+  };
+  std::map<std::pair<int, int>, size_t> forward_call, grad_call;  // (stage, micro-batch) -> call index
+  std::vector<int> my_stages;
+  for (const PipelineAction& a : schedule.actions[static_cast<size_t>(me)]) {
+    const int s = a.stage, j = a.microbatch;
+    const bool last = s + 1 == stages;
+    using K = PipelineActionKind;
+    switch (a.kind) {
+      case K::F: {
+        if (std::find(my_stages.begin(), my_stages.end(), s) == my_stages.end()) my_stages.push_back(s);
+        if (last) break;  // the last stage's @loss_grad runs its forward
+        MLC_TRY(const StageIo* x, stage_io(s));
+        StepSchedule::Call c{stage_fn(s, "forward"), micro, j, {}, std::nullopt};
+        for (size_t k = 0; k < x->received.size(); ++k) {
+          add_buffer(mb_buffer(s, j, pipeline_received_name(k)), x->received[k], false);
+          c.buffer_args.emplace_back(pipeline_received_name(k), mb_buffer(s, j, pipeline_received_name(k)));
+        }
+        forward_call[{s, j}] = out.calls.size();
+        out.calls.push_back(std::move(c));
+        break;
+      }
+      case K::SEND_F: {
+        MLC_TRY(const StageIo* x, stage_io(s));
+        for (size_t k = 0; k < x->sent.size(); ++k)
+          send(forward_call.at({s, j}), k, schedule.rank_of_stage(s + 1), tag('F', s, j, k));
+        break;
+      }
+      case K::RECV_F: {
+        MLC_TRY(const StageIo* x, stage_io(s + 1));
+        for (size_t k = 0; k < x->received.size(); ++k)
+          recv(mb_buffer(s + 1, j, pipeline_received_name(k)), x->received[k], schedule.rank_of_stage(s),
+               tag('F', s, j, k));
+        break;
+      }
+      case K::B: {
+        MLC_TRY(const StageIo* x, stage_io(s));
+        StepSchedule::Call c{stage_fn(s, "loss_grad"), micro, j, {}, last ? std::optional<size_t>(0) : std::nullopt};
+        for (size_t k = 0; k < x->received.size(); ++k) {
+          add_buffer(mb_buffer(s, j, pipeline_received_name(k)), x->received[k], false);
+          c.buffer_args.emplace_back(pipeline_received_name(k), mb_buffer(s, j, pipeline_received_name(k)));
+        }
+        for (size_t k = 0; k < x->sent.size(); ++k)
+          if (PipelineStageProgram::has_gradient(x->sent[k])) {
+            add_buffer(mb_buffer(s, j, pipeline_seed_name(k)), x->sent[k], false);
+            c.buffer_args.emplace_back(pipeline_seed_name(k), mb_buffer(s, j, pipeline_seed_name(k)));
+          }
+        const size_t at = out.calls.size();
+        grad_call[{s, j}] = at;
+        out.calls.push_back(std::move(c));
+        // The gradient sums, as @accumulate_grads and @apply_update name them.
+        MLC_TRY(Signature grad, rank.functions->signature(stage_fn(s, "loss_grad"), micro));
+        StepSchedule::Call acc{stage_fn(s, "accumulate_grads"), micro, j, {}, std::nullopt};
+        size_t result = 1;
+        for (const Signature::Arg& p : grad.args)
+          if (p.kind == ArgKind::param) {
+            add_buffer(p.name + ".grad", p.type, true);
+            acc.from_results.push_back({p.name + ".micro_grad", at, result++});
+          }
+        out.calls.push_back(std::move(acc));
+        break;
+      }
+      case K::SEND_B: {
+        MLC_TRY(const StageIo* x, stage_io(s));
+        for (size_t g = 0; g < x->received_grads.size(); ++g)
+          send(grad_call.at({s, j}), 1 + x->params + g, schedule.rank_of_stage(s - 1),
+               tag('B', s, j, x->received_grads[g]));
+        break;
+      }
+      case K::RECV_B: {
+        MLC_TRY(const StageIo* x, stage_io(s - 1));
+        for (size_t k = 0; k < x->sent.size(); ++k)
+          if (PipelineStageProgram::has_gradient(x->sent[k]))
+            recv(mb_buffer(s - 1, j, pipeline_seed_name(k)), x->sent[k], schedule.rank_of_stage(s), tag('B', s, j, k));
+        break;
+      }
+      case K::I:
+      case K::W:
+        return make_error(program.path() + ": error: parallel.pipeline.schedule: zb1p's split backward (I and W) "
+                          "does not run yet; use gpipe, 1f1b or interleaved");
+    }
+  }
+  for (int s : my_stages) out.calls.push_back({stage_fn(s, "apply_update"), micro, 0, {}, std::nullopt});
+  return out;
+}
+
+Expected<std::map<std::string, int>> pipeline_tensor_owners(const Rank& rank, int64_t batch) {
+  const std::optional<size_t> axis = pipeline_axis(rank);
+  if (!axis || !rank.world) return make_error("mlc internal error: pipeline tensor owners without a pp axis");
+  MLC_TRY(PipelineSchedule schedule, rank.functions->program().pipeline_schedule());
+  const int64_t micro = batch / schedule.microbatches;
+  std::map<std::string, int> owners;
+  for (int s = 0; s < schedule.stages(); ++s) {
+    MLC_TRY(Signature update, rank.functions->signature(stage_fn(s, "apply_update"), micro));
+    const int owner = rank.world->axis_group(*axis).world_rank(schedule.rank_of_stage(s));
+    for (const Signature::Arg& a : update.args)
+      if (a.kind == ArgKind::param || a.kind == ArgKind::state) owners[a.name] = owner;
+  }
+  return owners;
+}
+
+Status sync_pipeline_tensors(const Rank& rank, const std::map<std::string, int>& owners,
+                             std::vector<rt::NamedTensor>& tensors) {
+  for (rt::NamedTensor& t : tensors)
+    if (auto it = owners.find(t.name); it != owners.end())
+      MLC_CHECK_OK(rank.world->all().broadcast(t.tensor.bytes(), t.tensor.num_bytes(), it->second,
+                                               "pipeline: " + t.name + " from the rank of its stage"));
+  return {};
+}
+
+}  // namespace mlc

@@ -1,0 +1,61 @@
+// The step schedule (driver/step_schedule.h) of one pipeline rank: its
+// actions in the pipeline schedule (ir/pipeline_schedule.h), made calls of
+// its stages' functions (driver/program.h, passes/pipeline_split.h) and
+// messages to the neighbouring stages' ranks:
+//
+//   F s.j       stage s's @forward on micro-batch j (none on the last stage,
+//               whose @loss_grad computes its forward), reading its
+//               received activations of j;
+//   SEND_F s.j  each of that call's results to stage s+1's rank;
+//   RECV_F s.j  stage s's results for j into stage s+1's buffers
+//               s<s+1>.mb<j>.in.K (its pipe.in.K for micro-batch j);
+//   B s.j       stage s's @loss_grad on micro-batch j (received activations
+//               of j, and the gradients of its sent ones, s<s>.mb<j>.out.K.grad;
+//               the last stage's loss is the step's), then the stage's
+//               @accumulate_grads adds its parameter gradients times 1/m
+//               into the gradient sums;
+//   SEND_B s.j  @loss_grad's gradients of the float received activations to
+//               stage s-1's rank; RECV_B receives them as its seeds;
+//   then each stage's @apply_update of the sums: one optimizer step.
+//
+// The micro-batches are those of gradient accumulation (driver/step_schedule.h):
+// micro-batch j is rows [j*B/m, (j+1)*B/m), and the gradient is
+// sum_j g_j * (1/m), so a pipelined step is the single-device step with m
+// accumulation steps up to f32 rounding (the stages are compiled apart, and
+// a value read on both sides of a cut sums its gradients in another order),
+// the same on every schedule. Messages are tagged
+// "F<s>.<j>.<K>" and "B<s>.<j>.<K>"; the loss goes to every rank from the
+// last stage's (StepSchedule::loss_root).
+//
+// ZB-H1's split backward (I and W actions) is not built yet: an error names it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+#include <optional>
+
+#include "driver/rank.h"
+#include "driver/step_schedule.h"
+
+namespace mlc {
+
+// The mesh axis index of "pp" in `rank.mesh`; nullopt when it has none.
+std::optional<size_t> pipeline_axis(const Rank& rank);
+
+// Rank `rank`'s schedule for steps of `batch` (global) examples. Asks the
+// rank's FunctionCache for its stages' signatures (compiling them).
+Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch);
+
+// Which world rank updates each parameter and optimizer-state tensor of a
+// pipeline (its stage's rank), by name: the others hold stale copies until
+// sync_pipeline_tensors. Asks for every stage's @apply_update signature.
+Expected<std::map<std::string, int>> pipeline_tensor_owners(const Rank& rank, int64_t batch);
+
+// Every tensor of `tensors` that `owners` names, broadcast from its owner
+// (a collective: every pipeline rank calls it with the same list).
+Status sync_pipeline_tensors(const Rank& rank, const std::map<std::string, int>& owners,
+                             std::vector<rt::NamedTensor>& tensors);
+
+}  // namespace mlc
