@@ -94,7 +94,36 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
     c.tag = std::move(name);
     out.calls.push_back(std::move(c));
   };
-  std::map<std::pair<int, int>, size_t> forward_call, grad_call;  // (stage, micro-batch) -> call index
+  // (stage, micro-batch) -> its F call; its B or I call and where that call's
+  // gradients of received activations start, less one (its {param} gradients).
+  std::map<std::pair<int, int>, size_t> forward_call;
+  std::map<std::pair<int, int>, std::pair<size_t, size_t>> grad_call;
+  // Micro-batch j's received activations and gradients of the sent ones, as a call of stage s binds them.
+  auto bind_stage_buffers = [&](StepSchedule::Call& c, const StageIo& x, int s, int j) {
+    for (size_t k = 0; k < x.received.size(); ++k) {
+      add_buffer(mb_buffer(s, j, pipeline_received_name(k)), x.received[k], false);
+      c.buffer_args.emplace_back(pipeline_received_name(k), mb_buffer(s, j, pipeline_received_name(k)));
+    }
+    for (size_t k = 0; k < x.sent.size(); ++k)
+      if (PipelineStageProgram::has_gradient(x.sent[k])) {
+        add_buffer(mb_buffer(s, j, pipeline_seed_name(k)), x.sent[k], false);
+        c.buffer_args.emplace_back(pipeline_seed_name(k), mb_buffer(s, j, pipeline_seed_name(k)));
+      }
+  };
+  // Stage s's @accumulate_grads of the {param} gradients of call `at`
+  // (results 1, 2, ...), into the sums that @apply_update reads.
+  auto accumulate = [&](int s, int j, size_t at) -> Status {
+    MLC_TRY(Signature grad, rank.functions->signature(stage_fn(s, "loss_grad"), micro));
+    StepSchedule::Call acc{stage_fn(s, "accumulate_grads"), micro, j, {}, std::nullopt};
+    size_t result = 1;
+    for (const Signature::Arg& p : grad.args)
+      if (p.kind == ArgKind::param) {
+        add_buffer(p.name + ".grad", p.type, true);
+        acc.from_results.push_back({p.name + ".micro_grad", at, result++});
+      }
+    out.calls.push_back(std::move(acc));
+    return {};
+  };  // (stage, micro-batch) -> call index
   std::vector<int> my_stages;
   for (const PipelineAction& a : schedule.actions[static_cast<size_t>(me)]) {
     const int s = a.stage, j = a.microbatch;
@@ -106,10 +135,7 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
         if (last) break;  // the last stage's @loss_grad runs its forward
         MLC_TRY(const StageIo* x, stage_io(s));
         StepSchedule::Call c{stage_fn(s, "forward"), micro, j, {}, std::nullopt};
-        for (size_t k = 0; k < x->received.size(); ++k) {
-          add_buffer(mb_buffer(s, j, pipeline_received_name(k)), x->received[k], false);
-          c.buffer_args.emplace_back(pipeline_received_name(k), mb_buffer(s, j, pipeline_received_name(k)));
-        }
+        bind_stage_buffers(c, *x, s, j);
         forward_call[{s, j}] = out.calls.size();
         out.calls.push_back(std::move(c));
         break;
@@ -127,37 +153,31 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
                tag('F', s, j, k));
         break;
       }
-      case K::B: {
+      case K::B:
+      case K::I: {
+        // B: the whole backward; I: its input-gradient half (zb1p), whose W comes later.
         MLC_TRY(const StageIo* x, stage_io(s));
-        StepSchedule::Call c{stage_fn(s, "loss_grad"), micro, j, {}, last ? std::optional<size_t>(0) : std::nullopt};
-        for (size_t k = 0; k < x->received.size(); ++k) {
-          add_buffer(mb_buffer(s, j, pipeline_received_name(k)), x->received[k], false);
-          c.buffer_args.emplace_back(pipeline_received_name(k), mb_buffer(s, j, pipeline_received_name(k)));
-        }
-        for (size_t k = 0; k < x->sent.size(); ++k)
-          if (PipelineStageProgram::has_gradient(x->sent[k])) {
-            add_buffer(mb_buffer(s, j, pipeline_seed_name(k)), x->sent[k], false);
-            c.buffer_args.emplace_back(pipeline_seed_name(k), mb_buffer(s, j, pipeline_seed_name(k)));
-          }
-        const size_t at = out.calls.size();
-        grad_call[{s, j}] = at;
+        const bool whole = a.kind == K::B;
+        StepSchedule::Call c{stage_fn(s, whole ? "loss_grad" : "loss_grad_input"), micro, j, {},
+                             last ? std::optional<size_t>(0) : std::nullopt};
+        bind_stage_buffers(c, *x, s, j);
+        grad_call[{s, j}] = {out.calls.size(), whole ? x->params : 0};
         out.calls.push_back(std::move(c));
-        // The gradient sums, as @accumulate_grads and @apply_update name them.
-        MLC_TRY(Signature grad, rank.functions->signature(stage_fn(s, "loss_grad"), micro));
-        StepSchedule::Call acc{stage_fn(s, "accumulate_grads"), micro, j, {}, std::nullopt};
-        size_t result = 1;
-        for (const Signature::Arg& p : grad.args)
-          if (p.kind == ArgKind::param) {
-            add_buffer(p.name + ".grad", p.type, true);
-            acc.from_results.push_back({p.name + ".micro_grad", at, result++});
-          }
-        out.calls.push_back(std::move(acc));
+        if (whole) MLC_CHECK_OK(accumulate(s, j, out.calls.size() - 1));
+        break;
+      }
+      case K::W: {
+        MLC_TRY(const StageIo* x, stage_io(s));
+        StepSchedule::Call c{stage_fn(s, "loss_grad_weight"), micro, j, {}, std::nullopt};
+        bind_stage_buffers(c, *x, s, j);
+        out.calls.push_back(std::move(c));
+        MLC_CHECK_OK(accumulate(s, j, out.calls.size() - 1));
         break;
       }
       case K::SEND_B: {
         MLC_TRY(const StageIo* x, stage_io(s));
         for (size_t g = 0; g < x->received_grads.size(); ++g)
-          send(grad_call.at({s, j}), 1 + x->params + g, schedule.rank_of_stage(s - 1),
+          send(grad_call.at({s, j}).first, 1 + grad_call.at({s, j}).second + g, schedule.rank_of_stage(s - 1),
                tag('B', s, j, x->received_grads[g]));
         break;
       }
@@ -168,10 +188,6 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
             recv(mb_buffer(s - 1, j, pipeline_seed_name(k)), x->sent[k], schedule.rank_of_stage(s), tag('B', s, j, k));
         break;
       }
-      case K::I:
-      case K::W:
-        return make_error(program.path() + ": error: parallel.pipeline.schedule: zb1p's split backward (I and W) "
-                          "does not run yet; use gpipe, 1f1b or interleaved");
     }
   }
   for (int s : my_stages) out.calls.push_back({stage_fn(s, "apply_update"), micro, 0, {}, std::nullopt});

@@ -16,6 +16,9 @@
 //               into the gradient sums;
 //   SEND_B s.j  @loss_grad's gradients of the float received activations to
 //               stage s-1's rank; RECV_B receives them as its seeds;
+//   I s.j, W s.j  zb1p's backward in two: @loss_grad_input (the gradients
+//               SEND_B sends; the last stage's loss), and later
+//               @loss_grad_weight with @accumulate_grads;
 //   then each stage's @apply_update of the sums: one optimizer step.
 //
 // The micro-batches are those of gradient accumulation (driver/step_schedule.h):
@@ -26,8 +29,6 @@
 // the same on every schedule. Messages are tagged
 // "F<s>.<j>.<K>" and "B<s>.<j>.<K>"; the loss goes to every rank from the
 // last stage's (StepSchedule::loss_root).
-//
-// ZB-H1's split backward (I and W actions) is not built yet: an error names it.
 #pragma once
 
 #include <cstdint>

@@ -42,7 +42,8 @@ Status check_call_gradient(const Module& module, const Op& call) {
 
 }  // namespace
 
-Expected<Function*> differentiate(Module& module, const Function& f, const std::vector<size_t>& also_wrt) {
+Expected<Function*> differentiate(Module& module, const Function& f, const std::vector<size_t>& also_wrt,
+                                  bool params) {
   if (f.results.empty() || f.results[0]->type.rank() != 0 || !is_float(f.results[0]->type.dtype))
     return make_error("error: autodiff: @" + f.name + " must return a 0-d float loss first, got " +
                       (f.results.empty() ? std::string("no results") : f.results[0]->type.str()));
@@ -61,7 +62,7 @@ Expected<Function*> differentiate(Module& module, const Function& f, const std::
                         std::to_string(i) + " to differentiate");
   std::vector<size_t> wrt;
   for (size_t i = 0; i < g.args.size(); ++i)
-    if (differentiated(g.arg_kinds[i])) wrt.push_back(i);
+    if (params && differentiated(g.arg_kinds[i])) wrt.push_back(i);
   wrt.insert(wrt.end(), also_wrt.begin(), also_wrt.end());
   std::unordered_set<const Value*> active;
   for (size_t i : wrt) active.insert(g.args[i]);

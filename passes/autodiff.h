@@ -28,8 +28,10 @@ inline constexpr std::string_view kLossScaleArg = "grad_scaler.scale";
 // `also_wrt`: indices of further arguments of `f` (not {param} ones: a
 // pipeline stage's received activations, passes/pipeline_split.h) whose
 // gradients follow the {param} arguments' among the results, in the order
-// given, before the carried buffer updates.
-Expected<Function*> differentiate(Module& module, const Function& f, const std::vector<size_t>& also_wrt = {});
+// given, before the carried buffer updates. Without `params`, the {param}
+// arguments get no gradient (a zero-bubble schedule's input-gradient half).
+Expected<Function*> differentiate(Module& module, const Function& f, const std::vector<size_t>& also_wrt = {},
+                                  bool params = true);
 
 // The `autodiff` pass: differentiates @loss (if present) into @loss_grad.
 class AutodiffPass : public Pass {

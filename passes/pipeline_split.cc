@@ -166,6 +166,11 @@ Expected<PipelineStageProgram> build_pipeline_stage(const Module& built, const s
     if (PipelineStageProgram::has_gradient(received[k]->type))
       for (size_t a = 0; a < body.args.size(); ++a)
         if (body.args[a]->name == pipeline_received_name(k)) also_wrt.push_back(a);
+  // The split halves first (differentiate names its result @loss_grad).
+  MLC_TRY(Function * input_half, differentiate(m, body, also_wrt, false));
+  input_half->name = "loss_grad_input";
+  MLC_TRY(Function * weight_half, differentiate(m, body, {}));
+  weight_half->name = "loss_grad_weight";
   MLC_TRY(Function * grad, differentiate(m, body, also_wrt));
   (void)grad;
   MLC_CHECK_OK(build_update_functions(m, optimizer));

@@ -10,6 +10,9 @@
 //       the stage's forward again and its backward (passes/autodiff.h), with
 //       the gradients of its {param} arguments, then of its float received
 //       activations (what it sends back);
+//   @loss_grad_input, @loss_grad_weight: @loss_grad split in two for
+//       zero-bubble schedules (ir/pipeline_schedule.h I and W): (loss,
+//       d pipe.in.K...) and (loss, d<param>...), each recomputing the forward;
 //   @accumulate_grads, @apply_update: the optimizer's update functions
 //       (passes/optimizer.h) of the stage's parameters.
 //
