@@ -80,12 +80,18 @@ TEST(OracleDataParallel, SeedExperimentMatchesOneDeviceAndPyTorch) {
 // 1/2/3 and HSDP, tensor parallelism by the plan of examples/tiny_gpt.json
 // (attention and SwiGLU colwise/rowwise, vocabulary-parallel embedding and
 // head, so the loss is vocabulary-parallel too), with and without sequence
-// parallelism, and 2-D meshes. Every plan changes only the order of f32 sums,
-// so each is held to the single device's tolerances against PyTorch.
+// parallelism, 2-D meshes, and pipelines of 2 and 4 stages on every schedule
+// (a pipelined step is gradient accumulation over its micro-batches). Every
+// plan changes only the order of f32 sums, so each is held to the single
+// device's tolerances against PyTorch.
 struct MeshPlan {
   const char* mesh;
   int zero;
   bool sequence_parallel;
+  // Pipelines (pp): micro-batches (0: as many as the ranks), schedule, stages per rank.
+  int microbatches = 0;
+  PipelineScheduleKind schedule = PipelineScheduleKind::one_f_one_b;
+  int virtual_stages = 1;
 };
 
 class OracleMeshPlan : public ::testing::TestWithParam<MeshPlan> {};
@@ -96,8 +102,11 @@ TEST_P(OracleMeshPlan, TinyGptMatchesPyTorchStepForStep) {
   ModelFile model = load_model("examples/tiny_gpt.json");
   TrainOptions o;
   o.init_path = ref + "/init.safetensors";
-  o.parallel = make_parallel_plan({*Mesh::parse(c.mesh), c.zero}, model.config().parallel);
+  ParallelFlags flags{*Mesh::parse(c.mesh), c.zero, std::nullopt, c.schedule};
+  if (c.microbatches) flags.microbatches = c.microbatches;
+  o.parallel = make_parallel_plan(flags, model.config().parallel);
   o.parallel.tensor_parallel.sequence_parallel = c.sequence_parallel;
+  o.parallel.virtual_stages = c.virtual_stages;
   expect_training_matches(model, o, dir, ref + "/losses.json", ref + "/final.safetensors", 1e-4);
 }
 
@@ -105,11 +114,20 @@ INSTANTIATE_TEST_SUITE_P(Plans, OracleMeshPlan,
                          ::testing::Values(MeshPlan{"dp=2", 1, false}, MeshPlan{"dp=2", 2, false},
                                            MeshPlan{"dp=2", 3, false}, MeshPlan{"dp=2,fsdp=2", 3, false},
                                            MeshPlan{"tp=2", 0, false}, MeshPlan{"tp=2", 0, true},
-                                           MeshPlan{"dp=2,tp=2", 0, false}, MeshPlan{"dp=2,tp=2", 1, true}),
+                                           MeshPlan{"dp=2,tp=2", 0, false}, MeshPlan{"dp=2,tp=2", 1, true},
+                                           MeshPlan{"pp=2", 0, false, 2, PipelineScheduleKind::gpipe},
+                                           MeshPlan{"pp=2", 0, false, 4, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"pp=4", 0, false, 4, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"pp=2", 0, false, 4, PipelineScheduleKind::interleaved, 2},
+                                           MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::zb1p}),
                          [](const auto& info) {
-                           std::string name = std::string(info.param.mesh) + "_zero" +
-                                              std::to_string(info.param.zero) +
-                                              (info.param.sequence_parallel ? "_sp" : "");
+                           const MeshPlan& p = info.param;
+                           std::string name = std::string(p.mesh) + "_zero" + std::to_string(p.zero) +
+                                              (p.sequence_parallel ? "_sp" : "");
+                           if (p.microbatches)
+                             name += "_m" + std::to_string(p.microbatches) + "_" +
+                                     std::string(pipeline_schedule_kind_name(p.schedule)) +
+                                     (p.virtual_stages > 1 ? "_v" + std::to_string(p.virtual_stages) : "");
                            for (char& ch : name)
                              if (ch == '=' || ch == ',') ch = '_';
                            return name;
