@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "passes/optimizer.h"
 #include "passes/pipeline_split.h"
 
 namespace mlc {
@@ -189,6 +190,40 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
         break;
       }
     }
+  }
+  // What couples the stages, in the same order on every rank: the gradient
+  // sums of shared parameters (tied weights) summed over the ranks (each
+  // rank not holding one adds zeros), then the model's squared gradient
+  // norms for global-norm clipping (passes/optimizer.h SplitUpdate).
+  std::map<std::string, std::pair<TensorType, int>> params;  // name -> type, stages holding it
+  std::optional<TensorType> norms;
+  for (int s = 0; s < stages; ++s) {
+    MLC_TRY(Signature update, rank.functions->signature(stage_fn(s, "apply_update"), micro));
+    for (const Signature::Arg& a : update.args) {
+      if (a.kind == ArgKind::param) {
+        auto& [type, holders] = params.emplace(a.name, std::pair{a.type, 0}).first->second;
+        ++holders;
+      }
+      if (a.name == kGradNormsArg) norms = a.type;
+    }
+  }
+  for (const auto& [name, held] : params) {
+    if (held.second < 2) continue;
+    add_buffer(name + ".grad", held.first, true);
+    StepSchedule::Call c{"", 0, 0, {}, std::nullopt};
+    c.kind = StepSchedule::Kind::all_reduce;
+    c.buffer = name + ".grad";
+    c.tag = "pipeline: the gradient of shared " + name + ", summed over its stages";
+    out.calls.push_back(std::move(c));
+  }
+  if (norms) {
+    add_buffer(std::string(kGradNormsArg), *norms, true);
+    for (int s : my_stages) out.calls.push_back({stage_fn(s, "grad_norms"), micro, 0, {}, std::nullopt});
+    StepSchedule::Call c{"", 0, 0, {}, std::nullopt};
+    c.kind = StepSchedule::Kind::all_reduce;
+    c.buffer = std::string(kGradNormsArg);
+    c.tag = "pipeline: the squared gradient norms of every stage";
+    out.calls.push_back(std::move(c));
   }
   for (int s : my_stages) out.calls.push_back({stage_fn(s, "apply_update"), micro, 0, {}, std::nullopt});
   return out;

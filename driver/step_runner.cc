@@ -16,9 +16,7 @@ Expected<StepRunner> StepRunner::create(StepSchedule schedule, const Rank& rank,
   r.prefix_ = rank.prefix();
   for (const StepSchedule::Call& c : schedule.calls) {
     if (c.kind != StepSchedule::Kind::function) {
-      if (!rank.world)
-        return make_error("mlc internal error: a step schedule with a " +
-                          std::string(c.kind == StepSchedule::Kind::send ? "send" : "recv") + " on a single device");
+      if (!rank.world) return make_error("mlc internal error: a step schedule with messages (" + c.tag + ") on a single device");
       r.calls_.push_back({kNoFunction, {}, {}});
       continue;
     }
@@ -181,8 +179,14 @@ Status StepRunner::transfer(size_t call) {
     bound.args[r.arg] = const_cast<rt::Tensor*>(&functions_[calls_[r.call].function].fn.result(r.result));
   rt::Tensor& t = *bound.args[0];
   rt::Group& all = world_->all();
-  if (c.kind == StepSchedule::Kind::send) return all.send(t.bytes(), t.num_bytes(), c.peer, c.tag);
-  return all.recv(t.bytes(), t.num_bytes(), c.peer, c.tag);
+  switch (c.kind) {
+    case StepSchedule::Kind::send: return all.send(t.bytes(), t.num_bytes(), c.peer, c.tag);
+    case StepSchedule::Kind::recv: return all.recv(t.bytes(), t.num_bytes(), c.peer, c.tag);
+    case StepSchedule::Kind::all_reduce:
+      return all.all_reduce(t.bytes(), t.num_elements(), t.dtype(), rt::ReduceOp::sum, c.tag);
+    case StepSchedule::Kind::function: break;
+  }
+  return make_error("mlc internal error: call " + std::to_string(call) + " is not a message");
 }
 
 void StepRunner::add_loss(size_t call) {

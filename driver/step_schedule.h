@@ -51,9 +51,10 @@ struct StepSchedule {
     std::string arg;  // the argument's name
     size_t call = 0, result = 0;
   };
-  // A call of a function, or a message to or from another rank (the world's
-  // point-to-point send and recv, matched in order per pair of ranks).
-  enum class Kind : uint8_t { function, send, recv };
+  // A call of a function, a message to or from another rank (the world's
+  // point-to-point send and recv, matched in order per pair of ranks), or a
+  // sum of a buffer over every rank of the world (all_reduce, in rank order).
+  enum class Kind : uint8_t { function, send, recv, all_reduce };
   struct Call {
     std::string function;  // a Program function
     int64_t batch = 0;     // the (global) batch size it is compiled for
@@ -66,8 +67,8 @@ struct StepSchedule {
     std::vector<std::pair<std::string, std::string>> buffer_args = {};
     Kind kind = Kind::function;
     // send: from_results[0] (an earlier call's result, which must not have
-    // been overwritten since) or else `buffer`; recv: into `buffer`. `peer`
-    // is a world rank; `tag` names the message in errors.
+    // been overwritten since) or else `buffer`; recv and all_reduce: into
+    // `buffer`. `peer` is a world rank; `tag` names the message in errors.
     int peer = -1;
     std::string buffer = {}, tag = {};
   };

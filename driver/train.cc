@@ -568,6 +568,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       MLC_TRY(prog, prepare_step(s, diagnose));
     }
     if (diagnose) {
+      if (pipeline_owners) MLC_CHECK_OK(all_to_host());  // @loss_grad reads every stage's parameters
       MLC_TRY(auto named, gradients(*prog, rank));
       if (dump && leader)
         MLC_CHECK_OK(rt::write_safetensors(o.dump_grads_path, named, {{"note", "gradients of step " + std::to_string(s)}}));

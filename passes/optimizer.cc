@@ -72,18 +72,30 @@ Value* learning_rate(Scalars& k, const OptimizerConfig& c) {
   return b.select(b.compare(k.sched_s(), k.f64(w), "lt"), warm, decayed);
 }
 
+// A gradient's 2-norm squared, as torch.nn.utils.clip_grad_norm_ adds them:
+// the norm (in the gradient's dtype), times itself.
+Value* squared_norm(Builder& b, Value* g) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < g->type.rank(); ++d) dims.push_back(d);
+  Value* sq = dims.empty() ? b.mul(g, g) : b.reduce_sum(b.mul(g, g), dims, false);
+  Value* norm = b.unary(OpCode::Sqrt, sq);
+  return b.mul(norm, norm);
+}
+
 // torch.nn.utils.clip_grad_norm_: per-tensor 2-norms, their 2-norm, then
-// g *= min(max_norm / (total + 1e-6), 1).
-void clip_gradients(Scalars& k, std::vector<Slot>& slots, double max_norm) {
+// g *= min(max_norm / (total + 1e-6), 1). With `norms` (a pipeline stage's
+// update, SplitUpdate), the squared norms are the entries of that vector,
+// the model's every tensor, added in its order as one device adds them.
+void clip_gradients(Scalars& k, std::vector<Slot>& slots, double max_norm, Value* norms = nullptr) {
   Builder& b = k.b();
   Value* total_sq = nullptr;
-  for (Slot& slot : slots) {
-    Value* g = slot.grad;
-    std::vector<int64_t> dims;
-    for (int64_t d = 0; d < g->type.rank(); ++d) dims.push_back(d);
-    Value* sq = dims.empty() ? b.mul(g, g) : b.reduce_sum(b.mul(g, g), dims, false);
-    Value* norm = b.unary(OpCode::Sqrt, sq);
-    Value* norm_sq = b.mul(norm, norm);
+  const int64_t entries = norms ? norms->type.shape[0] : static_cast<int64_t>(slots.size());
+  for (int64_t e = 0; e < entries; ++e) {
+    Value* norm_sq = norms ? b.reshape(b.create(OpCode::Slice, {norms}, {{"start", std::vector<int64_t>{e}},
+                                                                         {"limit", std::vector<int64_t>{e + 1}},
+                                                                         {"stride", std::vector<int64_t>{1}}}),
+                                       {})
+                           : squared_norm(b, slots[static_cast<size_t>(e)].grad);
     total_sq = total_sq ? b.add(total_sq, norm_sq) : norm_sq;
   }
   if (!total_sq) return;
@@ -212,12 +224,13 @@ double initial_state(const OptimizerConfig& c) {
 // learning rate, clipping, then each slot's param and new_state set to their
 // updated values. The one emitter of the update formulas, for @train_step and
 // @apply_update alike.
-void emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>& slots, Value* step, Value* opt_step) {
+void emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>& slots, Value* step, Value* opt_step,
+                 Value* norms = nullptr) {
   const std::string& t = config.type;
   Scalars k(b, step, opt_step);
   Value* lr = learning_rate(k, config);
   Value* neg_lr = k.to_f32(b.unary(OpCode::Neg, lr));
-  if (config.clip_grad_norm > 0) clip_gradients(k, slots, config.clip_grad_norm);
+  if (config.clip_grad_norm > 0) clip_gradients(k, slots, config.clip_grad_norm, norms);
   for (Slot& slot : slots) {
     // The update's ops are the optimizer's, for this parameter (what `mlc
     // plan`'s collective ledger names them by).
@@ -333,7 +346,8 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   return module.find("train_step");
 }
 
-Status build_update_functions(Module& module, const OptimizerConfig& config, const LossScaleConfig& loss_scale) {
+Status build_update_functions(Module& module, const OptimizerConfig& config, const LossScaleConfig& loss_scale,
+                              const SplitUpdate* split) {
   if (loss_scale.enabled)
     return make_error("error: optimizer: gradient accumulation with dynamic loss scaling (train.mixed_precision "
                       "with f16) is not supported: set train.grad_accumulation_steps to 1");
@@ -371,9 +385,16 @@ Status build_update_functions(Module& module, const OptimizerConfig& config, con
   for (Slot& slot : slots)
     for (const std::string& n : names)
       slot.state.push_back(f.add_arg(slot.param->name + "." + n, slot.param->type, ArgKind::state));
+  // A pipeline stage's part: the model's squared norms, summed over the stages.
+  const bool split_clip = split && config.clip_grad_norm > 0;
+  if (split_clip && split->norm_index.size() != params.size())
+    return make_error("mlc internal error: optimizer: a split update of " + std::to_string(params.size()) +
+                      " parameters with " + std::to_string(split->norm_index.size()) + " norm entries");
+  const TensorType norms_type{DType::f32, {split ? split->norm_count : 0}};
+  Value* norms = split_clip ? f.add_arg(std::string(kGradNormsArg), norms_type, ArgKind::input) : nullptr;
   Value* step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
   Builder b(f);
-  emit_update(b, config, slots, step, step);
+  emit_update(b, config, slots, step, step, norms);
   // Results: the params, then their state, each updating its argument.
   int arg = 0;
   for (Slot& slot : slots) {
@@ -386,6 +407,39 @@ Status build_update_functions(Module& module, const OptimizerConfig& config, con
       f.results.push_back(v);
       f.result_updates.push_back(arg++);
     }
+  if (split_clip) {
+    // @grad_norms(grad_norms {state}, <param>.grad...) -> grad_norms + this stage's entries, in place.
+    Function& g = module.add_function("grad_norms");
+    Value* acc = g.add_arg(std::string(kGradNormsArg), norms_type, ArgKind::state);
+    std::vector<Value*> grads;
+    for (const Value* p : params) grads.push_back(g.add_arg(p->name + ".grad", p->type, ArgKind::input));
+    Builder gb(g);
+    std::vector<Value*> entries(static_cast<size_t>(split->norm_count), nullptr);
+    for (size_t i = 0; i < params.size(); ++i) {
+      const int64_t e = split->norm_index[i];
+      if (e < 0) continue;
+      if (e >= split->norm_count || entries[static_cast<size_t>(e)])
+        return make_error("mlc internal error: optimizer: norm entry " + std::to_string(e) + " of '" + params[i]->name +
+                          "' is out of range or taken");
+      Value* sq = squared_norm(gb, grads[i]);
+      entries[static_cast<size_t>(e)] = gb.reshape(sq->type.dtype == DType::f32 ? sq : gb.cast(sq, DType::f32), {1});
+    }
+    // Runs of other stages' entries as zeros; x + 0 is x, so the sum over the stages is exact.
+    std::vector<Value*> pieces;
+    for (int64_t e = 0; e < split->norm_count;) {
+      if (entries[static_cast<size_t>(e)]) {
+        pieces.push_back(entries[static_cast<size_t>(e++)]);
+        continue;
+      }
+      int64_t end = e;
+      while (end < split->norm_count && !entries[static_cast<size_t>(end)]) ++end;
+      pieces.push_back(gb.broadcast_to(gb.scalar(0.0, DType::f32), {end - e}));
+      e = end;
+    }
+    Value* mine = pieces.size() == 1 ? pieces[0] : gb.create(OpCode::Concat, pieces, {{"axis", int64_t{0}}});
+    g.results.push_back(gb.add(acc, mine));
+    g.result_updates.push_back(0);
+  }
   return {};
 }
 

@@ -37,9 +37,26 @@ namespace mlc {
 Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config,
                                      const LossScaleConfig& loss_scale = {});
 
+// A pipeline stage's update (passes/pipeline_split.h): its {param}
+// arguments are part of the model's. With global-norm clipping the norm is
+// the model's: @apply_update takes `grad_norms: f32[norm_count] {input}`, the
+// model's per-tensor squared norms in parameter order, and
+//   @grad_norms(grad_norms: f32[norm_count] {state}, <param>.grad {input}...)
+//       -> (grad_norms + the stage's entries {updates = %grad_norms})
+// writes the stage's entries (param i at norm_index[i]; -1 for a tensor
+// another stage counts: tied weights are counted once) and adds 0 elsewhere,
+// so summing the stages' vectors is exact and @apply_update adds the entries
+// in the order one device does.
+struct SplitUpdate {
+  int64_t norm_count = 0;
+  std::vector<int64_t> norm_index;  // per {param} argument of @loss_grad
+};
+inline constexpr std::string_view kGradNormsArg = "grad_norms";
+
 // Needs @loss_grad; dynamic loss scaling is refused (an Error naming
 // train.grad_accumulation_steps).
-Status build_update_functions(Module& module, const OptimizerConfig& config, const LossScaleConfig& loss_scale = {});
+Status build_update_functions(Module& module, const OptimizerConfig& config, const LossScaleConfig& loss_scale = {},
+                              const SplitUpdate* split = nullptr);
 
 class OptimizerPass : public Pass {
  public:

@@ -36,37 +36,30 @@ std::vector<const Value*> crossing_values(const Function& f, const std::vector<i
   return out;
 }
 
-std::string stage_list(const std::vector<int>& stages) {
-  std::string s;
-  for (size_t i = 0; i < stages.size(); ++i) s += (i ? (i + 1 == stages.size() ? " and " : ", ") : "") + std::to_string(stages[i]);
-  return s;
-}
-
-// The arguments of @loss each stage's ops read; an error for a parameter read by two stages.
-Status check_stage_arguments(const Function& loss, const std::vector<int>& op_stage) {
+// The stages whose ops read each argument of @loss, ascending.
+std::unordered_map<const Value*, std::vector<int>> argument_readers(const Function& loss,
+                                                                    const std::vector<int>& op_stage) {
   std::unordered_map<const Value*, std::vector<int>> readers;
   for (size_t i = 0; i < loss.ops.size(); ++i)
     for (const Value* v : loss.ops[i]->operands) {
+      if (v->producer) continue;
       std::vector<int>& s = readers[v];
       if (std::find(s.begin(), s.end(), op_stage[i]) == s.end()) s.push_back(op_stage[i]);
     }
+  for (auto& [v, s] : readers) std::sort(s.begin(), s.end());
+  return readers;
+}
+
+// What a pipeline does not carry: buffer updates and dynamic loss scaling.
+Status check_stage_arguments(const Function& loss) {
   for (size_t a = 0; a < loss.args.size(); ++a) {
-    const ArgKind kind = loss.arg_kinds[a];
-    auto it = readers.find(loss.args[a]);
-    if (kind == ArgKind::buffer)
+    if (loss.arg_kinds[a] == ArgKind::buffer)
       return make_error("error: pipeline: the forward updates buffer '" + loss.args[a]->name +
                         "' (BatchNorm's running statistics); pipeline stages do not carry buffer updates yet");
-    if (kind != ArgKind::param || it == readers.end() || it->second.size() < 2) continue;
-    std::vector<int> s = it->second;
-    std::sort(s.begin(), s.end());
-    return make_error("error: pipeline: parameter '" + loss.args[a]->name + "' is read by stages " + stage_list(s) +
-                      " (tied weights); pipeline stages do not sum a shared parameter's gradients yet: cut the "
-                      "pipeline so that one stage holds every use of it");
-  }
-  for (size_t a = 0; a < loss.args.size(); ++a)
     if (loss.arg_kinds[a] == ArgKind::state && loss.args[a]->name == kLossScaleArg)
       return make_error("error: pipeline: dynamic loss scaling (train.mixed_precision with f16) is not "
-                          "supported on a pipeline");
+                        "supported on a pipeline");
+  }
   return {};
 }
 
@@ -116,7 +109,7 @@ Expected<PipelineStageProgram> build_pipeline_stage(const Module& built, const s
   if (op_stage.size() != loss->ops.size() || stage < 0 || stage >= stages)
     return make_error("mlc internal error: pipeline: no stage " + std::to_string(stage) + " of " +
                       std::to_string(stages) + " for @loss's " + std::to_string(loss->ops.size()) + " ops");
-  MLC_CHECK_OK(check_stage_arguments(*loss, op_stage));
+  MLC_CHECK_OK(check_stage_arguments(*loss));
   for (size_t k = 1; k < loss->results.size(); ++k)
     if (loss->updated_arg(k) >= 0)
       return make_error("error: pipeline: the forward updates '" + loss->args[static_cast<size_t>(loss->updated_arg(k))]->name +
@@ -173,7 +166,19 @@ Expected<PipelineStageProgram> build_pipeline_stage(const Module& built, const s
   weight_half->name = "loss_grad_weight";
   MLC_TRY(Function * grad, differentiate(m, body, also_wrt));
   (void)grad;
-  MLC_CHECK_OK(build_update_functions(m, optimizer));
+  // The model's squared gradient norms, each counted by the first stage reading its parameter.
+  const std::unordered_map<const Value*, std::vector<int>> readers = argument_readers(*loss, op_stage);
+  SplitUpdate split;
+  for (size_t a = 0; a < loss->args.size(); ++a) {
+    if (loss->arg_kinds[a] != ArgKind::param) continue;
+    auto it = readers.find(loss->args[a]);
+    if (it != readers.end() && std::find(it->second.begin(), it->second.end(), stage) != it->second.end()) {
+      split.norm_index.push_back(it->second.front() == stage ? split.norm_count : -1);
+      if (it->second.size() > 1) out.shared_params.push_back(loss->args[a]->name);
+    }
+    ++split.norm_count;
+  }
+  MLC_CHECK_OK(build_update_functions(m, optimizer, {}, &split));
   for (const char* pass : {"decompose", "canonicalize"}) {
     std::unique_ptr<Pass> p = create_pass(pass);
     MLC_TRY(bool changed, p->run(m));

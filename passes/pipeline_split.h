@@ -14,7 +14,8 @@
 //       zero-bubble schedules (ir/pipeline_schedule.h I and W): (loss,
 //       d pipe.in.K...) and (loss, d<param>...), each recomputing the forward;
 //   @accumulate_grads, @apply_update: the optimizer's update functions
-//       (passes/optimizer.h) of the stage's parameters.
+//       (passes/optimizer.h) of the stage's parameters, and with global-norm
+//       clipping @grad_norms.
 //
 // <args> are the arguments of @loss that the stage's ops read, in @loss's
 // order. The values crossing cut k (between stages k and k+1) are those an
@@ -38,11 +39,18 @@
 // received activations (activation checkpointing at stage boundaries), not
 // the forward's intermediates.
 //
-// Refused, with the reason: a parameter read by two stages (tied weights,
-// whose gradients the stages would have to sum), forward buffer updates
-// (BatchNorm's running statistics), dynamic loss scaling.
+// A parameter read by several stages (tied weights: an embedding and the
+// head) is an argument of each; each computes its part of the gradient, and
+// the step sums the parts before the stages' identical updates
+// (driver/pipeline_step_schedule.h), as Megatron-LM does for its embedding
+// group. Global-norm clipping takes the model's norm (passes/optimizer.h
+// SplitUpdate: each tensor counted once, by the first stage reading it).
+//
+// Refused, with the reason: forward buffer updates (BatchNorm's running
+// statistics), dynamic loss scaling.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "ir/expected.h"
@@ -59,6 +67,7 @@ struct PipelineStageProgram {
   Module module;
   std::vector<TensorType> received;  // pipe.in.K
   std::vector<TensorType> sent;      // @forward's results (none for the last stage)
+  std::vector<std::string> shared_params;  // its parameters other stages read too
   // The float received / sent values: those whose gradients go back.
   static bool has_gradient(const TensorType& t);
 };

@@ -105,10 +105,11 @@ void expect_losses(const std::vector<double>& got, const std::vector<double>& wa
 
 // Trains `model` from `init` on `backend`, writing the metrics, the final
 // parameters and the first step's gradients under `dir` (the options name them).
-TrainOptions train_from(const ModelFile& model, Backend backend, const std::string& init,
-                        const std::string& dir) {
+TrainOptions train_from(const ModelFile& model, Backend backend, const std::string& init, const std::string& dir,
+                        const ParallelPlan& parallel = {}) {
   TrainOptions o;
   o.backend = backend;
+  o.parallel = parallel;
   o.init_path = init;
   o.metrics_path = dir + "/metrics.jsonl";
   o.save_path = dir + "/final.safetensors";
@@ -174,6 +175,11 @@ std::string gpt2_text(bool tie_field, bool attention_layer) {
 struct Gpt2Case {
   Backend backend;
   bool tie_field = false, attention_layer = false;
+  // A pipeline: the tied weight's two uses on the first and last stage,
+  // their gradients summed, and the clipping norm the model's.
+  const char* mesh = "";
+  int microbatches = 0;
+  PipelineScheduleKind schedule = PipelineScheduleKind::one_f_one_b;
 };
 
 class Gpt2Tied : public ::testing::TestWithParam<Gpt2Case> {};
@@ -181,7 +187,7 @@ class Gpt2Tied : public ::testing::TestWithParam<Gpt2Case> {};
 TEST_P(Gpt2Tied, MatchesPyTorchStepForStep) {
   const Gpt2Case& c = GetParam();
   const std::string dir = temp_dir("gpt2_" + backend_name(c.backend) + (c.tie_field ? "_field" : "") +
-                                   (c.attention_layer ? "_layer" : ""));
+                                   (c.attention_layer ? "_layer" : "") + (*c.mesh ? "_pipeline" : ""));
   auto model = ModelFile::parse(gpt2_text(c.tie_field, c.attention_layer), "examples/gpt2_tied.json");
   ASSERT_TRUE(model.ok()) << model.error().message;
   // One parameter per tensor, as named_parameters(): the head has none of its own.
@@ -191,7 +197,11 @@ TEST_P(Gpt2Tied, MatchesPyTorchStepForStep) {
   auto ref = nlohmann::json::parse(in);
   EXPECT_EQ(names, ref["parameters"].get<std::vector<std::string>>());
 
-  TrainOptions o = train_from(*model, c.backend, kRef + "/init.safetensors", dir);
+  ParallelPlan parallel;
+  if (*c.mesh)
+    parallel = make_parallel_plan({Mesh::parse(c.mesh).value(), std::nullopt, c.microbatches, c.schedule},
+                                  model->config().parallel);
+  TrainOptions o = train_from(*model, c.backend, kRef + "/init.safetensors", dir, parallel);
   expect_losses(read_losses(o.metrics_path), ref["losses"].get<std::vector<double>>());
   // 36 tensors, 2 of them k biases.
   EXPECT_EQ(expect_tensors(o.dump_grads_path, kRef + "/grads_step0.safetensors", 1e-5, true, 1e-9), 34);
@@ -200,10 +210,16 @@ TEST_P(Gpt2Tied, MatchesPyTorchStepForStep) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, Gpt2Tied,
                          ::testing::Values(Gpt2Case{Backend::compiled}, Gpt2Case{Backend::interp},
-                                           Gpt2Case{Backend::compiled, true, true}),
+                                           Gpt2Case{Backend::compiled, true, true},
+                                           Gpt2Case{Backend::compiled, false, false, "pp=2", 4},
+                                           Gpt2Case{Backend::compiled, true, true, "pp=4", 4,
+                                                    PipelineScheduleKind::zb1p}),
                          [](const auto& info) {
-                           return backend_name(info.param.backend) +
-                                  (info.param.tie_field ? "_tie_weight_attention_layer" : "");
+                           const Gpt2Case& c = info.param;
+                           std::string name = backend_name(c.backend) + (c.tie_field ? "_tie_weight_attention_layer" : "");
+                           if (*c.mesh) name += std::string("_") + (c.mesh[3]) + "_stages_" +
+                                                std::string(pipeline_schedule_kind_name(c.schedule));
+                           return name;
                          });
 
 // PyTorch's state_dict of the tied model lists the tensor twice
