@@ -5,6 +5,7 @@
 
 #include "ir/inline_calls.h"
 #include "runtime/sampler.h"
+#include "driver/pipeline_step_schedule.h"
 
 namespace mlc {
 
@@ -80,6 +81,26 @@ Expected<Evaluator> Evaluator::create(const Rank& rank, const ModelConfig& confi
   const int64_t w = rank.data_ranks;
   const EvalBatches batches = eval_batches(examples, batch, w);
   e.batch_ = std::max<int64_t>(1, batches.full / w);
+  if (const std::optional<size_t> axis = pipeline_axis(rank)) {
+    MLC_TRY(PipelineSchedule schedule, rank.functions->program().pipeline_schedule());
+    e.num_stages_ = schedule.stages();
+    e.pipeline_ranks_ = schedule.ranks;
+    e.pipeline_axis_ = *axis;
+    for (int s = rank.coords[*axis]; s < e.num_stages_; s += schedule.ranks) {
+      const std::string name = "stage" + std::to_string(s) + (s + 1 == e.num_stages_ ? ".eval" : ".eval_forward");
+      Stage stage{s, {}, {}};
+      if (batches.full) {
+        MLC_TRY(StepFunction f, rank.function(name, batches.full));
+        stage.full.emplace(std::move(f));
+      }
+      if (batches.tail) {
+        MLC_TRY(StepFunction f, rank.function(name, batches.tail));
+        stage.tail.emplace(std::move(f));
+      }
+      e.stages_.push_back(std::move(stage));
+    }
+    return e;
+  }
   if (batches.full) {
     MLC_TRY(StepFunction full, rank.function("eval", batches.full));
     e.full_.emplace(std::move(full));
@@ -137,11 +158,73 @@ Status Evaluator::add_remainder(const rt::Split& split, const std::vector<rt::Na
   return {};
 }
 
+Expected<EvalResult> Evaluator::run_pipeline(const rt::Split& split, const std::vector<rt::NamedTensor>& params) {
+  const int64_t n = split.num_examples();
+  rt::Group& world = rank_.world->all();
+  auto world_rank = [&](int stage) {
+    return rank_.world->axis_group(pipeline_axis_).world_rank(stage % pipeline_ranks_);
+  };
+  const int last = num_stages_ - 1;
+  std::vector<double> sums = {0, 0, 0};  // loss, correct, positions (the last stage's)
+  for (int64_t begin = 0; begin < n; begin += batch_) {
+    const int64_t end = std::min(n, begin + batch_);
+    std::vector<int64_t> rows(static_cast<size_t>(end - begin));
+    std::iota(rows.begin(), rows.end(), begin);
+    std::vector<rt::Tensor> inputs = split.gather(rows);
+    for (Stage& st : stages_) {
+      StepFunction& f = end - begin == batch_ ? *st.full : *st.tail;
+      const Signature& sig = f.signature();
+      std::vector<rt::Tensor> received;
+      received.reserve(sig.args.size());
+      std::vector<rt::Tensor*> args;
+      for (const Signature::Arg& a : sig.args) {
+        rt::Tensor* t = nullptr;
+        if (a.name.starts_with("pipe.in.")) {
+          rt::Tensor& r = received.emplace_back(a.type);
+          MLC_CHECK_OK(world.recv(r.bytes(), r.num_bytes(), world_rank(st.stage - 1),
+                                  "evaluation: stage " + std::to_string(st.stage - 1) + "'s " + a.name));
+          t = &r;
+        }
+        for (size_t j = 0; j < config_->inputs.size() && !t && a.kind == ArgKind::input; ++j)
+          if (config_->inputs[j].name == a.name) t = &inputs[j];
+        for (const rt::NamedTensor& p : params)
+          if (!t && a.kind != ArgKind::input && p.name == a.name) t = const_cast<rt::Tensor*>(&p.tensor);
+        if (!t) return make_error("mlc internal error: evaluation: no value for argument '" + a.name + "' of @" + sig.name);
+        args.push_back(t);
+      }
+      MLC_CHECK_OK(f.run(args));
+      if (st.stage < last) {
+        for (size_t k = 0; k < f.num_results(); ++k) {
+          const rt::Tensor& r = f.result(k);
+          MLC_CHECK_OK(world.send(const_cast<rt::Tensor&>(r).bytes(), r.num_bytes(), world_rank(st.stage + 1),
+                                  "evaluation: stage " + std::to_string(st.stage) + "'s pipe.in." + std::to_string(k)));
+        }
+        continue;
+      }
+      sums[0] += scalar_value(f.result(0));
+      if (f.num_results() > 1) sums[1] += scalar_value(f.result(1));
+      for (size_t i = 0; i < config_->inputs.size(); ++i)
+        if (config_->inputs[i].name == config_->loss_targets) sums[2] += static_cast<double>(inputs[i].num_elements());
+    }
+  }
+  MLC_CHECK_OK(world.broadcast(sums.data(), static_cast<int64_t>(sums.size() * sizeof(double)), world_rank(last),
+                               "evaluation: the last stage's sums"));
+  EvalResult result;
+  result.training_data = eval_is_train(config_->data);
+  result.correct = static_cast<int64_t>(sums[1]);
+  result.positions = static_cast<int64_t>(sums[2]);
+  result.examples = n;
+  result.loss = sums[0] / sums[2];
+  if (config_->classifier) result.accuracy = sums[1] / sums[2];
+  return result;
+}
+
 Expected<EvalResult> Evaluator::run(const rt::Split& split, const std::vector<rt::NamedTensor>& params) {
   const int64_t n = split.num_examples();
   if (n != examples_)
     return make_error("error: the evaluator was compiled for " + std::to_string(examples_) +
                       " examples, the split has " + std::to_string(n));
+  if (num_stages_ > 0) return run_pipeline(split, params);
   const int64_t w = rank_.data_ranks;
   std::vector<int64_t> all(static_cast<size_t>(n));
   std::iota(all.begin(), all.end(), 0);
@@ -177,6 +260,9 @@ std::string eval_label(const EvalResult& r) {
 void Evaluator::enable_profiling() {
   for (auto* f : {&full_, &tail_, &remainder_})
     if (*f) (*f)->enable_profiling();
+  for (Stage& s : stages_)
+    for (auto* f : {&s.full, &s.tail})
+      if (*f) (*f)->enable_profiling();
 }
 
 std::vector<FunctionProfile> Evaluator::profiles() const {

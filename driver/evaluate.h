@@ -77,10 +77,23 @@ class Evaluator {
   Status add_remainder(const rt::Split& split, const std::vector<rt::NamedTensor>& params, double& loss_sum,
                        int64_t& correct, int64_t& positions);
 
+  // A pipeline (driver/pipeline_step_schedule.h): each batch goes through
+  // the stages in order, stage s on its rank (its stage<s>.eval_forward, the
+  // last stage's stage<s>.eval), each sending its results to the next
+  // stage's rank; the last stage's sums are broadcast to every rank.
+  struct Stage {
+    int stage = 0;
+    std::optional<StepFunction> full, tail;
+  };
+  Expected<EvalResult> run_pipeline(const rt::Split& split, const std::vector<rt::NamedTensor>& params);
+
   const ModelConfig* config_ = nullptr;
   Rank rank_;
   int64_t examples_ = 0, batch_ = 0;  // batch_: local
   std::optional<StepFunction> full_, tail_, remainder_;
+  std::vector<Stage> stages_;  // pipelines: this rank's stages, ascending
+  int num_stages_ = 0, pipeline_ranks_ = 1;
+  size_t pipeline_axis_ = 0;
 };
 
 // For classifiers: every target of `split` must be a class index in [0, C),

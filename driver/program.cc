@@ -96,16 +96,26 @@ Expected<const Function*> Program::stage_function(int stage, const std::string& 
                         std::to_string(parallel_.split_before.size() + 1) + " stages, but the pipeline has " +
                         std::to_string(parallel_.pipeline_ranks()) + " ranks of " +
                         std::to_string(parallel_.virtual_stages) + " stages");
-    MLC_TRY(Module m, model_->build(micro));
-    PassPipelineOptions options;
-    options.mixed_precision = c.train.mixed_precision;
-    MLC_CHECK_OK(run_pass_pipeline(m, options, "autocast"));
-    const Function& loss = *m.find("loss");
-    MLC_TRY(PipelineStagePlan plan, plan_pipeline_stages(loss, c.layers, c.params, parallel_.split_before, stages));
-    const std::vector<int> op_stage = pipeline_op_stages(loss, c.layers, plan.cuts);
+    auto build = [&](int64_t batch) -> Expected<Module> {
+      MLC_TRY(Module m, model_->build(batch));
+      PassPipelineOptions options;
+      options.mixed_precision = c.train.mixed_precision;
+      MLC_CHECK_OK(run_pass_pipeline(m, options, "autocast"));
+      return m;
+    };
+    // The cuts are planned once, at the training micro-batch (an evaluation
+    // batch of another size cuts the same way).
+    if (!pipeline_cuts_) {
+      const int64_t train_micro = std::max<int64_t>(1, c.train.batch_size / parallel_.pipeline_micro_batches());
+      MLC_TRY(Module planned, build(train_micro));
+      MLC_TRY(PipelineStagePlan plan, plan_pipeline_stages(*planned.find("loss"), c.layers, c.params,
+                                                           parallel_.split_before, stages));
+      pipeline_cuts_ = plan.cuts;
+    }
+    MLC_TRY(Module m, build(micro));
     std::vector<std::shared_ptr<Module>> built;
     for (int s = 0; s < stages; ++s) {
-      Expected<PipelineStageProgram> stage_program = build_pipeline_stage(m, op_stage, s, stages, c.train.optimizer);
+      Expected<PipelineStageProgram> stage_program = build_pipeline_stage(m, c.layers, *pipeline_cuts_, s, c.train.optimizer);
       if (!stage_program) return make_error(path_ + ": " + stage_program.error().message);
       built.push_back(std::make_shared<Module>(std::move(stage_program->module)));
     }

@@ -76,6 +76,7 @@ class Program {
   std::string path_;
   // Pipelined plans: the stages' modules by micro-batch size.
   mutable std::map<int64_t, std::vector<std::shared_ptr<Module>>> stage_modules_;
+  mutable std::optional<std::vector<size_t>> pipeline_cuts_;  // planned at the training micro-batch
   Expected<const Function*> stage_function(int stage, const std::string& name, int64_t micro) const;
   // Built modules by (pipeline?, batch, with the update functions?).
   mutable std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<Module>> modules_;

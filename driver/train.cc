@@ -462,7 +462,6 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   if (o.profile && leader) evaluator.enable_profiling();
   // After `steps_done` steps: at an epoch's end, or every eval_every steps.
   auto run_eval = [&](int64_t epoch, int64_t steps_done, double epoch_mean, bool epoch_end) -> Status {
-    if (pipeline_owners) MLC_CHECK_OK(all_to_host());  // each rank evaluates the whole model
     MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params.tensors));
     write_metric(eval_record(epoch, steps_done, r));
     if (leader && epoch_end) progress.epoch(epoch, setup.epochs, epoch_mean, r);

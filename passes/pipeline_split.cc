@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ir/builder.h"
+#include "ir/pipeline_stages.h"
 #include "passes/autodiff.h"
 #include "passes/optimizer.h"
 #include "passes/pass.h"
@@ -102,13 +103,16 @@ Function& build_stage_body(Module& module, const std::string& name, const Functi
 
 }  // namespace
 
-Expected<PipelineStageProgram> build_pipeline_stage(const Module& built, const std::vector<int>& op_stage, int stage,
-                                                    int stages, const OptimizerConfig& optimizer) {
+Expected<PipelineStageProgram> build_pipeline_stage(const Module& built, const std::vector<TopLayer>& layers,
+                                                    const std::vector<size_t>& cuts, int stage,
+                                                    const OptimizerConfig& optimizer) {
   const Function* loss = built.find("loss");
   if (!loss) return make_error("mlc internal error: pipeline: the module has no @loss");
-  if (op_stage.size() != loss->ops.size() || stage < 0 || stage >= stages)
+  const int stages = static_cast<int>(cuts.size()) + 1;
+  if (stage < 0 || stage >= stages)
     return make_error("mlc internal error: pipeline: no stage " + std::to_string(stage) + " of " +
-                      std::to_string(stages) + " for @loss's " + std::to_string(loss->ops.size()) + " ops");
+                      std::to_string(stages));
+  const std::vector<int> op_stage = pipeline_op_stages(*loss, layers, cuts);
   MLC_CHECK_OK(check_stage_arguments(*loss));
   for (size_t k = 1; k < loss->results.size(); ++k)
     if (loss->updated_arg(k) >= 0)
@@ -153,6 +157,19 @@ Expected<PipelineStageProgram> build_pipeline_stage(const Module& built, const s
       seeded = seeded ? b.add(seeded, term) : term;
     }
     body.results.push_back(seeded ? seeded : b.scalar(0.0, DType::f32));
+  }
+  // Evaluation through the stages: @eval's ops cut the same way (its own crossings).
+  if (const Function* eval = built.find("eval")) {
+    const std::vector<int> eval_stage = pipeline_op_stages(*eval, layers, cuts);
+    const std::vector<const Value*> eval_in = stage > 0 ? crossing_values(*eval, eval_stage, stage - 1)
+                                                        : std::vector<const Value*>{};
+    std::unordered_map<const Value*, Value*> eval_map;
+    Function& e = build_stage_body(m, last ? "eval" : "eval_forward", *eval, eval_stage, stage, eval_in, eval_map);
+    if (last) {
+      for (const Value* r : eval->results) e.results.push_back(eval_map.at(r));
+    } else {
+      for (const Value* v : crossing_values(*eval, eval_stage, stage)) e.results.push_back(eval_map.at(v));
+    }
   }
   std::vector<size_t> also_wrt;
   for (size_t k = 0; k < received.size(); ++k)

@@ -13,6 +13,9 @@
 //   @loss_grad_input, @loss_grad_weight: @loss_grad split in two for
 //       zero-bubble schedules (ir/pipeline_schedule.h I and W): (loss,
 //       d pipe.in.K...) and (loss, d<param>...), each recomputing the forward;
+//   @eval_forward(<args>..., pipe.in.K {input}...) -> (<sent>...) and, on
+//       the last stage, @eval(...) -> @eval's results: @eval cut the same way
+//       (its own crossings), for evaluation through the pipeline;
 //   @accumulate_grads, @apply_update: the optimizer's update functions
 //       (passes/optimizer.h) of the stage's parameters, and with global-norm
 //       clipping @grad_norms.
@@ -72,9 +75,10 @@ struct PipelineStageProgram {
   static bool has_gradient(const TensorType& t);
 };
 
-// Stage `stage` of `stages` of `built`'s @loss (the module model.build gives
-// for one micro-batch); `op_stage[i]` is the stage of @loss's op i.
-Expected<PipelineStageProgram> build_pipeline_stage(const Module& built, const std::vector<int>& op_stage, int stage,
-                                                    int stages, const OptimizerConfig& optimizer);
+// Stage `stage` of `built`'s @loss and @eval (the module model.build gives
+// for one micro-batch) cut before `layers[cuts[k]]` (ir/pipeline_stages.h).
+Expected<PipelineStageProgram> build_pipeline_stage(const Module& built, const std::vector<TopLayer>& layers,
+                                                    const std::vector<size_t>& cuts, int stage,
+                                                    const OptimizerConfig& optimizer);
 
 }  // namespace mlc

@@ -7,6 +7,7 @@
 //  - against the single device without micro-batches: within 1e-5 relative
 //    per step (issue's bound; f32 sums of the micro-batches' means);
 //  - the stage programs' signatures and the rank's action list as calls;
+//  - evaluation runs through the stages and equals one device's;
 //  - a checkpoint written on pp=2 resumes on one device;
 //  - what does not run yet is an error that says so;
 // tied weights and global-norm clipping across stages: gpt2_tied against
@@ -33,6 +34,7 @@ namespace fs = std::filesystem;
 struct TrainRun {
   std::vector<double> losses;
   std::string saved;  // the final parameters' file
+  double eval_loss = 0;  // after the last step
   std::string error;
 };
 
@@ -68,6 +70,7 @@ TrainRun train_tiny_gpt(const std::string& name, const std::string& mesh, int mi
     return r;
   }
   r.saved = testing::slurp(o.save_path);
+  r.eval_loss = summary->eval_loss.value_or(-1);
   return r;
 }
 
@@ -92,6 +95,8 @@ TEST(PipelineTraining, AStepIsGradientAccumulationOverItsMicroBatchesBitForBit) 
     ASSERT_TRUE(piped.error.empty()) << what << ": " << piped.error;
     EXPECT_EQ(piped.losses, accumulated.losses) << what;
     EXPECT_TRUE(piped.saved == accumulated.saved) << what << ": final parameters differ";
+    // Evaluation through the stages, of the same parameters.
+    EXPECT_EQ(piped.eval_loss, accumulated.eval_loss) << what;
     for (size_t s = 0; s < single.losses.size(); ++s)
       EXPECT_LE(std::abs(piped.losses[s] - single.losses[s]), 1e-5 * std::abs(single.losses[s])) << what << " step " << s;
   }
