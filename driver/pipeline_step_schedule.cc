@@ -229,28 +229,56 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
   return out;
 }
 
-Expected<std::map<std::string, int>> pipeline_tensor_owners(const Rank& rank, int64_t batch) {
+Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batch) {
   const std::optional<size_t> axis = pipeline_axis(rank);
-  if (!axis || !rank.world) return make_error("mlc internal error: pipeline tensor owners without a pp axis");
+  if (!axis || !rank.world) return make_error("mlc internal error: pipeline tensor holders without a pp axis");
   MLC_TRY(PipelineSchedule schedule, rank.functions->program().pipeline_schedule());
   const int64_t micro = batch / schedule.microbatches;
-  std::map<std::string, int> owners;
+  PipelineHolders holders;
   for (int s = 0; s < schedule.stages(); ++s) {
-    MLC_TRY(Signature update, rank.functions->signature(stage_fn(s, "apply_update"), micro));
-    const int owner = rank.world->axis_group(*axis).world_rank(schedule.rank_of_stage(s));
-    for (const Signature::Arg& a : update.args)
-      if (a.kind == ArgKind::param || a.kind == ArgKind::state) owners[a.name] = owner;
+    const int holder = rank.world->axis_group(*axis).world_rank(schedule.rank_of_stage(s));
+    for (const char* fn : {"loss_grad", "apply_update"}) {
+      MLC_TRY(Signature sig, rank.functions->signature(stage_fn(s, fn), micro));
+      for (const Signature::Arg& a : sig.args) {
+        if (a.kind != ArgKind::param && a.kind != ArgKind::frozen && a.kind != ArgKind::state) continue;
+        if (a.name == kGradNormsArg) continue;
+        std::vector<int>& h = holders[a.name];
+        if (std::find(h.begin(), h.end(), holder) == h.end()) h.push_back(holder);
+      }
+    }
   }
-  return owners;
+  for (auto& [name, h] : holders) std::sort(h.begin(), h.end());
+  return holders;
 }
 
-Status sync_pipeline_tensors(const Rank& rank, const std::map<std::string, int>& owners,
-                             std::vector<rt::NamedTensor>& tensors) {
-  for (rt::NamedTensor& t : tensors)
-    if (auto it = owners.find(t.name); it != owners.end())
-      MLC_CHECK_OK(rank.world->all().broadcast(t.tensor.bytes(), t.tensor.num_bytes(), it->second,
-                                               "pipeline: " + t.name + " from the rank of its stage"));
-  return {};
+Expected<std::vector<rt::NamedTensor>> gather_pipeline_tensors(const Rank& rank, const PipelineHolders& holders,
+                                                               const std::vector<rt::NamedTensor>& global,
+                                                               const std::vector<rt::NamedTensor>& mine) {
+  std::vector<rt::NamedTensor> whole;
+  const int me = rank.index();
+  for (const rt::NamedTensor& g : global) {
+    auto it = holders.find(g.name);
+    if (it == holders.end() || it->second.empty())
+      return make_error("mlc internal error: pipeline: no stage holds '" + g.name + "'");
+    const int from = it->second.front();
+    const rt::Tensor* own = nullptr;
+    for (const rt::NamedTensor& t : mine)
+      if (t.name == g.name) own = &t.tensor;
+    if (me == from && !own) return make_error("mlc internal error: pipeline: this rank holds no '" + g.name + "'");
+    const std::string tag = "pipeline: " + g.name + " to rank 0";
+    if (me == 0) {
+      if (from == 0) {
+        whole.push_back({g.name, *own});
+        continue;
+      }
+      rt::Tensor t(g.tensor.type());
+      MLC_CHECK_OK(rank.world->all().recv(t.bytes(), t.num_bytes(), from, tag));
+      whole.push_back({g.name, std::move(t)});
+    } else if (me == from) {
+      MLC_CHECK_OK(rank.world->all().send(const_cast<rt::Tensor*>(own)->bytes(), own->num_bytes(), 0, tag));
+    }
+  }
+  return whole;
 }
 
 }  // namespace mlc

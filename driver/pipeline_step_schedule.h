@@ -49,14 +49,18 @@ std::optional<size_t> pipeline_axis(const Rank& rank);
 // rank's FunctionCache for its stages' signatures (compiling them).
 Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch);
 
-// Which world rank updates each parameter and optimizer-state tensor of a
-// pipeline (its stage's rank), by name: the others hold stale copies until
-// sync_pipeline_tensors. Asks for every stage's @apply_update signature.
-Expected<std::map<std::string, int>> pipeline_tensor_owners(const Rank& rank, int64_t batch);
+// The world ranks holding each parameter and optimizer-state tensor of a
+// pipeline (those of the stages reading it), ascending: one rank, or
+// several for a shared parameter (tied weights), whose first writes it to
+// checkpoints. Asks for every stage's signatures.
+using PipelineHolders = std::map<std::string, std::vector<int>>;
+Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batch);
 
-// Every tensor of `tensors` that `owners` names, broadcast from its owner
-// (a collective: every pipeline rank calls it with the same list).
-Status sync_pipeline_tensors(const Rank& rank, const std::map<std::string, int>& owners,
-                             std::vector<rt::NamedTensor>& tensors);
+// Rank 0's whole copies of `global`'s tensors (their names and types; the
+// values of the rank holding each): a collective, each tensor sent to rank 0
+// by its first holder. `mine` are this rank's tensors; other ranks get {}.
+Expected<std::vector<rt::NamedTensor>> gather_pipeline_tensors(const Rank& rank, const PipelineHolders& holders,
+                                                               const std::vector<rt::NamedTensor>& global,
+                                                               const std::vector<rt::NamedTensor>& mine);
 
 }  // namespace mlc

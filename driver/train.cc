@@ -323,12 +323,19 @@ struct LocalTensors {
   std::vector<rt::NamedTensor> tensors;
   std::vector<Placements> placements;
 
-  LocalTensors(const std::vector<rt::NamedTensor>& global, const Signature& f, const Rank& rank) {
+  // `holders`: a pipeline's (driver/pipeline_step_schedule.h): only the tensors this rank's stages hold.
+  LocalTensors(const std::vector<rt::NamedTensor>& global, const Signature& f, const Rank& rank,
+               const PipelineHolders* holders = nullptr) {
     for (const rt::NamedTensor& g : global) {
+      if (holders) {
+        auto it = holders->find(g.name);
+        if (it == holders->end() || std::find(it->second.begin(), it->second.end(), rank.index()) == it->second.end())
+          continue;
+      }
       Placements p;
       for (const Signature::Arg& a : f.args)
         if (a.name == g.name) p = a.placements;
-      // Replicated: a pipeline rank's copy of another stage's tensor.
+      // Replicated: a pipeline rank's tensors, which no other rank's arguments place.
       if (p.empty() && rank.world) p.assign(rank.mesh.axes.size(), Placement::R());
       tensors.push_back({g.name, rank.local_part(g.tensor, p)});
       placements.push_back(std::move(p));
@@ -376,10 +383,12 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   const int64_t eval_every = o.eval_every.value_or(tc.eval_every);
   const int64_t grad_stats_every = o.grad_stats_every.value_or(tc.grad_stats_every);
   const bool leader = rank.leader(), with_grad = !o.dump_grads_path.empty() || grad_stats_every > 0;
+  // @loss_grad for the diagnostics; a pipeline's come from its step (below).
+  const bool loss_grad = with_grad && !pipeline_axis(rank);
 
   stage = "compiling the train step";
   const int64_t k = setup.grad_accumulation_steps;
-  MLC_TRY(BatchFunctions program, compile(rank, batch, k, with_grad, o.profile && leader));
+  MLC_TRY(BatchFunctions program, compile(rank, batch, k, loss_grad, o.profile && leader));
   std::map<int64_t, BatchFunctions> tail_programs;  // last partial batch when !drop_last
   // Where the parameters and state are placed: the arguments of the function updating them.
   const Signature* state_fn = nullptr;
@@ -387,25 +396,19 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     if (f.name == optimizer_state_function(k) || f.name.ends_with(".apply_update")) state_fn = &f.fn.signature();
   if (!state_fn) return make_error("mlc internal error: the step schedule has no @" + optimizer_state_function(k));
   const Signature& step_fn = *state_fn;
-  LocalTensors params(setup.params, step_fn, rank), state(setup.state, step_fn, rank);
+  // A pipeline's rank holds its stages' tensors only (driver/pipeline_step_schedule.h).
+  std::optional<PipelineHolders> holders;
+  if (pipeline_axis(rank)) {
+    MLC_TRY(holders, pipeline_tensor_holders(rank, batch));
+  }
+  const PipelineHolders* held = holders ? &*holders : nullptr;
+  LocalTensors params(setup.params, step_fn, rank, held), state(setup.state, step_fn, rank, held);
   if (rank.device_tensors)
     for (auto* list : {&params.tensors, &state.tensors})
       for (rt::NamedTensor& t : *list) MLC_CHECK_OK(rank.device_tensors->keep(t.tensor));
-  // A pipeline's ranks update their stages' tensors only: each is then
-  // broadcast from its stage's rank (driver/pipeline_step_schedule.h).
-  std::optional<std::map<std::string, int>> pipeline_owners;
-  if (pipeline_axis(rank)) {
-    MLC_TRY(pipeline_owners, pipeline_tensor_owners(rank, batch));
-  }
   auto all_to_host = [&]() -> Status {
     MLC_CHECK_OK(rank.to_host(params.tensors));
-    MLC_CHECK_OK(rank.to_host(state.tensors));
-    if (!pipeline_owners) return {};
-    MLC_CHECK_OK(sync_pipeline_tensors(rank, *pipeline_owners, params.tensors));
-    MLC_CHECK_OK(sync_pipeline_tensors(rank, *pipeline_owners, state.tensors));
-    rank.host_wrote(params.tensors);
-    rank.host_wrote(state.tensors);
-    return {};
+    return rank.to_host(state.tensors);
   };
   if (!o.checkpoint_dir.empty()) {
     // Every rank writes into it (its shard, on a mesh).
@@ -437,6 +440,22 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   auto checkpoint = [&](int64_t steps_done) -> Status {
     MLC_CHECK_OK(all_to_host());
     const rt::TrainPosition position{steps_done, setup.seed, batch, steps_per_epoch, tc.shuffle};
+    if (holders) {  // every tensor written by its first holder; the others' entries give types
+      std::vector<rt::NamedTensor> locals;
+      std::vector<int> writers;
+      for (auto* list : {&setup.params, &setup.state})
+        for (const rt::NamedTensor& g : *list) {
+          const rt::NamedTensor* mine = nullptr;
+          for (auto* own : {&params.tensors, &state.tensors})
+            for (const rt::NamedTensor& t : *own)
+              if (t.name == g.name) mine = &t;
+          locals.push_back(mine ? *mine : g);
+          writers.push_back(holders->at(g.name).front());
+        }
+      const std::vector<Placements> replicated(locals.size(), Placements(rank.mesh.axes.size(), Placement::R()));
+      return write_sharded_checkpoint(rank, o.checkpoint_dir, o.keep_checkpoints, config.name, position, locals,
+                                      replicated, &writers);
+    }
     if (rank.world) {
       std::vector<rt::NamedTensor> locals = params.tensors;
       locals.insert(locals.end(), state.tensors.begin(), state.tensors.end());
@@ -512,7 +531,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     BatchFunctions* prog = &program;
     if (const int64_t global = (end - begin) * rank.data_ranks; global != batch) {
       if (!tail_programs.count(global)) {
-        MLC_TRY(BatchFunctions tail, compile(rank, global, k, with_grad, o.profile && leader));
+        MLC_TRY(BatchFunctions tail, compile(rank, global, k, loss_grad, o.profile && leader));
         BatchFunctions& placed = tail_programs.emplace(global, std::move(tail)).first->second;
         MLC_CHECK_OK(bind_arguments(placed, config, binder, params.tensors, state.tensors, &step_tensor));
       }
@@ -566,13 +585,17 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     if (gathered_step != s) {
       MLC_TRY(prog, prepare_step(s, diagnose));
     }
-    if (diagnose) {
-      if (pipeline_owners) MLC_CHECK_OK(all_to_host());  // @loss_grad reads every stage's parameters
-      MLC_TRY(auto named, gradients(*prog, rank));
+    // A pipeline's gradients are its step's own sums (after the step, below).
+    auto write_diagnostics = [&](const std::vector<std::pair<std::string, const rt::Tensor*>>& named) -> Status {
       if (dump && leader)
         MLC_CHECK_OK(rt::write_safetensors(o.dump_grads_path, named, {{"note", "gradients of step " + std::to_string(s)}}));
       if (grad_stats_every > 0 && s % grad_stats_every == 0 && leader)
         write_metric(grads_record(epoch, s, grad_stats(named)));
+      return {};
+    };
+    if (diagnose && !holders) {
+      MLC_TRY(auto named, gradients(*prog, rank));
+      MLC_CHECK_OK(write_diagnostics(named));
     }
 
     auto t0 = Clock::now();
@@ -586,6 +609,19 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     }
     MLC_CHECK_OK(prog->step->finish());
     step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    if (diagnose && holders) {
+      // The step's gradient sums (its micro-batches' mean, before clipping),
+      // each from its stage's rank, under the parameters' names.
+      std::vector<rt::NamedTensor> mine, trained;
+      for (const rt::NamedTensor& p : params.tensors)
+        if (const rt::Tensor* g = prog->step->buffer(p.name + ".grad")) mine.push_back({p.name, *g});
+      for (size_t i = 0; i < config.params.size(); ++i)
+        if (config.params[i].trainable && !config.params[i].buffer) trained.push_back(setup.params[i]);
+      MLC_TRY(std::vector<rt::NamedTensor> whole, gather_pipeline_tensors(rank, *holders, trained, mine));
+      std::vector<std::pair<std::string, const rt::Tensor*>> named;
+      for (const rt::NamedTensor& g : whole) named.emplace_back(g.name, &g.tensor);
+      MLC_CHECK_OK(write_diagnostics(named));
+    }
 
     double loss = prog->step->loss();
     summary.final_loss = loss;
@@ -624,7 +660,8 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   if (metrics) MLC_CHECK_OK(metrics->status());
   MLC_CHECK_OK(all_to_host());
   if (!o.save_path.empty()) {
-    MLC_TRY(std::vector<rt::NamedTensor> whole, params.whole(rank));
+    MLC_TRY(std::vector<rt::NamedTensor> whole,
+            holders ? gather_pipeline_tensors(rank, *holders, setup.params, params.tensors) : params.whole(rank));
     std::vector<std::pair<std::string, const rt::Tensor*>> named;
     for (const rt::NamedTensor& p : whole) named.emplace_back(p.name, &p.tensor);
     if (leader) MLC_CHECK_OK(rt::write_safetensors(o.save_path, named, {{"model", config.name}}));
