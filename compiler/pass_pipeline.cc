@@ -62,7 +62,7 @@ Status run_pass_pipeline(Module& module, const PassPipelineOptions& options, con
   if (options.parallel.pipelined())
     return make_error("error: parallel plan: mesh " + options.parallel.mesh.str() +
                       ": the pass pipeline partitions one program, and a pipeline's stages are programs of their "
-                      "own (mlc run --mesh pp=N builds them); mlc ir and mlc compile do not take a pp axis yet");
+                      "own (driver/program.h builds them for mlc run and mlc compile); mlc ir does not take a pp axis yet");
   for (auto it = all.begin(); it != end; ++it) {
     std::unique_ptr<Pass> pass;
     if (*it == "autocast") {

@@ -55,6 +55,9 @@ Program Program::from_artifact(std::shared_ptr<const rt::Artifact> artifact, std
   if (sharded) {
     p.parallel_.mesh = artifact->mesh;
     p.parallel_.zero = artifact->zero;
+    p.parallel_.micro_batches = artifact->pipeline.microbatches;
+    p.parallel_.schedule = artifact->pipeline.schedule;
+    p.parallel_.virtual_stages = artifact->pipeline.virtual_stages;
   }
   p.sharded_ = sharded;
   p.artifact_ = std::move(artifact);
@@ -177,16 +180,18 @@ Expected<StepFunction> Program::function(const std::string& name, int64_t batch)
     MLC_TRY(const Function* f, ir(name, batch));
     return StepFunction::create(*f, backend_, path_, device_);
   }
-  if (const rt::CompiledFunction* c = artifact_->find(name, batch, sharded_))
+  // A pipeline's functions are unsharded: its stages' run on their ranks, the others are the model's on one device.
+  const bool sharded = sharded_ && !parallel_.pipelined();
+  if (const rt::CompiledFunction* c = artifact_->find(name, batch, sharded))
     return StepFunction::create(c->executable, path_, device_.executor);
   std::string have;
   for (const rt::CompiledFunction& c : artifact_->functions)
-    if (c.name == name && c.sharded == sharded_) have += (have.empty() ? "" : ", ") + std::to_string(c.batch);
-  const std::string what = (sharded_ ? "a sharded @" : artifact_->mesh.empty() ? "@" : "an unsharded @") + name;
+    if (c.name == name && c.sharded == sharded) have += (have.empty() ? "" : ", ") + std::to_string(c.batch);
+  const std::string what = (sharded ? "a sharded @" : artifact_->mesh.empty() ? "@" : "an unsharded @") + name;
   const std::string mesh = artifact_->mesh.empty() ? ""
                            : " --mesh " + artifact_->mesh.str() +
                                  (artifact_->zero ? " --zero " + std::to_string(artifact_->zero) : "");
-  if (have.empty() && name == "loss_grad" && sharded_)  // `mlc compile --mesh` leaves it out unless asked for
+  if (have.empty() && name == "loss_grad" && sharded)  // `mlc compile --mesh` leaves it out unless asked for
     return make_error(path_ + ": error: the artifact has no sharded @loss_grad, which gradient statistics need; an artifact "
                       "for a mesh holds it when the model file sets \"grad_stats_every\" in \"train\": compile the "
                       "model with it set (mlc compile MODEL.json" + mesh + "), or run the model file");

@@ -63,8 +63,9 @@ namespace mlc::rt {
 
 // 2: meshes and placements; 3: kernels with several outputs; 4: each kernel
 // object's kernel IR ("source"), the target's code generator, symbols that
-// are kernel names only; 5: the target's name, collective instructions.
-inline constexpr uint32_t kArtifactVersion = 5;
+// are kernel names only; 5: the target's name, collective instructions; 6:
+// a pipeline's settings (parallel.pipeline).
+inline constexpr uint32_t kArtifactVersion = 6;
 
 struct CompiledFunction {
   std::string name;   // "train_step", "eval", ...
@@ -78,6 +79,13 @@ struct Artifact {
   std::string module_hash;  // of the train step's module, hex
   Mesh mesh;     // of the sharded functions; empty: one device
   int zero = 0;  // the ZeRO stage they were compiled for
+  // With a pp axis in `mesh`: the pipeline its stage functions
+  // ("stage<S>.<name>", driver/program.h) run (ir/pipeline_schedule.h).
+  struct Pipeline {
+    int microbatches = 1;
+    PipelineScheduleKind schedule = PipelineScheduleKind::one_f_one_b;
+    int virtual_stages = 1;
+  } pipeline;
   ModelConfig config;
   std::optional<int64_t> num_classes;  // of a classifier's cross-entropy
   std::vector<CompiledFunction> functions;

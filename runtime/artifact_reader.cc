@@ -679,6 +679,16 @@ Expected<Artifact> parse_unnamed(std::string_view bytes, const std::string& arti
   }
   MLC_TRY(int64_t zero, parallel.integer("zero", 0, a.mesh.empty() ? 0 : 3));
   a.zero = static_cast<int>(zero);
+  if (a.mesh.find("pp")) {
+    MLC_TRY(Field pipeline, parallel.get("pipeline"));
+    MLC_TRY(int64_t microbatches, pipeline.integer("microbatches", 1, 1 << 20));
+    MLC_TRY(int64_t virtual_stages, pipeline.integer("virtual_stages", 1, 4096));
+    MLC_TRY(Field schedule, pipeline.get("schedule"));
+    MLC_TRY(std::string schedule_text, schedule.as_string());
+    auto kind = parse_pipeline_schedule_kind(schedule_text);
+    if (!kind) return schedule.error("expected gpipe, 1f1b, interleaved or zb1p, found " + Field::found(schedule.json()));
+    a.pipeline = {static_cast<int>(microbatches), *kind, static_cast<int>(virtual_stages)};
+  }
   auto code = std::make_shared<CodeModule>();
   MLC_TRY(Field target, root.get("target"));
   MLC_TRY(Field target_name, target.get("name"));

@@ -222,10 +222,15 @@ Status write_artifact(const std::string& path, const Artifact& a) {
                          {"executable", executable_json(*c.executable, global_object[f], blobs)}});
   }
   const std::string dir = std::filesystem::path(path).parent_path().string();
+  Json parallel = {{"mesh", a.mesh.str()}, {"zero", a.zero}};
+  if (a.mesh.find("pp"))
+    parallel["pipeline"] = {{"microbatches", a.pipeline.microbatches},
+                            {"schedule", std::string(pipeline_schedule_kind_name(a.pipeline.schedule))},
+                            {"virtual_stages", a.pipeline.virtual_stages}};
   Json manifest = {{"format", "mlcx"},
                    {"mlc_version", std::string(mlc_version())},
                    {"module_hash", a.module_hash},
-                   {"parallel", {{"mesh", a.mesh.str()}, {"zero", a.zero}}},
+                   {"parallel", parallel},
                    {"target", {{"name", target->target}, {"arch", target->arch}, {"features", target->features},
                                {"generator", target->generator}}},
                    {"model", model_json(a, dir)},

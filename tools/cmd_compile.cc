@@ -142,6 +142,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
   rt::Artifact artifact;
   artifact.mesh = mesh;
   artifact.zero = parallel.zero;
+  artifact.pipeline = {parallel.pipeline_micro_batches(), parallel.schedule, parallel.virtual_stages};
   artifact.config = config;
   auto classes = program.num_classes();
   if (!classes) return user_error(classes.error().message);
@@ -159,8 +160,9 @@ int cmd_compile(const std::vector<std::string>& argv) {
   int sources_written = 0;
   std::shared_ptr<const rt::CodeModule> code;  // the first function's code: its target is the artifact's
   auto add = [&](const std::string& name, int64_t batch, bool sharded) -> Status {
-    MLC_TRY(const Function* f, (sharded || mesh.empty() ? program : whole).ir(name, batch));
-    if (name == "train_step" && batch == tc.batch_size)
+    // A pipeline's functions are all its Program's; none is sharded (each runs on the ranks of its stage).
+    MLC_TRY(const Function* f, (sharded || mesh.empty() || parallel.pipelined() ? program : whole).ir(name, batch));
+    if (name == "train_step" && batch == tc.batch_size && (sharded || mesh.empty() || parallel.pipelined()))
       artifact.module_hash = rt::hex64(rt::fnv1a64(print_function(*f)));
     MLC_TRY(LoweredFunction lowered, lower_function(*f, options));
     if (!source_dir.empty()) {
@@ -168,11 +170,35 @@ int cmd_compile(const std::vector<std::string>& argv) {
       sources_written += n;
     }
     if (!code && lowered.executable->code) code = lowered.executable->code;
-    artifact.functions.push_back({name, batch, lowered.executable, sharded && !mesh.empty()});
+    artifact.functions.push_back({name, batch, lowered.executable, sharded && !mesh.empty() && !parallel.pipelined()});
     return {};
   };
   std::vector<std::tuple<std::string, int64_t, bool>> functions;  // name, batch, sharded
   const int64_t k = tc.grad_accumulation_steps;
+  if (parallel.pipelined()) {
+    // Every stage's functions (driver/pipeline_step_schedule.h), and the
+    // model's @train_step (the optimizer state's layout) and @optimizer_init.
+    const int stages = parallel.pipeline_stages(), m = parallel.pipeline_micro_batches();
+    auto stage = [](int s, const char* name) { return "stage" + std::to_string(s) + "." + name; };
+    for (int64_t b : train_batches) {
+      if (b % m) continue;  // a run refuses a batch its micro-batches do not divide
+      functions.emplace_back("train_step", b, false);
+      functions.emplace_back("optimizer_init", b, false);
+      for (int s = 0; s < stages; ++s) {
+        if (s + 1 < stages) functions.emplace_back(stage(s, "forward"), b / m, true);
+        for (const char* name : {"loss_grad", "accumulate_grads", "apply_update"})
+          functions.emplace_back(stage(s, name), b / m, true);
+        if (tc.optimizer.clip_grad_norm > 0) functions.emplace_back(stage(s, "grad_norms"), b / m, true);
+        if (parallel.schedule == PipelineScheduleKind::zb1p)
+          for (const char* name : {"loss_grad_input", "loss_grad_weight"})
+            functions.emplace_back(stage(s, name), b / m, true);
+      }
+    }
+    for (int64_t b : {eval.full, eval.tail})
+      if (b)
+        for (int s = 0; s < stages; ++s) functions.emplace_back(stage(s, s + 1 < stages ? "eval_forward" : "eval"), b, true);
+    train_batches.clear();
+  }
   for (int64_t b : train_batches) {
     for (const char* name : {"train_step", "optimizer_init", "loss_grad"})
       if (mesh.empty() || std::string_view(name) != "loss_grad" || tc.grad_stats_every > 0)
@@ -184,7 +210,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
           functions.emplace_back(name, b / k, true);
   }
   for (int64_t b : {eval.full, eval.tail})
-    if (b) functions.emplace_back("eval", b, true);
+    if (b && !parallel.pipelined()) functions.emplace_back("eval", b, true);
   if (eval.remainder) functions.emplace_back("eval", 1, false);
   for (const auto& [name, batch, sharded] : functions) {
     Status s = add(name, batch, sharded);

@@ -77,8 +77,22 @@ std::string artifact_parallel(const rt::Artifact& a, const std::string& file, co
     return "--zero " + std::to_string(*flags.zero) + ": " + file + " was compiled for ZeRO stage " +
            std::to_string(a.zero) + " on " + compiled_for + ": run it without --zero, or compile the model for "
            "this stage (mlc compile MODEL.json --mesh " + a.mesh.str() + " --zero " + std::to_string(*flags.zero) + ")";
+  const bool pipeline = a.mesh.find("pp").has_value();
+  if (flags.microbatches && (!pipeline || *flags.microbatches != a.pipeline.microbatches))
+    return "--microbatches " + std::to_string(*flags.microbatches) + ": " + file + " was compiled for " +
+           (pipeline ? std::to_string(a.pipeline.microbatches) + " micro-batches" : compiled_for + ", no pipeline") +
+           ": run it without --microbatches, or compile the model with it";
+  if (flags.schedule && (!pipeline || *flags.schedule != a.pipeline.schedule))
+    return "--schedule " + std::string(pipeline_schedule_kind_name(*flags.schedule)) + ": " + file +
+           " was compiled for " +
+           (pipeline ? "schedule " + std::string(pipeline_schedule_kind_name(a.pipeline.schedule))
+                     : compiled_for + ", no pipeline") +
+           ": run it without --schedule, or compile the model with it";
   parallel.mesh = a.mesh;
   parallel.zero = a.zero;
+  parallel.micro_batches = a.pipeline.microbatches;
+  parallel.schedule = a.pipeline.schedule;
+  parallel.virtual_stages = a.pipeline.virtual_stages;
   return "";
 }
 

@@ -132,7 +132,9 @@ const std::vector<CommandDoc>& docs() {
          "it as it is)"},
         {"data", "F.safetensors", "size the batches from F instead of the model file's data.file"},
         kMesh,
-        kZero}},
+        kZero,
+        kMicrobatches,
+        kSchedule}},
       {"plan", "MODEL.json|MODEL.mlc",
        "parameters, memory, FLOPs and, on a mesh, placements and collectives of a training step",
        "Prints, for train.batch_size: parameters; bytes of parameters, gradients, optimizer state and the\n"

@@ -103,8 +103,8 @@ TEST(PassPipeline, RefusesAParallelPlanThatIsNotImplemented) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message,
             "error: parallel plan: mesh pp=2: the pass pipeline partitions one program, and a pipeline's stages are "
-            "programs of their own (mlc run --mesh pp=N builds them); mlc ir and mlc compile do not take a pp axis "
-            "yet");
+            "programs of their own (driver/program.h builds them for mlc run and mlc compile); mlc ir does not take "
+            "a pp axis yet");
   EXPECT_EQ(m.functions.size(), 1u);
   options.parallel.mesh = Mesh::parse("dp=2,pp=2").value();
   s = run_pass_pipeline(m, options);

@@ -363,6 +363,14 @@ void write_artifact_seeds(const std::string& dir, const std::vector<std::string>
     a.functions[0].sharded = true;
     check(mlc::rt::write_artifact(dir + "/gen_tiny_mesh.mlcx", a));
   }
+  {
+    // A pipeline on pp=2: its stage function unsharded, the schedule in parallel.pipeline.
+    mlc::rt::Artifact a = mlc::testing::tiny_artifact(dir + "/tiny.safetensors");
+    a.mesh = mlc::Mesh::parse("pp=2").value();
+    a.pipeline = {2, mlc::PipelineScheduleKind::one_f_one_b, 1};
+    a.functions[0].name = "stage0.loss_grad";
+    check(mlc::rt::write_artifact(dir + "/gen_tiny_pipeline.mlcx", a));
+  }
   for (const std::string& t : trims) {
     if (t.ends_with(".cubin")) continue;  // write_cubin_seeds's
     const size_t at = t.rfind('@');

@@ -199,7 +199,7 @@ TEST_F(ArtifactTest, BadMagic) {
 TEST_F(ArtifactTest, WrongVersion) {
   std::string s = valid();
   put_le(s, 8, 1, 4);
-  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 1, this mlc reads version 5");
+  EXPECT_EQ(error_of(s), "tiny.mlcx: error: format version 1, this mlc reads version 6");
 }
 
 TEST_F(ArtifactTest, SectionCount0) {

@@ -152,6 +152,33 @@ TEST(PipelineTraining, WhatDoesNotRunYetIsAnError) {
       << buffers.err;
 }
 
+// `mlc compile --mesh pp=2` stores every stage's functions and the schedule;
+// the artifact trains as the model file does, bit for bit.
+TEST(PipelineTraining, AnArtifactOfAPipelineTrainsAsTheModelFileDoes) {
+  const fs::path dir = testing::scratch_dir("mlc_pipeline") / "artifact";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string artifact = (dir / "t.mlcx").string(), from_file = (dir / "file.jsonl").string(),
+                    from_artifact = (dir / "artifact.jsonl").string();
+  const std::string plan = " --mesh pp=2 --microbatches 4 --schedule zb1p";
+  testing::RunResult compiled = testing::run_mlc("compile examples/tiny_gpt.json" + plan + " -o " + artifact);
+  ASSERT_EQ(compiled.status, 0) << compiled.err;
+  EXPECT_NE(compiled.out.find("on mesh pp=2"), std::string::npos) << compiled.out;
+  testing::RunResult run = testing::run_mlc("run " + artifact + " --steps 6 --metrics " + from_artifact);
+  ASSERT_EQ(run.status, 0) << run.err;
+  testing::RunResult file = testing::run_mlc("run examples/tiny_gpt.json" + plan + " --steps 6 --metrics " + from_file);
+  ASSERT_EQ(file.status, 0) << file.err;
+  EXPECT_EQ(testing::slurp(from_artifact), testing::slurp(from_file));
+  // The artifact's pipeline is its own: another schedule is refused.
+  testing::RunResult other = testing::run_mlc("run " + artifact + " --mesh pp=4 --steps 1");
+  EXPECT_EQ(other.status, 2);
+  EXPECT_NE(other.err.find("was compiled for mesh pp=2"), std::string::npos) << other.err;
+  testing::RunResult schedule = testing::run_mlc("run " + artifact + " --schedule gpipe --steps 1");
+  EXPECT_EQ(schedule.status, 2);
+  EXPECT_NE(schedule.err.find("--schedule gpipe: " + artifact + " was compiled for schedule zb1p"), std::string::npos)
+      << schedule.err;
+}
+
 TEST(PipelineTraining, TheCommandLineRunsAPipeline) {
   testing::RunResult run = testing::run_mlc("run examples/tiny_gpt.json --mesh pp=2 --microbatches 4 --schedule gpipe --steps 2");
   EXPECT_EQ(run.status, 0) << run.err;
