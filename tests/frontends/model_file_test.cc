@@ -122,7 +122,7 @@ TEST_P(ExampleModels, BuildsLossAndEvalWithLocatedOps) {
   EXPECT_EQ(print_module(*parsed), text);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, ExampleModels, ::testing::Values("digits_mlp", "digits_cnn", "tiny_gpt"));
+INSTANTIATE_TEST_SUITE_P(All, ExampleModels, ::testing::Values("digits_mlp", "digits_cnn", "tiny_gpt", "gpt8"));
 
 TEST(ExampleModels, DigitsMlpOpsAndSettings) {
   ModelFile mf = load_example("digits_mlp");

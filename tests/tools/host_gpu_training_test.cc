@@ -25,8 +25,8 @@ TrainOptions on_host_gpu() {
 
 class HostGpuOracle : public ::testing::TestWithParam<std::string> {};
 
-// digits_mlp (135 steps) and tiny_gpt (40 steps): every loss, the first
-// step's gradients and the final parameters, as training_test.cc's
+// digits_mlp (135 steps), tiny_gpt and gpt8 (40 steps): every loss, the
+// first step's gradients and the final parameters, as training_test.cc's
 // OracleModel (oracle_compare.h expect_oracle_model_matches).
 TEST_P(HostGpuOracle, MatchesPyTorchStepForStep) {
   SKIP_WITHOUT_HOST_GPU();

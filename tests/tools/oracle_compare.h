@@ -109,7 +109,7 @@ inline void expect_training_matches(const ModelFile& model, TrainOptions o, cons
 
 // The examples with a recorded PyTorch run step for step (tests/data/oracle/NAME).
 inline const std::vector<std::string>& oracle_examples() {
-  static const std::vector<std::string> names = {"digits_mlp", "tiny_gpt"};
+  static const std::vector<std::string> names = {"digits_mlp", "tiny_gpt", "gpt8"};
   return names;
 }
 

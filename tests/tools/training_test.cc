@@ -1,7 +1,7 @@
 // Training against the PyTorch oracle (tests/data/oracle, recorded by the
-// shared oracle scripts, and tests/data/optimizers, recorded by
-// tests/oracle/optimizers.py; tests/data/grad_accumulation, recorded by
-// tests/oracle/grad_accumulation.py): per-step losses, first-step gradients
+// shared oracle scripts and tests/oracle/gpt8.py, and tests/data/optimizers,
+// recorded by tests/oracle/optimizers.py; tests/data/grad_accumulation,
+// recorded by tests/oracle/grad_accumulation.py): per-step losses, first-step gradients
 // and final parameters, the CNN's per-epoch restarts, every optimizer and
 // schedule, gradient accumulation, and bit-identical resume from checkpoints.
 //
@@ -32,8 +32,8 @@ namespace fs = std::filesystem;
 
 class OracleModel : public ::testing::TestWithParam<std::string> {};
 
-// digits_mlp (135 steps) and tiny_gpt (40 steps): every loss, the first
-// step's gradients and the final parameters.
+// digits_mlp (135 steps), tiny_gpt and gpt8 (40 steps): every loss, the
+// first step's gradients and the final parameters.
 TEST_P(OracleModel, MatchesPyTorchStepForStep) {
   expect_oracle_model_matches(GetParam(), TrainOptions{}, temp_dir(GetParam()));
 }
@@ -94,12 +94,11 @@ struct MeshPlan {
   int virtual_stages = 1;
 };
 
-class OracleMeshPlan : public ::testing::TestWithParam<MeshPlan> {};
-
-TEST_P(OracleMeshPlan, TinyGptMatchesPyTorchStepForStep) {
-  const MeshPlan& c = GetParam();
-  const std::string dir = temp_dir("tiny_gpt_mesh"), ref = "tests/data/oracle/tiny_gpt";
-  ModelFile model = load_model("examples/tiny_gpt.json");
+// examples/NAME.json trained on plan `c` from PyTorch's initial weights
+// (tests/data/oracle/NAME) against PyTorch's run, at one device's tolerances.
+void expect_plan_matches(const std::string& name, const MeshPlan& c) {
+  const std::string dir = temp_dir(name + "_mesh"), ref = "tests/data/oracle/" + name;
+  ModelFile model = load_model("examples/" + name + ".json");
   TrainOptions o;
   o.init_path = ref + "/init.safetensors";
   ParallelFlags flags{*Mesh::parse(c.mesh), c.zero, std::nullopt, c.schedule};
@@ -109,6 +108,21 @@ TEST_P(OracleMeshPlan, TinyGptMatchesPyTorchStepForStep) {
   o.parallel.virtual_stages = c.virtual_stages;
   expect_training_matches(model, o, dir, ref + "/losses.json", ref + "/final.safetensors", 1e-4);
 }
+
+std::string plan_name(const ::testing::TestParamInfo<MeshPlan>& info) {
+  const MeshPlan& p = info.param;
+  std::string name = std::string(p.mesh) + "_zero" + std::to_string(p.zero) + (p.sequence_parallel ? "_sp" : "");
+  if (p.microbatches)
+    name += "_m" + std::to_string(p.microbatches) + "_" + std::string(pipeline_schedule_kind_name(p.schedule)) +
+            (p.virtual_stages > 1 ? "_v" + std::to_string(p.virtual_stages) : "");
+  for (char& ch : name)
+    if (ch == '=' || ch == ',') ch = '_';
+  return name;
+}
+
+class OracleMeshPlan : public ::testing::TestWithParam<MeshPlan> {};
+
+TEST_P(OracleMeshPlan, TinyGptMatchesPyTorchStepForStep) { expect_plan_matches("tiny_gpt", GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Plans, OracleMeshPlan,
                          ::testing::Values(MeshPlan{"dp=2", 1, false}, MeshPlan{"dp=2", 2, false},
@@ -120,18 +134,24 @@ INSTANTIATE_TEST_SUITE_P(Plans, OracleMeshPlan,
                                            MeshPlan{"pp=4", 0, false, 4, PipelineScheduleKind::one_f_one_b},
                                            MeshPlan{"pp=2", 0, false, 4, PipelineScheduleKind::interleaved, 2},
                                            MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::zb1p}),
-                         [](const auto& info) {
-                           const MeshPlan& p = info.param;
-                           std::string name = std::string(p.mesh) + "_zero" + std::to_string(p.zero) +
-                                              (p.sequence_parallel ? "_sp" : "");
-                           if (p.microbatches)
-                             name += "_m" + std::to_string(p.microbatches) + "_" +
-                                     std::string(pipeline_schedule_kind_name(p.schedule)) +
-                                     (p.virtual_stages > 1 ? "_v" + std::to_string(p.virtual_stages) : "");
-                           for (char& ch : name)
-                             if (ch == '=' || ch == ',') ch = '_';
-                           return name;
-                         });
+                         plan_name);
+
+// examples/gpt8.json (tiny_gpt with 8 blocks and gradient clipping at 0.5,
+// which 30 of its 40 steps hit; tests/oracle/gpt8.py) on pipelines of 2, 4
+// and 8 stages, each stage's gradient norms summed into the model's for the
+// clipping: every schedule against PyTorch, as one device is
+// (OracleModel.MatchesPyTorchStepForStep/gpt8).
+class Gpt8Pipeline : public ::testing::TestWithParam<MeshPlan> {};
+
+TEST_P(Gpt8Pipeline, MatchesPyTorchStepForStep) { expect_plan_matches("gpt8", GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Plans, Gpt8Pipeline,
+                         ::testing::Values(MeshPlan{"pp=2", 0, false, 8, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::gpipe},
+                                           MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::zb1p},
+                                           MeshPlan{"pp=2", 0, false, 8, PipelineScheduleKind::interleaved, 2},
+                                           MeshPlan{"pp=8", 0, false, 8, PipelineScheduleKind::one_f_one_b}),
+                         plan_name);
 
 // digits_cnn: steps 0-120 match; past step 120 a ReLU input within 1e-7 of 0
 // lets valid f32 runs part ways, so per-epoch accuracy is checked within 2
