@@ -74,8 +74,11 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
   auto add_buffer = [&](const std::string& name, const TensorType& type, bool each_step) {
     if (made.emplace(name, true).second) out.buffers.push_back({name, 0, each_step, type});
   };
+  // "pipeline: stage 0's activation 1 of micro-batch 2 (F0.2.1)", "... input gradient ... (B1.2.1)".
   auto tag = [](char kind, int s, int j, size_t k) {
-    return std::string(1, kind) + std::to_string(s) + "." + std::to_string(j) + "." + std::to_string(k);
+    return "pipeline: stage " + std::to_string(s) + "'s " + (kind == 'F' ? "activation " : "input gradient ") +
+           std::to_string(k) + " of micro-batch " + std::to_string(j) + " (" + std::string(1, kind) +
+           std::to_string(s) + "." + std::to_string(j) + "." + std::to_string(k) + ")";
   };
   // Result `result` of call `from`, sent to pipeline rank `to`.
   auto send = [&](size_t from, size_t result, int to, std::string name) {

@@ -27,7 +27,8 @@
 // accumulation steps up to f32 rounding (the stages are compiled apart, and
 // a value read on both sides of a cut sums its gradients in another order),
 // the same on every schedule. Messages are tagged
-// "F<s>.<j>.<K>" and "B<s>.<j>.<K>"; the loss goes to every rank from the
+// "pipeline: stage 0's activation 1 of micro-batch 2 (F0.2.1)" and "...'s
+// input gradient ... (B<s>.<j>.<K>)"; the loss goes to every rank from the
 // last stage's (StepSchedule::loss_root).
 #pragma once
 
