@@ -79,9 +79,12 @@ Expected<Evaluator> Evaluator::create(const Rank& rank, const ModelConfig& confi
   e.rank_ = rank;
   e.examples_ = examples;
   const int64_t w = rank.data_ranks;
-  const EvalBatches batches = eval_batches(examples, batch, w);
+  EvalBatches batches = eval_batches(examples, batch, w);
   e.batch_ = std::max<int64_t>(1, batches.full / w);
   if (const std::optional<size_t> axis = pipeline_axis(rank)) {
+    // Every replica of the pipeline (its data axes) evaluates the whole split.
+    batches = eval_batches(examples, batch, 1);
+    e.batch_ = std::max<int64_t>(1, batches.full);
     MLC_TRY(PipelineSchedule schedule, rank.functions->program().pipeline_schedule());
     e.num_stages_ = schedule.stages();
     e.pipeline_ranks_ = schedule.ranks;
@@ -207,8 +210,10 @@ Expected<EvalResult> Evaluator::run_pipeline(const rt::Split& split, const std::
         if (config_->inputs[i].name == config_->loss_targets) sums[2] += static_cast<double>(inputs[i].num_elements());
     }
   }
-  MLC_CHECK_OK(world.broadcast(sums.data(), static_cast<int64_t>(sums.size() * sizeof(double)), world_rank(last),
-                               "evaluation: the last stage's sums"));
+  // Within this replica's pipeline ranks (every replica evaluates the whole split).
+  MLC_CHECK_OK(rank_.world->axis_group(pipeline_axis_).broadcast(
+      sums.data(), static_cast<int64_t>(sums.size() * sizeof(double)), last % pipeline_ranks_,
+      "evaluation: the last stage's sums"));
   EvalResult result;
   result.training_data = eval_is_train(config_->data);
   result.correct = static_cast<int64_t>(sums[1]);

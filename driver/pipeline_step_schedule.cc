@@ -37,10 +37,15 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
   if (!axis || !rank.world) return make_error("mlc internal error: a pipeline step schedule without a pp axis");
   MLC_TRY(PipelineSchedule schedule, program.pipeline_schedule());
   const int m = schedule.microbatches, stages = schedule.stages();
-  if (batch % m != 0)
+  // Each replica of the pipeline (the data axes) takes its share of the batch.
+  const int64_t local = batch / rank.data_ranks;
+  if (batch % rank.data_ranks != 0 || local % m != 0)
     return make_error(program.path() + ": error: parallel.pipeline.microbatches: the batch of " + std::to_string(batch) +
+                      (rank.data_ranks > 1 ? " (" + std::to_string(local) + " on each of " +
+                                                 std::to_string(rank.data_ranks) + " data ranks)"
+                                           : std::string()) +
                       " is not a multiple of " + std::to_string(m) + " micro-batches");
-  const int64_t micro = batch / m;
+  const int64_t micro = local / m;
   const int me = rank.coords[*axis];
   // World rank of pipeline rank r: this rank's coordinates with pp = r.
   auto world_rank = [&](int r) { return rank.world->axis_group(*axis).world_rank(r); };
@@ -68,8 +73,9 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
 
   StepSchedule out;
   out.micro_batches = m;
-  out.loss_root = world_rank(schedule.rank_of_stage(stages - 1));
-  out.buffers.push_back({"grad_scale", 1.0 / static_cast<double>(m), false});
+  out.loss_replicas = static_cast<int>(rank.data_ranks);
+  // The replicas' gradient sums are added (below): each micro-batch's gradient counts 1/(m·replicas).
+  out.buffers.push_back({"grad_scale", 1.0 / static_cast<double>(m * rank.data_ranks), false});
   std::map<std::string, bool> made;  // buffers added
   auto add_buffer = [&](const std::string& name, const TensorType& type, bool each_step) {
     if (made.emplace(name, true).second) out.buffers.push_back({name, 0, each_step, type});
@@ -194,10 +200,26 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
       }
     }
   }
-  // What couples the stages, in the same order on every rank: the gradient
-  // sums of shared parameters (tied weights) summed over the ranks (each
-  // rank not holding one adds zeros), then the model's squared gradient
-  // norms for global-norm clipping (passes/optimizer.h SplitUpdate).
+  // What couples the replicas and the stages, in the same order on every
+  // rank: each gradient sum added over the data axes (the replicas of this
+  // pipeline rank, which hold the same buffers), the gradient sums of shared
+  // parameters (tied weights) over the pipeline ranks (each rank not holding
+  // one adds zeros), then the model's squared gradient norms for
+  // global-norm clipping (passes/optimizer.h SplitUpdate).
+  auto all_reduce = [&](const std::string& buffer, size_t over, std::string name) {
+    StepSchedule::Call c{"", 0, 0, {}, std::nullopt};
+    c.kind = StepSchedule::Kind::all_reduce;
+    c.buffer = buffer;
+    c.axis = static_cast<int>(over);
+    c.tag = std::move(name);
+    out.calls.push_back(std::move(c));
+  };
+  std::vector<std::string> sums;
+  for (const StepSchedule::Buffer& b : out.buffers)
+    if (b.each_step && b.name.ends_with(".grad")) sums.push_back(b.name);
+  for (size_t k : rank.data_axes)
+    for (const std::string& g : sums)
+      all_reduce(g, k, "pipeline: " + g + " summed over axis " + rank.mesh.axes[k].name);
   std::map<std::string, std::pair<TensorType, int>> params;  // name -> type, stages holding it
   std::optional<TensorType> norms;
   for (int s = 0; s < stages; ++s) {
@@ -213,20 +235,12 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
   for (const auto& [name, held] : params) {
     if (held.second < 2) continue;
     add_buffer(name + ".grad", held.first, true);
-    StepSchedule::Call c{"", 0, 0, {}, std::nullopt};
-    c.kind = StepSchedule::Kind::all_reduce;
-    c.buffer = name + ".grad";
-    c.tag = "pipeline: the gradient of shared " + name + ", summed over its stages";
-    out.calls.push_back(std::move(c));
+    all_reduce(name + ".grad", *axis, "pipeline: the gradient of shared " + name + ", summed over its stages");
   }
   if (norms) {
     add_buffer(std::string(kGradNormsArg), *norms, true);
     for (int s : my_stages) out.calls.push_back({stage_fn(s, "grad_norms"), micro, 0, {}, std::nullopt});
-    StepSchedule::Call c{"", 0, 0, {}, std::nullopt};
-    c.kind = StepSchedule::Kind::all_reduce;
-    c.buffer = std::string(kGradNormsArg);
-    c.tag = "pipeline: the squared gradient norms of every stage";
-    out.calls.push_back(std::move(c));
+    all_reduce(std::string(kGradNormsArg), *axis, "pipeline: the squared gradient norms of every stage");
   }
   for (int s : my_stages) out.calls.push_back({stage_fn(s, "apply_update"), micro, 0, {}, std::nullopt});
   return out;
@@ -236,10 +250,21 @@ Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batc
   const std::optional<size_t> axis = pipeline_axis(rank);
   if (!axis || !rank.world) return make_error("mlc internal error: pipeline tensor holders without a pp axis");
   MLC_TRY(PipelineSchedule schedule, rank.functions->program().pipeline_schedule());
-  const int64_t micro = batch / schedule.microbatches;
+  const int64_t micro = batch / rank.data_ranks / schedule.microbatches;
+  // Pipeline rank r of the first replica: coordinate r on pp, 0 on every other axis.
+  const rt::MeshShape& shape = rank.world->mesh();
+  auto first_replica = [&](int r) {
+    for (int w = 0; w < shape.num_ranks(); ++w) {
+      const std::vector<int> c = shape.coords(w);
+      bool match = c[*axis] == r;
+      for (size_t k = 0; k < c.size(); ++k) match = match && (k == *axis || c[k] == 0);
+      if (match) return w;
+    }
+    return 0;
+  };
   PipelineHolders holders;
   for (int s = 0; s < schedule.stages(); ++s) {
-    const int holder = rank.world->axis_group(*axis).world_rank(schedule.rank_of_stage(s));
+    const int holder = first_replica(schedule.rank_of_stage(s));
     for (const char* fn : {"loss_grad", "apply_update"}) {
       MLC_TRY(Signature sig, rank.functions->signature(stage_fn(s, fn), micro));
       for (const Signature::Arg& a : sig.args) {
@@ -252,6 +277,15 @@ Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batc
   }
   for (auto& [name, h] : holders) std::sort(h.begin(), h.end());
   return holders;
+}
+
+bool holds(const Rank& rank, const PipelineHolders& holders, const std::string& name) {
+  const std::optional<size_t> axis = pipeline_axis(rank);
+  auto it = holders.find(name);
+  if (!axis || it == holders.end()) return false;
+  for (int h : it->second)
+    if (rank.world->mesh().coords(h)[*axis] == rank.coords[*axis]) return true;
+  return false;
 }
 
 Expected<std::vector<rt::NamedTensor>> gather_pipeline_tensors(const Rank& rank, const PipelineHolders& holders,

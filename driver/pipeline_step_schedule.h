@@ -50,12 +50,15 @@ std::optional<size_t> pipeline_axis(const Rank& rank);
 // rank's FunctionCache for its stages' signatures (compiling them).
 Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch);
 
-// The world ranks holding each parameter and optimizer-state tensor of a
-// pipeline (those of the stages reading it), ascending: one rank, or
-// several for a shared parameter (tied weights), whose first writes it to
-// checkpoints. Asks for every stage's signatures.
+// The world ranks of the first replica (coordinate 0 on the data axes)
+// holding each parameter and optimizer-state tensor of a pipeline (those of
+// the stages reading it), ascending: one rank, or several for a shared
+// parameter (tied weights), whose first writes it to checkpoints. Every
+// replica holds the same copies. Asks for every stage's signatures.
 using PipelineHolders = std::map<std::string, std::vector<int>>;
 Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batch);
+// Whether `rank` (of any replica) holds tensor `name`.
+bool holds(const Rank& rank, const PipelineHolders& holders, const std::string& name);
 
 // Rank 0's whole copies of `global`'s tensors (their names and types; the
 // values of the rank holding each): a collective, each tensor sent to rank 0

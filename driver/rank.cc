@@ -53,6 +53,13 @@ Expected<Rank> Rank::on_mesh(rt::World& world, const Mesh& mesh, const Signature
     axes = mine;
   }
   r.data_axes = axes.value_or(std::vector<size_t>{});
+  // A pipeline's stage functions are unsharded: its data axes replicate the
+  // pipeline, each replica taking its share of the batch.
+  if (mesh.find("pp")) {
+    r.data_axes.clear();
+    for (size_t k = 0; k < mesh.axes.size(); ++k)
+      if (is_data_axis(mesh.axes[k].name)) r.data_axes.push_back(k);
+  }
   // Mixed radix over the data axes, the first outermost (as chunks nest).
   for (size_t k : r.data_axes) {
     r.data_rank = r.data_rank * mesh.axes[k].size + r.coords[k];

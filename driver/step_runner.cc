@@ -167,8 +167,11 @@ Status StepRunner::finish() {
     add_loss(calls_.size() - 1);
   }
   if (losses_ > 1) loss_ /= static_cast<double>(losses_);
-  if (schedule_.loss_root)
-    MLC_CHECK_OK(world_->all().broadcast(&loss_, sizeof loss_, *schedule_.loss_root, "the step's loss"));
+  if (schedule_.loss_replicas) {
+    if (!losses_) loss_ = 0;
+    MLC_CHECK_OK(world_->all().all_reduce(&loss_, 1, DType::f64, rt::ReduceOp::sum, "the step's loss"));
+    loss_ /= static_cast<double>(*schedule_.loss_replicas);
+  }
   return {};
 }
 
@@ -178,7 +181,7 @@ Status StepRunner::transfer(size_t call) {
   for (const Bound::Refresh& r : bound.from_results)
     bound.args[r.arg] = const_cast<rt::Tensor*>(&functions_[calls_[r.call].function].fn.result(r.result));
   rt::Tensor& t = *bound.args[0];
-  rt::Group& all = world_->all();
+  rt::Group& all = c.axis >= 0 ? world_->axis_group(static_cast<size_t>(c.axis)) : world_->all();
   switch (c.kind) {
     case StepSchedule::Kind::send: return all.send(t.bytes(), t.num_bytes(), c.peer, c.tag);
     case StepSchedule::Kind::recv: return all.recv(t.bytes(), t.num_bytes(), c.peer, c.tag);

@@ -53,7 +53,7 @@ struct StepSchedule {
   };
   // A call of a function, a message to or from another rank (the world's
   // point-to-point send and recv, matched in order per pair of ranks), or a
-  // sum of a buffer over every rank of the world (all_reduce, in rank order).
+  // sum of a buffer over the ranks of a mesh axis (all_reduce, in rank order).
   enum class Kind : uint8_t { function, send, recv, all_reduce };
   struct Call {
     std::string function;  // a Program function
@@ -70,6 +70,7 @@ struct StepSchedule {
     // been overwritten since) or else `buffer`; recv and all_reduce: into
     // `buffer`. `peer` is a world rank; `tag` names the message in errors.
     int peer = -1;
+    int axis = -1;  // all_reduce: the mesh axis whose group sums
     std::string buffer = {}, tag = {};
   };
   // A buffer the schedule owns: zeroed before every step's first call
@@ -84,9 +85,10 @@ struct StepSchedule {
   std::vector<Buffer> buffers;
   // The step's batch split into this many consecutive micro-batches of equal size.
   int64_t micro_batches = 1;
-  // Set where another rank computes the loss (a pipeline's last stage): the
-  // world rank whose mean loss every rank takes after the step (a broadcast).
-  std::optional<int> loss_root;
+  // Set where other ranks compute the loss (a pipeline's last stages, one
+  // per replica): after the step every rank's loss is the sum over the world
+  // of each rank's mean loss (0 without a loss call) divided by this count.
+  std::optional<int> loss_replicas;
 };
 
 // The function whose {state} arguments are the optimizer state, in their

@@ -327,11 +327,7 @@ struct LocalTensors {
   LocalTensors(const std::vector<rt::NamedTensor>& global, const Signature& f, const Rank& rank,
                const PipelineHolders* holders = nullptr) {
     for (const rt::NamedTensor& g : global) {
-      if (holders) {
-        auto it = holders->find(g.name);
-        if (it == holders->end() || std::find(it->second.begin(), it->second.end(), rank.index()) == it->second.end())
-          continue;
-      }
+      if (holders && !holds(rank, *holders, g.name)) continue;
       Placements p;
       for (const Signature::Arg& a : f.args)
         if (a.name == g.name) p = a.placements;

@@ -27,7 +27,7 @@ bool is_data_axis(std::string_view axis);
 // {} when every axis of `mesh` has an implementation (a data axis or tp);
 // otherwise an Error about the first that has none, without a location:
 //   "unknown axis 'foo'; supported axes: dp, ddp, fsdp (data), tp (tensor), pp (pipeline)"
-//   "axis 'pp' (pipeline parallelism) beside other axes is not implemented yet; pp=N runs alone"
+//   "axis 'pp' (pipeline parallelism) beside tp is not implemented yet; pp=N runs alone or with data axes (dp, ddp, fsdp)"
 Status check_mesh_axes(const Mesh& mesh);
 
 // The tensor-parallel plan of a model file's "parallel" section, applied on
@@ -56,9 +56,9 @@ struct ParallelPlan {
   int pipeline_micro_batches() const { return micro_batches > 0 ? micro_batches : pipeline_ranks(); }
   bool pipelined() const { return pipeline_ranks() > 1; }
   // {} or an Error saying what the plan asks for that is not implemented:
-  // the mesh's axes (check_mesh_axes: a pp axis beside others too) or the
-  // ZeRO stage, e.g.
-  //   "parallel plan: mesh dp=2,pp=2: axis 'pp' (pipeline parallelism) beside other axes is not implemented yet; pp=N runs alone"
+  // the mesh's axes (check_mesh_axes: a pp axis beside tp too) or the ZeRO
+  // stage (none but 0 on a pipeline), e.g.
+  //   "parallel plan: mesh pp=2,tp=2: axis 'pp' (pipeline parallelism) beside tp is not implemented yet; ..."
   Status validate() const;
 };
 

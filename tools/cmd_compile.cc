@@ -181,20 +181,23 @@ int cmd_compile(const std::vector<std::string>& argv) {
     const int stages = parallel.pipeline_stages(), m = parallel.pipeline_micro_batches();
     auto stage = [](int s, const char* name) { return "stage" + std::to_string(s) + "." + name; };
     for (int64_t b : train_batches) {
-      if (b % m) continue;  // a run refuses a batch its micro-batches do not divide
+      if (b % (w * m)) continue;  // a run refuses a batch its replicas' micro-batches do not divide
+      const int64_t micro = b / w / m;
       functions.emplace_back("train_step", b, false);
       functions.emplace_back("optimizer_init", b, false);
       for (int s = 0; s < stages; ++s) {
-        if (s + 1 < stages) functions.emplace_back(stage(s, "forward"), b / m, true);
+        if (s + 1 < stages) functions.emplace_back(stage(s, "forward"), micro, true);
         for (const char* name : {"loss_grad", "accumulate_grads", "apply_update"})
-          functions.emplace_back(stage(s, name), b / m, true);
-        if (tc.optimizer.clip_grad_norm > 0) functions.emplace_back(stage(s, "grad_norms"), b / m, true);
+          functions.emplace_back(stage(s, name), micro, true);
+        if (tc.optimizer.clip_grad_norm > 0) functions.emplace_back(stage(s, "grad_norms"), micro, true);
         if (parallel.schedule == PipelineScheduleKind::zb1p)
           for (const char* name : {"loss_grad_input", "loss_grad_weight"})
-            functions.emplace_back(stage(s, name), b / m, true);
+            functions.emplace_back(stage(s, name), micro, true);
       }
     }
-    for (int64_t b : {eval.full, eval.tail})
+    // Every replica evaluates the whole split (driver/evaluate.h).
+    const EvalBatches whole_split = eval_batches(e, tc.eval_batch_size > 0 ? tc.eval_batch_size : std::min<int64_t>(e, 1024), 1);
+    for (int64_t b : {whole_split.full, whole_split.tail})
       if (b)
         for (int s = 0; s < stages; ++s) functions.emplace_back(stage(s, s + 1 < stages ? "eval_forward" : "eval"), b, true);
     train_batches.clear();

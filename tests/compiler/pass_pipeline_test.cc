@@ -106,12 +106,12 @@ TEST(PassPipeline, RefusesAParallelPlanThatIsNotImplemented) {
             "programs of their own (driver/program.h builds them for mlc run and mlc compile); mlc ir does not take "
             "a pp axis yet");
   EXPECT_EQ(m.functions.size(), 1u);
-  options.parallel.mesh = Mesh::parse("dp=2,pp=2").value();
+  options.parallel.mesh = Mesh::parse("tp=2,pp=2").value();
   s = run_pass_pipeline(m, options);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message,
-            "error: parallel plan: mesh dp=2,pp=2: axis 'pp' (pipeline parallelism) beside other axes is not "
-            "implemented yet; pp=N runs alone");
+            "error: parallel plan: mesh tp=2,pp=2: axis 'pp' (pipeline parallelism) beside tp is not implemented "
+            "yet; pp=N runs alone or with data axes (dp, ddp, fsdp)");
   EXPECT_EQ(m.functions.size(), 1u);
 }
 

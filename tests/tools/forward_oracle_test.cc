@@ -213,12 +213,16 @@ INSTANTIATE_TEST_SUITE_P(Backends, Gpt2Tied,
                                            Gpt2Case{Backend::compiled, true, true},
                                            Gpt2Case{Backend::compiled, false, false, "pp=2", 4},
                                            Gpt2Case{Backend::compiled, true, true, "pp=4", 4,
-                                                    PipelineScheduleKind::zb1p}),
+                                                    PipelineScheduleKind::zb1p},
+                                           Gpt2Case{Backend::compiled, false, false, "dp=2,pp=2", 2}),
                          [](const auto& info) {
                            const Gpt2Case& c = info.param;
                            std::string name = backend_name(c.backend) + (c.tie_field ? "_tie_weight_attention_layer" : "");
-                           if (*c.mesh) name += std::string("_") + (c.mesh[3]) + "_stages_" +
-                                                std::string(pipeline_schedule_kind_name(c.schedule));
+                           if (*c.mesh) {
+                             const std::string mesh(c.mesh);
+                             name += (mesh.starts_with("dp=2,") ? "_2_replicas_of" : "") + std::string("_") +
+                                     mesh.back() + "_stages_" + std::string(pipeline_schedule_kind_name(c.schedule));
+                           }
                            return name;
                          });
 

@@ -133,12 +133,13 @@ INSTANTIATE_TEST_SUITE_P(Plans, OracleMeshPlan,
                                            MeshPlan{"pp=2", 0, false, 4, PipelineScheduleKind::one_f_one_b},
                                            MeshPlan{"pp=4", 0, false, 4, PipelineScheduleKind::one_f_one_b},
                                            MeshPlan{"pp=2", 0, false, 4, PipelineScheduleKind::interleaved, 2},
-                                           MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::zb1p}),
+                                           MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::zb1p},
+                                           MeshPlan{"dp=2,pp=2", 0, false, 2, PipelineScheduleKind::one_f_one_b}),
                          plan_name);
 
 // examples/gpt8.json (tiny_gpt with 8 blocks and gradient clipping at 0.5,
 // which 30 of its 40 steps hit; tests/oracle/gpt8.py) on pipelines of 2, 4
-// and 8 stages, each stage's gradient norms summed into the model's for the
+// and 8 stages and on two replicas of a 2-stage pipeline (dp=2,pp=2), each stage's gradient norms summed into the model's for the
 // clipping: every schedule against PyTorch, as one device is
 // (OracleModel.MatchesPyTorchStepForStep/gpt8).
 class Gpt8Pipeline : public ::testing::TestWithParam<MeshPlan> {};
@@ -150,7 +151,8 @@ INSTANTIATE_TEST_SUITE_P(Plans, Gpt8Pipeline,
                                            MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::gpipe},
                                            MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::zb1p},
                                            MeshPlan{"pp=2", 0, false, 8, PipelineScheduleKind::interleaved, 2},
-                                           MeshPlan{"pp=8", 0, false, 8, PipelineScheduleKind::one_f_one_b}),
+                                           MeshPlan{"pp=8", 0, false, 8, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"dp=2,pp=2", 0, false, 4, PipelineScheduleKind::one_f_one_b}),
                          plan_name);
 
 // digits_cnn: steps 0-120 match; past step 120 a ReLU input within 1e-7 of 0
