@@ -1,5 +1,6 @@
 #include "driver/step_runner.h"
 
+#include <chrono>
 #include <cstring>
 
 namespace mlc {
@@ -14,6 +15,7 @@ Expected<StepRunner> StepRunner::create(StepSchedule schedule, const Rank& rank,
   StepRunner r;
   r.world_ = rank.world;
   r.prefix_ = rank.prefix();
+  r.profile_ = profile;
   for (const StepSchedule::Call& c : schedule.calls) {
     if (c.kind != StepSchedule::Kind::function) {
       if (!rank.world) return make_error("mlc internal error: a step schedule with messages (" + c.tag + ") on a single device");
@@ -144,26 +146,55 @@ Status StepRunner::run() {
 Status StepRunner::start() {
   for (rt::Tensor* t : zeroed_) std::memset(t->bytes(), 0, static_cast<size_t>(t->num_bytes()));
   losses_ = 0;
+  times_.steps += profile_;
   for (size_t c = 0; c < calls_.size(); ++c) {
     Bound& bound = calls_[c];
     for (const Bound::Refresh& r : bound.from_results)
       bound.args[r.arg] = const_cast<rt::Tensor*>(&functions_[calls_[r.call].function].fn.result(r.result));
+    const auto t0 = std::chrono::steady_clock::now();
     if (bound.function == kNoFunction) {
       MLC_CHECK_OK(transfer(c));
-      continue;
+    } else {
+      StepFunction& fn = functions_[bound.function].fn;
+      if (c + 1 == calls_.size()) {  // finish() completes it
+        MLC_CHECK_OK(fn.start(bound.args));
+        if (profile_)
+          add_time(c, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        return {};
+      }
+      MLC_CHECK_OK(fn.run(bound.args));
+      add_loss(c);
     }
-    StepFunction& fn = functions_[bound.function].fn;
-    if (c + 1 == calls_.size()) return fn.start(bound.args);  // finish() completes it
-    MLC_CHECK_OK(fn.run(bound.args));
-    add_loss(c);
+    if (profile_)
+      add_time(c, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return {};
+}
+
+void StepRunner::add_time(size_t call, double ms) {
+  const StepSchedule::Call& c = schedule_.calls[call];
+  switch (c.kind) {
+    case StepSchedule::Kind::recv: times_.recv_ms += ms; return;
+    case StepSchedule::Kind::send: times_.send_ms += ms; return;
+    case StepSchedule::Kind::all_reduce: times_.all_reduce_ms += ms; return;
+    case StepSchedule::Kind::function: break;
+  }
+  const std::string& f = c.function;
+  if (f.ends_with("forward")) times_.forward_ms += ms;
+  else if (f.ends_with("loss_grad") || f.ends_with("loss_grad_input") || f.ends_with("loss_grad_weight") ||
+           f.ends_with("accumulate_grads"))
+    times_.backward_ms += ms;
+  else times_.other_ms += ms;
 }
 
 Status StepRunner::finish() {
   if (calls_.empty()) return {};
   if (calls_.back().function != kNoFunction) {
+    const auto t0 = std::chrono::steady_clock::now();
     MLC_CHECK_OK(functions_[calls_.back().function].fn.finish());
+    if (profile_)
+      add_time(calls_.size() - 1,
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     add_loss(calls_.size() - 1);
   }
   if (losses_ > 1) loss_ /= static_cast<double>(losses_);

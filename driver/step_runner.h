@@ -26,6 +26,18 @@
 
 namespace mlc {
 
+// With profiling: the wall time a runner's calls took over the steps it ran,
+// by kind (a pipeline's --profile compares them with the plan's bubble):
+// forward calls (@forward), backward calls (@loss_grad and its zb1p halves,
+// @accumulate_grads), the rest of the functions (updates, clipping norms);
+// receives (mostly waiting for the peer: a pipeline's bubble), sends and
+// all_reduces.
+struct CallTimes {
+  double forward_ms = 0, backward_ms = 0, other_ms = 0, recv_ms = 0, send_ms = 0, all_reduce_ms = 0;
+  int64_t steps = 0;
+  double busy_ms() const { return forward_ms + backward_ms + other_ms; }
+};
+
 class StepRunner {
  public:
   // The schedule's functions for `rank` (profiling them when `profile`).
@@ -48,6 +60,7 @@ class StepRunner {
   Status start();
   Status finish();
   double loss() const { return loss_; }
+  const CallTimes& call_times() const { return times_; }
 
   // The schedule's buffer named `name` (after run(): a gradient sum holds
   // the step's accumulated gradient); null when it has none.
@@ -85,6 +98,9 @@ class StepRunner {
   std::vector<rt::Tensor*> zeroed_;                  // the per-step ones
   double loss_ = 0;
   size_t losses_ = 0;  // of the calls made so far this step
+  bool profile_ = false;
+  CallTimes times_;
+  void add_time(size_t call, double ms);
   rt::World* world_ = nullptr;  // sends, receives and the loss's broadcast
   std::string prefix_;          // of this rank's errors
 };

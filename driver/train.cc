@@ -384,7 +384,9 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
 
   stage = "compiling the train step";
   const int64_t k = setup.grad_accumulation_steps;
-  MLC_TRY(BatchFunctions program, compile(rank, batch, k, loss_grad, o.profile && leader));
+  // A pipeline's ranks all time their calls (--profile compares them).
+  const bool profiled = o.profile && (leader || pipeline_axis(rank));
+  MLC_TRY(BatchFunctions program, compile(rank, batch, k, loss_grad, profiled));
   std::map<int64_t, BatchFunctions> tail_programs;  // last partial batch when !drop_last
   // Where the parameters and state are placed: the arguments of the function updating them.
   const Signature* state_fn = nullptr;
@@ -527,7 +529,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     BatchFunctions* prog = &program;
     if (const int64_t global = (end - begin) * rank.data_ranks; global != batch) {
       if (!tail_programs.count(global)) {
-        MLC_TRY(BatchFunctions tail, compile(rank, global, k, loss_grad, o.profile && leader));
+        MLC_TRY(BatchFunctions tail, compile(rank, global, k, loss_grad, profiled));
         BatchFunctions& placed = tail_programs.emplace(global, std::move(tail)).first->second;
         MLC_CHECK_OK(bind_arguments(placed, config, binder, params.tensors, state.tensors, &step_tensor));
       }
@@ -663,6 +665,12 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     if (leader) MLC_CHECK_OK(rt::write_safetensors(o.save_path, named, {{"model", config.name}}));
   }
   MLC_TRY(summary.memory, memory_of_ranks(rank, params.tensors, state.tensors, *program.step));
+  if (o.profile && holders) {
+    const CallTimes mine = program.step->call_times();
+    summary.pipeline_times.resize(static_cast<size_t>(rank.world->size()));
+    MLC_CHECK_OK(rank.world->all().all_gather(&mine, summary.pipeline_times.data(), sizeof mine,
+                                              "mlc run --profile: the pipeline's call times"));
+  }
   if (!step_ms.empty()) {
     std::sort(step_ms.begin(), step_ms.end());
     summary.median_step_ms = step_ms[step_ms.size() / 2];

@@ -30,6 +30,7 @@
 #include "driver/program.h"
 #include "driver/rank.h"
 #include "driver/step_function.h"
+#include "driver/step_runner.h"
 
 namespace mlc {
 
@@ -101,6 +102,9 @@ struct TrainSummary {
   // Every rank's, in rank order (gathered from the ranks of a mesh; one
   // entry on one device).
   std::vector<RankMemory> memory;
+  // A pipeline with TrainOptions::profile: every rank's time per kind of
+  // call over the steps of the full batch (driver/step_runner.h), in rank order.
+  std::vector<CallTimes> pipeline_times;
 };
 
 // Trains with the functions of `program` (a model file compiled now, or an

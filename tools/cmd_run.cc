@@ -96,6 +96,29 @@ std::string artifact_parallel(const rt::Artifact& a, const std::string& file, co
   return "";
 }
 
+// A pipeline's --profile: per rank, the time of its calls by kind over the
+// steps, and its bubble measured: the share of the step spent waiting in
+// receives, next to `mlc plan`'s simulated bubble.
+void print_pipeline_times(const std::vector<CallTimes>& ranks) {
+  if (ranks.empty()) return;
+  std::fprintf(stderr, "\npipeline: per rank, ms per step (%lld steps); measured bubble = recv / (busy + recv)\n",
+               static_cast<long long>(ranks[0].steps));
+  double idle = 0, total = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const CallTimes& t = ranks[r];
+    const double n = static_cast<double>(std::max<int64_t>(1, t.steps));
+    const double busy = t.busy_ms(), all = busy + t.recv_ms;
+    idle += t.recv_ms;
+    total += all;
+    std::fprintf(stderr,
+                 "  rank %zu  forward %8.3f  backward %8.3f  other %8.3f  | recv %8.3f  send %6.3f  all_reduce %6.3f  "
+                 "| bubble %.3f\n",
+                 r, t.forward_ms / n, t.backward_ms / n, t.other_ms / n, t.recv_ms / n, t.send_ms / n,
+                 t.all_reduce_ms / n, all > 0 ? t.recv_ms / all : 0.0);
+  }
+  std::fprintf(stderr, "  all ranks: bubble %.3f\n", total > 0 ? idle / total : 0.0);
+}
+
 // An output file's directory exists and is writable (checked before a run,
 // not found out when its end writes the file).
 Status check_writable_path(const std::string& path, const std::string& flag) {
@@ -354,6 +377,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     std::fflush(stdout);
     Status s = report_profiles(summary->profiles, args.get("profile"));
     if (!s) return user_error(s.error().message);
+    print_pipeline_times(summary->pipeline_times);
   }
   return kOk;
 }

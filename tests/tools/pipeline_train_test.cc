@@ -183,6 +183,12 @@ TEST(PipelineTraining, TheCommandLineRunsAPipeline) {
   testing::RunResult run = testing::run_mlc("run examples/tiny_gpt.json --mesh pp=2 --microbatches 4 --schedule gpipe --steps 2");
   EXPECT_EQ(run.status, 0) << run.err;
   EXPECT_NE(run.out.find("memory of rank 1"), std::string::npos) << run.out;
+  // --profile: every rank's time by kind of call, and its measured bubble (no figures asserted).
+  testing::RunResult profiled = testing::run_mlc("run examples/tiny_gpt.json --mesh pp=2 --steps 2 --profile");
+  EXPECT_EQ(profiled.status, 0) << profiled.err;
+  for (const char* line : {"pipeline: per rank, ms per step (2 steps); measured bubble = recv / (busy + recv)\n",
+                           "\n  rank 0  forward ", "\n  rank 1  forward ", "  all ranks: bubble "})
+    EXPECT_NE(profiled.err.find(line), std::string::npos) << line << profiled.err;
   testing::RunResult bad = testing::run_mlc("run examples/tiny_gpt.json --mesh pp=2 --schedule x --steps 1");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--schedule: expected gpipe, 1f1b, interleaved or zb1p, got 'x'"), std::string::npos);
