@@ -63,8 +63,11 @@ namespace mlc::rt {
 
 // 2: meshes and placements; 3: kernels with several outputs; 4: each kernel
 // object's kernel IR ("source"), the target's code generator, symbols that
-// are kernel names only; 5: the target's name, collective instructions.
-inline constexpr uint32_t kArtifactVersion = 5;
+// are kernel names only; 5: the target's name, collective instructions; 6:
+// two-phase GPU kernels (a kernel launch's scratch_bytes and combine_grid,
+// an executable's scratch_offset and scratch_bytes), whose code takes two
+// more arguments that an older reader would not pass.
+inline constexpr uint32_t kArtifactVersion = 6;
 
 struct CompiledFunction {
   std::string name;   // "train_step", "eval", ...
