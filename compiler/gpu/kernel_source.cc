@@ -136,14 +136,22 @@ class Emitter {
   std::string run(const std::string& symbol) {
     const int block = s_.launch.block;
     out_ += "/* " + k_.name + ": " + comment_safe(k_.origin) + " */\n";
-    out_ += "/* schedule: " + std::string(schedule_kind_name(s_.kind)) + ", block " + std::to_string(block) + " */\n";
+    const bool two_phase = s_.launch.two_phase();
+    const std::string phases =
+        two_phase ? " in two phases (" + std::to_string(s_.partials) + " partial blocks, then " +
+                        std::to_string(s_.launch.combine_grid) + " combining)"
+                  : "";
+    out_ += "/* schedule: " + std::string(schedule_kind_name(s_.kind)) + phases + ", block " + std::to_string(block) + " */\n";
     out_ += "MLC_KERNEL(" + std::to_string(block) + ") " + symbol + "(";
     for (size_t p = 0; p < k_.params.size(); ++p)
       out_ += "MLC_PARAM(" + std::string(memory_type(k_.params[p])) + ", p" + std::to_string(p) + "), ";
-    out_ += "MLC_STATUS_PARAM) {\n";
+    // Two phases (rt::GpuLaunch): the scratch words, then the status word, then the phase.
+    if (two_phase) out_ += "MLC_PARAM(u64, mlc_scratch), ";
+    out_ += two_phase ? "MLC_STATUS_PARAM, i64 mlc_phase) {\n" : "MLC_STATUS_PARAM) {\n";
     indent_ = 1;
     for (size_t p = 0; p < k_.params.size(); ++p)
       line("MLC_BIND(" + std::string(memory_type(k_.params[p])) + ", p" + std::to_string(p) + ");");
+    if (two_phase) line("MLC_BIND(u64, mlc_scratch);");
     // An output written into an input's buffer is stored through the input's pointer.
     const int out = k_.num_inputs();
     store_param_.assign(static_cast<size_t>(k_.num_outputs()), 0);
@@ -154,7 +162,8 @@ class Emitter {
     cache_.assign(k_.exprs.size(), "");
     vars_.assign(static_cast<size_t>(k_.num_vars), "");
     scopes_.emplace_back();
-    if (s_.kind == ScheduleKind::row) emit_row_schedule(block);
+    if (s_.kind == ScheduleKind::row && s_.launch.two_phase()) emit_two_phase_row_schedule(block);
+    else if (s_.kind == ScheduleKind::row) emit_row_schedule(block);
     else if (s_.kind == ScheduleKind::columns) emit_columns_schedule(block);
     else if (s_.kind == ScheduleKind::transpose_tiles) emit_transpose_tiles_schedule();
     else if (s_.kind == ScheduleKind::scatter_rows) emit_scatter_rows_schedule(block);
@@ -314,24 +323,65 @@ class Emitter {
   }
 
   void emit_row_schedule(int block) {
-    const size_t rank = k_.domain.size();
-    const int64_t inner = rank ? k_.domain.back() : 1;
     declare_shared_arrays(block);
     line("const i64 tid = MLC_THREAD;");
-    fold_ = {"tid", block, true, "0"};
+    fold_ = {"tid", std::to_string(block), true, "0", false};
     scoped("for (i64 row = MLC_BLOCK; row < " + i64_literal(s_.rows) + "; row += MLC_BLOCKS)", [&] {
-      if (s_.element_rows) split_index("row", 0, k_.domain);
-      else if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
+      set_row_variables();
       block_reductions();
-      if (rank == 0 || s_.element_rows) {
-        scoped("if (tid == 0)", [&] { store_outputs("row"); });
-        return;
-      }
-      scoped("for (i64 inner = tid; inner < " + i64_literal(inner) + "; inner += " + std::to_string(block) + ")", [&] {
-        line("const i64 v" + std::to_string(rank - 1) + " = inner;");
-        vars_[rank - 1] = "v" + std::to_string(rank - 1);
-        store_outputs("row * " + i64_literal(inner) + " + inner");
+      store_row_elements("tid", std::to_string(block));
+    });
+  }
+
+  // gpu_schedule.h's row in two phases (one row): phase 0 folds partial
+  // `partial` of every block reduction (grid-stride over the G partials)
+  // and stores the block's results into the scratch; phase 1 combines the
+  // partials in every block, then the blocks' threads store the row's
+  // elements (grid-stride).
+  void emit_two_phase_row_schedule(int block) {
+    const std::string b = std::to_string(block);
+    declare_shared_arrays(block);
+    line("const i64 tid = MLC_THREAD;");
+    line("const i64 row = 0;");
+    scoped("if (mlc_phase == 0)", [&] {
+      scoped("for (i64 partial = MLC_BLOCK; partial < " + i64_literal(s_.partials) + "; partial += MLC_BLOCKS)", [&] {
+        set_row_variables();
+        fold_ = {"partial * " + b + " + tid", i64_literal(s_.partials * block), true, "0", false};
+        for (size_t id = 0; id < k_.exprs.size(); ++id)
+          if (s_.block_reduce[id]) store_partial(static_cast<int>(id));
       });
+    });
+    scoped("if (mlc_phase == 1)", [&] {
+      set_row_variables();
+      fold_ = {"", "", true, "0", true};
+      block_reductions();
+      store_row_elements("MLC_BLOCK * " + b + " + tid", "MLC_BLOCKS * " + b);
+    });
+  }
+
+  // The row schedule's domain variables for row `row` (all of them with
+  // element_rows; none but the last's otherwise).
+  void set_row_variables() {
+    const size_t rank = k_.domain.size();
+    if (s_.element_rows) split_index("row", 0, k_.domain);
+    else if (rank > 1) split_index("row", 0, std::vector<int64_t>(k_.domain.begin(), k_.domain.end() - 1));
+  }
+
+  // The row's elements after its block reductions, computed and stored by
+  // the threads numbered `first` (an expression), every `stride`-th element
+  // each: thread 0 alone where the row is one element (a rank-0 domain, or
+  // element_rows).
+  void store_row_elements(const std::string& first, const std::string& stride) {
+    const size_t rank = k_.domain.size();
+    if (rank == 0 || s_.element_rows) {
+      scoped("if (" + first + " == 0)", [&] { store_outputs("row"); });
+      return;
+    }
+    const int64_t inner = k_.domain.back();
+    scoped("for (i64 inner = " + first + "; inner < " + i64_literal(inner) + "; inner += " + stride + ")", [&] {
+      line("const i64 v" + std::to_string(rank - 1) + " = inner;");
+      vars_[rank - 1] = "v" + std::to_string(rank - 1);
+      store_outputs("row * " + i64_literal(inner) + " + inner");
     });
   }
 
@@ -346,7 +396,7 @@ class Emitter {
     line("const i64 tid = MLC_THREAD;");
     line("const i64 lane = tid % " + tile + ";");
     line("const i64 part = tid / " + tile + ";");
-    fold_ = {"part", block / kColumnTile, false, "lane"};
+    fold_ = {"part", std::to_string(block / kColumnTile), false, "lane", false};
     scoped("for (i64 tile = MLC_BLOCK; tile < " + i64_literal(s_.rows) + "; tile += MLC_BLOCKS)", [&] {
       line("const i64 col = tile * " + tile + " + lane;");
       line("const i64 lin = col < " + i64_literal(n) + " ? col : " + i64_literal(n - 1) + ";");
@@ -612,7 +662,7 @@ class Emitter {
       case K::cast:
         return fresh(value_type(e.dtype), convert(value(e.a), k_.exprs[static_cast<size_t>(e.a)].dtype, e.dtype));
       case K::index_value: return fresh(value_type(e.dtype), convert(value(e.a), DType::i64, e.dtype));
-      case K::reduce: return s_.block_reduce[static_cast<size_t>(id)] ? block_reduce(e) : thread_reduce(e);
+      case K::reduce: return s_.block_reduce[static_cast<size_t>(id)] ? block_reduce(e, id) : thread_reduce(e);
       case K::checked_index: {
         // Out of range: the status word says so, and element 0 is read instead.
         const std::string v = fresh("i64", "(i64)(" + value(e.a) + ")");
@@ -724,61 +774,121 @@ class Emitter {
     return reduce_result(e, a, acc, index);
   }
 
-  // Folded by the block (gpu_schedule.h): part p of the fold_.parts takes
-  // terms p, p + parts, ... in order, then a fixed binary tree over the
-  // threads' partial results, slot t taking slot t + s: strides of a warp
-  // and more in shared memory; row: the last five levels within the warp
-  // (the result in slot 0); columns: the result of the tile's lane l in slot l.
-  std::string block_reduce(const kir::Expr& e) {
+  // A thread's (or a block's) partial result of a reduction: its
+  // accumulator and, for max, min and argmax, its element's index (-1: no
+  // element yet); `index` is empty for sums.
+  struct Partial {
+    std::string value, index;
+  };
+
+  // Folded by the block (gpu_schedule.h): the thread's partial result
+  // (block_fold_terms, or in a two-phase kernel's combine the partial
+  // blocks' results: read_partials), then block_tree's.
+  std::string block_reduce(const kir::Expr& e, int id) {
     const Acc a = accumulator(e);
-    const int block = s_.launch.block;
+    const Partial mine = fold_.from_scratch ? read_partials(e, a, id) : block_fold_terms(e, a);
+    const Partial total = block_tree(e, a, mine);
+    return reduce_result(e, a, total.value, total.index);
+  }
+
+  // This thread's terms of reduction e folded in order: fold_.first, then
+  // every fold_.stride-th.
+  Partial block_fold_terms(const kir::Expr& e, const Acc& a) {
     int64_t n = 1;
     for (int64_t x : e.extents) n *= x;
-    const std::string acc = fresh(value_type(a.type), a.init);
-    const std::string index = a.indexed ? fresh("i64", "-1") : "";
-    scoped("for (i64 rj = " + fold_.part + "; rj < " + i64_literal(n) + "; rj += " + std::to_string(fold_.parts) + ")", [&] {
+    const Partial p{fresh(value_type(a.type), a.init), a.indexed ? fresh("i64", "-1") : ""};
+    scoped("for (i64 rj = " + fold_.first + "; rj < " + i64_literal(n) + "; rj += " + fold_.stride + ")", [&] {
       split_index("rj", e.var0, e.extents);
-      fold_element(e, a, acc, index, "rj");
+      fold_element(e, a, p.value, p.index, "rj");
     });
+    return p;
+  }
+
+  // The block's result of reduction e from each thread's partial result
+  // `mine`: a fixed binary tree over the threads' slots, slot t taking slot
+  // t + s: strides of a warp and more in shared memory; with
+  // fold_.warp_levels the last five levels within the warp (the result in
+  // slot 0), else the result in slot fold_.result_slot (columns: the tile's
+  // lane l in slot l). Every thread gets it.
+  Partial block_tree(const kir::Expr& e, const Acc& a, const Partial& mine) {
+    const int block = s_.launch.block;
     const std::string arr = shared_array(e, a);
-    line(arr + "[tid] = " + acc + ";");
-    if (a.indexed) line("mlc_sidx[tid] = " + index + ";");
+    line(arr + "[tid] = " + mine.value + ";");
+    if (a.indexed) line("mlc_sidx[tid] = " + mine.index + ";");
     line("MLC_BARRIER();");
     shared_tree_levels(e, a, arr, block, kWarpSize);
-    if (!fold_.warp_levels) {
-      const std::string total = fresh(value_type(a.type), arr + "[" + fold_.result_slot + "]");
-      const std::string total_index = a.indexed ? fresh("i64", "mlc_sidx[" + fold_.result_slot + "]") : "";
-      line("MLC_BARRIER();");  // before the arrays are used again
-      return reduce_result(e, a, total, total_index);
-    }
-    // The tree's last five levels (strides 16 to 1) within the first warp:
-    // the partner's partial result through MLC_WARP_DOWN (CUDA: a register
-    // shuffle; OpenCL: the shared array, MLC_WARP_PUT storing each level's
-    // result and MLC_WARP_FENCE a barrier). Every thread of the block runs
-    // them (a shuffle needs its whole warp, a barrier its whole block); the
-    // threads at or past a level's stride combine nothing.
     const char* type = value_type(a.type);
-    const std::string w = fresh(type, arr + "[tid]");
-    const std::string wi = a.indexed ? fresh("i64", "mlc_sidx[tid]") : "";
-    scoped("for (int s = " + std::to_string(kWarpSize / 2) + "; s > 0; s >>= 1)", [&] {
-      const std::string o = fresh(type, "MLC_WARP_DOWN(" + arr + ", " + w + ", s)");
-      const std::string oi = a.indexed ? fresh("i64", "MLC_WARP_DOWN(mlc_sidx, " + wi + ", s)") : "";
-      scoped("if (tid < s)", [&] {
-        combine_partials(e, a, w, wi, o, oi);
-        line("MLC_WARP_PUT(" + arr + ", " + w + ");");
-        if (a.indexed) line("MLC_WARP_PUT(mlc_sidx, " + wi + ");");
+    std::string result_slot = fold_.result_slot;
+    if (fold_.warp_levels) {
+      // The tree's last five levels (strides 16 to 1) within the first warp:
+      // the partner's partial result through MLC_WARP_DOWN (CUDA: a register
+      // shuffle; OpenCL: the shared array, MLC_WARP_PUT storing each level's
+      // result and MLC_WARP_FENCE a barrier). Every thread of the block runs
+      // them (a shuffle needs its whole warp, a barrier its whole block); the
+      // threads at or past a level's stride combine nothing.
+      const std::string w = fresh(type, arr + "[tid]");
+      const std::string wi = a.indexed ? fresh("i64", "mlc_sidx[tid]") : "";
+      scoped("for (int s = " + std::to_string(kWarpSize / 2) + "; s > 0; s >>= 1)", [&] {
+        const std::string o = fresh(type, "MLC_WARP_DOWN(" + arr + ", " + w + ", s)");
+        const std::string oi = a.indexed ? fresh("i64", "MLC_WARP_DOWN(mlc_sidx, " + wi + ", s)") : "";
+        scoped("if (tid < s)", [&] {
+          combine_partials(e, a, w, wi, o, oi);
+          line("MLC_WARP_PUT(" + arr + ", " + w + ");");
+          if (a.indexed) line("MLC_WARP_PUT(mlc_sidx, " + wi + ");");
+        });
+        line("MLC_WARP_FENCE();");
       });
-      line("MLC_WARP_FENCE();");
-    });
-    scoped("if (tid == 0)", [&] {
-      line(arr + "[0] = " + w + ";");
-      if (a.indexed) line("mlc_sidx[0] = " + wi + ";");
-    });
-    line("MLC_BARRIER();");
-    const std::string total = fresh(type, arr + "[0]");
-    const std::string total_index = a.indexed ? fresh("i64", "mlc_sidx[0]") : "";
+      scoped("if (tid == 0)", [&] {
+        line(arr + "[0] = " + w + ";");
+        if (a.indexed) line("mlc_sidx[0] = " + wi + ";");
+      });
+      line("MLC_BARRIER();");
+      result_slot = "0";
+    }
+    const Partial total{fresh(type, arr + "[" + result_slot + "]"),
+                        a.indexed ? fresh("i64", "mlc_sidx[" + result_slot + "]") : ""};
     line("MLC_BARRIER();");  // before the arrays are used again
-    return reduce_result(e, a, total, total_index);
+    return total;
+  }
+
+  // Two phases, phase 0: the block's partial result of block reduction `id`
+  // (its terms of partial `partial`: fold_) stored by thread 0 into the
+  // reduction's scratch words (Schedule::scratch_word).
+  void store_partial(int id) {
+    const kir::Expr& e = k_.exprs[static_cast<size_t>(id)];
+    const Acc a = accumulator(e);
+    const Partial total = block_tree(e, a, block_fold_terms(e, a));
+    const int64_t word = s_.scratch_word[static_cast<size_t>(id)];
+    scoped("if (tid == 0)", [&] {
+      line("mlc_scratch[" + i64_literal(word) + " + partial] = " + scratch_bits(a.type, total.value) + ";");
+      if (a.indexed)
+        line("mlc_scratch[" + i64_literal(word + s_.partials) + " + partial] = (u64)" + total.index + ";");
+    });
+  }
+
+  // Two phases, phase 1: thread t's partial result of block reduction `id`,
+  // the partial block t's (threads from G on: the fold's identity, 0 or no
+  // element, which no combination changes).
+  Partial read_partials(const kir::Expr& e, const Acc& a, int id) {
+    const int64_t word = s_.scratch_word[static_cast<size_t>(id)];
+    const Partial p{fresh(value_type(a.type), a.init), a.indexed ? fresh("i64", "-1") : ""};
+    scoped("if (tid < " + i64_literal(s_.partials) + ")", [&] {
+      line(p.value + " = " + scratch_value(a.type, "mlc_scratch[" + i64_literal(word) + " + tid]") + ";");
+      if (a.indexed) line(p.index + " = (i64)mlc_scratch[" + i64_literal(word + s_.partials) + " + tid];");
+    });
+    return p;
+  }
+
+  // An accumulator of dtype t as the 8-byte scratch word that holds its bits, and back.
+  static std::string scratch_bits(DType t, const std::string& v) {
+    if (t == DType::f64) return "MLC_F64_BITS(" + v + ")";
+    if (t == DType::f32) return "(u64)MLC_F32_BITS(" + v + ")";
+    return "(u64)" + v;
+  }
+  static std::string scratch_value(DType t, const std::string& word) {
+    if (t == DType::f64) return "MLC_BITS_F64(" + word + ")";
+    if (t == DType::f32) return "MLC_BITS_F32((u32)" + word + ")";
+    return "(i64)" + word;
   }
 
   // The shared array (gpu_schedule.h's Schedule::shared_*) reduction e's
@@ -833,14 +943,16 @@ class Emitter {
     });
   }
 
-  // How block_reduce splits a reduction's terms: the thread's part (an
-  // expression) of `parts`; whether the tree's last five levels run within a
-  // warp; the slot that holds the thread's result after the tree.
+  // How block_reduce splits a reduction's terms: the thread's first term
+  // and the stride to its next (expressions); whether the tree's last five
+  // levels run within a warp; the slot that holds the block's result after
+  // the tree without them; and whether the threads' partial results are
+  // the partial blocks' instead (two phases, phase 1).
   struct BlockFold {
-    std::string part;
-    int parts = 0;
+    std::string first, stride;
     bool warp_levels = false;
     std::string result_slot;
+    bool from_scratch = false;
   };
 
   const kir::Kernel& k_;
