@@ -277,7 +277,7 @@ Schedule schedule_kernel(const kir::Kernel& k) {
     s.launch.shared_bytes = s.launch.block * 4;
     return s;
   }
-  // Any other scatter: every thread folds its own element's terms (kernel_source.cc).
+  // Any other scatter: every thread folds its own element's terms (kernel_source_schedules.cc).
   if (!k.scatters()) {
     const std::vector<std::vector<int64_t>> free = free_vars(k);
     const int64_t rank = static_cast<int64_t>(k.domain.size());

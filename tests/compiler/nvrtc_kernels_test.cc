@@ -48,7 +48,7 @@ void expect_compile_without_spills(const std::vector<kir::Kernel>& kernels, cons
 // Block reductions of every accumulator type the examples may lack (f64 and
 // i64 values, argmax's carried index, blocks of one and two warps), in the
 // row and columns schedules: the row trees' warp levels shuffle 32- and
-// 64-bit registers (compiler/gpu/kernel_source.cc), which only a CUDA
+// 64-bit registers (compiler/gpu/kernel_source_reductions.cc), which only a CUDA
 // compile checks; the elementwise vector form of 2-, 4- and 1-byte
 // elements (ushort4, int4, uchar4 and their make_ functions); and transpose
 // tiles of 2-, 4- and 8-byte elements.
