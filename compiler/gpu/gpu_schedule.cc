@@ -229,7 +229,7 @@ bool reads_var(const kir::Kernel& k, int id, int64_t var) {
 }
 
 // Is the scatter's target `at` = row * inner + (the last update variable),
-// the form compiler/kernel_ir.cc builds when the output's last dim is the
+// the form compiler/kernel_builder.cc builds when the output's last dim is the
 // updates' last dim, with a row that does not read that variable?
 bool scatters_whole_rows(const kir::Kernel& k) {
   const kir::Kernel::Scatter& sc = k.scatter;
