@@ -9,6 +9,7 @@
 #include "compiler/cpu/llvm_jit.h"
 #include "compiler/cpu/row_split.h"
 #include "compiler/gpu/gpu_compile.h"
+#include "compiler/gpu/gpu_schedule.h"
 #include "compiler/half_accumulation.h"
 #include "ir/decompose.h"
 #include "ir/diagnostics.h"
@@ -333,10 +334,28 @@ class Lowering {
       if (slot_buffer_[r.slot] >= 0) out_.buffers[slot_buffer_[r.slot]].last = n;
     for (int b : constant_buffers_) out_.buffers[b].last = n;
     const rt::Target* target = rt::is_gpu_target(exe_->target) ? nullptr : rt::find_target(exe_->target);
-    out_.plan = plan_memory(out_.buffers, n, target ? target->arena_alignment() : rt::kGpuArenaAlignment);
+    const int64_t alignment = target ? target->arena_alignment() : rt::kGpuArenaAlignment;
+    out_.plan = plan_memory(out_.buffers, n, alignment);
     exe_->arena_bytes = out_.plan.arena_bytes;
     for (size_t s = 0; s < exe_->slots.size(); ++s)
       if (slot_buffer_[s] >= 0 && exe_->slots[s].arg < 0) exe_->slots[s].offset = out_.buffers[slot_buffer_[s]].offset;
+    place_scratch(alignment);
+  }
+
+  // GPU targets: the scratch region of the two-phase kernels
+  // (rt::Executable::scratch_offset), as large as the largest needs, after
+  // the planned slots. The kernels run one at a time, so they share it; it
+  // is a few KiB at most (8 bytes per partial result), so it is not packed
+  // between the slots' lifetimes.
+  void place_scratch(int64_t alignment) {
+    if (!rt::is_gpu_target(exe_->target)) return;
+    int64_t bytes = 0;
+    for (const kir::Kernel& k : out_.kernels) bytes = std::max(bytes, gpu::schedule_kernel(k).launch.scratch_bytes);
+    if (bytes == 0) return;
+    auto round_up = [&](int64_t x) { return (x + alignment - 1) / alignment * alignment; };
+    exe_->scratch_offset = round_up(exe_->arena_bytes);
+    exe_->scratch_bytes = bytes;
+    exe_->arena_bytes = round_up(exe_->scratch_offset + bytes);
   }
 
   Status compile() {

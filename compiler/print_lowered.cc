@@ -47,7 +47,10 @@ std::string print_lowered(const LoweredFunction& l) {
     s += std::string(k ? ", " : "") + std::to_string(by_kind[k]) + " " +
          std::string(rt::instr_kind_name(static_cast<rt::InstrKind>(k)));
   s += "), arena " + std::to_string(e.arena_bytes) + " bytes, liveness lower bound " +
-       std::to_string(l.plan.lower_bound) + "\n";
+       std::to_string(l.plan.lower_bound);
+  if (e.scratch_bytes > 0)
+    s += ", scratch " + std::to_string(e.scratch_bytes) + " bytes at " + std::to_string(e.scratch_offset);
+  s += "\n";
   s += "  args:";
   for (size_t a = 0; a < e.args.size(); ++a)
     s += std::string(a ? "," : "") + " %" + e.args[a].name + " " + print_type(e.slots[e.args[a].slot].type) + " {" +
@@ -85,7 +88,11 @@ std::string print_lowered(const LoweredFunction& l) {
       const gpu::Schedule sc = gpu::schedule_kernel(l.kernels[static_cast<size_t>(ins.kernel)]);
       s += "      launch {schedule " + std::string(gpu::schedule_kind_name(sc.kind)) + ", grid " +
            std::to_string(sc.launch.grid) + ", block " + std::to_string(sc.launch.block) + ", shared " +
-           std::to_string(sc.launch.shared_bytes) + " B}\n";
+           std::to_string(sc.launch.shared_bytes) + " B";
+      if (sc.launch.two_phase())
+        s += ", two phases: scratch " + std::to_string(sc.launch.scratch_bytes) + " B, then grid " +
+             std::to_string(sc.launch.combine_grid);
+      s += "}\n";
     }
     if (ins.kind == rt::InstrKind::kernel && ins.kernel >= 0 && static_cast<size_t>(ins.kernel) < l.kernels.size())
       s += indent(kir::print_kernel(l.kernels[static_cast<size_t>(ins.kernel)]), "      ");

@@ -64,7 +64,10 @@ namespace mlc::rt {
 // 2: meshes and placements; 3: kernels with several outputs; 4: each kernel
 // object's kernel IR ("source"), the target's code generator, symbols that
 // are kernel names only; 5: the target's name, collective instructions; 6:
-// a pipeline's settings (parallel.pipeline).
+// a pipeline's settings (parallel.pipeline), and two-phase GPU kernels (a
+// kernel launch's scratch_bytes and combine_grid, an executable's
+// scratch_offset and scratch_bytes), whose code takes two more arguments
+// that an older reader would not pass.
 inline constexpr uint32_t kArtifactVersion = 6;
 
 struct CompiledFunction {

@@ -410,6 +410,10 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
   if (num_objects) e->code = code;
   MLC_TRY(e->function, f.string("function"));
   MLC_TRY(e->arena_bytes, f.integer("arena_bytes", 0, kMaxElements));
+  if (f.json().contains("scratch_bytes")) {  // absent: none (two-phase GPU kernels' region)
+    MLC_TRY(e->scratch_bytes, f.integer("scratch_bytes", 0, kMaxElements));
+    MLC_TRY(e->scratch_offset, f.integer("scratch_offset", 0, kMaxElements));
+  }
   MLC_TRY(std::vector<Field> args, f.list("args", 1 << 20));
   MLC_TRY(std::vector<Field> slots, f.list("slots"));
   const int64_t num_slots = static_cast<int64_t>(slots.size()), num_args = static_cast<int64_t>(args.size());
@@ -486,6 +490,10 @@ Expected<std::shared_ptr<Executable>> read_executable(const Field& f, std::strin
       MLC_TRY(int64_t shared, launch.integer("shared_bytes", 0, kMaxGpuSharedBytes));
       info.launch.block = static_cast<int>(block);
       info.launch.shared_bytes = static_cast<int>(shared);
+      if (launch.json().contains("scratch_bytes")) {  // absent: one launch
+        MLC_TRY(info.launch.scratch_bytes, launch.integer("scratch_bytes", 1, kMaxElements));
+        MLC_TRY(info.launch.combine_grid, launch.integer("combine_grid", 1, kMaxGpuGrid));
+      }
     }
     e->kernels.push_back(std::move(info));
   }

@@ -135,8 +135,13 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
         checks.push_back({{"input", c.input}, {"bound", c.bound}, {"axis", c.axis}, {"op", c.op}, {"loc", loc_json(c.loc)}});
       kernel["index_checks"] = checks;
     }
-    if (k.launch != GpuLaunch{})
+    if (k.launch != GpuLaunch{}) {
       kernel["launch"] = {{"grid", k.launch.grid}, {"block", k.launch.block}, {"shared_bytes", k.launch.shared_bytes}};
+      if (k.launch.two_phase()) {  // absent: one launch
+        kernel["launch"]["scratch_bytes"] = k.launch.scratch_bytes;
+        kernel["launch"]["combine_grid"] = k.launch.combine_grid;
+      }
+    }
     kernels.push_back(std::move(kernel));
   }
   for (const ConstantData& c : e.constants) {
@@ -174,8 +179,13 @@ Json executable_json(const Executable& e, const std::vector<int>& global_object,
     }
     instructions.push_back(j);
   }
-  return {{"function", e.function}, {"arena_bytes", e.arena_bytes}, {"slots", slots}, {"args", args},
-          {"results", results}, {"kernels", kernels}, {"constants", constants}, {"instructions", instructions}};
+  Json j = {{"function", e.function}, {"arena_bytes", e.arena_bytes}, {"slots", slots}, {"args", args},
+            {"results", results}, {"kernels", kernels}, {"constants", constants}, {"instructions", instructions}};
+  if (e.scratch_bytes > 0) {  // absent: no scratch region
+    j["scratch_offset"] = e.scratch_offset;
+    j["scratch_bytes"] = e.scratch_bytes;
+  }
+  return j;
 }
 
 }  // namespace

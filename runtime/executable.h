@@ -102,10 +102,22 @@ struct CodeModule {
 // the CPU) and then a status word (int), which it sets to
 // kir::kIndexOutOfRange where a checked index was out of range. All zero on
 // the CPU.
+// A two-phase kernel (scratch_bytes > 0: gpu_schedule.h's row in two
+// phases, a whole-tensor reduction) runs as two launches of its code, one
+// after the other on the executor's one stream: phase 0 on `grid` blocks,
+// which write partial results into the first scratch_bytes bytes of the
+// executable's scratch region (Executable::scratch_offset), then phase 1 on
+// `combine_grid` blocks, which read them and write the kernel's results.
+// Its arguments are its buffers, then the scratch (a buffer, as the others),
+// the status word, and the phase (i64: 0, then 1). A kernel of one launch
+// has scratch_bytes and combine_grid 0.
 struct GpuLaunch {
   int64_t grid = 0;
   int block = 0;
   int shared_bytes = 0;
+  int64_t scratch_bytes = 0;
+  int64_t combine_grid = 0;
+  bool two_phase() const { return scratch_bytes > 0; }
   bool operator==(const GpuLaunch&) const = default;
 };
 // What every GPU target accepts (runtime/verify_executable.h checks them):
@@ -279,6 +291,14 @@ struct Executable {
   std::vector<ConstantData> constants;
   std::vector<KernelInfo> kernels;
   int64_t arena_bytes = 0;
+  // GPU targets: the arena bytes [scratch_offset, scratch_offset +
+  // scratch_bytes) where two-phase kernels (GpuLaunch::scratch_bytes, each at
+  // most this) keep their partial results from one launch to the next. No
+  // slot overlaps them; an executor runs its kernels one at a time, so they
+  // share the region. The lowering places it after the planned slots, at
+  // the arena's end. 0 bytes where no kernel has two phases.
+  int64_t scratch_offset = 0;
+  int64_t scratch_bytes = 0;
   // What it runs on (runtime/target.h): the arena's alignment and the code's
   // form are the target's.
   std::string target{kCpuTarget};

@@ -29,7 +29,7 @@ class Verifier {
 
   Problem run() {
     using Check = Problem (Verifier::*)();
-    for (Check check : {&Verifier::target, &Verifier::slots, &Verifier::args, &Verifier::views, &Verifier::results, &Verifier::constants,
+    for (Check check : {&Verifier::target, &Verifier::slots, &Verifier::scratch, &Verifier::args, &Verifier::views, &Verifier::results, &Verifier::constants,
                         &Verifier::kernels, &Verifier::instructions, &Verifier::writes, &Verifier::reads,
                         &Verifier::liveness, &Verifier::arena})
       if (Problem p = (this->*check)()) return p;
@@ -85,6 +85,32 @@ class Verifier {
                                              " does not fit the arena of " + num(e_.arena_bytes) + " bytes");
       if (sl.offset % alignment_)
         return problem(item("slots", s), "offset " + num(sl.offset) + " is not " + num(alignment_) + "-byte aligned");
+    }
+    return {};
+  }
+
+  // Rule 2a.
+  Problem scratch() {
+    if (e_.scratch_bytes == 0) {
+      if (e_.scratch_offset != 0)
+        return problem("scratch_offset", "is " + num(e_.scratch_offset) + ", expected 0 without scratch bytes");
+      return {};
+    }
+    if (!is_gpu_target(e_.target))
+      return problem("scratch_bytes", "is " + num(e_.scratch_bytes) + ", but " + e_.target +
+                                          " is not a GPU target (only two-phase GPU kernels use a scratch region)");
+    const int64_t begin = e_.scratch_offset, end = begin + e_.scratch_bytes;
+    if (e_.scratch_bytes < 0 || begin < 0 || begin > e_.arena_bytes - e_.scratch_bytes)
+      return problem("scratch_offset", "the scratch region of " + num(e_.scratch_bytes) + " bytes at offset " + num(begin) +
+                                           " does not fit the arena of " + num(e_.arena_bytes) + " bytes");
+    if (begin % alignment_)
+      return problem("scratch_offset", "is " + num(begin) + ", not " + num(alignment_) + "-byte aligned");
+    for (size_t s = 0; s < e_.slots.size(); ++s) {
+      const Slot& sl = e_.slots[s];
+      if (sl.arg >= 0 || sl.type.num_bytes() == 0) continue;
+      if (sl.offset < end && begin < sl.offset + sl.type.num_bytes())
+        return problem(item("slots", s), bytes_of(static_cast<int>(s)) + " overlap the scratch region [" + num(begin) +
+                                             ", " + num(end) + ")");
     }
     return {};
   }
@@ -199,6 +225,14 @@ class Verifier {
       if (l.shared_bytes < 0 || l.shared_bytes > kMaxGpuSharedBytes)
         return problem(item("kernels", k) + ".launch.shared_bytes",
                        "is " + num(l.shared_bytes) + ", expected 0 to " + num(kMaxGpuSharedBytes));
+      if (l.scratch_bytes < 0 || l.scratch_bytes > e_.scratch_bytes)
+        return problem(item("kernels", k) + ".launch.scratch_bytes",
+                       "is " + num(l.scratch_bytes) + ", expected 0 to the scratch region's " + num(e_.scratch_bytes));
+      if (l.two_phase() ? l.combine_grid < 1 || l.combine_grid > kMaxGpuGrid : l.combine_grid != 0)
+        return problem(item("kernels", k) + ".launch.combine_grid",
+                       "is " + num(l.combine_grid) + ", expected " +
+                           (l.two_phase() ? "1 to " + num(kMaxGpuGrid) + " (a two-phase kernel)"
+                                          : std::string("0 (a kernel of one launch)")));
     }
     return {};
   }
@@ -510,13 +544,15 @@ class Verifier {
 
   // Rule 14.
   Problem arena() {
-    int64_t end = 0;
+    int64_t end = e_.scratch_bytes > 0 ? e_.scratch_offset + e_.scratch_bytes : 0;
     for (const Slot& s : e_.slots)
       if (s.arg < 0 && s.type.num_bytes() > 0) end = std::max(end, s.offset + s.type.num_bytes());
     const int64_t need = (end + alignment_ - 1) / alignment_ * alignment_;
     if (e_.arena_bytes != need)
       return problem("arena_bytes", "is " + num(e_.arena_bytes) + ", the slots need " + num(need) +
-                                        " (the end of the highest arena slot, rounded up to " + num(alignment_) + ")");
+                                        " (the end of the highest arena slot" +
+                                        (e_.scratch_bytes > 0 ? " or of the scratch region" : "") + ", rounded up to " +
+                                        num(alignment_) + ")");
     return {};
   }
 

@@ -20,6 +20,10 @@
 //      arena alignment.
 //   2. A slot over an argument's buffer (arg >= 0) names an argument, and its
 //      bytes lie inside that argument's buffer (a view: a reshape).
+//   2a. The scratch region (two-phase GPU kernels' partial results): offset 0
+//      where it has no bytes; else the target is a GPU target, the region
+//      lies inside the arena at an offset that is a multiple of the arena
+//      alignment, and no arena slot with bytes overlaps it.
 //  Arguments, results, constants
 //   3. An argument's slot is its buffer: a slot with arg = the argument, offset 0.
 //   4. A result's slot exists; a result that updates argument a
@@ -30,7 +34,10 @@
 //   6. A kernel has buffer types, 1 <= outputs <= their count, rows = the
 //      product of its last type's dims but the last, row_cost >= 0 (0: rows
 //      of no elements); each index check names an i32 or i64 input and a
-//      bound >= 1.
+//      bound >= 1. Its launch (GpuLaunch) is all zero on the CPU; on a GPU
+//      target its block, grid and shared memory are within CUDA's limits, its
+//      scratch_bytes at most the scratch region's, and its combine_grid
+//      within grid.x's limit where it has two phases (scratch_bytes > 0), else 0.
 //  Instructions (operands, result and more_results name slots)
 //   7. kernel: `kernel` names one; its operands, result and more_results have
 //      exactly the kernel's types, in order (inputs, then outputs).
@@ -76,9 +83,10 @@
 //      into the same bytes with disjoint lifetimes; in-place updates are
 //      writes of argument buffers (rule 10), which no rule here restricts.
 //  Arena
-//  14. arena_bytes is what the slots need: the end of the highest non-empty
-//      arena slot rounded up to the target's alignment (0 without one), as the memory
-//      planner sizes it, not more.
+//  14. arena_bytes is what the slots and the scratch region need: the end of
+//      the highest non-empty arena slot, or of the scratch region where it is
+//      higher, rounded up to the target's alignment (0 without either), as
+//      the memory planner and the lowering size it, not more.
 //
 // Time and memory: linear in the slots and instructions' operands, and
 // n log n in the arena values (the liveness check sweeps them in time order).

@@ -100,6 +100,7 @@ typedef unsigned char u8;
 #define MLC_F32_BITS(x) __float_as_uint(x)
 #define MLC_BITS_F32(x) __uint_as_float(x)
 #define MLC_BITS_F64(x) __longlong_as_double((i64)(x))
+#define MLC_F64_BITS(x) ((u64)__double_as_longlong(x))
 #define MLC_FABS_F32 fabsf
 #define MLC_FABS_F64 fabs
 #define MLC_EXP_F32 expf
@@ -153,6 +154,7 @@ typedef uchar u8;
 #define MLC_F32_BITS(x) as_uint(x)
 #define MLC_BITS_F32(x) as_float((u32)(x))
 #define MLC_BITS_F64(x) as_double((u64)(x))
+#define MLC_F64_BITS(x) as_ulong(x)
 #define MLC_FABS_F32 fabs
 #define MLC_FABS_F64 fabs
 #define MLC_EXP_F32 exp

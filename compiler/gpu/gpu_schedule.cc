@@ -134,6 +134,46 @@ int64_t pow2_at_least(int64_t x) {
   return p;
 }
 
+int64_t pow2_at_most(int64_t x) {
+  int64_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+// Does some block reduction's term or mask read another block reduction's
+// value (softmax's sum reads its max)? Its partial results would need that
+// value before the partials of the other exist.
+bool block_reductions_read_each_other(const kir::Kernel& k, const std::vector<bool>& block_reduce) {
+  for (size_t id = 0; id < k.exprs.size(); ++id) {
+    if (!block_reduce[id]) continue;
+    bool reads = false;
+    kir::for_each_reachable(k, {k.exprs[id].a, k.exprs[id].b},
+                            [&](int other, const kir::Expr&) { reads = reads || block_reduce[static_cast<size_t>(other)]; });
+    if (reads) return true;
+  }
+  return false;
+}
+
+// A row schedule of one row (header: row in two phases): where its widest
+// block reduction (`widest` terms) has kTwoPhaseMinTerms and its block
+// reductions read none of each other's values, G partial blocks, the
+// scratch words, and the combining blocks.
+void plan_two_phase(const kir::Kernel& k, int64_t widest, int64_t elements, Schedule& s) {
+  if (s.rows != 1 || widest < kTwoPhaseMinTerms || block_reductions_read_each_other(k, s.block_reduce)) return;
+  const int64_t block = s.launch.block;
+  s.partials = std::clamp<int64_t>(pow2_at_most(widest / (kTwoPhaseTermsPerThread * block)), 2, kBlockSize);
+  s.scratch_word.assign(k.exprs.size(), -1);
+  int64_t words = 0;
+  for (size_t id = 0; id < k.exprs.size(); ++id) {
+    if (!s.block_reduce[id]) continue;
+    s.scratch_word[id] = words;
+    words += s.partials * (k.exprs[id].op == OpCode::ReduceSum ? 1 : 2);  // values, then indices
+  }
+  s.launch.grid = s.partials;
+  s.launch.scratch_bytes = 8 * words;
+  s.launch.combine_grid = std::clamp<int64_t>((elements + block - 1) / block, 1, s.partials);
+}
+
 // Can each thread of the elementwise schedule take kVectorWidth neighbouring
 // elements, with one vector load per input and one vector store per output?
 // Every buffer's elements are at most 4 bytes and every input is read at the
@@ -189,7 +229,7 @@ bool reads_var(const kir::Kernel& k, int id, int64_t var) {
 }
 
 // Is the scatter's target `at` = row * inner + (the last update variable),
-// the form compiler/kernel_ir.cc builds when the output's last dim is the
+// the form compiler/kernel_builder.cc builds when the output's last dim is the
 // updates' last dim, with a row that does not read that variable?
 bool scatters_whole_rows(const kir::Kernel& k) {
   const kir::Kernel::Scatter& sc = k.scatter;
@@ -237,7 +277,7 @@ Schedule schedule_kernel(const kir::Kernel& k) {
     s.launch.shared_bytes = s.launch.block * 4;
     return s;
   }
-  // Any other scatter: every thread folds its own element's terms (kernel_source.cc).
+  // Any other scatter: every thread folds its own element's terms (kernel_source_schedules.cc).
   if (!k.scatters()) {
     const std::vector<std::vector<int64_t>> free = free_vars(k);
     const int64_t rank = static_cast<int64_t>(k.domain.size());
@@ -252,6 +292,7 @@ Schedule schedule_kernel(const kir::Kernel& k) {
       s.launch.block = static_cast<int>(std::clamp<int64_t>(pow2_at_least(std::max(inner, widest)), 32, kBlockSize));
       s.launch.grid = std::clamp<int64_t>(s.rows, 1, kMaxGrid);
       set_shared_arrays(k, s);
+      plan_two_phase(k, widest, elements, s);
       return s;
     }
     // Reductions that vary along the row but read no other reduction's
@@ -276,6 +317,7 @@ Schedule schedule_kernel(const kir::Kernel& k) {
         s.launch.grid = std::clamp<int64_t>(s.rows, 1, kMaxGrid);
       }
       set_shared_arrays(k, s);
+      if (s.kind == ScheduleKind::row) plan_two_phase(k, widest, elements, s);
       return s;
     }
     s.block_reduce.assign(k.exprs.size(), false);

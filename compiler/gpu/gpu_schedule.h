@@ -55,10 +55,33 @@
 //    end fold the last element's terms and store nothing. Parallelism: 8
 //    threads per element instead of one, and at least one block of 256 per
 //    32 elements, so a bias gradient of N columns runs 8N threads, each
-//    folding B/8 rows. A whole-tensor sum stays one row of one block
-//    (256 threads): a second kernel or kernel-owned scratch memory for a
-//    two-phase reduction (partials per block, then a fixed-order combine)
-//    needs KernelInfo and launch support that this schedule does without.
+//    folding B/8 rows.
+//  - row in two phases: a row schedule of one row (rows == 1: a whole-tensor
+//    sum, a grad norm's sum of squares, a whole-tensor mean loss) whose
+//    widest block reduction has at least kTwoPhaseMinTerms terms, none of
+//    whose block reductions reads another's value (a sum whose terms read a
+//    max, as softmax's do, stays one block of one launch). Its terms are
+//    split over G partial blocks (Schedule::partials: a power of two from 2
+//    to kBlockSize, the most that leave every thread of them at least
+//    kTwoPhaseTermsPerThread terms of the widest reduction), and the kernel
+//    is launched twice in order (rt::GpuLaunch::scratch_bytes, combine_grid)
+//    with its phase as an argument. Phase 0 (launch.grid = G blocks; any
+//    grid gives the same result: a grid-stride loop over the G partials):
+//    for partial g, thread t folds the terms g B + t, g B + t + G B, ... of
+//    each block reduction in order (neighbouring threads read neighbouring
+//    terms: coalesced), the block combines them by the row's tree, and
+//    thread 0 stores the result (the accumulator as 8 bytes of its bits, and
+//    for max, min and argmax its element's index) into the kernel's scratch
+//    words (Schedule::scratch_word; runtime/executable.h's scratch region).
+//    Phase 1 (launch.combine_grid blocks: one per B elements of the row, at
+//    most G, at least one): thread t < G reads partial t of each block
+//    reduction (the others hold the fold's identity: 0, or no element), the
+//    block combines them by the same tree (a fixed tree over the G partials
+//    in order: the identities change no bit), and then, exactly as the row
+//    schedule after its block reductions, the threads compute the row's
+//    elements (grid-stride over the blocks' threads) and store them. Every
+//    combining block reads the same partials in the same order, so all hold
+//    the same bits.
 //  - transpose_tiles: an elementwise kernel (no reduction, scatter or
 //    gather) that reads an input with the domain's last two dims swapped
 //    (the load moves by one element along the second-to-last dim and by
@@ -86,15 +109,17 @@
 //    space for its element.
 //
 // Determinism: the tree and the terms each thread folds depend only on the
-// kernel and the block size, never on timing; no atomics. The row and
-// columns schedules share the tree's step and its order. Sums accumulate in
-// the kernel IR's accumulator (double for float sums, i64 for integers);
-// max, min and argmax carry the index of their element and so give the
-// sequential fold's result exactly (the first extreme element; for max and
-// min the last NaN, for argmax the first NaN). Float sums differ from the
-// sequential fold only by the rounding of the double partial sums (in the
-// row tree and the columns' parts and tree alike, each a sum of the n terms
-// in some order of double additions):
+// kernel and the block size (and, in two phases, G), never on timing or on
+// the launch's grid; no atomics. The row, two-phase and columns schedules
+// share the tree's step and its order. Sums accumulate in the kernel IR's
+// accumulator (double for float sums, i64 for integers, whose wrapping sums
+// are exact in any order); max, min and argmax carry the index of their
+// element and so give the sequential fold's result exactly, over any split
+// of the terms (the first extreme element; for max and min the last NaN, for
+// argmax the first NaN). Float sums differ from the sequential fold only by
+// the rounding of the double partial sums (in the row tree, the two phases'
+// threads, block trees and combining tree, and the columns' parts and tree
+// alike, each a sum of the n terms in some order of double additions):
 // |tree - sequential| <= 2 (n - 1) u_f64 sum |x_i|, far below one f32 or
 // half ulp of the result unless the sum cancels.
 #pragma once
@@ -138,6 +163,14 @@ struct Schedule {
   // scatter_rows: the leading update dims scanned (all but the last), as
   // kir::Kernel::scatter.domain's first ones; one int flag per thread in shared memory.
   std::vector<int64_t> scatter_leading;
+  // row in two phases (launch.two_phase()): G, the partial results of each
+  // block reduction; and per expression, the first of the 8-byte scratch
+  // words a block reduction keeps them in (-1 for the others): G values
+  // (f64, f32 or i64 bits, as the accumulator holds them), then for max,
+  // min and argmax G element indices; the block reductions in expression
+  // order, one after another. launch.scratch_bytes is 8 times their words.
+  int64_t partials = 0;
+  std::vector<int64_t> scratch_word;
 };
 
 // Threads per block of every schedule.
@@ -151,6 +184,15 @@ inline constexpr int kColumnTile = 32;
 // transpose_tiles: the side of a tile (its shared arrays are kTransposeTile
 // rows of kTransposeTile + 1 elements).
 inline constexpr int kTransposeTile = 32;
+// row: a single row whose widest block reduction has at least this many
+// terms takes two phases. Below it, one block's threads fold at most 16
+// terms each, about what a second launch costs (a few microseconds); above
+// it one block's fold grows with the terms while G blocks divide it.
+inline constexpr int64_t kTwoPhaseMinTerms = 16 * int64_t{kBlockSize};
+// Two phases: the fewest terms of the widest reduction each thread of the
+// G partial blocks folds (so G = 2 at kTwoPhaseMinTerms, and kBlockSize
+// from 8 kBlockSize^2 = 524288 terms on), enough to amortize a block's tree.
+inline constexpr int64_t kTwoPhaseTermsPerThread = 8;
 // The most blocks a launch has; grid-stride loops cover the rest. Within
 // CUDA's grid.x limit and OpenCL's global size on every device.
 inline constexpr int64_t kMaxGrid = int64_t{1} << 20;

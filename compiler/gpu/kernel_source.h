@@ -7,14 +7,22 @@
 //
 // The text: the dialect's prelude (types i64, u8, u16, f32/f64 conversions of
 // bf16 and f16 bit patterns, math, thread indices, barriers, the parameter
-// macros, a block tree's warp levels: MLC_WARP_DOWN/PUT/FENCE, and the
+// macros, a block tree's warp levels: MLC_WARP_DOWN/PUT/FENCE, the
 // elementwise schedule's vector loads and stores: MLC_LOAD4, MLC_STORE4,
-// MLC_VEC4), then one kernel function named `symbol`:
+// MLC_VEC4, and the bits of floats as integers and back, which the two-phase
+// schedule's scratch words hold: MLC_F32_BITS, MLC_F64_BITS, MLC_BITS_F32,
+// MLC_BITS_F64), then one kernel function named `symbol`:
 //
 //   MLC_KERNEL void symbol(MLC_PARAM(T0, p0), ..., MLC_PARAM(Tn, pn), MLC_STATUS_PARAM)
 //
 // one MLC_PARAM per kernel buffer (inputs, then outputs), then the status
-// word. In CUDA C a parameter is one pointer; in OpenCL C it is a buffer and a
+// word. A two-phase kernel (rt::GpuLaunch::two_phase(): gpu_schedule.h's row
+// in two phases) takes its scratch words before the status word and its
+// phase after it:
+//
+//   MLC_KERNEL void symbol(MLC_PARAM(T0, p0), ..., MLC_PARAM(u64, mlc_scratch), MLC_STATUS_PARAM, i64 mlc_phase)
+//
+// In CUDA C a parameter is one pointer; in OpenCL C it is a buffer and a
 // byte offset into it (two kernel arguments: a cl_mem and a long), and the
 // status word is a __global int* of its own. A kernel that finds a checked
 // index out of range stores kir::kIndexOutOfRange into the status word and
@@ -55,6 +63,6 @@ std::string kernel_function(const kir::Kernel& k, const Schedule& s, const std::
 std::string kernel_source(const kir::Kernel& k, const Schedule& s, const std::string& symbol, Dialect d);
 
 // Bumped whenever the text for a given kernel changes (caches key on it).
-inline constexpr std::string_view kSourceEmitterVersion = "mlc-gpu-emitter 7";
+inline constexpr std::string_view kSourceEmitterVersion = "mlc-gpu-emitter 8";
 
 }  // namespace mlc::gpu

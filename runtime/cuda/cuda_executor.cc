@@ -226,11 +226,18 @@ Status CudaExecutor::prepare_instructions() {
       L.function = code_->functions[static_cast<size_t>(k.object)];
       L.grid = static_cast<unsigned>(k.launch.grid);
       L.block = static_cast<unsigned>(k.launch.block);
+      L.combine_grid = static_cast<unsigned>(k.launch.combine_grid);
       for (int s : ins.operands) L.values.push_back(slot_addr_[static_cast<size_t>(s)]);
       L.values.push_back(slot_addr_[static_cast<size_t>(ins.result)]);
       for (int s : ins.more_results) L.values.push_back(slot_addr_[static_cast<size_t>(s)]);
+      if (k.launch.two_phase()) L.values.push_back(arena_ + static_cast<CUdeviceptr>(e.scratch_offset));
       L.values.push_back(status_ + 4 * i);
       for (CUdeviceptr& v : L.values) L.params.push_back(&v);
+      if (k.launch.two_phase()) {  // then the phase (runtime/executable.h GpuLaunch)
+        L.combine_params = L.params;
+        L.params.push_back(&L.phase[0]);
+        L.combine_params.push_back(&L.phase[1]);
+      }
     } else if (ins.kind == InstrKind::gemm) {
       const CublasLt& lt = *options_.cublaslt;
       if (!lt_handle_) MLC_CHECK_OK(lt.check(lt.cublasLtCreate(&lt_handle_), "cuda: cublasLtCreate on " + dev_.label()));
@@ -363,8 +370,11 @@ Status CudaExecutor::enqueue(size_t i) {
   switch (ins.kind) {
     case InstrKind::kernel: {
       KernelLaunch& L = launch_[i];
-      const CUresult r = cu_.cuLaunchKernel(L.function, L.grid, 1, 1, L.block, 1, 1, 0, stream_, L.params.data(),
-                                            nullptr);
+      // A two-phase kernel: phase 0, then phase 1 after it on the stream.
+      CUresult r = cu_.cuLaunchKernel(L.function, L.grid, 1, 1, L.block, 1, 1, 0, stream_, L.params.data(), nullptr);
+      if (r == kCudaSuccess && L.combine_grid > 0)
+        r = cu_.cuLaunchKernel(L.function, L.combine_grid, 1, 1, L.block, 1, 1, 0, stream_, L.combine_params.data(),
+                               nullptr);
       if (r == kCudaSuccess) return {};
       const KernelInfo& k = e.kernels[static_cast<size_t>(ins.kernel)];
       return at(i, "kernel " + k.name + (k.origin.empty() ? "" : " (" + k.origin + ")") + " on " + dev_.label() +

@@ -123,8 +123,13 @@ class CudaExecutor final : public DeviceExecutor {
   struct KernelLaunch {
     CUfunction function = nullptr;
     unsigned grid = 0, block = 0;
-    std::vector<CUdeviceptr> values;  // the kernel's arguments
-    std::vector<void*> params;        // &values[i], as cuLaunchKernel takes them
+    std::vector<CUdeviceptr> values;  // the kernel's arguments (two phases: the scratch before the status word)
+    std::vector<void*> params;        // &values[i], as cuLaunchKernel takes them (two phases: then &phase[0])
+    // A two-phase kernel's second launch (GpuLaunch::combine_grid; 0: none),
+    // its arguments those of the first but the phase (&phase[1]).
+    unsigned combine_grid = 0;
+    std::vector<void*> combine_params;
+    int64_t phase[2] = {0, 1};  // the kernel's i64 phase argument
   };
 
   CudaExecutor(const CudaDevice& device) : dev_(device), cu_(*device.cu) {}
@@ -174,7 +179,7 @@ class CudaExecutor final : public DeviceExecutor {
   CUdeviceptr status_ = 0;           // io_'s status words, one int per instruction
   int* status_host_ = nullptr;
   std::vector<CUdeviceptr> slot_addr_;  // per slot
-  std::vector<KernelLaunch> launch_;    // per instruction (kernels)
+  std::vector<KernelLaunch> launch_;    // per instruction (kernels); sized once per prepare_instructions, as params point into it
   std::vector<std::unique_ptr<CublasLtGemm>> gemm_;  // per instruction (gemms)
   std::vector<int> updated_args_;
   struct Download {

@@ -28,6 +28,7 @@ Expected<std::unique_ptr<OpenClLauncher>> OpenClLauncher::create(const Executabl
                                                                  std::shared_ptr<const HostGpuCode> code) {
   std::unique_ptr<OpenClLauncher> l(new OpenClLauncher);
   l->function_ = e.function;
+  l->scratch_offset_ = e.scratch_offset;
   if (e.kernels.empty()) return l;
   l->code_ = std::move(code);
   for (const KernelInfo& k : e.kernels)
@@ -59,10 +60,12 @@ Expected<std::unique_ptr<OpenClLauncher>> OpenClLauncher::create(const Executabl
     if (cl_int err = clGetKernelInfo(kernel.get(), CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr); err != CL_SUCCESS)
       return ocl::call_error("kernel " + symbol + ": clGetKernelInfo", err);
     const size_t buffers = k.types.size();
-    if (args != 2 * buffers + 1)
-      return make_error(at + ": takes " + std::to_string(args) + " arguments, expected " +
-                        std::to_string(2 * buffers + 1) + " (a buffer and an offset for each of its " +
-                        std::to_string(buffers) + " buffers, then the status word)");
+    const size_t expected = 2 * buffers + 1 + (g.two_phase() ? 3 : 0);
+    if (args != expected)
+      return make_error(at + ": takes " + std::to_string(args) + " arguments, expected " + std::to_string(expected) +
+                        " (a buffer and an offset for each of its " + std::to_string(buffers) + " buffers, " +
+                        (g.two_phase() ? "a buffer and an offset for the scratch, the status word and the phase)"
+                                       : "then the status word)"));
     l->kernels_.push_back(std::move(kernel));
   }
   l->status_ = std::make_unique<int>(0);
@@ -131,6 +134,11 @@ Status OpenClLauncher::launch(size_t kernel, const KernelInfo& k, std::byte* con
   auto failed = [&](const std::string& what, cl_int err) {
     return ocl::call_error("kernel '" + k.name + "' (" + code_->symbols[static_cast<size_t>(k.object)] + "): " + what, err);
   };
+  auto set_arg = [&](cl_uint arg, size_t size, const void* value) -> Status {
+    if (cl_int err = clSetKernelArg(cl, arg, size, value); err != CL_SUCCESS)
+      return failed("clSetKernelArg(" + std::to_string(arg) + ")", err);
+    return {};
+  };
   for (size_t i = 0; i < n; ++i) {
     const int64_t bytes = k.types[i].num_bytes();
     cl_mem mem = empty_mem_.get();
@@ -139,21 +147,33 @@ Status OpenClLauncher::launch(size_t kernel, const KernelInfo& k, std::byte* con
       return make_error("mlc internal error: host-gpu: function '" + function_ + "': kernel '" + k.name + "' buffer " +
                         std::to_string(i) + " (" + std::to_string(bytes) +
                         " bytes) lies neither in the arena nor in an argument's tensor");
-    const auto arg = static_cast<cl_uint>(2 * i);
-    if (cl_int err = clSetKernelArg(cl, arg, sizeof mem, &mem); err != CL_SUCCESS)
-      return failed("clSetKernelArg(" + std::to_string(arg) + ")", err);
-    if (cl_int err = clSetKernelArg(cl, arg + 1, sizeof offset, &offset); err != CL_SUCCESS)
-      return failed("clSetKernelArg(" + std::to_string(arg + 1) + ")", err);
+    MLC_CHECK_OK(set_arg(static_cast<cl_uint>(2 * i), sizeof mem, &mem));
+    MLC_CHECK_OK(set_arg(static_cast<cl_uint>(2 * i + 1), sizeof offset, &offset));
+  }
+  const GpuLaunch& g = k.launch;
+  auto arg = static_cast<cl_uint>(2 * n);
+  if (g.two_phase()) {  // the scratch region's first scratch_bytes bytes (runtime/executable.h)
+    cl_mem mem = nullptr;
+    cl_long offset = 0;
+    if (!resolve(arena_.data + scratch_offset_, g.scratch_bytes, mem, offset))
+      return make_error("mlc internal error: host-gpu: function '" + function_ + "': kernel '" + k.name +
+                        "': its scratch (" + std::to_string(g.scratch_bytes) + " bytes) lies outside the arena");
+    MLC_CHECK_OK(set_arg(arg++, sizeof mem, &mem));
+    MLC_CHECK_OK(set_arg(arg++, sizeof offset, &offset));
   }
   cl_mem status = status_mem_.get();
-  if (cl_int err = clSetKernelArg(cl, static_cast<cl_uint>(2 * n), sizeof status, &status); err != CL_SUCCESS)
-    return failed("clSetKernelArg(" + std::to_string(2 * n) + ")", err);
+  MLC_CHECK_OK(set_arg(arg++, sizeof status, &status));
   *status_ = 0;
-  const size_t local = static_cast<size_t>(k.launch.block);
-  const size_t global = static_cast<size_t>(k.launch.grid) * local;
-  if (cl_int err = clEnqueueNDRangeKernel(queue_.get(), cl, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-      err != CL_SUCCESS)
-    return failed("clEnqueueNDRangeKernel", err);
+  // One launch, or phase 0 on `grid` blocks then phase 1 on `combine_grid`;
+  // the queue runs them in order.
+  const size_t local = static_cast<size_t>(g.block);
+  for (cl_long phase = 0; phase < (g.two_phase() ? 2 : 1); ++phase) {
+    if (g.two_phase()) MLC_CHECK_OK(set_arg(arg, sizeof phase, &phase));
+    const size_t global = static_cast<size_t>(phase == 0 ? g.grid : g.combine_grid) * local;
+    if (cl_int err = clEnqueueNDRangeKernel(queue_.get(), cl, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+        err != CL_SUCCESS)
+      return failed("clEnqueueNDRangeKernel", err);
+  }
   if (cl_int err = clFinish(queue_.get()); err != CL_SUCCESS) return failed("clFinish", err);
   const int status_word = *status_;
   if (status_word == kStatusIndexOutOfRange) return index_out_of_range(k, buffers);

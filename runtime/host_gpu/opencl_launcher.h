@@ -6,7 +6,11 @@
 //  - Arguments: per kernel buffer (operands, result, more results) a cl_mem
 //    and a byte offset (cl_long) into it, then the status word (a __global
 //    int). Global size KernelInfo::launch.grid * launch.block, local size
-//    launch.block.
+//    launch.block. A two-phase kernel (GpuLaunch::two_phase()) takes the
+//    arena's cl_mem and the scratch region's offset before the status word
+//    and its phase (cl_long) after it, and is enqueued twice before the
+//    queue is finished: phase 0 over launch.grid blocks, then phase 1 over
+//    launch.combine_grid (an in-order queue: phase 1 sees phase 0's writes).
 //  - Memory: the arena is one cl_mem over the executor's host arena; each
 //    argument tensor's data is a cl_mem of its own; both are host memory used
 //    in place (ocl::Device::wrap_host), so a buffer pointer is a (cl_mem,
@@ -23,7 +27,8 @@
 //  - `create` refuses, naming the kernel and its symbol: a launch of no
 //    threads, a block larger than the device's work groups or other than the
 //    block the code requires (reqd_work_group_size), a kernel whose argument
-//    count is not two per buffer and a status word.
+//    count is not two per buffer and a status word (and for two phases, two
+//    for the scratch and the phase).
 #pragma once
 
 #include <cstdint>
@@ -73,6 +78,7 @@ class OpenClLauncher final : public KernelLauncher {
 
   std::shared_ptr<const HostGpuCode> code_;
   std::string function_;
+  int64_t scratch_offset_ = 0;  // Executable::scratch_offset: two-phase kernels' scratch in the arena
   ocl::Queue queue_;
   std::vector<ocl::Kernel> kernels_;  // per kernel of the executable
   Bound arena_;

@@ -17,17 +17,14 @@
 #include "runtime/interpreter.h"
 #include "runtime/target.h"
 #include "tests/compiler/example_kernels.h"
-#include "tests/compiler/lowered_kernels.h"
-#include "tests/runtime/kernel_test_util.h"
+#include "tests/compiler/host_gpu_runs.h"
 
 namespace mlc {
 namespace {
 
 // The kernels of `body` (the ops of @f(%x: TYPE)) lowered for the host device.
 std::vector<kir::Kernel> kernels_of(const std::string& type, const std::string& body, const std::string& result) {
-  return testing::kernels_for_target(
-      "module @m {\n  func @f(%x: " + type + " {input}) -> (" + result + ") {\n" + body + "  }\n}\n",
-      std::string(rt::kHostGpuTarget));
+  return testing::host_gpu_kernels_of(type, body, result);
 }
 
 TEST(GpuSchedule, ElementwiseKernelsTakeAThreadPerElement) {
@@ -109,7 +106,9 @@ TEST(GpuSchedule, RowReductionsTakeABlockPerRow) {
   EXPECT_TRUE(row);
 }
 
-TEST(GpuSchedule, AWholeTensorSumIsOneBlock) {
+// Under kTwoPhaseMinTerms terms a whole-tensor sum is one block of one
+// launch (gpu_two_phase_test.cc: the larger ones).
+TEST(GpuSchedule, ASmallWholeTensorSumIsOneBlock) {
   auto ks = kernels_of("f32[50,7]", "    %0 = reduce_sum(%x) {dims = [0, 1], keepdim = false} : f32[]\n    return %0\n",
                        "f32[]");
   ASSERT_EQ(ks.size(), 1u);
@@ -118,6 +117,7 @@ TEST(GpuSchedule, AWholeTensorSumIsOneBlock) {
   EXPECT_EQ(s.launch.grid, 1);
   EXPECT_EQ(s.launch.block, gpu::kBlockSize);  // 350 terms
   EXPECT_EQ(s.launch.shared_bytes, gpu::kBlockSize * 8);  // the f64 partial sums
+  EXPECT_FALSE(s.launch.two_phase());
 }
 
 // A column sum (a bias gradient): a block per tile of 32 columns, its 8
@@ -338,29 +338,11 @@ namespace {
 void expect_host_gpu_matches(const std::string& type, const std::string& body, const std::string& result,
                              const std::vector<double>& x, DType dtype, const Shape& shape, bool exact,
                              double rtol = 0) {
-  if (!rt::find_target(rt::kHostGpuTarget)) GTEST_SKIP() << "this build has no host-gpu target";
-  const std::string text = "module @m {\n  func @f(%x: " + type + " {input}) -> (" + result + ") {\n" + body + "  }\n}\n";
-  auto m = parse_module(text, "host_gpu_schedule.mlir");
-  ASSERT_TRUE(m.ok()) << m.error().message;
-  const Function& f = *m->find("f");
-  rt::Tensor input = rt::testing::make_tensor(dtype, shape, x);
-  auto interp = rt::Interpreter::create(f);
-  ASSERT_TRUE(interp.ok());
-  std::vector<rt::Tensor> inputs;
-  inputs.push_back(input);
-  auto want = interp->run(inputs);
-  ASSERT_TRUE(want.ok()) << want.error().message;
-  LowerOptions o;
-  o.target = std::string(rt::kHostGpuTarget);
-  auto l = lower_function(f, o);
-  ASSERT_TRUE(l.ok()) << l.error().message;
-  auto exe = rt::Executor::create(l->executable);
-  ASSERT_TRUE(exe.ok()) << exe.error().message;
-  rt::Tensor* args[] = {&input};
-  ASSERT_TRUE(exe->run(args).ok());
-  const std::vector<double> w = rt::testing::to_doubles((*want)[0]);
-  const std::vector<double> g = rt::testing::to_doubles(exe->result(0));
-  ASSERT_EQ(w.size(), g.size());
+  if (!testing::host_gpu_available()) GTEST_SKIP() << "this build has no host-gpu target";
+  const std::optional<testing::HostGpuRun> run = testing::run_interpreted_and_on_host_gpu(type, body, result, x, dtype, shape);
+  if (!run) return;
+  const std::vector<double>& w = run->want;
+  const std::vector<double>& g = run->got;
   for (size_t i = 0; i < w.size(); ++i) {
     if (std::isnan(w[i])) {
       EXPECT_TRUE(std::isnan(g[i])) << "element " << i;
@@ -461,8 +443,8 @@ TEST(GpuScheduleHostGpu, SoftmaxRowsLongerThanABlock) {
                           "f32[4,1000]", ramp(4000, 4), DType::f32, {4, 1000}, /*exact=*/false, 16 * 0x1p-23);
 }
 
-// A whole-tensor sum of 100000 terms: one block, double partial sums; the f32
-// result equals the interpreter's double sum rounded once.
+// A whole-tensor sum of 100000 terms: two phases (32 partial blocks), double
+// partial sums; the f32 result equals the interpreter's double sum rounded once.
 TEST(GpuScheduleHostGpu, AWholeTensorSumRoundsOnce) {
   expect_host_gpu_matches("f32[100000]", "    %0 = reduce_sum(%x) {dims = [0], keepdim = false} : f32[]\n    return %0\n",
                           "f32[]", ramp(100000, 3), DType::f32, {100000}, /*exact=*/true);

@@ -48,7 +48,7 @@ void expect_compile_without_spills(const std::vector<kir::Kernel>& kernels, cons
 // Block reductions of every accumulator type the examples may lack (f64 and
 // i64 values, argmax's carried index, blocks of one and two warps), in the
 // row and columns schedules: the row trees' warp levels shuffle 32- and
-// 64-bit registers (compiler/gpu/kernel_source.cc), which only a CUDA
+// 64-bit registers (compiler/gpu/kernel_source_reductions.cc), which only a CUDA
 // compile checks; the elementwise vector form of 2-, 4- and 1-byte
 // elements (ushort4, int4, uchar4 and their make_ functions); and transpose
 // tiles of 2-, 4- and 8-byte elements.
@@ -98,6 +98,46 @@ TEST(NvrtcKernels, BlockReductionsOfEveryAccumulatorType) {
   EXPECT_EQ(vectors, 3);
   EXPECT_EQ(tiles, 4);
   expect_compile_without_spills(kernels, "block reductions");
+}
+
+// Two-phase whole-tensor reductions (gpu_schedule.h's row in two phases)
+// of every accumulator type: f64 and i64 sums (the scratch words'
+// MLC_F64_BITS and i64 bits), f32 and bf16 maxima (MLC_F32_BITS), f64 and
+// i32 minima, argmax's carried index, a sum and a max sharing the scratch,
+// x / sum(x) (elements on several combining blocks) and a grad norm
+// sqrt(sum(x * x)) of bf16; gpt2_tied's clipped grad norms compile as an
+// example below.
+TEST(NvrtcKernels, TwoPhaseReductionsOfEveryAccumulatorType) {
+  if (!gpu::nvrtc_available()) GTEST_SKIP() << gpu::nvrtc_version().error().message;
+  const std::vector<kir::Kernel> kernels = testing::kernels_for_target(R"(module @m {
+  func @f(%a: f64[65537] {input}, %b: i64[65537] {input}, %c: f32[65537] {input}, %d: bf16[65537] {input},
+          %e: i32[65537] {input}) -> (f64[], i64[], f32[], bf16[], f64[], i32[], i64[], i64[], f32[], f32[65537], bf16[]) {
+    %0 = reduce_sum(%a) {dims = [0], keepdim = false} : f64[]
+    %1 = reduce_sum(%b) {dims = [0], keepdim = false} : i64[]
+    %2 = reduce_max(%c) {dims = [0], keepdim = false} : f32[]
+    %3 = reduce_max(%d) {dims = [0], keepdim = false} : bf16[]
+    %4 = reduce_min(%a) {dims = [0], keepdim = false} : f64[]
+    %5 = reduce_min(%e) {dims = [0], keepdim = false} : i32[]
+    %6 = argmax(%c) {axis = 0} : i64[]
+    %7 = argmax(%d) {axis = 0} : i64[]
+    %8 = reduce_sum(%c) {dims = [0], keepdim = false} : f32[]
+    %9 = reduce_max(%c) {dims = [0], keepdim = false} : f32[]
+    %10 = add(%8, %9) : f32[]
+    %11 = reduce_sum(%c) {dims = [0], keepdim = false} : f32[]
+    %12 = broadcast(%11) {dims = []} : f32[65537]
+    %13 = div(%c, %12) : f32[65537]
+    %14 = mul(%d, %d) : bf16[65537]
+    %15 = reduce_sum(%14) {dims = [0], keepdim = false} : bf16[]
+    %16 = sqrt(%15) : bf16[]
+    return %0, %1, %2, %3, %4, %5, %6, %7, %10, %13, %16
+  }
+})",
+                                                                      std::string(rt::kCudaTarget));
+  ASSERT_EQ(kernels.size(), 11u);
+  int two_phase = 0;
+  for (const kir::Kernel& k : kernels) two_phase += gpu::schedule_kernel(k).launch.two_phase();
+  EXPECT_EQ(two_phase, 11) << "every kernel folds 65537 terms";
+  expect_compile_without_spills(kernels, "two-phase reductions");
 }
 
 class NvrtcExampleKernels : public ::testing::TestWithParam<const char*> {};

@@ -580,6 +580,56 @@ TEST_F(ArtifactTest, GemmEpilogueErrors) {
             at + ".gemm' (@eval): an epilogue relu needs an f32 gemm with alpha 1 and beta 0");
 }
 
+// The tiny manifest as a host-gpu one (slots on 256-byte boundaries, a
+// launch per kernel) whose kernel has two phases, with the scratch region
+// after the slots: the launch's scratch_bytes and combine_grid and the
+// region read back and write back (absent: one launch, no region); the
+// verifier's rules on them reach the reader.
+TEST_F(ArtifactTest, TwoPhaseKernelsReadBackAndWriteBack) {
+  auto on_host_gpu = [](Json& m) {
+    m["target"]["name"] = std::string(kHostGpuTarget);
+    m["target"]["arch"] = "opencl-c";
+    m["target"]["features"] = "";
+    for (Json& s : exe(m)["slots"]) s["offset"] = s["offset"].get<int64_t>() * 4;
+    exe(m)["arena_bytes"] = 384 * 4 + 256;
+    exe(m)["scratch_offset"] = 384 * 4;
+    exe(m)["scratch_bytes"] = 64;
+    exe(m)["kernels"][0]["launch"] = {{"grid", 8}, {"block", 256}, {"shared_bytes", 2048}, {"scratch_bytes", 64},
+                                      {"combine_grid", 1}};
+  };
+  auto a = parse_artifact(with_manifest(on_host_gpu), kPath);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  auto check = [](const Artifact& read) {
+    const Executable& e = *read.functions[0].executable;
+    EXPECT_EQ(e.scratch_offset, 384 * 4);
+    EXPECT_EQ(e.scratch_bytes, 64);
+    EXPECT_EQ(e.kernels[0].launch, (GpuLaunch{8, 256, 2048, 64, 1}));
+  };
+  check(*a);
+  const std::string again = path() + ".two_phase";
+  ASSERT_TRUE(write_artifact(again, *a).ok());
+  auto b = read_artifact(again);
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  check(*b);
+  const std::string at = "tiny.mlcx: error: manifest field 'functions[0].executable.";
+  auto edited = [&](const std::function<void(Json&)>& edit) {
+    return manifest_error([&](Json& m) {
+      on_host_gpu(m);
+      edit(m);
+    });
+  };
+  EXPECT_EQ(edited([](Json& m) { exe(m)["kernels"][0]["launch"].erase("combine_grid"); }),
+            at + "kernels[0].launch.combine_grid' is missing");
+  EXPECT_EQ(edited([](Json& m) { exe(m)["kernels"][0]["launch"]["scratch_bytes"] = 0; }),
+            at + "kernels[0].launch.scratch_bytes': expected an integer in [1, 1099511627776], found 0");
+  EXPECT_EQ(edited([](Json& m) { exe(m)["kernels"][0]["launch"]["scratch_bytes"] = 128; }),
+            at + "kernels[0].launch.scratch_bytes' (@eval): is 128, expected 0 to the scratch region's 64");
+  EXPECT_EQ(edited([](Json& m) { exe(m)["scratch_offset"] = 256; }),
+            at + "slots[3]' (@eval): bytes [256, 288) overlap the scratch region [256, 320)");
+  EXPECT_EQ(edited([](Json& m) { exe(m).erase("scratch_bytes"); }),
+            at + "kernels[0].launch.scratch_bytes' (@eval): is 64, expected 0 to the scratch region's 0");
+}
+
 TEST_F(ArtifactTest, GemmUpdateReadsBack) {
   auto a = parse_artifact(with_manifest([](Json& m) { make_gemm_update(m, 5, -0.01, 1.0); }), kPath);
   ASSERT_TRUE(a.ok()) << a.error().message;

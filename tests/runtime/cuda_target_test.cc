@@ -498,7 +498,25 @@ struct FakeGpu {
                        for (int i = 0; i < 3; ++i) i32(a[1])[i] = 0;
                      },
                      3};
+    // cuda_two_phase_executable's kernel: x, the sum, the scratch, the
+    // status word, the phase (an i64); each launch's grid and phase kept.
+    k["sum_two_phase"] = {[=, this](unsigned grid, unsigned, const Args& a) {
+                            auto* scratch = reinterpret_cast<double*>(static_cast<uintptr_t>(a[2]));
+                            const auto phase = static_cast<int64_t>(a[4]);
+                            two_phase_launches.emplace_back(grid, phase);
+                            if (phase == 0) {
+                              for (unsigned g = 0; g < grid; ++g) {
+                                scratch[g] = 0;
+                                for (unsigned i = g; i < 1000; i += grid) scratch[g] += f32(a[0])[i];
+                              }
+                              return;
+                            }
+                            *f32(a[1]) = static_cast<float>(scratch[0] + scratch[1] + scratch[2] + scratch[3]);
+                          },
+                          5};
+    k["increment"] = {[=](unsigned, unsigned, const Args& a) { *f32(a[1]) = *f32(a[0]) + 1; }, 3};
   }
+  std::vector<std::pair<unsigned, int64_t>> two_phase_launches;  // (grid, phase) of sum_two_phase's launches
   Expected<std::unique_ptr<cuda::CudaExecutor>> executor(std::shared_ptr<const Executable> e, bool graph = true) {
     MLC_CHECK_OK(verify_executable(*e));
     MLC_TRY(std::shared_ptr<const cuda::CudaCode> code, cuda::load_cuda_code(*e->code, device));
@@ -578,6 +596,29 @@ TEST(CudaExecutor, RunsTheStepAndReplaysItsGraph) {
     EXPECT_EQ(fake_cuda().matmuls, 6);
   }
   EXPECT_EQ(fake_cuda().allocations, 0) << "everything the executor made is freed";
+}
+
+// A two-phase kernel: two launches in order (phase 0 on its grid, phase 1
+// on combine_grid), the scratch region's address in both, eager and in the
+// captured graph, and the kernel after it sees the result.
+TEST(CudaExecutor, LaunchesATwoPhaseKernelTwice) {
+  FakeGpu gpu;
+  auto x = gpu.executor(cuda_two_phase_executable(synthetic_cubin(90, {"sum_two_phase", "increment"})));
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  Tensor xs(DType::f32, {1000});
+  for (int run = 0; run < 3; ++run) {
+    for (int i = 0; i < 1000; ++i) xs.data<float>()[i] = static_cast<float>(i % 7 + run);
+    Tensor* args[] = {&xs};
+    ASSERT_TRUE((*x)->run(args).ok());
+    double want = 0;
+    for (int i = 0; i < 1000; ++i) want += i % 7 + run;
+    EXPECT_EQ(values((*x)->result(0)), std::vector<float>{static_cast<float>(want)}) << "run " << run;
+    EXPECT_EQ(values((*x)->result(1)), std::vector<float>{static_cast<float>(want) + 1}) << "run " << run;
+  }
+  EXPECT_EQ(fake_cuda().graph_launches, 2) << "the second and third runs replay the graph";
+  const std::vector<std::pair<unsigned, int64_t>> each_run = {{4, 0}, {1, 1}};
+  ASSERT_EQ(gpu.two_phase_launches.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(gpu.two_phase_launches[i], each_run[i % 2]) << "launch " << i;
 }
 
 // Kept tensors (runtime/device_tensors.h): w lives on the GPU. Runs read the
@@ -666,6 +707,7 @@ TEST(CudaExecutor, WithoutACaptureRunsGoOnEagerly) {
 TEST(CudaExecutor, TheGpuTestsExecutablesVerify) {
   EXPECT_TRUE(verify_executable(*cuda_step_executable("", "sm_80")).ok());
   EXPECT_TRUE(verify_executable(*cuda_gather_executable("")).ok());
+  EXPECT_TRUE(verify_executable(*cuda_two_phase_executable("")).ok());
   for (DType t : {DType::f32, DType::f64, DType::bf16, DType::f16})
     for (int bits = 0; bits < 8; ++bits)
       for (int update = 0; update < (is_half(t) ? 1 : 3); ++update) {

@@ -23,6 +23,15 @@
 //   slot 4         i32[3]  arena 0    = zero_idx(slot 3)            kernel 2: overwrites slot 2's bytes
 //   results: slots 3 and 4.
 //
+// sum: a two-phase kernel (runtime/executable.h GpuLaunch) and a kernel
+// after it; the scratch region after the slots.
+//   slot 0  x  f32[1000]  argument 0 (input)
+//   slot 1     f32[]      arena 0    = sum_two_phase(x)   kernel 0: phase 0 on 4 blocks
+//                                      (partial g: the doubles' sum of x[g::4], scratch
+//                                      word g), then phase 1 on 1 (the partials' sum)
+//   slot 2     f32[]      arena 256  = increment(slot 1)  kernel 1
+//   scratch [512, 544): 4 doubles; arena 768. results: slots 1 and 2.
+//
 // gemm: one gemm instruction over arguments a and b; as an update, x is
 // argument 2 and the result is in the arena (x copied there first) or, in
 // place, x's own buffer (argument 2, updated).
@@ -140,6 +149,29 @@ inline std::shared_ptr<rt::Executable> cuda_gather_executable(const std::string&
   e->instructions.back().kernel = 2;
   e->arena_bytes = 512;
   e->code = cuda_module(cubin, {"copy_idx", "gather", "zero_idx"});
+  return e;
+}
+
+inline std::shared_ptr<rt::Executable> cuda_two_phase_executable(const std::string& cubin) {
+  using rt::InstrKind;
+  auto e = std::make_shared<rt::Executable>();
+  e->function = "sum";
+  e->target = std::string(rt::kCudaTarget);
+  e->slots = {cuda_slot(DType::f32, {1000}, 0, 0), cuda_slot(DType::f32, {}, -1, 0), cuda_slot(DType::f32, {}, -1, 256)};
+  e->args = {{"x", ArgKind::input, 0, {}}};
+  e->results = {{1, -1}, {2, -1}};
+  const TensorType x{DType::f32, {1000}}, scalar{DType::f32, {}};
+  e->kernels = {cuda_kernel("sum_two_phase", 0, {x, scalar}, "%1 reduce_sum (m.json:2:1)"),
+                cuda_kernel("increment", 1, {scalar, scalar}, "%2 add (m.json:3:1)")};
+  e->kernels[0].launch = {4, 256, 2048, 4 * 8, 1};
+  e->instructions.push_back(cuda_instruction(InstrKind::kernel, {0}, 1, "sum", 2));
+  e->instructions.back().kernel = 0;
+  e->instructions.push_back(cuda_instruction(InstrKind::kernel, {1}, 2, "add", 3));
+  e->instructions.back().kernel = 1;
+  e->scratch_offset = 512;
+  e->scratch_bytes = 4 * 8;
+  e->arena_bytes = 768;
+  e->code = cuda_module(cubin, {"sum_two_phase", "increment"});
   return e;
 }
 

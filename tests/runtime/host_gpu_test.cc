@@ -235,6 +235,75 @@ MLC_KERNEL(256) mlc_test_row_sum(MLC_PARAM(float, p0), MLC_PARAM(float, p1), MLC
   }
 }
 
+// A two-phase kernel (runtime/executable.h GpuLaunch): phase 0 on 4 blocks
+// writes each block's partial sum into the scratch region (after the
+// arena's slots), then phase 1 on 1 block combines the 4 in order; an
+// elementwise kernel after it reads the sum. Run twice: the same bits.
+TEST(HostGpu, ATwoPhaseKernelLaunchesTwiceOverTheScratch) {
+  SKIP_WITHOUT_OPENCL();
+  Builder b("two_phase_sum");
+  const int x = b.arg("x", {DType::f32, {1000}});
+  const int sum = b.arena({DType::f32, {}});
+  const int plus = b.arena({DType::f32, {}});
+  b.kernel("mlc_test_two_phase_sum", R"(
+MLC_KERNEL(256) mlc_test_two_phase_sum(MLC_PARAM(float, p0), MLC_PARAM(float, p1), MLC_PARAM(ulong, mlc_scratch),
+                                       MLC_STATUS_PARAM, i64 mlc_phase) {
+  MLC_BIND(float, p0); MLC_BIND(float, p1); MLC_BIND(ulong, mlc_scratch);
+  MLC_SHARED double partial[256];
+  double acc = 0.0;
+  if (mlc_phase == 0) {
+    for (i64 j = MLC_BLOCK * 256 + MLC_THREAD; j < 1000; j += 4 * 256) acc += (double)p0[j];
+  } else if (MLC_THREAD < 4) {
+    acc = as_double(mlc_scratch[MLC_THREAD]);
+  }
+  partial[MLC_THREAD] = acc;
+  MLC_BARRIER();
+  for (int s = 128; s > 0; s >>= 1) {
+    if (MLC_THREAD < s) partial[MLC_THREAD] += partial[MLC_THREAD + s];
+    MLC_BARRIER();
+  }
+  if (MLC_THREAD == 0 && mlc_phase == 0) mlc_scratch[MLC_BLOCK] = as_ulong(partial[0]);
+  if (MLC_THREAD == 0 && mlc_phase == 1) p1[0] = (float)partial[0];
+}
+)",
+           {x}, sum, {4, 256, 256 * 8, 4 * 8, 1});
+  b.kernel("mlc_test_plus_one_scalar", R"(
+MLC_KERNEL(256) mlc_test_plus_one_scalar(MLC_PARAM(float, p0), MLC_PARAM(float, p1), MLC_STATUS_PARAM) {
+  MLC_BIND(float, p0); MLC_BIND(float, p1);
+  if (MLC_BLOCK == 0 && MLC_THREAD == 0) p1[0] = p0[0] + 1.0f;
+}
+)",
+           {sum}, plus, {1, 256, 0});
+  b.e->scratch_offset = b.e->arena_bytes;
+  b.e->scratch_bytes = 4 * 8;
+  b.e->arena_bytes += kGpuArenaAlignment;
+  b.result(sum);
+  b.result(plus);
+  auto exe = Executor::create(b.e);
+  ASSERT_TRUE(exe.ok()) << exe.error().message;
+  Tensor xs = filled({DType::f32, {1000}}, [](int64_t i) { return static_cast<float>(i % 13) * 0.25f - 1.0f; });
+  double partials[4] = {0, 0, 0, 0};
+  for (int j = 0; j < 1000; ++j) partials[(j / 256) % 4] += xs.data<float>()[j];
+  const float want = static_cast<float>(((partials[0] + partials[2]) + (partials[1] + partials[3])));
+  for (int run = 0; run < 2; ++run) {
+    Tensor* args[] = {&xs};
+    Status st = exe->run(args);
+    ASSERT_TRUE(st.ok()) << st.error().message;
+    EXPECT_EQ(exe->result(0).data<float>()[0], want) << "run " << run;
+    EXPECT_EQ(exe->result(1).data<float>()[0], want + 1.0f) << "run " << run;
+  }
+  // The same code launched as one phase: refused for its arguments.
+  b.e->kernels[0].launch = {4, 256, 256 * 8};
+  b.e->scratch_bytes = 0;
+  b.e->scratch_offset = 0;
+  b.e->arena_bytes -= kGpuArenaAlignment;
+  auto one_phase = Executor::create(b.e);
+  ASSERT_FALSE(one_phase.ok());
+  EXPECT_EQ(one_phase.error().message,
+            "host-gpu: function 'two_phase_sum': kernel 'mlc_test_two_phase_sum' (mlc_test_two_phase_sum): takes 8 "
+            "arguments, expected 5 (a buffer and an offset for each of its 2 buffers, then the status word)");
+}
+
 // A gather whose kernel sets the status word where an index is out of range:
 // the run fails with the reference kernel's message at the op's location, and
 // runs again once the indices are in range.

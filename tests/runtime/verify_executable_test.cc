@@ -244,6 +244,47 @@ TEST(VerifyExecutable, GemmEpilogues) {
   EXPECT_EQ(problem(*plain), "function 'gemm': instructions[0]: a gemm instruction has one result, found more_results");
 }
 
+// ---------------------------------------------------------------- the scratch region
+
+// Two-phase kernels' scratch region (rule 2a) and launches (rule 6), on
+// cuda_two_phase_executable's: a region of 32 bytes at 512, the kernel's 4
+// partials in it, an arena of 768.
+TEST(VerifyExecutable, TheScratchRegionAndTwoPhaseLaunches) {
+  auto problem_of = [](const std::function<void(Executable&)>& edit) {
+    auto e = mlc::testing::cuda_two_phase_executable("");
+    edit(*e);
+    return problem(*e);
+  };
+  EXPECT_EQ(problem_of([](Executable&) {}), "<valid>");
+  EXPECT_EQ(problem_of([](Executable& e) { e.scratch_offset = 256; }),
+            "function 'sum': slots[2]: bytes [256, 260) overlap the scratch region [256, 288)");
+  EXPECT_EQ(problem_of([](Executable& e) { e.scratch_offset = 640; }),
+            "function 'sum': scratch_offset: is 640, not 256-byte aligned");
+  EXPECT_EQ(problem_of([](Executable& e) { e.scratch_offset = 768; }),
+            "function 'sum': scratch_offset: the scratch region of 32 bytes at offset 768 does not fit the arena of 768 "
+            "bytes");
+  EXPECT_EQ(problem_of([](Executable& e) { e.arena_bytes = 1024; }),
+            "function 'sum': arena_bytes: is 1024, the slots need 768 (the end of the highest arena slot or of the scratch "
+            "region, rounded up to 256)");
+  EXPECT_EQ(problem_of([](Executable& e) { e.kernels[0].launch.scratch_bytes = 40; }),
+            "function 'sum': kernels[0].launch.scratch_bytes: is 40, expected 0 to the scratch region's 32");
+  EXPECT_EQ(problem_of([](Executable& e) { e.kernels[0].launch.combine_grid = 0; }),
+            "function 'sum': kernels[0].launch.combine_grid: is 0, expected 1 to 2147483647 (a two-phase kernel)");
+  EXPECT_EQ(problem_of([](Executable& e) { e.kernels[1].launch.combine_grid = 1; }),
+            "function 'sum': kernels[1].launch.combine_grid: is 1, expected 0 (a kernel of one launch)");
+  EXPECT_EQ(problem_of([](Executable& e) {
+              e.kernels[0].launch.scratch_bytes = e.kernels[0].launch.combine_grid = 0;
+              e.scratch_bytes = 0;
+            }),
+            "function 'sum': scratch_offset: is 512, expected 0 without scratch bytes");
+  EXPECT_EQ(problem_after([](Executable& e) {
+              e.scratch_offset = 384;
+              e.scratch_bytes = 8;
+            }),
+            "function 'eval': scratch_bytes: is 8, but cpu-x86_64 is not a GPU target (only two-phase GPU kernels use a "
+            "scratch region)");
+}
+
 // ---------------------------------------------------------------- the executor
 
 TEST(VerifyExecutable, TheExecutorRefusesWhatItRefuses) {

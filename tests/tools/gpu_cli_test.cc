@@ -72,6 +72,19 @@ TEST(GpuCli, LoweringForTheHostDevicePrintsLaunches) {
   EXPECT_NE(r.err.find("--target applies to --after lower"), std::string::npos) << r.err;
 }
 
+// gpt2_tied's clipped grad norms (sqrt(sum(g * g)) over a parameter of at
+// least kTwoPhaseMinTerms elements) run in two phases: the launch says so,
+// with its scratch, and the step's scratch region follows its slots.
+TEST(GpuCli, LoweringForCudaPrintsTwoPhaseLaunches) {
+  auto r = run_mlc("ir examples/gpt2_tied.json --after lower --target cuda:sm_90");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("      launch {schedule row, grid 2, block 256, shared 2048 B, two phases: scratch 16 B, then grid 1}"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("lowered @train_step: "), std::string::npos);
+  const std::string step = r.out.substr(r.out.find("lowered @train_step: "));
+  EXPECT_NE(step.substr(0, step.find('\n')).find(", scratch 16 bytes at "), std::string::npos) << step.substr(0, 200);
+}
+
 // digits_mlp's GEMMs take cuBLASLt's epilogues when lowered for cuda (fc1's
 // bias and ReLU, fc2's bias, each weight gradient with its bias gradient),
 // and none when lowered for the CPU.
