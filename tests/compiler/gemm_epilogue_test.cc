@@ -18,9 +18,11 @@
 
 #include "compiler/fusion.h"
 #include "compiler/lower.h"
+#include "compiler/pass_pipeline.h"
 #include "ir/decompose.h"
 #include "ir/parser.h"
 #include "runtime/executor.h"
+#include "runtime/gemm_epilogue.h"
 #include "runtime/interpreter.h"
 #include "runtime/target.h"
 #include "tests/runtime/kernel_test_util.h"
@@ -239,6 +241,44 @@ TEST(GemmEpilogue, HostGpuGivesTheInterpretersValues) {
       for (size_t i = 0; i < wd.size(); ++i)
         EXPECT_NEAR(gd[i], wd[i], 1e-6 * (1 + std::fabs(wd[i]))) << c.name << " result " << r << " element " << i;
     }
+  }
+}
+
+// dgelu's steps (runtime/gemm_epilogue.h kGeluGradSteps) are the ops autodiff
+// writes for the tanh GELU's backward: @loss_grad of sum(gelu(y) * g) after
+// the pipeline (autodiff, decompose, canonicalize) gives, on the
+// interpreter, dgelu_tanh_f32(g, y) bit for bit (the gradient reaching the
+// GELU is 1 * g, exactly g).
+TEST(GemmEpilogue, DgeluStepsAreAutodiffsBackwardOfTheTanhGelu) {
+  auto m = parse(
+      "module @m {\n  func @loss(%y: f32[512] {param}, %g: f32[512] {input}) -> (f32[]) {\n"
+      "    %0 = gelu(%y) {approximate = \"tanh\"} : f32[512]\n    %1 = mul(%0, %g) : f32[512]\n"
+      "    %2 = reduce_sum(%1) {dims = [0], keepdim = false} : f32[]\n    return %2\n  }\n}\n");
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(run_pass_pipeline(*m, PassPipelineOptions{}, "canonicalize").ok());
+  const Function* grad = m->find("loss_grad");
+  ASSERT_TRUE(grad);
+  std::vector<double> y(512), g(512);
+  for (size_t i = 0; i < y.size(); ++i) {
+    y[i] = (static_cast<double>(i) - 256) / 29.0;  // -8.8 to 8.8, few of them dyadic
+    g[i] = std::cos(static_cast<double>(i)) * 3;
+  }
+  std::vector<rt::Tensor> inputs = {rt::testing::make_tensor(DType::f32, {512}, y),
+                                    rt::testing::make_tensor(DType::f32, {512}, g)};
+  auto interp = rt::Interpreter::create(*grad);
+  ASSERT_TRUE(interp.ok()) << interp.error().message;
+  auto out = interp->run(inputs);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  const float* dy = (*out)[1].data<float>();
+  for (size_t i = 0; i < y.size(); ++i) {
+    const float want = rt::dgelu_tanh_f32(inputs[1].data<float>()[i], inputs[0].data<float>()[i]);
+    EXPECT_EQ(std::memcmp(&dy[i], &want, sizeof want), 0) << "y " << y[i] << ": " << dy[i] << " vs " << want;
+  }
+  // And the closed form, to f32 rounding: g (0.5 (1 + t) + 0.5 y (1 - t^2) r (1 + 3 k y^2)).
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double r = std::sqrt(2.0 / M_PI), t = std::tanh(r * (y[i] + 0.044715 * y[i] * y[i] * y[i]));
+    const double want = g[i] * (0.5 * (1 + t) + 0.5 * y[i] * (1 - t * t) * r * (1 + 3 * 0.044715 * y[i] * y[i]));
+    EXPECT_NEAR(dy[i], want, 1e-5 * (1 + std::fabs(want))) << "y " << y[i];
   }
 }
 
