@@ -393,7 +393,7 @@ FusionPlan plan_fusion(const Function& f, const FusionOptions& options) {
       group.ops = m.ops;
       group.epilogue = m.epilogue;
       group.product = m.product;
-      group.bias = m.bias;
+      group.operand = m.operand;
       if (m.extra) group.outputs = {m.extra};
       for (const Op* o : m.ops) {
         if (o->code != OpCode::Constant) {

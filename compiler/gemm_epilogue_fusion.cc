@@ -4,9 +4,12 @@
 #include "compiler/fusion_internal.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <unordered_set>
 
+#include "ir/op_table.h"
+#include "runtime/gemm_epilogue.h"
 #include "runtime/kernels/kernels.h"
 
 namespace mlc {
@@ -30,6 +33,11 @@ bool is_f32_splat(const Value* v, double c) {
          std::signbit(*s) == std::signbit(c);
 }
 
+// cuBLASLt's aux matrix (GELU_AUX, DGELU): its leading dimension, the dot's
+// n, "must be divisible by 8" (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD).
+constexpr int64_t kAuxLdMultiple = 8;
+bool aux_fits(const Value* v) { return v->type.shape.back() % kAuxLdMultiple == 0; }
+
 const Value* through_reshapes(const Value* v) {
   while (v->producer && v->producer->code == OpCode::Reshape) v = v->producer->operands[0];
   return v;
@@ -52,6 +60,7 @@ class EpilogueMatcher {
         rt::dot_shape(dot, dot.operands[0]->type.shape, dot.operands[1]->type.shape, t.shape);
     if (d.k == 0 || (d.batch > 1 && !(d.b_shared && !d.trans_a))) return std::nullopt;
     if (std::optional<GemmEpilogueMatch> m = forward(dot)) return m;
+    if (std::optional<GemmEpilogueMatch> m = gelu_gradient(dot)) return m;
     return bias_gradient(dot, d);
   }
 
@@ -92,32 +101,119 @@ class EpilogueMatcher {
     const Op* add = nullptr;
     const Value* y = pre_activation(dot, &add);
     if (add) {
-      m.bias = other_operand(*add, dot.result());
+      m.operand = other_operand(*add, dot.result());
       m.ops.push_back(add);
     }
     using E = rt::GemmEpilogue;
     const Op* max = only_user(y, OpCode::Max);
     std::vector<const Op*> gelu;
+    // y may be read elsewhere (by the backward): the GEMM stores it as the aux.
+    auto read_elsewhere = [&] {
+      return returned(y) || std::any_of(uses(y).begin(), uses(y).end(), [&](const Op* u) {
+               return std::find(gelu.begin(), gelu.end(), u) == gelu.end();
+             });
+    };
     if (max && max->operands[0] == y && max->operands[1] != y && is_f32_splat(max->operands[1], 0.0)) {
       m.ops.push_back(max);
       m.ops.push_back(max->operands[1]->producer);
-      m.epilogue = m.bias ? E::bias_relu : E::relu;
-    } else if (match_gelu(y, gelu)) {
-      // y may be read elsewhere (by the backward): the GEMM stores it as the aux.
-      const size_t inside = static_cast<size_t>(std::count_if(uses(y).begin(), uses(y).end(), [&](const Op* u) {
-        return std::find(gelu.begin(), gelu.end(), u) != gelu.end();
-      }));
-      const bool aux = inside != uses(y).size() || returned(y);
+      m.epilogue = m.operand ? E::bias_relu : E::relu;
+    } else if (match_gelu(y, gelu) && (aux_fits(y) || !read_elsewhere())) {
+      const bool aux = read_elsewhere();
       m.ops.insert(m.ops.end(), gelu.begin(), gelu.end());
-      m.epilogue = m.bias ? (aux ? E::bias_gelu_aux : E::bias_gelu) : (aux ? E::gelu_aux : E::gelu);
+      m.epilogue = m.operand ? (aux ? E::bias_gelu_aux : E::bias_gelu) : (aux ? E::gelu_aux : E::gelu);
       if (aux) m.extra = y->producer;
-    } else if (m.bias) {
+    } else if (m.operand) {
       m.epilogue = E::bias;
     } else {
       return std::nullopt;
     }
     finish(m);
     return m;
+  }
+
+  // kGeluGradSteps bound to values: each step's, the leaves x and g, and the
+  // constant ops read as the constant leaves.
+  struct GeluGradMatch {
+    std::array<const Value*, rt::kGeluGradSteps.size()> step{};
+    const Value* x = nullptr;
+    const Value* g = nullptr;
+    std::vector<const Op*> constants;
+  };
+
+  // dot, then the tanh GELU's backward (rt::kGeluGradSteps) with the dot's
+  // value as g and an x of its type (the aux), each step's value but the
+  // last read only by the steps; dgelu_bgrad where a reduce_sum of the
+  // result over its rows (the bias gradient) can join (fusion.h).
+  std::optional<GemmEpilogueMatch> gelu_gradient(const Op& dot) const {
+    const Value* g = dot.result();
+    if (returned(g) || uses(g).empty() || !aux_fits(g)) return std::nullopt;
+    // The last step: an add that g reaches through elementwise ops of its type.
+    std::vector<const Value*> reached = {g};
+    std::unordered_set<const Value*> seen = {g};
+    for (size_t i = 0; i < reached.size() && reached.size() <= 4 * rt::kGeluGradSteps.size(); ++i)
+      for (const Op* u : uses(reached[i]))
+        if (u->result() && u->result()->type == g->type && op_info(u->code).has(kElementwise) &&
+            seen.insert(u->result()).second)
+          reached.push_back(u->result());
+    for (const Value* root : reached) {
+      GeluGradMatch b;
+      b.g = g;
+      if (!match_step(rt::kGeluGradSteps.size() - 1, root, b) || !b.x || b.x == g || b.x->type != g->type) continue;
+      GemmEpilogueMatch m;
+      m.ops = {&dot};
+      for (const Value* v : b.step) m.ops.push_back(v->producer);
+      m.ops.insert(m.ops.end(), b.constants.begin(), b.constants.end());
+      const std::unordered_set<const Op*> inside(m.ops.begin(), m.ops.end());
+      auto read_inside = [&](const Value* v) {
+        return !returned(v) && std::all_of(uses(v).begin(), uses(v).end(), [&](const Op* u) { return inside.count(u); });
+      };
+      if (!read_inside(g) || !std::all_of(b.step.begin(), b.step.end() - 1, read_inside)) continue;
+      m.epilogue = rt::GemmEpilogue::dgelu;
+      m.operand = b.x;
+      m.product = root->producer;
+      finish(m);
+      for (const Op* r : reduce_sums_of(root)) {
+        if (!sums_rows(*r, g->type.shape.back())) continue;
+        GemmEpilogueMatch with = m;
+        with.ops.push_back(r);
+        with.epilogue = rt::GemmEpilogue::dgelu_bgrad;
+        with.extra = r;
+        finish(with);
+        if (read_after(root, with) && read_after(r->result(), with)) return with;
+      }
+      if (read_after(root, m)) return m;
+    }
+    return std::nullopt;
+  }
+
+  // Binds step i (and through its operands the steps before it) to v, of g's type.
+  bool match_step(size_t i, const Value* v, GeluGradMatch& b) const {
+    if (b.step[i]) return b.step[i] == v;
+    const rt::GeluGradStep& s = rt::kGeluGradSteps[i];
+    const Op* op = v->producer;
+    if (!op || op->code != s.code || v->type != b.g->type) return false;
+    const GeluGradMatch before = b;
+    for (int order = 0; order < (s.code == OpCode::Tanh || s.code == OpCode::Sub ? 1 : 2); ++order) {
+      // add and mul either way round: IEEE's are commutative, so the numbers are the same.
+      b.step[i] = v;
+      if (match_operand(s.a, op->operands[order], b) &&
+          (s.code == OpCode::Tanh || match_operand(s.b, op->operands[1 - order], b)))
+        return true;
+      b = before;
+    }
+    return false;
+  }
+  bool match_operand(int8_t id, const Value* v, GeluGradMatch& b) const {
+    if (id >= 0) return match_step(static_cast<size_t>(id), v, b);
+    if (id == rt::kGeluX || id == rt::kGeluG) {
+      const Value*& leaf = id == rt::kGeluX ? b.x : b.g;
+      if (leaf) return leaf == v;
+      leaf = v;
+      return true;
+    }
+    if (!is_f32_splat(v, rt::gelu_grad_constant(static_cast<rt::GeluGradLeaf>(id)))) return false;
+    b.constants.push_back(v->producer);
+    return true;
   }
 
   // The ops of 0.5 y * (1 + tanh(sqrt(2/pi) * (y + (y * y * y) * 0.044715))),
@@ -187,33 +283,42 @@ class EpilogueMatcher {
       return std::nullopt;
     const Value* dy = through_reshapes(a);
     for (const Op* r : reduce_sums_of(dy)) {
-      const Value* x = r->operands[0];
-      const auto& dims = r->attrs.get_ints("dims");
-      std::vector<bool> reduced(static_cast<size_t>(x->type.rank()), false);
-      for (int64_t k : dims) {
-        const int64_t at = k < 0 ? k + x->type.rank() : k;
-        if (at >= 0 && at < x->type.rank()) reduced[static_cast<size_t>(at)] = true;
-      }
-      const bool all_but_last = x->type.rank() >= 1 && !reduced.back() &&
-                                std::count(reduced.begin(), reduced.end(), true) == x->type.rank() - 1;
-      if (!all_but_last || x->type.shape.back() != d.m || num_elements(x->type.shape) != d.k * d.m ||
-          r->result()->type.dtype != DType::f32 || num_elements(r->result()->type.shape) != d.m)
+      if (!sums_rows(*r, d.m) || num_elements(r->operands[0]->type.shape) != d.k * d.m ||
+          r->result()->type.dtype != DType::f32)
         continue;
-      // The group runs where the later of the two is: every reader of either runs after both.
-      const size_t at = std::max(index_.at(&dot), index_.at(r));
-      auto later = [&](const Value* v) {
-        return std::all_of(uses(v).begin(), uses(v).end(), [&](const Op* u) { return index_.at(u) > at; });
-      };
-      if (!later(dot.result()) || !later(r->result())) continue;
       GemmEpilogueMatch m;
       m.epilogue = rt::GemmEpilogue::bgradb;
       m.ops = {&dot, r};
       m.product = &dot;
       m.extra = r;
       finish(m);
-      return m;
+      if (read_after(dot.result(), m) && read_after(r->result(), m)) return m;
     }
     return std::nullopt;
+  }
+
+  // Does reduce_sum r sum its operand over every dim but the last, of size
+  // n, into n elements of its dtype?
+  static bool sums_rows(const Op& r, int64_t n) {
+    const Value* x = r.operands[0];
+    std::vector<bool> reduced(static_cast<size_t>(x->type.rank()), false);
+    for (int64_t k : r.attrs.get_ints("dims")) {
+      const int64_t at = k < 0 ? k + x->type.rank() : k;
+      if (at >= 0 && at < x->type.rank()) reduced[static_cast<size_t>(at)] = true;
+    }
+    const bool all_but_last = x->type.rank() >= 1 && !reduced.back() &&
+                              std::count(reduced.begin(), reduced.end(), true) == x->type.rank() - 1;
+    return all_but_last && x->type.shape.back() == n && num_elements(r.result()->type.shape) == n &&
+           r.result()->type.dtype == x->type.dtype;
+  }
+
+  // The group runs where its last op is (m.ops in program order): does every
+  // reader of v outside it run after that?
+  bool read_after(const Value* v, const GemmEpilogueMatch& m) const {
+    const size_t at = index_.at(m.ops.back());
+    return std::all_of(uses(v).begin(), uses(v).end(), [&](const Op* u) {
+      return index_.at(u) > at || std::find(m.ops.begin(), m.ops.end(), u) != m.ops.end();
+    });
   }
 
   // The reduce_sums reading dy or a reshape of it.
@@ -289,7 +394,7 @@ bool recompute_one_gelu(Function& f) {
     if (op->code != OpCode::Dot || op->result()->type.dtype != DType::f32) continue;
     const Value* y = matcher.pre_activation(*op);
     std::vector<const Op*> chain;
-    if (!matcher.loose_gelu(y, chain)) continue;
+    if (!aux_fits(y) || !matcher.loose_gelu(y, chain)) continue;
     const std::unordered_set<const Op*> in_chain(chain.begin(), chain.end());
     // The intermediates read after the chain (not its last op, not constants).
     const Op* last = chain.back();

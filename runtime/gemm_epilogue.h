@@ -42,7 +42,10 @@ float gelu_tanh_f32(float x);
 // (compiler/gemm_epilogue_fusion.cc), and the host computes them
 // (dgelu_tanh_f32), so that a change to autodiff's order breaks the test that
 // compares the two (tests/compiler/gemm_epilogue_test.cc), not the numbers.
-enum GeluGradLeaf : int8_t { kGeluX = -1, kGeluG = -2, kGeluHalf = -3, kGeluOne = -4, kGeluCubic = -5, kGeluSqrt2OverPi = -6 };
+enum GeluGradLeaf : int8_t {
+  kGeluX = -1, kGeluG = -2,  // the pre-activation and the incoming gradient
+  kGeluHalf = -3, kGeluOne = -4, kGeluCubic = -5, kGeluSqrt2OverPi = -6  // 0.5, 1, 0.044715, sqrt(2/pi)
+};
 struct GeluGradStep {
   OpCode code;  // mul, add, sub or tanh (one operand: a)
   int8_t a, b;
