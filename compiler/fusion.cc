@@ -1,15 +1,47 @@
 #include "compiler/fusion.h"
 
 #include <algorithm>
-#include <cmath>
 #include <unordered_set>
 
+#include "compiler/fusion_internal.h"
 #include "ir/op_table.h"
-#include "runtime/kernels/kernels.h"
 
 namespace mlc {
 
+namespace fusion_internal {
+
+Users users_of(const Function& f) {
+  Users users;
+  for (const auto& op : f.ops)
+    for (const Value* v : op->operands) users[v].push_back(op.get());
+  return users;
+}
+
+OpIndex op_index(const Function& f) {
+  OpIndex index;
+  for (size_t i = 0; i < f.ops.size(); ++i) index[f.ops[i].get()] = i;
+  return index;
+}
+
+// The splat value of a float constant op as its dtype holds it (as the
+// interpreter materializes it), or nullopt.
+std::optional<double> splat_value(const Op* op) {
+  if (!op || op->code != OpCode::Constant) return std::nullopt;
+  const AttrValue* v = op->attrs.find("value");
+  if (!v || !std::holds_alternative<double>(*v)) return std::nullopt;
+  const double x = std::get<double>(*v);
+  switch (op->result()->type.dtype) {
+    case DType::f32: return static_cast<double>(static_cast<float>(x));
+    case DType::f64: return x;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace fusion_internal
+
 namespace {
+
+using namespace fusion_internal;
 
 // Every dtype: bf16 and f16 compute in float and round at each op's result
 // (compiler/cpu/llvm_half.h), as the reference kernels do.
@@ -67,8 +99,6 @@ bool reads_once(const Op& user, const Value* v) {
   return false;
 }
 
-using Users = std::unordered_map<const Value*, std::vector<const Op*>>;
-
 // Does one of `users` read v as its indices (gather's operand 1)? Such a
 // value is never computed inside a kernel: the executor reads it whole to
 // report an index out of range (rt::IndexCheck).
@@ -78,29 +108,9 @@ bool reads_as_indices(const std::vector<const Op*>& users, const Value* v) {
   });
 }
 
-Users users_of(const Function& f) {
-  Users users;
-  for (const auto& op : f.ops)
-    for (const Value* v : op->operands) users[v].push_back(op.get());
-  return users;
-}
-
-// The splat value of a float constant op as its dtype holds it (as the
-// interpreter materializes it), or nullopt.
-std::optional<double> splat_value(const Op* op) {
-  if (!op || op->code != OpCode::Constant) return std::nullopt;
-  const AttrValue* v = op->attrs.find("value");
-  if (!v || !std::holds_alternative<double>(*v)) return std::nullopt;
-  const double x = std::get<double>(*v);
-  switch (op->result()->type.dtype) {
-    case DType::f32: return static_cast<double>(static_cast<float>(x));
-    case DType::f64: return x;
-    default: return std::nullopt;
-  }
-}
 
 std::optional<GemmUpdate> match_update(const Function& f, const Op& add, const Users& users,
-                                       const std::unordered_map<const Op*, size_t>& index) {
+                                       const OpIndex& index) {
   const Value* result = add.result();
   if (add.code != OpCode::Add || !result) return std::nullopt;
   const DType t = result->type.dtype;
@@ -175,240 +185,6 @@ std::optional<GemmUpdate> match_update(const Function& f, const Op& add, const U
   }
   return std::nullopt;
 }
-
-// ---- gemm epilogues (fusion.h)
-
-// The other operand of binary op `op` when v is one of them, else null.
-const Value* other_operand(const Op& op, const Value* v) {
-  if (op.operands.size() != 2) return nullptr;
-  if (op.operands[0] == v) return op.operands[1];
-  if (op.operands[1] == v) return op.operands[0];
-  return nullptr;
-}
-
-// An f32 splat constant holding c as f32 holds it.
-bool is_f32_splat(const Value* v, double c) {
-  const std::optional<double> s = splat_value(v->producer);
-  return s && v->type.dtype == DType::f32 && *s == static_cast<double>(static_cast<float>(c)) &&
-         std::signbit(*s) == std::signbit(c);
-}
-
-const Value* through_reshapes(const Value* v) {
-  while (v->producer && v->producer->code == OpCode::Reshape) v = v->producer->operands[0];
-  return v;
-}
-
-class EpilogueMatcher {
- public:
-  EpilogueMatcher(const Function& f, const Users& users, const std::unordered_map<const Op*, size_t>& index)
-      : f_(f), users_(users), index_(index) {}
-
-  // The tanh GELU chain over y whose intermediates may be read elsewhere.
-  bool loose_gelu(const Value* y, std::vector<const Op*>& ops) const { return match_gelu(y, ops, false); }
-
-  std::optional<GemmEpilogueMatch> match(const Op& dot) const {
-    if (dot.code != OpCode::Dot) return std::nullopt;
-    const Value* v = dot.result();
-    const TensorType& t = v->type;
-    if (t.dtype != DType::f32 || t.rank() < 2 || num_elements(t.shape) == 0) return std::nullopt;
-    const rt::blas::DotShape d =
-        rt::dot_shape(dot, dot.operands[0]->type.shape, dot.operands[1]->type.shape, t.shape);
-    if (d.k == 0 || (d.batch > 1 && !(d.b_shared && !d.trans_a))) return std::nullopt;
-    if (std::optional<GemmEpilogueMatch> m = forward(dot)) return m;
-    return bias_gradient(dot, d);
-  }
-
-  const std::vector<const Op*>& uses(const Value* v) const {
-    static const std::vector<const Op*> none;
-    auto it = users_.find(v);
-    return it == users_.end() ? none : it->second;
-  }
-  bool returned(const Value* v) const { return std::find(f_.results.begin(), f_.results.end(), v) != f_.results.end(); }
-  // v's one user (reading it once) of code `code` and v's type, where v is not returned.
-  const Op* only_user(const Value* v, OpCode code) const {
-    const std::vector<const Op*>& u = uses(v);
-    if (u.size() != 1 || returned(v) || u[0]->code != code || u[0]->result()->type != v->type) return nullptr;
-    return u[0];
-  }
-
-  // What an activation epilogue reads: the dot's value, or its row bias
-  // add's (the add's only reader of the dot), that add in *add.
-  const Value* pre_activation(const Op& dot, const Op** add = nullptr) const {
-    const Value* y = dot.result();
-    const int64_t n = y->type.shape.back();
-    if (const Op* a = only_user(y, OpCode::Add)) {
-      const Value* bias = other_operand(*a, y);
-      if (bias && bias != y && bias->type.dtype == DType::f32 && bias->type.rank() >= 1 &&
-          bias->type.shape.back() == n && num_elements(bias->type.shape) == n) {
-        if (add) *add = a;
-        return a->result();
-      }
-    }
-    return y;
-  }
-
- private:
-  // dot, then a row bias add, then relu or the tanh GELU (fusion.h).
-  std::optional<GemmEpilogueMatch> forward(const Op& dot) const {
-    GemmEpilogueMatch m;
-    m.ops = {&dot};
-    const Op* add = nullptr;
-    const Value* y = pre_activation(dot, &add);
-    if (add) {
-      m.bias = other_operand(*add, dot.result());
-      m.ops.push_back(add);
-    }
-    using E = rt::GemmEpilogue;
-    const Op* max = only_user(y, OpCode::Max);
-    std::vector<const Op*> gelu;
-    if (max && max->operands[0] == y && max->operands[1] != y && is_f32_splat(max->operands[1], 0.0)) {
-      m.ops.push_back(max);
-      m.ops.push_back(max->operands[1]->producer);
-      m.epilogue = m.bias ? E::bias_relu : E::relu;
-    } else if (match_gelu(y, gelu)) {
-      // y may be read elsewhere (by the backward): the GEMM stores it as the aux.
-      const size_t inside = static_cast<size_t>(std::count_if(uses(y).begin(), uses(y).end(), [&](const Op* u) {
-        return std::find(gelu.begin(), gelu.end(), u) != gelu.end();
-      }));
-      const bool aux = inside != uses(y).size() || returned(y);
-      m.ops.insert(m.ops.end(), gelu.begin(), gelu.end());
-      m.epilogue = m.bias ? (aux ? E::bias_gelu_aux : E::bias_gelu) : (aux ? E::gelu_aux : E::gelu);
-      if (aux) m.extra = y->producer;
-    } else if (m.bias) {
-      m.epilogue = E::bias;
-    } else {
-      return std::nullopt;
-    }
-    finish(m);
-    return m;
-  }
-
-  // The ops of 0.5 y * (1 + tanh(sqrt(2/pi) * (y + (y * y * y) * 0.044715))),
-  // its splat constants included. Strict: each intermediate is read once,
-  // by the next op, and not returned; else it may be read elsewhere too
-  // (recompute_gelu_for_epilogues).
-  bool match_gelu(const Value* y, std::vector<const Op*>& ops, bool strict = true) const {
-    // The user of v of `code` and v's type for which `pred` holds (strict: v's only use).
-    auto next = [&](const Value* v, OpCode code, auto&& pred) -> const Op* {
-      if (strict) {
-        const Op* u = only_user(v, code);
-        return u && pred(*u) ? u : nullptr;
-      }
-      const Op* found = nullptr;
-      for (const Op* u : uses(v))
-        if (u->code == code && u->result()->type == v->type && pred(*u)) {
-          if (found && found != u) return nullptr;
-          found = u;
-        }
-      return found;
-    };
-    auto with = [](const Value* v, const Value* other) {
-      return [v, other](const Op& u) { return other_operand(u, v) == other && other != v; };
-    };
-    auto by_splat = [](const Value* v, double c) {
-      return [v, c](const Op& u) {
-        const Value* o = other_operand(u, v);
-        return o && o != v && is_f32_splat(o, c);
-      };
-    };
-    // y * y: each candidate (recompute_gelu_for_epilogues may have copied it).
-    for (const Op* sq : uses(y)) {
-      if (sq->code != OpCode::Mul || sq->operands[0] != y || sq->operands[1] != y || sq->result()->type != y->type)
-        continue;
-      const Op* cube = next(sq->result(), OpCode::Mul, with(sq->result(), y));
-      const Op* scaled = cube ? next(cube->result(), OpCode::Mul, by_splat(cube->result(), 0.044715)) : nullptr;
-      const Op* poly = scaled ? next(scaled->result(), OpCode::Add, with(scaled->result(), y)) : nullptr;
-      const Op* arg =
-          poly ? next(poly->result(), OpCode::Mul, by_splat(poly->result(), std::sqrt(2.0 / M_PI))) : nullptr;
-      const Op* th = arg ? next(arg->result(), OpCode::Tanh, [](const Op&) { return true; }) : nullptr;
-      const Op* one_t = th ? next(th->result(), OpCode::Add, by_splat(th->result(), 1.0)) : nullptr;
-      // The last op: (0.5 y) * (1 + t).
-      auto times_half_y = [&](const Op& u) {
-        const Value* h = other_operand(u, one_t->result());
-        return h && h != one_t->result() && h->producer && h->producer->code == OpCode::Mul &&
-               h->type == y->type && by_splat(y, 0.5)(*h->producer);
-      };
-      const Op* out = one_t ? next(one_t->result(), OpCode::Mul, times_half_y) : nullptr;
-      if (!out) continue;
-      const Op* half = other_operand(*out, one_t->result())->producer;
-      if (strict && only_user(half->result(), OpCode::Mul) != out) continue;
-      ops = {sq, cube, scaled, other_operand(*scaled, cube->result())->producer, poly, arg,
-             other_operand(*arg, poly->result())->producer, th, one_t, other_operand(*one_t, th->result())->producer,
-             half, other_operand(*half, y)->producer, out};
-      return true;
-    }
-    return false;
-  }
-
-  // dot(dy, x) {transpose_a} and reduce_sum(dy) over all dims but the last.
-  std::optional<GemmEpilogueMatch> bias_gradient(const Op& dot, const rt::blas::DotShape& d) const {
-    const Value* a = dot.operands[0];
-    if (!d.trans_a || d.batch != 1 || a->type.rank() != 2) return std::nullopt;
-    // A gemm update keeps its dot (fusion.h).
-    const std::vector<const Op*>& dot_users = uses(dot.result());
-    if (dot_users.size() == 1 && dot_users[0]->code == OpCode::Add && match_gemm_update(f_, *dot_users[0]))
-      return std::nullopt;
-    const Value* dy = through_reshapes(a);
-    for (const Op* r : reduce_sums_of(dy)) {
-      const Value* x = r->operands[0];
-      const auto& dims = r->attrs.get_ints("dims");
-      std::vector<bool> reduced(static_cast<size_t>(x->type.rank()), false);
-      for (int64_t k : dims) {
-        const int64_t at = k < 0 ? k + x->type.rank() : k;
-        if (at >= 0 && at < x->type.rank()) reduced[static_cast<size_t>(at)] = true;
-      }
-      const bool all_but_last = x->type.rank() >= 1 && !reduced.back() &&
-                                std::count(reduced.begin(), reduced.end(), true) == x->type.rank() - 1;
-      if (!all_but_last || x->type.shape.back() != d.m || num_elements(x->type.shape) != d.k * d.m ||
-          r->result()->type.dtype != DType::f32 || num_elements(r->result()->type.shape) != d.m)
-        continue;
-      // The group runs where the later of the two is: every reader of either runs after both.
-      const size_t at = std::max(index_.at(&dot), index_.at(r));
-      auto later = [&](const Value* v) {
-        return std::all_of(uses(v).begin(), uses(v).end(), [&](const Op* u) { return index_.at(u) > at; });
-      };
-      if (!later(dot.result()) || !later(r->result())) continue;
-      GemmEpilogueMatch m;
-      m.epilogue = rt::GemmEpilogue::bgradb;
-      m.ops = {&dot, r};
-      m.product = &dot;
-      m.extra = r;
-      finish(m);
-      return m;
-    }
-    return std::nullopt;
-  }
-
-  // The reduce_sums reading dy or a reshape of it.
-  std::vector<const Op*> reduce_sums_of(const Value* dy) const {
-    std::vector<const Op*> found;
-    std::vector<const Value*> work = {dy};
-    while (!work.empty()) {
-      const Value* v = work.back();
-      work.pop_back();
-      for (const Op* u : uses(v)) {
-        if (u->code == OpCode::Reshape) work.push_back(u->result());
-        if (u->code == OpCode::ReduceSum) found.push_back(u);
-      }
-    }
-    return found;
-  }
-
-  void finish(GemmEpilogueMatch& m) const {
-    auto in_order = [&](const Op* a, const Op* b) { return index_.at(a) < index_.at(b); };
-    std::sort(m.ops.begin(), m.ops.end(), in_order);
-    m.ops.erase(std::unique(m.ops.begin(), m.ops.end()), m.ops.end());
-    if (!m.product) {
-      m.product = nullptr;
-      for (const Op* op : m.ops)
-        if (op->code != OpCode::Constant) m.product = op;  // the chain's last op
-    }
-  }
-
-  const Function& f_;
-  const Users& users_;
-  const std::unordered_map<const Op*, size_t>& index_;
-};
 
 // How often a loop group evaluates each of its members, decided as
 // producers join (every user of a producer is a member by then). Counts are
@@ -532,91 +308,7 @@ class RowWalk {
 }  // namespace
 
 std::optional<GemmUpdate> match_gemm_update(const Function& f, const Op& add) {
-  std::unordered_map<const Op*, size_t> index;
-  for (size_t i = 0; i < f.ops.size(); ++i) index[f.ops[i].get()] = i;
-  return match_update(f, add, users_of(f), index);
-}
-
-std::optional<GemmEpilogueMatch> match_gemm_epilogue(const Function& f, const Op& dot) {
-  std::unordered_map<const Op*, size_t> index;
-  for (size_t i = 0; i < f.ops.size(); ++i) index[f.ops[i].get()] = i;
-  const Users users = users_of(f);
-  return EpilogueMatcher(f, users, index).match(dot);
-}
-
-namespace {
-
-// One chain's rewrite (see fusion.h): true if it rewrote one.
-bool recompute_one_gelu(Function& f) {
-  std::unordered_map<const Op*, size_t> index;
-  for (size_t i = 0; i < f.ops.size(); ++i) index[f.ops[i].get()] = i;
-  const Users users = users_of(f);
-  const EpilogueMatcher matcher(f, users, index);
-  auto uses = [&](const Value* v) -> std::vector<const Op*> {
-    auto it = users.find(v);
-    return it == users.end() ? std::vector<const Op*>{} : it->second;
-  };
-  for (const auto& op : f.ops) {
-    if (op->code != OpCode::Dot || op->result()->type.dtype != DType::f32) continue;
-    const Value* y = matcher.pre_activation(*op);
-    std::vector<const Op*> chain;
-    if (!matcher.loose_gelu(y, chain)) continue;
-    const std::unordered_set<const Op*> in_chain(chain.begin(), chain.end());
-    // The intermediates read after the chain (not its last op, not constants).
-    const Op* last = chain.back();
-    std::vector<const Op*> escaping;
-    size_t first_reader = f.ops.size();
-    bool returned = false;
-    for (const Op* c : chain) {
-      if (c == last || c->code == OpCode::Constant) continue;
-      returned |= std::find(f.results.begin(), f.results.end(), c->result()) != f.results.end();
-      for (const Op* u : uses(c->result()))
-        if (!in_chain.count(u)) {
-          escaping.push_back(c);
-          first_reader = std::min(first_reader, index.at(u));
-        }
-    }
-    if (returned || escaping.empty() || first_reader <= index.at(last)) continue;
-    // Clone what the readers need, in chain order, right before the first of them.
-    std::unordered_set<const Op*> needed;
-    std::vector<const Op*> work = escaping;
-    while (!work.empty()) {
-      const Op* c = work.back();
-      work.pop_back();
-      if (c->code == OpCode::Constant || !needed.insert(c).second) continue;
-      for (const Value* v : c->operands)
-        if (v->producer && in_chain.count(v->producer)) work.push_back(v->producer);
-    }
-    std::unordered_map<const Value*, Value*> clone_of;
-    size_t at = first_reader;
-    for (const Op* c : chain) {
-      if (!needed.count(c)) continue;
-      std::vector<Value*> operands;
-      for (Value* v : c->operands) {
-        auto it = clone_of.find(v);
-        operands.push_back(it == clone_of.end() ? v : it->second);
-      }
-      Op* copy = f.insert_op(at++, c->code, std::move(operands), c->attrs, c->result()->type, c->loc);
-      copy->meta = c->meta;
-      clone_of[c->result()] = copy->result();
-    }
-    for (size_t i = at; i < f.ops.size(); ++i) {
-      Op& reader = *f.ops[i];
-      if (in_chain.count(&reader)) continue;
-      for (Value*& v : reader.operands)
-        if (auto it = clone_of.find(v); it != clone_of.end()) v = it->second;
-    }
-    return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-int recompute_gelu_for_epilogues(Function& f) {
-  int n = 0;
-  while (recompute_one_gelu(f)) ++n;
-  return n;
+  return match_update(f, add, users_of(f), op_index(f));
 }
 
 bool is_loop_op(const Op& op) {
@@ -673,8 +365,7 @@ FusionPlan plan_fusion(const Function& f, const FusionOptions& options) {
 
   FusionPlan plan;
   std::vector<int> group_of(f.ops.size(), -1);
-  std::unordered_map<const Op*, size_t> index;
-  for (size_t i = 0; i < f.ops.size(); ++i) index[f.ops[i].get()] = i;
+  const OpIndex index = op_index(f);
 
   // Sources (splat constants, iota) are computed inside every loop kernel that
   // reads them; absorbed_by counts those users.
@@ -685,17 +376,10 @@ FusionPlan plan_fusion(const Function& f, const FusionOptions& options) {
   // their ops (constants aside, which every reader computes).
   std::vector<GemmEpilogueMatch> epilogues;
   std::unordered_map<const Op*, size_t> claimed;  // op -> its epilogue
-  if (options.gemm_epilogues) {
-    const EpilogueMatcher matcher(f, users, index);
-    for (const auto& op : f.ops) {
-      if (op->code != OpCode::Dot || claimed.count(op.get())) continue;
-      std::optional<GemmEpilogueMatch> m = matcher.match(*op);
-      if (!m || std::any_of(m->ops.begin(), m->ops.end(), [&](const Op* o) { return claimed.count(o) > 0; })) continue;
-      for (const Op* o : m->ops)
-        if (o->code != OpCode::Constant) claimed[o] = epilogues.size();
-      epilogues.push_back(std::move(*m));
-    }
-  }
+  if (options.gemm_epilogues) epilogues = fusion_internal::choose_gemm_epilogues(f, users, index);
+  for (size_t e = 0; e < epilogues.size(); ++e)
+    for (const Op* o : epilogues[e].ops)
+      if (o->code != OpCode::Constant) claimed[o] = e;
 
   std::vector<FusionGroup> reversed;
   for (size_t r = f.ops.size(); r-- > 0;) {
@@ -709,7 +393,7 @@ FusionPlan plan_fusion(const Function& f, const FusionOptions& options) {
       group.ops = m.ops;
       group.epilogue = m.epilogue;
       group.product = m.product;
-      group.bias = m.bias;
+      group.operand = m.operand;
       if (m.extra) group.outputs = {m.extra};
       for (const Op* o : m.ops) {
         if (o->code != OpCode::Constant) {

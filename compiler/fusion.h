@@ -75,16 +75,34 @@
 // where every intermediate value is read only inside the group and is not
 // returned. The pre-activation y (the bias add's, or the dot's, value) may
 // be read after the group where the activation is gelu: the GEMM stores it
-// as the aux result (gelu_aux, bias_gelu_aux). A relu whose input is read
-// elsewhere, or a chain cut short, leaves the rest to loop kernels (the
-// bias alone still forms `bias`). Ops: the dot, the chain (with its splat
-// constants, counted as absorbed); root: the activation's last op; the
-// GEMM's result is the root's value and the aux, if any, `outputs[0]`.
+// as the aux result (gelu_aux, bias_gelu_aux), where the dot's n is a
+// multiple of 8 (cuBLASLt's aux leading dimension must be). A relu whose
+// input is read elsewhere, or a chain cut short, leaves the rest to loop
+// kernels (the bias alone still forms `bias`). Ops: the dot, the chain (with
+// its splat constants, counted as absorbed); root: the activation's last op;
+// the GEMM's result is the root's value and the aux, if any, `outputs[0]`.
+//  - dgelu: the dot's value g, then the tanh GELU's backward at an x of g's
+//    type as autodiff writes it (runtime/gemm_epilogue.h kGeluGradSteps:
+//    the forward's intermediates recomputed from x, as
+//    recompute_gelu_for_epilogues leaves them, then the VJPs and their sum;
+//    an add's or a mul's operands either way round), where g and every
+//    step's value but the last are read only by the steps and not returned,
+//    and n is a multiple of 8; x (the forward's aux) is the epilogue's
+//    operand, the last step's value the GEMM's result, whose readers run
+//    after the group. dgelu_bgrad: also a reduce_sum of that result
+//    (through reshapes) over every dim but the last, the bias gradient of
+//    the linear before the GELU, as the further result (outputs[0]), where
+//    every reader of either runs after both. Ops: the dot, the steps, their
+//    constants (and the reduce_sum); root: the last of them.
 //  - bgradb: a weight gradient dot(dy, x) {transpose_a} (batch 1) and a
 //    reduce_sum of dy (through reshapes) over every dim but the last: the
 //    bias gradient, which the GEMM stores as its further result (outputs[0])
 //    while it reads dy. Every reader of the two values runs after both; not
 //    where the dot is a gemm update's.
+// The dots are tried in program order, each for these in the order listed;
+// in training the bias gradient of a linear before a GELU goes to the
+// dgelu_bgrad of the GELU's gradient, which comes first, and its weight
+// gradient stays a plain GEMM.
 // The epilogue groups are chosen before the other groups (the dots in
 // program order), so no loop kernel takes their ops.
 //
@@ -116,11 +134,11 @@ struct FusionGroup {
   const Value* addend = nullptr;
   double alpha = 1, beta = 1;
   // gemm_epilogue (ops: its one dot, the ops it replaces, their constants):
-  // the epilogue, the op whose value is the GEMM's result,
-  // and the bias (its operand); `outputs` holds the op of its further result.
+  // the epilogue, the op whose value is the GEMM's result, and its operand
+  // (the bias, or dgelu's aux); `outputs` holds the op of its further result.
   rt::GemmEpilogue epilogue = rt::GemmEpilogue::none;
   const Op* product = nullptr;
-  const Value* bias = nullptr;
+  const Value* operand = nullptr;
 };
 
 struct FusionPlan {
@@ -147,9 +165,9 @@ std::optional<GemmUpdate> match_gemm_update(const Function& f, const Op& add);
 struct GemmEpilogueMatch {
   rt::GemmEpilogue epilogue = rt::GemmEpilogue::none;
   std::vector<const Op*> ops;   // the dot, the ops it replaces and their constants (program order)
-  const Op* product = nullptr;  // its value is the GEMM's result
-  const Value* bias = nullptr;
-  const Op* extra = nullptr;    // the aux's (the pre-activation's) or the bias gradient's op
+  const Op* product = nullptr;    // its value is the GEMM's result
+  const Value* operand = nullptr;  // the bias, or dgelu's aux
+  const Op* extra = nullptr;       // the aux's (the pre-activation's) or the bias gradient's op
 };
 std::optional<GemmEpilogueMatch> match_gemm_epilogue(const Function& f, const Op& dot);
 
@@ -158,10 +176,13 @@ std::optional<GemmEpilogueMatch> match_gemm_epilogue(const Function& f, const Op
 // epilogue could replace the chain. This rewrite gives those readers copies
 // of the intermediates, computed from the pre-activation y (the dot's or its
 // bias add's value) right before the first of them, the same ops on the same
-// values (so the same numbers), which their loop kernels then compute inline;
-// the chain is left with only y read elsewhere: a (bias_)gelu_aux epilogue,
-// where cuBLASLt stores y for the backward. Returns the chains rewritten.
-// Lowering runs it for GPU targets only.
+// values (so the same numbers); the chain is left with only y read
+// elsewhere: a (bias_)gelu_aux epilogue, where cuBLASLt stores y for the
+// backward, and the backward reads only y and its gradient: a
+// dgelu(_bgrad) epilogue, which computes the copies inside cuBLASLt's
+// epilogue (or, where none forms, its loop kernels inline). Only where the
+// dot's n is a multiple of 8 (the aux's condition). Returns the chains
+// rewritten. Lowering runs it for GPU targets only.
 int recompute_gelu_for_epilogues(Function& f);
 
 struct FusionOptions {

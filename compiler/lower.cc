@@ -153,7 +153,7 @@ class Lowering {
       ins.name = "dot_" + std::string(rt::gemm_epilogue_name(g.epilogue));
       ins.loc = dot.loc;
       ins.operands = {slot_of_.at(dot.operands[0]), slot_of_.at(dot.operands[1])};
-      if (g.bias) ins.operands.push_back(slot_of_.at(g.bias));
+      if (g.operand) ins.operands.push_back(slot_of_.at(g.operand));
       ins.gemm.dtype = dot.result()->type.dtype;
       ins.gemm.shape = rt::dot_shape(dot, dot.operands[0]->type.shape, dot.operands[1]->type.shape,
                                      dot.result()->type.shape);

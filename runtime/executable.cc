@@ -26,6 +26,7 @@ std::string_view gemm_epilogue_name(GemmEpilogue e) {
     case GemmEpilogue::gelu_aux: return "gelu_aux";
     case GemmEpilogue::bias_gelu_aux: return "bias_gelu_aux";
     case GemmEpilogue::dgelu: return "dgelu";
+    case GemmEpilogue::dgelu_bgrad: return "dgelu_bgrad";
     case GemmEpilogue::bgradb: return "bgradb";
   }
   return "?";

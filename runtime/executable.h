@@ -175,12 +175,13 @@ struct CollectiveParams {
   std::string tag;
 };
 
-// What a GEMM does with its product P = op(a) op(b) (rounded to the dtype)
-// before it stores it: cuBLASLt's epilogues (CUBLASLT_EPILOGUE_*), which the
-// fusion pass forms on GPU targets only (compiler/fusion.h). gelu is the tanh
-// approximation, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the
-// formula of cuBLASLt's GELU epilogues and of PyTorch's
-// gelu(approximate="tanh"); PyTorch's default (erf) GELU has no epilogue.
+// What a GEMM does with its product P = op(a) op(b) before it stores it:
+// cuBLASLt's epilogues (CUBLASLT_EPILOGUE_*), which the fusion pass forms on
+// GPU targets only (compiler/fusion.h). gelu is the tanh approximation,
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the formula of cuBLASLt's
+// GELU epilogues and of PyTorch's gelu(approximate="tanh"); PyTorch's
+// default (erf) GELU has no epilogue. dgelu is that GELU's backward,
+// P * gelu'(aux).
 // Slots, after the operands a and b and the result c ([..., m, n]):
 //   none            c = P
 //   bias            c = P + bias          operand 2: bias, n elements ([n], [1, n], ...),
@@ -193,6 +194,9 @@ struct CollectiveParams {
 //                                          backward reads (cuBLASLt's aux matrix)
 //   bias_gelu_aux   c = gelu(P + bias)    operand 2: bias; more_results[0]: P + bias
 //   dgelu           c = P * gelu'(aux)    operand 2: aux, of the result's type
+//   dgelu_bgrad     c = P * gelu'(aux)    operand 2: aux; more_results[0]: the bias gradient,
+//                                          n elements: each column's sum of c over the rows
+//                                          (cuBLASLt's DGELU_BGRAD)
 //   bgradb          c = P                 more_results[0]: the bias gradient, m elements:
 //                                          row i's sum over k of op(a) (cuBLASLt's BGRADB)
 // An epilogue applies to one product (batch 1, or batches folded into the
@@ -200,9 +204,9 @@ struct CollectiveParams {
 // host (runtime/gemm_epilogue.h) each step is the replaced ops' reference
 // kernel's, rounding for rounding; cuBLASLt computes them its own way.
 enum class GemmEpilogue : uint8_t {
-  none, bias, relu, bias_relu, gelu, bias_gelu, gelu_aux, bias_gelu_aux, dgelu, bgradb
+  none, bias, relu, bias_relu, gelu, bias_gelu, gelu_aux, bias_gelu_aux, dgelu, dgelu_bgrad, bgradb
 };
-inline constexpr size_t kGemmEpilogues = 10;
+inline constexpr size_t kGemmEpilogues = 11;
 // "bias_gelu_aux", ...: listings and artifacts (runtime/artifact.h) spell it so.
 std::string_view gemm_epilogue_name(GemmEpilogue e);
 inline bool epilogue_has_bias(GemmEpilogue e) {
@@ -214,11 +218,21 @@ inline bool epilogue_has_gelu(GemmEpilogue e) {
          e == GemmEpilogue::bias_gelu_aux;
 }
 inline bool epilogue_has_relu(GemmEpilogue e) { return e == GemmEpilogue::relu || e == GemmEpilogue::bias_relu; }
+// dgelu and dgelu_bgrad: they read the aux.
+inline bool epilogue_has_dgelu(GemmEpilogue e) { return e == GemmEpilogue::dgelu || e == GemmEpilogue::dgelu_bgrad; }
+// gelu_aux and bias_gelu_aux: they write it.
+inline bool epilogue_stores_aux(GemmEpilogue e) {
+  return e == GemmEpilogue::gelu_aux || e == GemmEpilogue::bias_gelu_aux;
+}
+// bgradb and dgelu_bgrad: a bias gradient as their further result.
+inline bool epilogue_has_bias_gradient(GemmEpilogue e) {
+  return e == GemmEpilogue::bgradb || e == GemmEpilogue::dgelu_bgrad;
+}
 // Operands after a and b (the bias, or dgelu's aux), and results after c
 // (the aux, or the bias gradient).
-inline size_t epilogue_operands(GemmEpilogue e) { return epilogue_has_bias(e) || e == GemmEpilogue::dgelu ? 1 : 0; }
+inline size_t epilogue_operands(GemmEpilogue e) { return epilogue_has_bias(e) || epilogue_has_dgelu(e) ? 1 : 0; }
 inline size_t epilogue_results(GemmEpilogue e) {
-  return e == GemmEpilogue::gelu_aux || e == GemmEpilogue::bias_gelu_aux || e == GemmEpilogue::bgradb ? 1 : 0;
+  return epilogue_stores_aux(e) || epilogue_has_bias_gradient(e) ? 1 : 0;
 }
 
 // A `dot` on a GEMM library: operands a, b; f32, f64, bf16 or f16 (bf16 and

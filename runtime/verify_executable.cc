@@ -353,16 +353,19 @@ class Verifier {
                                                       std::string(dtype_name(g.dtype)) + "[" + num(d.n) +
                                                       "] (n elements), found " + bias.str());
     }
-    if (g.epilogue == GemmEpilogue::dgelu && slot(ins.operands[2]).type != c)
+    if (epilogue_has_dgelu(g.epilogue) && slot(ins.operands[2]).type != c)
       return problem(at + item(".operands", 2), "the aux of an " + what + " must be " + c.str() + ", found " +
                                                     slot(ins.operands[2]).type.str());
     if (ins.more_results.empty()) return {};
     const TensorType& r = slot(ins.more_results[0]).type;
-    if (g.epilogue == GemmEpilogue::bgradb) {
-      if (r.dtype != g.dtype || r.num_elements() != d.m)
+    if (epilogue_has_bias_gradient(g.epilogue)) {
+      // bgradb: a sum per row of op(a) (m); dgelu_bgrad: per column of c (n).
+      const bool rows = g.epilogue == GemmEpilogue::bgradb;
+      const int64_t want = rows ? d.m : d.n;
+      if (r.dtype != g.dtype || r.num_elements() != want)
         return problem(at + item(".more_results", 0), "the bias gradient of an " + what + " must be " +
-                                                          std::string(dtype_name(g.dtype)) + "[" + num(d.m) +
-                                                          "] (m elements), found " + r.str());
+                                                          std::string(dtype_name(g.dtype)) + "[" + num(want) + "] (" +
+                                                          (rows ? "m" : "n") + " elements), found " + r.str());
     } else if (r != c) {
       return problem(at + item(".more_results", 0), "the aux of an " + what + " must be " + c.str() + ", found " + r.str());
     }

@@ -52,9 +52,10 @@
 //      compute another product. An epilogue (GemmEpilogue) needs f32, alpha
 //      1, beta 0, m, n, k >= 1 and one product (batch 1, or batches folded into rows:
 //      b_shared, not trans_a; bgradb: batch 1); its operand follows a and b
-//      (a bias of n elements, last dim n; dgelu's aux of the result's type)
-//      and its result is the instruction's one more_result (the aux, of the
-//      result's type; bgradb's gradient, m elements); no other gemm has more_results.
+//      (a bias of n elements, last dim n; dgelu's and dgelu_bgrad's aux of
+//      the result's type) and its result is the instruction's one
+//      more_result (the aux, of the result's type; bgradb's gradient, m
+//      elements; dgelu_bgrad's, n elements); no other gemm has more_results.
 //   9. reference: it has its op (the reader checks the op's attributes and
 //      re-infers its result type from its operands'); copy: one operand of
 //      the result's byte size; collective: a mesh axis, one operand (recv:

@@ -144,7 +144,8 @@ Status CpuExecutor::execute(const Instruction& ins, size_t index) {
       }
       // The epilogue (runtime/gemm_epilogue.h): its operand after a and b, its result after c.
       if (ins.gemm.epilogue != GemmEpilogue::none)
-        apply_gemm_epilogue(ins.gemm, b[0], n > 2 ? b[2] : nullptr, c, b.size() > n + 1 ? b[n + 1] : nullptr);
+        apply_gemm_epilogue(ins.gemm, b[0], n > 2 ? b[2] : nullptr, reinterpret_cast<float*>(c), c,
+                            b.size() > n + 1 ? b[n + 1] : nullptr);
       return {};
     }
     case InstrKind::collective:

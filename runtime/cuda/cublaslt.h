@@ -81,6 +81,7 @@ inline constexpr uint32_t kEpilogueGeluBias = 36;    // CUBLASLT_EPILOGUE_GELU_B
 inline constexpr uint32_t kEpilogueGeluAux = 160;    // CUBLASLT_EPILOGUE_GELU_AUX
 inline constexpr uint32_t kEpilogueGeluAuxBias = 164;  // CUBLASLT_EPILOGUE_GELU_AUX_BIAS
 inline constexpr uint32_t kEpilogueDgelu = 192;      // CUBLASLT_EPILOGUE_DGELU
+inline constexpr uint32_t kEpilogueDgeluBgrad = 208;  // CUBLASLT_EPILOGUE_DGELU_BGRAD
 inline constexpr uint32_t kEpilogueBgradb = 512;     // CUBLASLT_EPILOGUE_BGRADB
 // cublasLtMatrixLayoutAttribute_t
 inline constexpr int kLayoutBatchCount = 5;          // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32_t

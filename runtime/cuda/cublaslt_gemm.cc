@@ -62,6 +62,7 @@ uint32_t lt_epilogue(GemmEpilogue e) {
     case GemmEpilogue::gelu_aux: return kEpilogueGeluAux;
     case GemmEpilogue::bias_gelu_aux: return kEpilogueGeluAuxBias;
     case GemmEpilogue::dgelu: return kEpilogueDgelu;
+    case GemmEpilogue::dgelu_bgrad: return kEpilogueDgeluBgrad;
     case GemmEpilogue::bgradb: return kEpilogueBgradb;
   }
   return kEpilogueDefault;
@@ -129,16 +130,15 @@ Expected<std::unique_ptr<CublasLtGemm>> CublasLtGemm::create(const CudaDriver& c
     };
     const uint32_t epilogue = lt_epilogue(g.epilogue);
     MLC_CHECK_OK(set(kMatmulDescEpilogue, &epilogue, sizeof epilogue, "EPILOGUE"));
-    const bool bias = epilogue_has_bias(g.epilogue) || g.epilogue == GemmEpilogue::bgradb;
-    if (bias) {
+    // The bias is read (the operand), a bias gradient written (the result).
+    if (epilogue_has_bias(g.epilogue) || epilogue_has_bias_gradient(g.epilogue)) {
       const void* p = reinterpret_cast<const void*>(epilogue_has_bias(g.epilogue) ? at.extra : at.more);
       MLC_CHECK_OK(set(kMatmulDescBiasPointer, &p, sizeof p, "BIAS_POINTER"));
       MLC_CHECK_OK(set(kMatmulDescBiasDataType, &type, sizeof type, "BIAS_DATA_TYPE"));
     }
-    const bool aux = g.epilogue == GemmEpilogue::gelu_aux || g.epilogue == GemmEpilogue::bias_gelu_aux ||
-                     g.epilogue == GemmEpilogue::dgelu;
-    if (aux) {
-      const void* p = reinterpret_cast<const void*>(g.epilogue == GemmEpilogue::dgelu ? at.extra : at.more);
+    // The aux is written (gelu_aux: the result) or read (dgelu: the operand).
+    if (epilogue_stores_aux(g.epilogue) || epilogue_has_dgelu(g.epilogue)) {
+      const void* p = reinterpret_cast<const void*>(epilogue_has_dgelu(g.epilogue) ? at.extra : at.more);
       const int64_t ld = L.c.ld;
       MLC_CHECK_OK(set(kMatmulDescEpilogueAuxPointer, &p, sizeof p, "EPILOGUE_AUX_POINTER"));
       MLC_CHECK_OK(set(kMatmulDescEpilogueAuxLd, &ld, sizeof ld, "EPILOGUE_AUX_LD"));

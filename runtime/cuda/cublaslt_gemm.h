@@ -82,7 +82,9 @@ struct GemmAddresses {
 // a matrix of D's layout (ld = cuBLAS's m, the dot's n); BGRADB's gradient
 // has one element per column of D (the dot's m rows), each the sum over k
 // of cuBLAS's op(B), which is the dot's op(a): the sum of op(a)'s row, as
-// GemmEpilogue::bgradb says.
+// GemmEpilogue::bgradb says; DGELU_BGRAD's gradient has one element per row
+// of D (the dot's n columns), each the sum of D's row, which is the sum of
+// the dot's column over its rows, as GemmEpilogue::dgelu_bgrad says.
 uint32_t lt_epilogue(GemmEpilogue e);
 
 class CublasLtGemm {

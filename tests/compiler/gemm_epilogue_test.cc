@@ -1,26 +1,32 @@
 // Gemm epilogues (compiler/fusion.h, runtime/executable.h GemmEpilogue): a
-// dot with its bias add and relu or tanh GELU, or with its bias gradient,
-// becomes one gemm instruction with cuBLASLt's epilogue when lowering for a
-// GPU target, and never for the CPU. Checked: which epilogue each pattern
-// forms, where it must not form (an intermediate read elsewhere, a bias that
-// is not a row broadcast, the erf GELU, the CPU target), the lowered text for
-// cuda (a golden file), and the values on host-gpu (the CPU's GEMM and the
-// host epilogue, runtime/gemm_epilogue.h) against the interpreter: the
-// inputs are multiples of 1/8 small enough that every product is exact in
-// f32, so each epilogue must give the interpreter's ops' values bit for bit.
+// dot with its bias add and relu or tanh GELU, with the tanh GELU's backward
+// (and the bias gradient before it), or with its bias gradient, becomes one
+// gemm instruction with cuBLASLt's epilogue when lowering for a GPU target,
+// and never for the CPU. Checked: which epilogue each pattern forms, where
+// it must not form (an intermediate read elsewhere, a bias that is not a row
+// broadcast, the erf GELU, a backward with a term missing, an aux whose
+// leading dimension cuBLASLt refuses, the CPU target), the lowered text for
+// cuda (a golden file), the values on host-gpu (the CPU's GEMM and the host
+// epilogue, runtime/gemm_epilogue.h) against the interpreter: the inputs are
+// multiples of 1/8 small enough that every product is exact in f32, so each
+// epilogue must give the interpreter's ops' values bit for bit; and that the
+// host's dgelu is autodiff's backward of the tanh GELU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "compiler/fusion.h"
 #include "compiler/lower.h"
+#include "compiler/pass_pipeline.h"
 #include "ir/decompose.h"
 #include "ir/parser.h"
 #include "runtime/executor.h"
+#include "runtime/gemm_epilogue.h"
 #include "runtime/interpreter.h"
 #include "runtime/target.h"
 #include "tests/runtime/kernel_test_util.h"
@@ -36,15 +42,15 @@ std::unique_ptr<Module> parse(const std::string& text) {
   return m.ok() ? std::make_unique<Module>(std::move(*m)) : nullptr;
 }
 
-// A function of x [4, 8] and w [6, 8] (the dot x w^T, [4, 6]) and the
+// A function of x [4, 8] and w [8, 8] (the dot x w^T, [4, 8]) and the
 // given further arguments, with `body` after `%0 = dot(%x, %w)`, returning `ret`.
 std::string func(const std::string& args, const std::string& results, const std::string& body,
                  const std::string& ret) {
-  return "module @m {\n  func @f(%x: f32[4,8] {input}, %w: f32[6,8] {param}" + args + ") -> (" + results +
-         ") {\n    %0 = dot(%x, %w) {transpose_a = false, transpose_b = true} : f32[4,6]\n" + body + "    return " +
+  return "module @m {\n  func @f(%x: f32[4,8] {input}, %w: f32[8,8] {param}" + args + ") -> (" + results +
+         ") {\n    %0 = dot(%x, %w) {transpose_a = false, transpose_b = true} : f32[4,8]\n" + body + "    return " +
          ret + "\n  }\n}\n";
 }
-const std::string kBias = ", %b: f32[6] {param}";
+const std::string kBias = ", %b: f32[8] {param}";
 
 LoweredFunction lower(const Function& f, std::string_view target, bool compile = false, bool gemm_epilogues = true) {
   LowerOptions o;
@@ -67,6 +73,49 @@ std::vector<GemmEpilogue> epilogues(const Function& f, std::string_view target, 
   return out;
 }
 
+// The tanh GELU's backward at y of the gradient %g as autodiff writes it
+// after canonicalize (the forward's intermediates recomputed from y, as
+// recompute_gelu_for_epilogues leaves them), each value of type `t`, the
+// last %dx (rt::kGeluGradSteps).
+std::string gelu_backward(const std::string& y, const std::string& t) {
+  static const char* const kSteps[][2] = {
+      {"h", "mul(Y, %c5)"},     {"s", "mul(Y, Y)"},        {"q", "mul(%s, Y)"},       {"p", "mul(%q, %ck)"},
+      {"u", "add(Y, %p)"},      {"v", "mul(%u, %cr)"},     {"t", "tanh(%v)"},         {"e", "add(%c1, %t)"},
+      {"ga", "mul(%g, %h)"},    {"gb", "mul(%g, %e)"},     {"tt", "mul(%t, %t)"},     {"w1", "sub(%c1, %tt)"},
+      {"dv", "mul(%ga, %w1)"},  {"du", "mul(%dv, %cr)"},   {"dq", "mul(%du, %ck)"},   {"m1", "mul(%dq, %s)"},
+      {"ds", "mul(%dq, Y)"},    {"s1", "add(%du, %m1)"},   {"m2", "mul(%ds, Y)"},     {"s2", "add(%s1, %m2)"},
+      {"s3", "add(%s2, %m2)"},  {"hb", "mul(%gb, %c5)"},   {"dx", "add(%s3, %hb)"}};
+  std::string s =
+      "    %c5 = constant() {value = 0.5} : f32[]\n    %ck = constant() {value = 0.044715} : f32[]\n"
+      "    %cr = constant() {value = 0.7978845608028654} : f32[]\n    %c1 = constant() {value = 1.0} : f32[]\n";
+  for (const auto& [v, op] : kSteps) {
+    std::string rhs = op;
+    for (size_t at = rhs.find('Y'); at != std::string::npos; at = rhs.find('Y', at + y.size())) rhs.replace(at, 1, y);
+    s += "    %" + std::string(v) + " = " + rhs + " : " + t + "\n";
+  }
+  return s;
+}
+
+// A function of dz [4, 3], w [3, n] and y [4, n] with %g = dot(dz, w) and
+// the GELU's backward of %g at y (gelu_backward; `edit` may change its text),
+// then `body`, returning `ret`.
+std::string dgelu_func(const std::string& results, const std::string& body, const std::string& ret, int n = 8,
+                       const std::function<void(std::string&)>& edit = {}) {
+  const std::string t = "f32[4," + std::to_string(n) + "]";
+  std::string chain = gelu_backward("%y", t);
+  if (edit) edit(chain);
+  return "module @m {\n  func @f(%dz: f32[4,3] {input}, %w: f32[3," + std::to_string(n) + "] {param}, %y: " + t +
+         " {input}) -> (" + results + ") {\n    %g = dot(%dz, %w) {transpose_a = false, transpose_b = false} : " + t +
+         "\n" + chain + body + "    return " + ret + "\n  }\n}\n";
+}
+
+// Replaces the first `from` in s by `to`.
+void replace(std::string& s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  s.replace(at, from.size(), to);
+}
+
 struct Case {
   const char* name;
   std::string text;
@@ -75,54 +124,100 @@ struct Case {
 
 std::vector<Case> cases() {
   using E = GemmEpilogue;
-  const std::string gelu_tanh = "    %2 = gelu(%1) {approximate = \"tanh\"} : f32[4,6]\n";
+  const std::string gelu_tanh = "    %2 = gelu(%1) {approximate = \"tanh\"} : f32[4,8]\n";
   return {
-      {"bias", func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n", "%1"), {E::bias}},
-      {"bias_first_operand", func(kBias, "f32[4,6]", "    %1 = add(%b, %0) : f32[4,6]\n", "%1"), {E::bias}},
+      {"bias", func(kBias, "f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n", "%1"), {E::bias}},
+      {"bias_first_operand", func(kBias, "f32[4,8]", "    %1 = add(%b, %0) : f32[4,8]\n", "%1"), {E::bias}},
       {"bias_relu",
-       func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n    %2 = relu(%1) : f32[4,6]\n", "%2"),
+       func(kBias, "f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n    %2 = relu(%1) : f32[4,8]\n", "%2"),
        {E::bias_relu}},
-      {"relu", func("", "f32[4,6]", "    %1 = relu(%0) : f32[4,6]\n", "%1"), {E::relu}},
-      {"bias_gelu", func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n" + gelu_tanh, "%2"), {E::bias_gelu}},
-      {"gelu", func("", "f32[4,6]", "    %2 = gelu(%0) {approximate = \"tanh\"} : f32[4,6]\n", "%2"), {E::gelu}},
+      {"relu", func("", "f32[4,8]", "    %1 = relu(%0) : f32[4,8]\n", "%1"), {E::relu}},
+      {"bias_gelu", func(kBias, "f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n" + gelu_tanh, "%2"), {E::bias_gelu}},
+      {"gelu", func("", "f32[4,8]", "    %2 = gelu(%0) {approximate = \"tanh\"} : f32[4,8]\n", "%2"), {E::gelu}},
       // The pre-activation returned too: the GEMM stores it as the aux.
       {"bias_gelu_aux",
-       func(kBias, "f32[4,6], f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n" + gelu_tanh, "%2, %1"),
+       func(kBias, "f32[4,8], f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n" + gelu_tanh, "%2, %1"),
        {E::bias_gelu_aux}},
       // A backward reading the tanh (as autodiff of the decomposition does):
       // recomputed from the pre-activation, which the GEMM stores.
       {"gelu_intermediate_read_later",
-       func(kBias, "f32[4,6], f32[4,6]",
-            "    %1 = add(%0, %b) : f32[4,6]\n    %c = constant() {value = 0.5} : f32[]\n"
-            "    %h = mul(%1, %c) : f32[4,6]\n    %s = mul(%1, %1) : f32[4,6]\n    %q = mul(%s, %1) : f32[4,6]\n"
-            "    %k = constant() {value = 0.044715} : f32[]\n    %p = mul(%q, %k) : f32[4,6]\n"
-            "    %u = add(%1, %p) : f32[4,6]\n    %r = constant() {value = 0.7978845608028654} : f32[]\n"
-            "    %v = mul(%u, %r) : f32[4,6]\n    %t = tanh(%v) : f32[4,6]\n"
-            "    %o = constant() {value = 1.0} : f32[]\n    %e = add(%o, %t) : f32[4,6]\n"
-            "    %g = mul(%h, %e) : f32[4,6]\n    %d = mul(%t, %t) : f32[4,6]\n",
+       func(kBias, "f32[4,8], f32[4,8]",
+            "    %1 = add(%0, %b) : f32[4,8]\n    %c = constant() {value = 0.5} : f32[]\n"
+            "    %h = mul(%1, %c) : f32[4,8]\n    %s = mul(%1, %1) : f32[4,8]\n    %q = mul(%s, %1) : f32[4,8]\n"
+            "    %k = constant() {value = 0.044715} : f32[]\n    %p = mul(%q, %k) : f32[4,8]\n"
+            "    %u = add(%1, %p) : f32[4,8]\n    %r = constant() {value = 0.7978845608028654} : f32[]\n"
+            "    %v = mul(%u, %r) : f32[4,8]\n    %t = tanh(%v) : f32[4,8]\n"
+            "    %o = constant() {value = 1.0} : f32[]\n    %e = add(%o, %t) : f32[4,8]\n"
+            "    %g = mul(%h, %e) : f32[4,8]\n    %d = mul(%t, %t) : f32[4,8]\n",
             "%g, %d"),
        {E::bias_gelu_aux}},
       // PyTorch's default GELU (erf) has no cuBLASLt form: the bias alone.
       {"erf_gelu_keeps_its_kernel",
-       func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n    %2 = gelu(%1) {approximate = \"none\"} : f32[4,6]\n",
+       func(kBias, "f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n    %2 = gelu(%1) {approximate = \"none\"} : f32[4,8]\n",
             "%2"),
        {E::bias}},
       // relu's input read elsewhere (no relu aux here): the bias alone.
       {"relu_input_returned",
-       func(kBias, "f32[4,6], f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n    %2 = relu(%1) : f32[4,6]\n", "%2, %1"),
+       func(kBias, "f32[4,8], f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n    %2 = relu(%1) : f32[4,8]\n", "%2, %1"),
        {E::bias}},
       // The product read elsewhere: no epilogue.
       {"product_returned",
-       func(kBias, "f32[4,6], f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n", "%1, %0"), {E::none}},
-      // A column bias [4, 1] and a full [4, 6] addend are no row broadcast.
-      {"column_bias", func(", %b: f32[4,1] {param}", "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n", "%1"), {E::none}},
-      {"full_addend", func(", %b: f32[4,6] {input}", "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n", "%1"), {E::none}},
+       func(kBias, "f32[4,8], f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n", "%1, %0"), {E::none}},
+      // A column bias [4, 1] and a full [4, 8] addend are no row broadcast.
+      {"column_bias", func(", %b: f32[4,1] {param}", "f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n", "%1"), {E::none}},
+      {"full_addend", func(", %b: f32[4,8] {input}", "f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n", "%1"), {E::none}},
       // relu written max(0, y): not the decomposition's max(y, 0) (its ties differ).
       {"max_zero_first",
-       func(kBias, "f32[4,6]",
-            "    %1 = add(%0, %b) : f32[4,6]\n    %z = constant() {value = 0.0} : f32[]\n    %2 = max(%z, %1) : f32[4,6]\n",
+       func(kBias, "f32[4,8]",
+            "    %1 = add(%0, %b) : f32[4,8]\n    %z = constant() {value = 0.0} : f32[]\n    %2 = max(%z, %1) : f32[4,8]\n",
             "%2"),
        {E::bias}},
+      // n = 6: cuBLASLt's aux needs a leading dimension (n) divisible by 8,
+      // so a GELU whose pre-activation is read later keeps its kernel.
+      {"aux_ld_not_a_multiple_of_8",
+       "module @m {\n  func @f(%x: f32[4,8] {input}, %w: f32[6,8] {param}, %b: f32[6] {param}) -> (f32[4,6], f32[4,6]) {\n"
+       "    %0 = dot(%x, %w) {transpose_a = false, transpose_b = true} : f32[4,6]\n    %1 = add(%0, %b) : f32[4,6]\n"
+       "    %2 = gelu(%1) {approximate = \"tanh\"} : f32[4,6]\n    return %2, %1\n  }\n}\n",
+       {E::bias}},
+      // The GELU's backward of a gemm's value at y, the aux: dgelu; with the
+      // sum of its result over the rows (the first linear's bias gradient):
+      // dgelu_bgrad.
+      {"dgelu", dgelu_func("f32[4,8]", "", "%dx"), {E::dgelu}},
+      {"dgelu_bgrad",
+       dgelu_func("f32[4,8], f32[8]", "    %db = reduce_sum(%dx) {dims = [0], keepdim = false} : f32[8]\n", "%dx, %db"),
+       {E::dgelu_bgrad}},
+      // A sum over the other axis is no bias gradient: dgelu alone.
+      {"dgelu_row_sum_is_no_bias_gradient",
+       dgelu_func("f32[4,8], f32[4]", "    %db = reduce_sum(%dx) {dims = [1], keepdim = false} : f32[4]\n", "%dx, %db"),
+       {E::dgelu}},
+      // The result read before the bias gradient is summed: dgelu alone.
+      {"dgelu_result_read_before_its_sum",
+       dgelu_func("f32[4,8], f32[8]",
+                  "    %z = mul(%dx, %dx) : f32[4,8]\n    %zs = reduce_sum(%z) {dims = [0], keepdim = false} : f32[8]\n"
+                  "    %db = reduce_sum(%dx) {dims = [0], keepdim = false} : f32[8]\n    %db2 = add(%db, %zs) : f32[8]\n",
+                  "%dx, %db2"),
+       {E::dgelu}},
+      // An intermediate read elsewhere (the tanh, as where the forward's
+      // intermediates are read and not recomputed), the product read
+      // elsewhere, a term missing, n = 6: no epilogue.
+      {"dgelu_intermediate_returned", dgelu_func("f32[4,8], f32[4,8]", "", "%dx, %t"), {E::none}},
+      {"dgelu_product_returned", dgelu_func("f32[4,8], f32[4,8]", "", "%dx, %g"), {E::none}},
+      {"dgelu_term_missing",
+       dgelu_func("f32[4,8]", "", "%dx", 8, [](std::string& c) { replace(c, "add(%s2, %m2)", "add(%s1, %m2)"); }),
+       {E::none}},
+      {"dgelu_aux_ld_not_a_multiple_of_8", dgelu_func("f32[4,6]", "", "%dx", 6), {E::none}},
+      // The other order of an add or a mul is the same function, rounding for
+      // rounding; a sub's is not.
+      {"dgelu_operands_swapped",
+       dgelu_func("f32[4,8]", "", "%dx", 8,
+                  [](std::string& c) {
+                    replace(c, "add(%s3, %hb)", "add(%hb, %s3)");
+                    replace(c, "mul(%g, %h)", "mul(%h, %g)");
+                  }),
+       {E::dgelu}},
+      {"dgelu_sub_swapped",
+       dgelu_func("f32[4,8]", "", "%dx", 8, [](std::string& c) { replace(c, "sub(%c1, %tt)", "sub(%tt, %c1)"); }),
+       {E::none}},
       // The weight gradient and the bias gradient of one dy: bgradb.
       {"bgradb",
        "module @m {\n  func @f(%dy: f32[4,6] {input}, %x: f32[4,8] {input}) -> (f32[6,8], f32[6]) {\n"
@@ -161,7 +256,7 @@ TEST(GemmEpilogue, FormedOnGpuTargetsOnly) {
 }
 
 TEST(GemmEpilogue, FusionPlansThemOnlyWhenAsked) {
-  auto m = parse(func(kBias, "f32[4,6]", "    %1 = add(%0, %b) : f32[4,6]\n    %2 = relu(%1) : f32[4,6]\n", "%2"));
+  auto m = parse(func(kBias, "f32[4,8]", "    %1 = add(%0, %b) : f32[4,8]\n    %2 = relu(%1) : f32[4,8]\n", "%2"));
   ASSERT_TRUE(m);
   Function& f = *m->find("f");
   decompose_composites(f);  // relu is max(y, 0) by then, as lowering sees it
@@ -177,7 +272,7 @@ TEST(GemmEpilogue, FusionPlansThemOnlyWhenAsked) {
   std::optional<GemmEpilogueMatch> match = match_gemm_epilogue(f, *f.ops.front());
   ASSERT_TRUE(match.has_value());
   EXPECT_EQ(match->epilogue, GemmEpilogue::bias_relu);
-  EXPECT_EQ(match->bias, f.args[2]);
+  EXPECT_EQ(match->operand, f.args[2]);
   EXPECT_EQ(match->product->code, OpCode::Max);
 }
 
@@ -239,6 +334,44 @@ TEST(GemmEpilogue, HostGpuGivesTheInterpretersValues) {
       for (size_t i = 0; i < wd.size(); ++i)
         EXPECT_NEAR(gd[i], wd[i], 1e-6 * (1 + std::fabs(wd[i]))) << c.name << " result " << r << " element " << i;
     }
+  }
+}
+
+// dgelu's steps (runtime/gemm_epilogue.h kGeluGradSteps) are the ops autodiff
+// writes for the tanh GELU's backward: @loss_grad of sum(gelu(y) * g) after
+// the pipeline (autodiff, decompose, canonicalize) gives, on the
+// interpreter, dgelu_tanh_f32(g, y) bit for bit (the gradient reaching the
+// GELU is 1 * g, exactly g).
+TEST(GemmEpilogue, DgeluStepsAreAutodiffsBackwardOfTheTanhGelu) {
+  auto m = parse(
+      "module @m {\n  func @loss(%y: f32[512] {param}, %g: f32[512] {input}) -> (f32[]) {\n"
+      "    %0 = gelu(%y) {approximate = \"tanh\"} : f32[512]\n    %1 = mul(%0, %g) : f32[512]\n"
+      "    %2 = reduce_sum(%1) {dims = [0], keepdim = false} : f32[]\n    return %2\n  }\n}\n");
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(run_pass_pipeline(*m, PassPipelineOptions{}, "canonicalize").ok());
+  const Function* grad = m->find("loss_grad");
+  ASSERT_TRUE(grad);
+  std::vector<double> y(512), g(512);
+  for (size_t i = 0; i < y.size(); ++i) {
+    y[i] = (static_cast<double>(i) - 256) / 29.0;  // -8.8 to 8.8, few of them dyadic
+    g[i] = std::cos(static_cast<double>(i)) * 3;
+  }
+  std::vector<rt::Tensor> inputs = {rt::testing::make_tensor(DType::f32, {512}, y),
+                                    rt::testing::make_tensor(DType::f32, {512}, g)};
+  auto interp = rt::Interpreter::create(*grad);
+  ASSERT_TRUE(interp.ok()) << interp.error().message;
+  auto out = interp->run(inputs);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  const float* dy = (*out)[1].data<float>();
+  for (size_t i = 0; i < y.size(); ++i) {
+    const float want = rt::dgelu_tanh_f32(inputs[1].data<float>()[i], inputs[0].data<float>()[i]);
+    EXPECT_EQ(std::memcmp(&dy[i], &want, sizeof want), 0) << "y " << y[i] << ": " << dy[i] << " vs " << want;
+  }
+  // And the closed form, to f32 rounding: g (0.5 (1 + t) + 0.5 y (1 - t^2) r (1 + 3 k y^2)).
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double r = std::sqrt(2.0 / M_PI), t = std::tanh(r * (y[i] + 0.044715 * y[i] * y[i] * y[i]));
+    const double want = g[i] * (0.5 * (1 + t) + 0.5 * y[i] * (1 - t * t) * r * (1 + 3 * 0.044715 * y[i] * y[i]));
+    EXPECT_NEAR(dy[i], want, 1e-5 * (1 + std::fabs(want))) << "y " << y[i];
   }
 }
 

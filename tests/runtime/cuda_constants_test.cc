@@ -47,7 +47,8 @@ static_assert(kEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT && kEpilogueRelu == 
               kEpilogueBias == CUBLASLT_EPILOGUE_BIAS && kEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS &&
               kEpilogueGelu == CUBLASLT_EPILOGUE_GELU && kEpilogueGeluBias == CUBLASLT_EPILOGUE_GELU_BIAS &&
               kEpilogueGeluAux == CUBLASLT_EPILOGUE_GELU_AUX && kEpilogueGeluAuxBias == CUBLASLT_EPILOGUE_GELU_AUX_BIAS &&
-              kEpilogueDgelu == CUBLASLT_EPILOGUE_DGELU && kEpilogueBgradb == CUBLASLT_EPILOGUE_BGRADB);
+              kEpilogueDgelu == CUBLASLT_EPILOGUE_DGELU && kEpilogueDgeluBgrad == CUBLASLT_EPILOGUE_DGELU_BGRAD &&
+              kEpilogueBgradb == CUBLASLT_EPILOGUE_BGRADB);
 static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT &&
               kLayoutStridedBatchOffset == CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
 static_assert(kPrefMaxWorkspaceBytes == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);

@@ -380,9 +380,12 @@ TEST(CublasLtGemm, RunsEveryDtypeOnTheFakeLibrary) {
   EXPECT_EQ(fake_cuda().allocations, 0);
 }
 
-constexpr GemmEpilogue kEpilogues[] = {GemmEpilogue::bias,      GemmEpilogue::relu,     GemmEpilogue::bias_relu,
-                                       GemmEpilogue::gelu,      GemmEpilogue::bias_gelu, GemmEpilogue::gelu_aux,
-                                       GemmEpilogue::bias_gelu_aux, GemmEpilogue::dgelu, GemmEpilogue::bgradb};
+constexpr GemmEpilogue kEpilogues[] = {GemmEpilogue::bias,          GemmEpilogue::relu,
+                                       GemmEpilogue::bias_relu,     GemmEpilogue::gelu,
+                                       GemmEpilogue::bias_gelu,     GemmEpilogue::gelu_aux,
+                                       GemmEpilogue::bias_gelu_aux, GemmEpilogue::dgelu,
+                                       GemmEpilogue::dgelu_bgrad,   GemmEpilogue::bgradb};
+static_assert(std::size(kEpilogues) == kGemmEpilogues - 1, "every epilogue but none");
 
 // Each epilogue through create(): the descriptor gets cuBLASLt's epilogue,
 // the bias (or bgradb's gradient) pointer and type, the aux pointer and ld;
@@ -404,7 +407,9 @@ TEST(CublasLtGemm, EpiloguesAreTheRowMajorOnesInCublasLtsTerms) {
       const int64_t rows = d.batch * d.m;
       std::vector<float> a(static_cast<size_t>(rows * d.k)), b(static_cast<size_t>(d.k * d.n)),
           c(static_cast<size_t>(rows * d.n)), bias(static_cast<size_t>(d.n)), aux(c.size()),
-          more(ep == GemmEpilogue::bgradb ? static_cast<size_t>(d.m) : c.size());
+          more(ep == GemmEpilogue::bgradb        ? static_cast<size_t>(d.m)
+               : ep == GemmEpilogue::dgelu_bgrad ? static_cast<size_t>(d.n)
+                                                 : c.size());
       for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7) % 11) * 0.25f - 1.25f;
       for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 5) % 13) * 0.125f - 0.75f;
       for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i) * 0.5f - 0.75f;
@@ -414,9 +419,9 @@ TEST(CublasLtGemm, EpiloguesAreTheRowMajorOnesInCublasLtsTerms) {
       std::vector<double> A(a.begin(), a.end()), B(b.begin(), b.end()), P(c.size());
       blas::dot(d, A.data(), B.data(), P.data());
       std::vector<float> want(P.begin(), P.end()), want_more(more.size());
-      const bool takes_aux = ep == GemmEpilogue::dgelu;
+      const bool takes_aux = epilogue_has_dgelu(ep);
       apply_gemm_epilogue(g, reinterpret_cast<const std::byte*>(a.data()),
-                          reinterpret_cast<const std::byte*>(takes_aux ? aux.data() : bias.data()),
+                          reinterpret_cast<const std::byte*>(takes_aux ? aux.data() : bias.data()), want.data(),
                           reinterpret_cast<std::byte*>(want.data()), reinterpret_cast<std::byte*>(want_more.data()));
       auto addr = [](auto& v) { return static_cast<cuda::CUdeviceptr>(reinterpret_cast<uintptr_t>(v.data())); };
       cuda::GemmAddresses at{addr(a), addr(b), addr(c)};
@@ -427,11 +432,12 @@ TEST(CublasLtGemm, EpiloguesAreTheRowMajorOnesInCublasLtsTerms) {
       ASSERT_TRUE((*x)->run(nullptr, addr(a), addr(b), addr(c), 0).ok()) << what;
       const LtEpilogueAttrs& set = fake_cuda().epilogues.back();
       EXPECT_EQ(set.epilogue, cuda::lt_epilogue(ep)) << what;
-      const bool bias_ptr = epilogue_has_bias(ep) || ep == GemmEpilogue::bgradb;
-      EXPECT_EQ(set.bias, bias_ptr ? reinterpret_cast<void*>(ep == GemmEpilogue::bgradb ? at.more : at.extra) : nullptr)
+      const bool bias_ptr = epilogue_has_bias(ep) || epilogue_has_bias_gradient(ep);
+      EXPECT_EQ(set.bias, bias_ptr ? reinterpret_cast<void*>(epilogue_has_bias_gradient(ep) ? at.more : at.extra)
+                                   : nullptr)
           << what;
       EXPECT_EQ(set.bias_type, bias_ptr ? cuda::kCudaR32F : -1) << what;
-      const bool aux_ptr = ep == GemmEpilogue::gelu_aux || ep == GemmEpilogue::bias_gelu_aux || takes_aux;
+      const bool aux_ptr = epilogue_stores_aux(ep) || takes_aux;
       EXPECT_EQ(set.aux, aux_ptr ? reinterpret_cast<void*>(takes_aux ? at.extra : at.more) : nullptr) << what;
       EXPECT_EQ(set.aux_ld, aux_ptr ? d.n : 0) << what;
       for (size_t i = 0; i < want.size(); ++i)

@@ -211,21 +211,24 @@ inline std::shared_ptr<rt::Executable> cuda_gemm_executable(const rt::GemmParams
 
 // One f32 gemm with an epilogue (rt::GemmEpilogue): a, b and the
 // epilogue's operand (bias [n], or dgelu's aux of the result's type) are
-// arguments 0 to 2; the result and the epilogue's result (the aux, or
-// bgradb's bias gradient [m]) are in the arena, results 0 and 1.
+// arguments 0 to 2; the result and the epilogue's result (the aux, or the
+// bias gradient: bgradb's [m], dgelu_bgrad's [n]) are in the arena, results
+// 0 and 1.
 inline std::shared_ptr<rt::Executable> cuda_epilogue_executable(const rt::GemmParams& g) {
   auto e = cuda_gemm_executable(g, false);
   const rt::blas::DotShape& d = g.shape;
   const TensorType c = e->slots[2].type;
   rt::Instruction& ins = e->instructions[0];
   if (rt::epilogue_operands(g.epilogue)) {
-    const Shape s = g.epilogue == rt::GemmEpilogue::dgelu ? c.shape : Shape{d.n};
+    const Shape s = rt::epilogue_has_dgelu(g.epilogue) ? c.shape : Shape{d.n};
     e->slots.push_back(cuda_slot(g.dtype, s, 2, 0));
     e->args.push_back({"extra", ArgKind::input, static_cast<int>(e->slots.size()) - 1, {}});
     ins.operands.push_back(static_cast<int>(e->slots.size()) - 1);
   }
   if (rt::epilogue_results(g.epilogue)) {
-    const Shape s = g.epilogue == rt::GemmEpilogue::bgradb ? Shape{d.m} : c.shape;
+    const Shape s = g.epilogue == rt::GemmEpilogue::bgradb        ? Shape{d.m}
+                    : g.epilogue == rt::GemmEpilogue::dgelu_bgrad ? Shape{d.n}
+                                                                  : c.shape;
     const int64_t offset = e->arena_bytes;
     e->slots.push_back(cuda_slot(g.dtype, s, -1, offset));
     ins.more_results = {static_cast<int>(e->slots.size()) - 1};

@@ -102,8 +102,9 @@ struct LtEpilogueAttrs {
 // cuBLASLt's epilogue over D (column-major, L.m x L.n, ld L.c.ld, batch 1)
 // after the product, in double: BIAS adds bias[i] to row i, GELU is the tanh
 // approximation cuBLASLt documents, *_AUX stores the GELU input at
-// aux[i + j * aux_ld], DGELU multiplies by GELU's derivative at the aux,
-// BGRADB stores bias[j] = sum over l of op(B)(l, j). `load_d`/`store_d`
+// aux[i + j * aux_ld], DGELU multiplies by GELU's derivative at the aux
+// (DGELU_BGRAD also stores bias[i] = the sum of D's row i), BGRADB stores
+// bias[j] = sum over l of op(B)(l, j). `load_d`/`store_d`
 // address D's elements, `load_b` B's, `load`/`store` a typed vector.
 template <class LoadB, class LoadD, class StoreD, class Load, class Store>
 void column_major_epilogue(const cu::LtGemmLayout& L, const LtEpilogueAttrs& ep, LoadB load_b, LoadD load_d,
@@ -125,6 +126,8 @@ void column_major_epilogue(const cu::LtGemmLayout& L, const LtEpilogueAttrs& ep,
   const bool gelu = e == cu::kEpilogueGelu || e == cu::kEpilogueGeluBias || e == cu::kEpilogueGeluAux ||
                     e == cu::kEpilogueGeluAuxBias;
   const bool aux_out = e == cu::kEpilogueGeluAux || e == cu::kEpilogueGeluAuxBias;
+  const bool dgelu = e == cu::kEpilogueDgelu || e == cu::kEpilogueDgeluBgrad;
+  std::vector<double> row_sums(static_cast<size_t>(L.m), 0.0);
   for (int64_t j = 0; j < L.n; ++j)
     for (int64_t i = 0; i < L.m; ++i) {
       const int64_t ed = i + j * L.c.ld, ea = i + j * ep.aux_ld;
@@ -133,12 +136,15 @@ void column_major_epilogue(const cu::LtGemmLayout& L, const LtEpilogueAttrs& ep,
       if (aux_out) store(ep.aux, ea, x);
       if (e == cu::kEpilogueRelu || e == cu::kEpilogueReluBias) x = std::max(x, 0.0);
       if (gelu) x = 0.5 * x * (1 + gelu_t(x));
-      if (e == cu::kEpilogueDgelu) {
+      if (dgelu) {
         const double a = load(ep.aux, ea), t = gelu_t(a);
         x *= 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * c * (1 + 3 * 0.044715 * a * a);
       }
+      row_sums[static_cast<size_t>(i)] += x;
       store_d(ed, x);
     }
+  if (e == cu::kEpilogueDgeluBgrad)
+    for (int64_t i = 0; i < L.m; ++i) store(ep.bias, i, row_sums[static_cast<size_t>(i)]);
 }
 
 struct FakeKernelEntry {

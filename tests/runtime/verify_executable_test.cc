@@ -214,8 +214,9 @@ TEST(VerifyExecutable, ABatchedGemmOverASharedMatrixSaysSo) {
 }
 
 // Every epilogue's executable (tests/runtime/cuda_test_executables.h) passes;
-// a bias of the wrong size, an aux of another type, a batch that is not one
-// product, a gemm without an aux epilogue with a second result do not.
+// a bias of the wrong size, an aux of another type, a bias gradient of the
+// wrong size, a batch that is not one product, a gemm without an aux
+// epilogue with a second result do not.
 TEST(VerifyExecutable, GemmEpilogues) {
   for (size_t k = 1; k < kGemmEpilogues; ++k) {
     const auto ep = static_cast<GemmEpilogue>(k);
@@ -234,6 +235,11 @@ TEST(VerifyExecutable, GemmEpilogues) {
   aux->slots[3].type.shape = {1, 4, 5};
   EXPECT_EQ(problem(*aux), "function 'gemm': instructions[0].more_results[0]: the aux of an epilogue gelu_aux must be "
                            "f32[1,4,6], found f32[1,4,5]");
+  auto grad = mlc::testing::cuda_epilogue_executable(GemmParams{DType::f32, {1, 4, 6, 3, false, true, false}, 1, 0,
+                                                                GemmEpilogue::dgelu_bgrad});
+  grad->slots[4].type.shape = {4};
+  EXPECT_EQ(problem(*grad), "function 'gemm': instructions[0].more_results[0]: the bias gradient of an epilogue "
+                            "dgelu_bgrad must be f32[6] (n elements), found f32[4]");
   auto batched = mlc::testing::cuda_epilogue_executable(GemmParams{DType::f32, {2, 4, 6, 3, true, true, true}, 1, 0,
                                                                    GemmEpilogue::relu});
   EXPECT_EQ(problem(*batched), "function 'gemm': instructions[0].gemm: an epilogue relu applies to one product, found "

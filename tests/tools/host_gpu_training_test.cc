@@ -45,18 +45,16 @@ TEST_P(HostGpuOptimizers, MatchPyTorch) {
 
 INSTANTIATE_TEST_SUITE_P(All, HostGpuOptimizers, ::testing::ValuesIn(oracle_optimizer_cases()));
 
-// The examples no PyTorch run covers here, against the reference interpreter
-// over their first steps: losses within 1e-5 relative, final parameters
-// within 1e-4 (the oracle tolerances; both runs are valid f32 runs that
-// differ in summation order and platform math).
-class HostGpuExamples : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(HostGpuExamples, MatchTheInterpreter) {
-  SKIP_WITHOUT_HOST_GPU();
-  const std::string name = GetParam();
-  ModelFile model = load_model("examples/" + name + ".json");
-  auto train_on = [&](TrainOptions o, const std::string& tag) {
-    const std::string dir = temp_dir("host_gpu_examples_" + name + "_" + tag);
+// A model file's first 12 steps on host-gpu against the reference
+// interpreter: losses within 1e-5 relative, final parameters within 1e-4
+// (the oracle tolerances; both runs are valid f32 runs that differ in
+// summation order and platform math). `noise_only`: parameters whose values
+// are rounding noise (below).
+void expect_host_gpu_matches_interpreter(const std::string& path, const std::string& tag,
+                                         const std::vector<std::string>& noise_only = {}) {
+  ModelFile model = load_model(path);
+  auto train_on = [&](TrainOptions o, const std::string& backend) {
+    const std::string dir = temp_dir("host_gpu_examples_" + tag + "_" + backend);
     o.steps = 12;
     o.metrics_path = dir + "/metrics.jsonl";
     o.save_path = dir + "/final.safetensors";
@@ -69,17 +67,35 @@ TEST_P(HostGpuExamples, MatchTheInterpreter) {
   Metrics w = read_metrics(want + "/metrics.jsonl"), g = read_metrics(got + "/metrics.jsonl");
   ASSERT_EQ(w.losses.size(), 12u);
   expect_losses(g.losses, w.losses, w.losses.size(), 1e-5);
+  expect_tensors(got + "/final.safetensors", want + "/final.safetensors", 1e-4, false, noise_only);
+}
+
+// The examples no PyTorch run covers here, against the reference interpreter.
+class HostGpuExamples : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HostGpuExamples, MatchTheInterpreter) {
+  SKIP_WITHOUT_HOST_GPU();
+  const std::string name = GetParam();
   // gpt2_tied's key biases: their gradient is 0 in exact arithmetic (softmax
   // over the keys is invariant to the q.b_k that the bias adds to a query's
   // every score), so they are rounding noise, which Adam scales to the
   // learning rate: the CPU's compiled run and the interpreter part there too.
   const std::vector<std::string> noise_only = {"h.0.attn.k.bias", "h.1.attn.k.bias"};
-  expect_tensors(got + "/final.safetensors", want + "/final.safetensors", 1e-4, false,
-                 name == "gpt2_tied" ? noise_only : std::vector<std::string>{});
+  expect_host_gpu_matches_interpreter("examples/" + name + ".json", name,
+                                      name == "gpt2_tied" ? noise_only : std::vector<std::string>{});
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, HostGpuExamples,
                          ::testing::Values("digits_cnn", "digits_cnn_bn", "batchnorm_mlp", "legendre", "gpt2_tied"));
+
+// An MLP whose every GEMM takes a cuBLASLt epilogue on GPU targets, the tanh
+// GELU's forward (bias_gelu_aux) and backward (dgelu_bgrad) included
+// (tests/tools/gpu_cli_test.cc checks which): the host's epilogues
+// (runtime/gemm_epilogue.h) train as the interpreter's ops do.
+TEST(HostGpuEpilogues, TanhGeluMlpMatchesTheInterpreter) {
+  SKIP_WITHOUT_HOST_GPU();
+  expect_host_gpu_matches_interpreter("tests/data/gemm_epilogues/mlp_gelu_tanh.mlc", "mlp_gelu_tanh");
+}
 
 }  // namespace
 }  // namespace mlc
