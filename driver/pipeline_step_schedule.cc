@@ -31,25 +31,52 @@ struct StageIo {
 
 }  // namespace
 
-Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch) {
-  const Program& program = rank.functions->program();
+Expected<PipelineRankView> PipelineRankView::of(const Rank& rank) {
   const std::optional<size_t> axis = pipeline_axis(rank);
-  if (!axis || !rank.world) return make_error("mlc internal error: a pipeline step schedule without a pp axis");
+  if (!axis || !rank.world) return make_error("mlc internal error: a pipeline rank without a pp axis");
+  PipelineRankView v;
+  v.program = &rank.functions->program();
+  v.me = rank.coords[*axis];
+  const rt::Group& group = rank.world->axis_group(*axis);
+  v.world_rank = [&group](int r) { return group.world_rank(r); };
+  FunctionCache* functions = rank.functions;
+  v.signature = [functions](const std::string& name, int64_t batch) { return functions->signature(name, batch); };
+  return v;
+}
+
+PipelineRankView PipelineRankView::planned(const Program& program, int me) {
+  PipelineRankView v;
+  v.program = &program;
+  v.me = me;
+  v.world_rank = [](int r) { return r; };
+  v.signature = [&program](const std::string& name, int64_t batch) -> Expected<Signature> {
+    MLC_TRY(const Function* f, program.ir(name, batch));
+    return Signature::of(*f);
+  };
+  return v;
+}
+
+Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch) {
+  MLC_TRY(PipelineRankView view, PipelineRankView::of(rank));
+  return build_pipeline_step_schedule(view, batch);
+}
+
+Expected<StepSchedule> build_pipeline_step_schedule(const PipelineRankView& view, int64_t batch) {
+  const Program& program = *view.program;
   MLC_TRY(PipelineSchedule schedule, program.pipeline_schedule());
   const int m = schedule.microbatches, stages = schedule.stages();
   if (batch % m != 0)
     return make_error(program.path() + ": error: parallel.pipeline.microbatches: the batch of " + std::to_string(batch) +
                       " is not a multiple of " + std::to_string(m) + " micro-batches");
   const int64_t micro = batch / m;
-  const int me = rank.coords[*axis];
-  // World rank of pipeline rank r: this rank's coordinates with pp = r.
-  auto world_rank = [&](int r) { return rank.world->axis_group(*axis).world_rank(r); };
+  const int me = view.me;
+  const auto& world_rank = view.world_rank;
 
   std::map<int, StageIo> io;  // by stage, for this rank's stages and their neighbours
   auto stage_io = [&](int s) -> Expected<const StageIo*> {
     if (auto it = io.find(s); it != io.end()) return &it->second;
     StageIo x;
-    MLC_TRY(Signature grad, rank.functions->signature(stage_fn(s, "loss_grad"), micro));
+    MLC_TRY(Signature grad, view.signature(stage_fn(s, "loss_grad"), micro));
     for (const Signature::Arg& a : grad.args) {
       if (a.kind == ArgKind::param) ++x.params;
       for (size_t k = x.received.size();; ++k) {
@@ -60,7 +87,7 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
       }
     }
     if (s + 1 < stages) {
-      MLC_TRY(Signature fwd, rank.functions->signature(stage_fn(s, "forward"), micro));
+      MLC_TRY(Signature fwd, view.signature(stage_fn(s, "forward"), micro));
       for (const Signature::Result& r : fwd.results) x.sent.push_back(r.type);
     }
     return &io.emplace(s, std::move(x)).first->second;
@@ -114,7 +141,7 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
   // Stage s's @accumulate_grads of the {param} gradients of call `at`
   // (results 1, 2, ...), into the sums that @apply_update reads.
   auto accumulate = [&](int s, int j, size_t at) -> Status {
-    MLC_TRY(Signature grad, rank.functions->signature(stage_fn(s, "loss_grad"), micro));
+    MLC_TRY(Signature grad, view.signature(stage_fn(s, "loss_grad"), micro));
     StepSchedule::Call acc{stage_fn(s, "accumulate_grads"), micro, j, {}, std::nullopt};
     size_t result = 1;
     for (const Signature::Arg& p : grad.args)
@@ -198,7 +225,7 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
   std::map<std::string, std::pair<TensorType, int>> params;  // name -> type, stages holding it
   std::optional<TensorType> norms;
   for (int s = 0; s < stages; ++s) {
-    MLC_TRY(Signature update, rank.functions->signature(stage_fn(s, "apply_update"), micro));
+    MLC_TRY(Signature update, view.signature(stage_fn(s, "apply_update"), micro));
     for (const Signature::Arg& a : update.args) {
       if (a.kind == ArgKind::param) {
         auto& [type, holders] = params.emplace(a.name, std::pair{a.type, 0}).first->second;
@@ -230,15 +257,18 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
 }
 
 Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batch) {
-  const std::optional<size_t> axis = pipeline_axis(rank);
-  if (!axis || !rank.world) return make_error("mlc internal error: pipeline tensor holders without a pp axis");
-  MLC_TRY(PipelineSchedule schedule, rank.functions->program().pipeline_schedule());
+  MLC_TRY(PipelineRankView view, PipelineRankView::of(rank));
+  return pipeline_tensor_holders(view, batch);
+}
+
+Expected<PipelineHolders> pipeline_tensor_holders(const PipelineRankView& view, int64_t batch) {
+  MLC_TRY(PipelineSchedule schedule, view.program->pipeline_schedule());
   const int64_t micro = batch / schedule.microbatches;
   PipelineHolders holders;
   for (int s = 0; s < schedule.stages(); ++s) {
-    const int holder = rank.world->axis_group(*axis).world_rank(schedule.rank_of_stage(s));
+    const int holder = view.world_rank(schedule.rank_of_stage(s));
     for (const char* fn : {"loss_grad", "apply_update"}) {
-      MLC_TRY(Signature sig, rank.functions->signature(stage_fn(s, fn), micro));
+      MLC_TRY(Signature sig, view.signature(stage_fn(s, fn), micro));
       for (const Signature::Arg& a : sig.args) {
         if (a.kind != ArgKind::param && a.kind != ArgKind::frozen && a.kind != ArgKind::state) continue;
         if (a.name == kGradNormsArg) continue;

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -45,9 +46,25 @@ namespace mlc {
 // The mesh axis index of "pp" in `rank.mesh`; nullopt when it has none.
 std::optional<size_t> pipeline_axis(const Rank& rank);
 
+// What one pipeline rank's schedule is built from: the program, the rank's
+// index along pp, the world rank of each pipeline rank and its stage
+// functions' signatures.
+struct PipelineRankView {
+  const Program* program = nullptr;
+  int me = 0;  // the pipeline rank
+  std::function<int(int)> world_rank;  // of pipeline rank r
+  std::function<Expected<Signature>(const std::string& name, int64_t batch)> signature;
+  // A rank of a run: its world, and its FunctionCache's signatures (compiling them).
+  static Expected<PipelineRankView> of(const Rank& rank);
+  // Pipeline rank `me` of a pp-only mesh, planned (`mlc plan`): world rank r
+  // is pipeline rank r, and signatures come from the program's IR, compiling nothing.
+  static PipelineRankView planned(const Program& program, int me);
+};
+
 // Rank `rank`'s schedule for steps of `batch` (global) examples. Asks the
 // rank's FunctionCache for its stages' signatures (compiling them).
 Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch);
+Expected<StepSchedule> build_pipeline_step_schedule(const PipelineRankView& view, int64_t batch);
 
 // The world ranks holding each parameter and optimizer-state tensor of a
 // pipeline (those of the stages reading it), ascending: one rank, or
@@ -55,6 +72,7 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
 // checkpoints. Asks for every stage's signatures.
 using PipelineHolders = std::map<std::string, std::vector<int>>;
 Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batch);
+Expected<PipelineHolders> pipeline_tensor_holders(const PipelineRankView& view, int64_t batch);
 
 // Rank 0's whole copies of `global`'s tensors (their names and types; the
 // values of the rank holding each): a collective, each tensor sent to rank 0

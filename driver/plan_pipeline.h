@@ -31,6 +31,7 @@ namespace mlc {
 struct PipelineFlags {
   int ranks = 0;         // --mesh pp=N
   int microbatches = 0;  // --microbatches
+  int virtual_stages = 0;  // --virtual-stages
   std::optional<PipelineScheduleKind> schedule;  // --schedule
 };
 

@@ -37,6 +37,7 @@
 #include "ir/pipeline_stages.h"
 #include "tools/cli.h"
 #include "tools/help.h"
+#include "driver/plan_cost.h"
 #include "driver/plan_parallel.h"
 #include "driver/plan_pipeline.h"
 
@@ -102,6 +103,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   if (!parse_parallel(args, flags, error, &pipeline_flags.ranks)) return usage_error(error);
   pipeline_flags.microbatches = flags.microbatches.value_or(0);
   pipeline_flags.schedule = flags.schedule;
+  pipeline_flags.virtual_stages = flags.virtual_stages.value_or(0);
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
@@ -122,9 +124,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   Status s = run_pass_pipeline(*module, options);
   if (!s) return user_error(s.error().message);
   Plan p = make_plan(config, *module, batch);
-  LowerOptions lower_options;
-  lower_options.compile_kernels = false;
-  auto lowered = lower_function(*module->find("train_step"), lower_options);
+  auto lowered = lower_for_plan(*module->find("train_step"));
   if (!lowered) return user_error(lowered.error().message);
   const MemoryPlan& mp = lowered->plan;
   std::map<std::string, int64_t> instructions;

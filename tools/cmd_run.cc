@@ -122,8 +122,9 @@ Status report_profiles(const std::vector<FunctionProfile>& profiles, const std::
 }
 
 // What each rank held, measured (TrainSummary::memory), one line per rank:
-//   "memory of rank 1: parameters 19.5 KiB (19968 B), optimizer state ..., train-step arena ..."
-// ("memory: ..." on one device); `mlc plan` predicts the same figures.
+//   "memory of rank 1: parameters 19.5 KiB (19968 B), optimizer state ..., train-step arena ...[, schedule buffers ...]"
+// ("memory: ..." on one device; schedule buffers where the step schedule has
+// any: gradient accumulation, a pipeline); `mlc plan` predicts the same figures.
 void print_memory(const std::vector<RankMemory>& memory) {
   auto bytes = [](int64_t b) { return human_bytes(b) + " (" + std::to_string(b) + " B)"; };
   for (size_t r = 0; r < memory.size(); ++r) {
@@ -132,6 +133,7 @@ void print_memory(const std::vector<RankMemory>& memory) {
     std::printf("memory%s: parameters %s, optimizer state %s", who.c_str(), bytes(m.parameters).c_str(),
                 bytes(m.optimizer_state).c_str());
     if (m.train_step_arena) std::printf(", train-step arena %s", bytes(m.train_step_arena).c_str());
+    if (m.schedule_buffers) std::printf(", schedule buffers %s", bytes(m.schedule_buffers).c_str());
     std::printf("\n");
   }
 }

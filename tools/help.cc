@@ -24,6 +24,9 @@ const FlagDoc kMicrobatches = {"microbatches", "N",
                                "pipeline's ranks)"};
 const FlagDoc kSchedule = {"schedule", "gpipe|1f1b|interleaved|zb1p",
                            "the pipeline schedule (default: parallel.pipeline.schedule, else 1f1b)"};
+const FlagDoc kVirtualStages = {"virtual-stages", "V",
+                                "pipeline stages per rank, 2 or more for the interleaved schedule (default: "
+                                "parallel.pipeline.virtual_stages, else 1)"};
 
 std::string pass_listing() {
   return "\npasses and their options (NAME{option=value,...}):\n" + pass_options_help();
@@ -109,6 +112,7 @@ const std::vector<CommandDoc>& docs() {
         kZero,
         kMicrobatches,
         kSchedule,
+        kVirtualStages,
         {"comm-timeout", "S",
          "seconds a collective waits for the other ranks before every rank stops with an error naming the "
          "collective and the missing rank (default 300; needs a mesh)"},
@@ -141,13 +145,15 @@ const std::vector<CommandDoc>& docs() {
        "bytes, communication per mesh axis and the collective ledger (why each collective was inserted).\n"
        "With a pp axis (--mesh pp=4) or the model file's parallel.pipeline: the stage cuts, the values\n"
        "crossing each cut, the schedule's grid timed by the stages' FLOPs, the bubble and the activations\n"
-       "each rank stashes.",
+       "each rank stashes, then what each rank of `mlc run --mesh pp=N` holds (parameters, optimizer state,\n"
+       "train-step arena, schedule buffers), predicted as the run measures it.",
        {{"format", "text|json", "text (default) or one JSON object"},
         {"mesh", "AXIS=N[,AXIS=N...]", "as for run; here also pp=N, the pipeline ranks (default: the model file's "
                                        "parallel.pipeline.stages)"},
         kZero,
         kMicrobatches,
-        kSchedule}},
+        kSchedule,
+        kVirtualStages}},
       {"ir", "MODEL.json|MODEL.mlc",
        "print a model's IR, after any pass",
        "Prints the textual IR the model file builds; --after runs the pipeline (autocast with a mixed-precision\n"
