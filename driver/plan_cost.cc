@@ -129,9 +129,9 @@ CallCost call_cost(const Function& f, const LoweredFunction& lowered, double col
   return c;
 }
 
-double call_us(const CallCost& c, const HostRates& rates) {
-  return c.gemm_flops / (rates.gemm_gflops * 1e3) + c.kernel_bytes / (rates.memory_gbps * 1e3) +
-         c.instructions * rates.instruction_us + c.collective_us;
+CallTime call_time(const CallCost& c, const HostRates& rates) {
+  return {c.gemm_flops / (rates.gemm_gflops * 1e3), c.kernel_bytes / (rates.memory_gbps * 1e3),
+          c.instructions * rates.instruction_us, c.collective_us};
 }
 
 Expected<LoweredFunction> lower_for_plan(const Function& f) {

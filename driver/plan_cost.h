@@ -22,8 +22,9 @@
 //    best of 3;
 //  - per instruction: one thread-pool region (the split every kernel makes)
 //    plus kInstructionBaseUs, the executor's own fixed cost per instruction
-//    (binding its buffers and calling the kernel), a constant: about what the
-//    profile of a compiled tiny_gpt step shows for its smallest kernels.
+//    (binding its buffers and calling the kernel), a constant: the smallest
+//    kernels of tiny_gpt's compiled step take about that in `mlc run
+//    --profile` on one thread.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +36,7 @@
 
 namespace mlc {
 
-inline constexpr double kInstructionBaseUs = 1.0;
+inline constexpr double kInstructionBaseUs = 0.5;
 
 struct HostRates {
   double gemm_gflops = 0;     // f32
@@ -62,8 +63,12 @@ struct CallCost {
 // `f` lowered as `lowered`; `collective_us`: its ledger's estimated time.
 CallCost call_cost(const Function& f, const LoweredFunction& lowered, double collective_us = 0);
 
-// Microseconds of one call.
-double call_us(const CallCost& c, const HostRates& rates);
+// The time of one call, in microseconds, by the model's terms.
+struct CallTime {
+  double gemm = 0, memory = 0, overhead = 0, collectives = 0;
+  double compute() const { return gemm + memory + overhead; }
+};
+CallTime call_time(const CallCost& c, const HostRates& rates);
 
 // `f` lowered for the CPU without compiling kernels (its memory plan and instructions).
 Expected<LoweredFunction> lower_for_plan(const Function& f);

@@ -94,10 +94,15 @@ Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
 int cmd_plan(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_command_args(*find_command_doc("plan"), argv, args, error)) return usage_error(error);
+  std::vector<std::string> args_in;
+  for (const std::string& a : argv) args_in.push_back(a == "-o" ? "--output" : a);
+  if (!parse_command_args(*find_command_doc("plan"), args_in, args, error)) return usage_error(error);
   std::string format = args.get("format", "text");
   if (args.positional.size() != 1 || (format != "text" && format != "json"))
     return usage_error(usage_line(*find_command_doc("plan")));
+  if (args.has("search")) return run_plan_search(args);
+  for (const char* search_flag : {"devices", "memory-cap", "runnable-only", "gflops", "top", "output"})
+    if (args.has(search_flag)) return usage_error("--" + std::string(search_flag) + " goes with --search");
   ParallelFlags flags;
   PipelineFlags pipeline_flags;
   if (!parse_parallel(args, flags, error, &pipeline_flags.ranks)) return usage_error(error);

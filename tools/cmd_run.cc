@@ -54,6 +54,7 @@
 #include "driver/plan_parallel.h"
 #include "driver/mesh_train.h"
 #include "driver/metrics_file.h"
+#include "driver/plan_file.h"
 #include "driver/train.h"
 #include "driver/verify_code.h"
 
@@ -253,6 +254,12 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!parse_parallel(args, flags, error)) return usage_error(error + "\n" + usage_line(*find_command_doc("run")));
   const std::string& file = args.positional[0];
   const bool artifact = is_artifact_path(file);
+  if (args.has("plan")) {
+    if (artifact) return usage_error("--plan applies to model files; an artifact runs the mesh it was compiled for");
+    for (const char* given : {"mesh", "zero", "microbatches", "schedule", "virtual-stages"})
+      if (args.has(given))
+        return usage_error("--plan gives the mesh, ZeRO stage and pipeline: leave out --" + std::string(given));
+  }
   if (artifact && args.has("backend"))
     return usage_error("--backend applies to model files; an artifact runs the code it was compiled to");
   if (artifact && args.has("device"))
@@ -283,6 +290,11 @@ int cmd_run(const std::vector<std::string>& argv) {
     auto loaded = ModelFile::load(args.positional[0]);
     if (!loaded) return user_error(loaded.error().message);
     model.emplace(std::move(*loaded));
+    if (args.has("plan")) {  // driver/plan_file.h
+      auto planned = read_plan_file(args.get("plan"), model->config().name);
+      if (!planned) return user_error(planned.error().message);
+      flags = *planned;
+    }
     o.parallel = make_parallel_plan(flags, model->config().parallel);
   }
   const bool on_mesh = !o.parallel.mesh.empty();
