@@ -89,7 +89,7 @@ HostRates host_rates(std::optional<double> gflops) {
           r.gemm_gflops > 0 && r.memory_gbps > 0 && dispatch_us >= 0)
         r.source = "cached";
   if (r.source.empty()) {
-    r.gemm_gflops = measure_gemm_gflops(r.threads);
+    r.gemm_gflops = gflops ? 0 : measure_gemm_gflops(r.threads);  // given: not measured, nor kept
     r.memory_gbps = measure_memory_gbps(r.threads);
     dispatch_us = measure_dispatch_us(r.threads);
     r.source = "measured";

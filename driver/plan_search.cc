@@ -59,6 +59,7 @@ class Search {
     p.gemm_ms = s.gemm / 1e3, p.kernel_ms = s.memory / 1e3, p.overhead_ms = s.overhead / 1e3;
     for (const auto& [axis, us] : f.axis_us) p.comm_ms[axis] = us / 1e3;
     p.step_ms = (s.compute() + s.collectives) / 1e3;
+    p.work_ms = s.compute() / 1e3 * dp * tp;
     p.ranks.push_back({f.parameters, f.optimizer_state, f.arena, 0, f.inputs});
     return p;
   }
@@ -152,6 +153,7 @@ class Search {
         }
         data_us = std::max(data_us, calls * kCollectiveLatencyUs + bytes / kLinkBytesPerUs);
       }
+      p.work_ms += (parts.compute() + update.compute()) / 1e3 * dp * tp;
       if (rank_update > update_us) update_us = rank_update, slowest_update = update;
       if (t.busy[static_cast<size_t>(rank)] > most_busy) most_busy = t.busy[static_cast<size_t>(rank)], busiest = parts;
       p.ranks.push_back(pr);
@@ -228,6 +230,7 @@ nlohmann::ordered_json RankedPlan::json() const {
           {"parts_ms", {{"gemm", gemm_ms}, {"memory_bound", kernel_ms}, {"instruction_overhead", overhead_ms},
                         {"idle", idle_ms}, {"communication", comm_ms}}},
           {"bubble", bubble},
+          {"work_ms", work_ms},
           {"peak_bytes_per_rank", peak_bytes},
           {"ranks", ranks_json},
           {"reason", reason}};

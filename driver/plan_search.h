@@ -75,6 +75,7 @@ struct RankedPlan {
   double gemm_ms = 0, kernel_ms = 0, overhead_ms = 0, idle_ms = 0;
   std::map<std::string, double> comm_ms;
   double bubble = 0;  // the simulated bubble fraction
+  double work_ms = 0;  // compute of every device together (for ranks that share cores: bench/plan_rank_check.py)
   std::vector<PredictedRank> ranks;  // per pipeline rank; one without pp
   double peak_bytes = 0;             // the largest rank's total
   std::string reason;                // the largest parts, one line
