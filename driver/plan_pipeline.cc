@@ -142,10 +142,11 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
   run_plan.split_before = section.split_before;
   const Program program = Program::from_model(model, Backend::compiled, run_plan);
   std::vector<PlannedPipelineRank> planned;
-  if (p > 1) {
+  const bool runs = p > 1 && flags.alone;  // mlc run runs pp alone
+  if (runs) {
     MLC_TRY(planned, plan_pipeline_ranks(program, batch));
   }
-  if (p > 1) t += "    each rank of mlc run, predicted as it measures it (memory of rank R: ...)\n";
+  if (runs) t += "    each rank of mlc run, predicted as it measures it (memory of rank R: ...)\n";
   nlohmann::ordered_json jplanned = nlohmann::ordered_json::array();
   auto bytes = [](int64_t b) { return human_bytes(b) + " (" + std::to_string(b) + " B)"; };
   for (const PlannedPipelineRank& pr : planned) {

@@ -109,6 +109,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   pipeline_flags.microbatches = flags.microbatches.value_or(0);
   pipeline_flags.schedule = flags.schedule;
   pipeline_flags.virtual_stages = flags.virtual_stages.value_or(0);
+  pipeline_flags.alone = !flags.mesh || flags.mesh->empty();
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
