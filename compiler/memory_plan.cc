@@ -62,9 +62,26 @@ MemoryPlan plan_memory(std::vector<PlannedBuffer>& buffers, int num_instructions
       orders.push_back(std::move(o));
     }
   }
+  // No packing is smaller than the most bytes live at one instruction (of
+  // the buffers' own intervals, unclamped: those live at once overlap in time
+  // and so in no memory), so a packing that reaches it ends the search with
+  // the arena and offsets the remaining strategies could not have improved.
+  int64_t floor = 0;
+  if (!buffers.empty()) {
+    int lo = buffers[0].first, hi = buffers[0].last;
+    for (const PlannedBuffer& b : buffers) lo = std::min(lo, b.first), hi = std::max(hi, b.last);
+    std::vector<int64_t> d(static_cast<size_t>(hi - lo) + 2, 0);
+    for (const PlannedBuffer& b : buffers)
+      if (b.first <= b.last) {
+        d[static_cast<size_t>(b.first - lo)] += rounded(b.bytes, alignment);
+        d[static_cast<size_t>(b.last - lo) + 1] -= rounded(b.bytes, alignment);
+      }
+    int64_t at = 0;
+    for (int64_t x : d) floor = std::max(floor, at += x);
+  }
   std::vector<int64_t> best_offsets;
   int64_t best = -1;
-  for (size_t strategy = 0; strategy < 2 * orders.size(); ++strategy) {
+  for (size_t strategy = 0; strategy < 2 * orders.size() && best != floor; ++strategy) {
     const std::vector<int>* order = &orders[strategy / 2];
     const bool best_fit = strategy % 2;
     std::vector<int64_t> offsets(buffers.size(), 0);

@@ -31,30 +31,73 @@ struct StageIo {
 
 }  // namespace
 
-Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch) {
-  const Program& program = rank.functions->program();
+Expected<PipelineRankView> PipelineRankView::of(const Rank& rank) {
   const std::optional<size_t> axis = pipeline_axis(rank);
-  if (!axis || !rank.world) return make_error("mlc internal error: a pipeline step schedule without a pp axis");
+  if (!axis || !rank.world) return make_error("mlc internal error: a pipeline rank without a pp axis");
+  PipelineRankView v;
+  v.program = &rank.functions->program();
+  v.me = rank.coords[*axis];
+  v.axis = *axis;
+  v.data_ranks = rank.data_ranks;
+  for (size_t k : rank.data_axes) v.data_axes.emplace_back(k, rank.mesh.axes[k].name);
+  const rt::Group& group = rank.world->axis_group(*axis);
+  v.world_rank = [&group](int r) { return group.world_rank(r); };
+  // Pipeline rank r of the first replica: coordinate r on pp, 0 on every other axis.
+  const rt::MeshShape* shape = &rank.world->mesh();
+  const size_t pp = *axis;
+  v.first_replica = [shape, pp](int r) {
+    for (int w = 0; w < shape->num_ranks(); ++w) {
+      const std::vector<int> c = shape->coords(w);
+      bool match = c[pp] == r;
+      for (size_t k = 0; k < c.size(); ++k) match = match && (k == pp || c[k] == 0);
+      if (match) return w;
+    }
+    return 0;
+  };
+  FunctionCache* functions = rank.functions;
+  v.signature = [functions](const std::string& name, int64_t batch) { return functions->signature(name, batch); };
+  return v;
+}
+
+PipelineRankView PipelineRankView::planned(const Program& program, int me) {
+  PipelineRankView v;
+  v.program = &program;
+  v.me = me;
+  v.world_rank = [](int r) { return r; };
+  v.first_replica = [](int r) { return r; };
+  v.signature = [&program](const std::string& name, int64_t batch) -> Expected<Signature> {
+    MLC_TRY(const Function* f, program.ir(name, batch));
+    return Signature::of(*f);
+  };
+  return v;
+}
+
+Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch) {
+  MLC_TRY(PipelineRankView view, PipelineRankView::of(rank));
+  return build_pipeline_step_schedule(view, batch);
+}
+
+Expected<StepSchedule> build_pipeline_step_schedule(const PipelineRankView& view, int64_t batch) {
+  const Program& program = *view.program;
   MLC_TRY(PipelineSchedule schedule, program.pipeline_schedule());
   const int m = schedule.microbatches, stages = schedule.stages();
   // Each replica of the pipeline (the data axes) takes its share of the batch.
-  const int64_t local = batch / rank.data_ranks;
-  if (batch % rank.data_ranks != 0 || local % m != 0)
+  const int64_t local = batch / view.data_ranks;
+  if (batch % view.data_ranks != 0 || local % m != 0)
     return make_error(program.path() + ": error: parallel.pipeline.microbatches: the batch of " + std::to_string(batch) +
-                      (rank.data_ranks > 1 ? " (" + std::to_string(local) + " on each of " +
-                                                 std::to_string(rank.data_ranks) + " data ranks)"
+                      (view.data_ranks > 1 ? " (" + std::to_string(local) + " on each of " +
+                                                 std::to_string(view.data_ranks) + " data ranks)"
                                            : std::string()) +
                       " is not a multiple of " + std::to_string(m) + " micro-batches");
   const int64_t micro = local / m;
-  const int me = rank.coords[*axis];
-  // World rank of pipeline rank r: this rank's coordinates with pp = r.
-  auto world_rank = [&](int r) { return rank.world->axis_group(*axis).world_rank(r); };
+  const int me = view.me;
+  const auto& world_rank = view.world_rank;
 
   std::map<int, StageIo> io;  // by stage, for this rank's stages and their neighbours
   auto stage_io = [&](int s) -> Expected<const StageIo*> {
     if (auto it = io.find(s); it != io.end()) return &it->second;
     StageIo x;
-    MLC_TRY(Signature grad, rank.functions->signature(stage_fn(s, "loss_grad"), micro));
+    MLC_TRY(Signature grad, view.signature(stage_fn(s, "loss_grad"), micro));
     for (const Signature::Arg& a : grad.args) {
       if (a.kind == ArgKind::param) ++x.params;
       for (size_t k = x.received.size();; ++k) {
@@ -65,7 +108,7 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
       }
     }
     if (s + 1 < stages) {
-      MLC_TRY(Signature fwd, rank.functions->signature(stage_fn(s, "forward"), micro));
+      MLC_TRY(Signature fwd, view.signature(stage_fn(s, "forward"), micro));
       for (const Signature::Result& r : fwd.results) x.sent.push_back(r.type);
     }
     return &io.emplace(s, std::move(x)).first->second;
@@ -73,9 +116,9 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
 
   StepSchedule out;
   out.micro_batches = m;
-  out.loss_replicas = static_cast<int>(rank.data_ranks);
+  out.loss_replicas = static_cast<int>(view.data_ranks);
   // The replicas' gradient sums are added (below): each micro-batch's gradient counts 1/(m·replicas).
-  out.buffers.push_back({"grad_scale", 1.0 / static_cast<double>(m * rank.data_ranks), false});
+  out.buffers.push_back({"grad_scale", 1.0 / static_cast<double>(m * view.data_ranks), false});
   std::map<std::string, bool> made;  // buffers added
   auto add_buffer = [&](const std::string& name, const TensorType& type, bool each_step) {
     if (made.emplace(name, true).second) out.buffers.push_back({name, 0, each_step, type});
@@ -123,7 +166,7 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
   // Stage s's @accumulate_grads of the {param} gradients of call `at`
   // (results 1, 2, ...), into the sums that @apply_update reads.
   auto accumulate = [&](int s, int j, size_t at) -> Status {
-    MLC_TRY(Signature grad, rank.functions->signature(stage_fn(s, "loss_grad"), micro));
+    MLC_TRY(Signature grad, view.signature(stage_fn(s, "loss_grad"), micro));
     StepSchedule::Call acc{stage_fn(s, "accumulate_grads"), micro, j, {}, std::nullopt};
     size_t result = 1;
     for (const Signature::Arg& p : grad.args)
@@ -217,13 +260,12 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
   std::vector<std::string> sums;
   for (const StepSchedule::Buffer& b : out.buffers)
     if (b.each_step && b.name.ends_with(".grad")) sums.push_back(b.name);
-  for (size_t k : rank.data_axes)
-    for (const std::string& g : sums)
-      all_reduce(g, k, "pipeline: " + g + " summed over axis " + rank.mesh.axes[k].name);
+  for (const auto& [k, name] : view.data_axes)
+    for (const std::string& g : sums) all_reduce(g, k, "pipeline: " + g + " summed over axis " + name);
   std::map<std::string, std::pair<TensorType, int>> params;  // name -> type, stages holding it
   std::optional<TensorType> norms;
   for (int s = 0; s < stages; ++s) {
-    MLC_TRY(Signature update, rank.functions->signature(stage_fn(s, "apply_update"), micro));
+    MLC_TRY(Signature update, view.signature(stage_fn(s, "apply_update"), micro));
     for (const Signature::Arg& a : update.args) {
       if (a.kind == ArgKind::param) {
         auto& [type, holders] = params.emplace(a.name, std::pair{a.type, 0}).first->second;
@@ -235,38 +277,30 @@ Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t ba
   for (const auto& [name, held] : params) {
     if (held.second < 2) continue;
     add_buffer(name + ".grad", held.first, true);
-    all_reduce(name + ".grad", *axis, "pipeline: the gradient of shared " + name + ", summed over its stages");
+    all_reduce(name + ".grad", view.axis, "pipeline: the gradient of shared " + name + ", summed over its stages");
   }
   if (norms) {
     add_buffer(std::string(kGradNormsArg), *norms, true);
     for (int s : my_stages) out.calls.push_back({stage_fn(s, "grad_norms"), micro, 0, {}, std::nullopt});
-    all_reduce(std::string(kGradNormsArg), *axis, "pipeline: the squared gradient norms of every stage");
+    all_reduce(std::string(kGradNormsArg), view.axis, "pipeline: the squared gradient norms of every stage");
   }
   for (int s : my_stages) out.calls.push_back({stage_fn(s, "apply_update"), micro, 0, {}, std::nullopt});
   return out;
 }
 
 Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batch) {
-  const std::optional<size_t> axis = pipeline_axis(rank);
-  if (!axis || !rank.world) return make_error("mlc internal error: pipeline tensor holders without a pp axis");
-  MLC_TRY(PipelineSchedule schedule, rank.functions->program().pipeline_schedule());
-  const int64_t micro = batch / rank.data_ranks / schedule.microbatches;
-  // Pipeline rank r of the first replica: coordinate r on pp, 0 on every other axis.
-  const rt::MeshShape& shape = rank.world->mesh();
-  auto first_replica = [&](int r) {
-    for (int w = 0; w < shape.num_ranks(); ++w) {
-      const std::vector<int> c = shape.coords(w);
-      bool match = c[*axis] == r;
-      for (size_t k = 0; k < c.size(); ++k) match = match && (k == *axis || c[k] == 0);
-      if (match) return w;
-    }
-    return 0;
-  };
+  MLC_TRY(PipelineRankView view, PipelineRankView::of(rank));
+  return pipeline_tensor_holders(view, batch);
+}
+
+Expected<PipelineHolders> pipeline_tensor_holders(const PipelineRankView& view, int64_t batch) {
+  MLC_TRY(PipelineSchedule schedule, view.program->pipeline_schedule());
+  const int64_t micro = batch / view.data_ranks / schedule.microbatches;
   PipelineHolders holders;
   for (int s = 0; s < schedule.stages(); ++s) {
-    const int holder = first_replica(schedule.rank_of_stage(s));
+    const int holder = view.first_replica(schedule.rank_of_stage(s));
     for (const char* fn : {"loss_grad", "apply_update"}) {
-      MLC_TRY(Signature sig, rank.functions->signature(stage_fn(s, fn), micro));
+      MLC_TRY(Signature sig, view.signature(stage_fn(s, fn), micro));
       for (const Signature::Arg& a : sig.args) {
         if (a.kind != ArgKind::param && a.kind != ArgKind::frozen && a.kind != ArgKind::state) continue;
         if (a.name == kGradNormsArg) continue;

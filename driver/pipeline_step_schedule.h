@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,9 +47,31 @@ namespace mlc {
 // The mesh axis index of "pp" in `rank.mesh`; nullopt when it has none.
 std::optional<size_t> pipeline_axis(const Rank& rank);
 
+// What one pipeline rank's schedule is built from: the program, the rank's
+// index along pp, the world rank of each pipeline rank and its stage
+// functions' signatures.
+struct PipelineRankView {
+  const Program* program = nullptr;
+  int me = 0;  // the pipeline rank
+  std::function<int(int)> world_rank;  // of pipeline rank r
+  // The first replica's (coordinate 0 on the data axes) world rank of pipeline rank r.
+  std::function<int(int)> first_replica;
+  size_t axis = 0;  // the pp axis's index in the mesh
+  // The data axes replicating the pipeline: index and name; and their ranks.
+  std::vector<std::pair<size_t, std::string>> data_axes;
+  int64_t data_ranks = 1;
+  std::function<Expected<Signature>(const std::string& name, int64_t batch)> signature;
+  // A rank of a run: its world, and its FunctionCache's signatures (compiling them).
+  static Expected<PipelineRankView> of(const Rank& rank);
+  // Pipeline rank `me` of a pp-only mesh, planned (`mlc plan`): world rank r
+  // is pipeline rank r, and signatures come from the program's IR, compiling nothing.
+  static PipelineRankView planned(const Program& program, int me);
+};
+
 // Rank `rank`'s schedule for steps of `batch` (global) examples. Asks the
 // rank's FunctionCache for its stages' signatures (compiling them).
 Expected<StepSchedule> build_pipeline_step_schedule(const Rank& rank, int64_t batch);
+Expected<StepSchedule> build_pipeline_step_schedule(const PipelineRankView& view, int64_t batch);
 
 // The world ranks of the first replica (coordinate 0 on the data axes)
 // holding each parameter and optimizer-state tensor of a pipeline (those of
@@ -59,6 +82,7 @@ using PipelineHolders = std::map<std::string, std::vector<int>>;
 Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batch);
 // Whether `rank` (of any replica) holds tensor `name`.
 bool holds(const Rank& rank, const PipelineHolders& holders, const std::string& name);
+Expected<PipelineHolders> pipeline_tensor_holders(const PipelineRankView& view, int64_t batch);
 
 // Rank 0's whole copies of `global`'s tensors (their names and types; the
 // values of the rank holding each): a collective, each tensor sent to rank 0

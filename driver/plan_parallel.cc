@@ -14,12 +14,6 @@ std::string human_bytes(int64_t b) {
 
 namespace {
 
-std::string format(const char* fmt, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
-}
-
 // The global type of a local value under its placements.
 TensorType global_type(const Value* v, const Mesh& mesh) {
   return {v->type.dtype, global_shape(v->type.shape, v->placements, mesh)};
@@ -33,7 +27,7 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
   std::string data_axes;
   for (const MeshAxis& a : mesh.axes)
     if (is_data_axis(a.name)) data_axes += (data_axes.empty() ? "" : ", ") + a.name;
-  r.text = format("mesh %s (%lld devices), ZeRO %d; data axes: %s\n", mesh.str().c_str(),
+  r.text = format_line("mesh %s (%lld devices), ZeRO %d; data axes: %s\n", mesh.str().c_str(),
                   static_cast<long long>(mesh.num_devices()), zero, data_axes.empty() ? "none" : data_axes.c_str());
 
   // Placements and what one device holds.
@@ -50,7 +44,7 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
     placements.push_back({{"name", a->name}, {"kind", arg_kind_name(kind)},
                           {"global", global_type(a, mesh).str()}, {"placements", placements_str(a->placements)},
                           {"local", a->type.str()}});
-    r.text += format("    %-40s %-7s %-18s %-12s %s\n", a->name.c_str(), std::string(arg_kind_name(kind)).c_str(),
+    r.text += format_line("    %-40s %-7s %-18s %-12s %s\n", a->name.c_str(), std::string(arg_kind_name(kind)).c_str(),
                      global_type(a, mesh).str().c_str(), placements_str(a->placements).c_str(), a->type.str().c_str());
   }
   // Gradients, as the update reads them on a device: placed like the
@@ -87,7 +81,7 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
   r.json["per_device_bytes"] = {{"parameters", param_bytes}, {"gradients", grad_bytes},
                                 {"optimizer_state", state_bytes}, {"inputs", input_bytes},
                                 {"train_step_arena", arena_bytes}};
-  r.text += format("  per device: parameters %s, gradients %s, optimizer state %s, batch %s, "
+  r.text += format_line("  per device: parameters %s, gradients %s, optimizer state %s, batch %s, "
                    "train-step arena %s (%lld B)\n",
                    human_bytes(param_bytes).c_str(), human_bytes(grad_bytes).c_str(),
                    human_bytes(state_bytes).c_str(), human_bytes(input_bytes).c_str(),
@@ -98,7 +92,7 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
   for (const MeshAxis& a : mesh.axes) {
     comm[a.name] = {{"bytes", axis_bytes[a.name]}, {"collectives", axis_count[a.name]},
                     {"estimated_us", axis_us[a.name]}};
-    r.text += format("    %-6s %s in %lld collectives, estimated %.1f us (%.0f us latency + %.0f GB/s)\n",
+    r.text += format_line("    %-6s %s in %lld collectives, estimated %.1f us (%.0f us latency + %.0f GB/s)\n",
                      a.name.c_str(), human_bytes(axis_bytes[a.name]).c_str(),
                      static_cast<long long>(axis_count[a.name]), axis_us[a.name], kCollectiveLatencyUs,
                      kLinkBytesPerUs / 1e3);
@@ -106,7 +100,7 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
   r.json["communication_per_step"] = comm;
 
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
-  r.text += format("  collective ledger of @%s (%zu entries)\n", step.name.c_str(), ledger.size());
+  r.text += format_line("  collective ledger of @%s (%zu entries)\n", step.name.c_str(), ledger.size());
   for (const LedgerEntry& e : ledger) {
     nlohmann::ordered_json j = {{"id", e.id}, {"collective", e.collective}, {"axis", e.axis},
                                 {"value", e.value}, {"consumer", e.consumer},
@@ -114,12 +108,12 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
                                 {"type", e.type.str()}, {"bytes", e.bytes}, {"estimated_us", e.estimated_us}};
     if (!e.alternative.empty()) j["alternative"] = {{"signature", e.alternative}, {"estimated_us", e.alternative_us}};
     entries.push_back(std::move(j));
-    r.text += format("    #%-3d %-14s %-4s %s -> %s  %-16s %10s  %7.1f us\n", e.id, e.collective.c_str(),
+    r.text += format_line("    #%-3d %-14s %-4s %s -> %s  %-16s %10s  %7.1f us\n", e.id, e.collective.c_str(),
                      e.axis.c_str(), placements_str(e.from).c_str(), placements_str(e.to).c_str(), e.type.str().c_str(),
                      human_bytes(e.bytes).c_str(), e.estimated_us);
     r.text += "         value " + e.value + "; for " + e.consumer + "\n";
     if (!e.alternative.empty())
-      r.text += format("         beat %s: %.1f us\n", e.alternative.c_str(), e.alternative_us);
+      r.text += format_line("         beat %s: %.1f us\n", e.alternative.c_str(), e.alternative_us);
   }
   r.json["ledger"] = entries;
   return r;

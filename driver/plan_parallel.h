@@ -6,6 +6,7 @@
 // after, bytes, estimated time and the alternative it beat.
 #pragma once
 
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,5 +34,13 @@ ParallelReport parallel_report(const Function& step, const std::vector<LedgerEnt
 
 // "1.5 KiB", "2.00 MiB", "12 B".
 std::string human_bytes(int64_t bytes);
+
+// printf into a string: a line of the plan reports (at most 511 bytes).
+template <class... Args>
+std::string format_line(const char* fmt, Args... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
 
 }  // namespace mlc

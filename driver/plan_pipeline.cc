@@ -8,18 +8,14 @@
 
 #include "compiler/pass_pipeline.h"
 #include "driver/plan_parallel.h"
+#include "driver/plan_pipeline_memory.h"
+#include "driver/program.h"
 #include "ir/pipeline_schedule.h"
 #include "ir/pipeline_stages.h"
 
 namespace mlc {
 
 namespace {
-
-std::string format(const char* fmt, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
-}
 
 std::string join(const std::vector<std::string>& names) {
   std::string s;
@@ -33,13 +29,13 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
   const ModelConfig& config = model.config();
   const PipelineConfig& section = config.parallel.pipeline;
   if (!section.given && flags.ranks == 0) {
-    if (flags.microbatches > 0 || flags.schedule)
-      return make_error("--microbatches and --schedule plan a pipeline: give --mesh pp=N too, or a "
+    if (flags.microbatches > 0 || flags.schedule || flags.virtual_stages > 0)
+      return make_error("--microbatches, --schedule and --virtual-stages plan a pipeline: give --mesh pp=N too, or a "
                         "\"pipeline\" in the model file's \"parallel\" section");
     return std::optional<PipelineReport>{};
   }
   const int p = flags.ranks > 0 ? flags.ranks : section.stages;
-  const int v = section.virtual_stages;
+  const int v = flags.virtual_stages > 0 ? flags.virtual_stages : section.virtual_stages;
   const int m = flags.microbatches > 0                ? flags.microbatches
                 : section.microbatches_loc.known()    ? section.microbatches
                                                       : p;
@@ -81,16 +77,17 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
 
   PipelineReport r;
   std::string& t = r.text;
-  t += format("  pipeline            p=%d ranks, v=%d stages per rank: %d stages; m=%d micro-batches of %lld; %s\n", p,
+  t += format_line("  pipeline            p=%d ranks, v=%d stages per rank: %d stages; m=%d micro-batches of %lld; %s\n", p,
               v, stages, m, static_cast<long long>(micro), std::string(pipeline_schedule_kind_name(kind)).c_str());
-  t += "    runs with mlc run --mesh pp=N; its stages recompute their forward in the backward, which the stash "
-       "below does not model yet: it counts the forward's intermediates\n";
+  t += "    runs with mlc run --mesh pp=N, whose stages recompute their forward in the backward: the stash below "
+       "is a stashing pipeline's (the forward's intermediates); what each rank of the run holds is predicted at the "
+       "end\n";
   t += std::string("    cuts              ") + (section.split_before.empty() ? "balanced by forward FLOPs" : "split_before") +
        "; the first stage holds the embedding, the last the head and the loss\n";
   nlohmann::ordered_json jstages = nlohmann::ordered_json::array();
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const PipelineStageInfo& st = plan.stages[s];
-    t += format("    stage %zu (rank %d)  forward %.4g FLOPs, %lld params, activations %s per micro-batch: %s\n", s,
+    t += format_line("    stage %zu (rank %d)  forward %.4g FLOPs, %lld params, activations %s per micro-batch: %s\n", s,
                 schedule.rank_of_stage(static_cast<int>(s)), static_cast<double>(st.flops),
                 static_cast<long long>(st.params), human_bytes(st.activation_bytes).c_str(), join(st.layers).c_str());
     jstages.push_back({{"stage", s}, {"rank", schedule.rank_of_stage(static_cast<int>(s))}, {"layers", st.layers},
@@ -101,20 +98,20 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
   for (size_t k = 0; k < plan.crossings.size(); ++k) {
     int64_t bytes = 0;
     for (const PipelineCrossing& c : plan.crossings[k]) bytes += c.bytes;
-    t += format("    cut %zu|%zu before %s: %s per micro-batch\n", k, k + 1, config.layers[plan.cuts[k]].name.c_str(),
+    t += format_line("    cut %zu|%zu before %s: %s per micro-batch\n", k, k + 1, config.layers[plan.cuts[k]].name.c_str(),
                 human_bytes(bytes).c_str());
     nlohmann::ordered_json values = nlohmann::ordered_json::array();
     for (const PipelineCrossing& c : plan.crossings[k]) {
       const bool along = c.from_stage < static_cast<int>(k) || c.to_stage > static_cast<int>(k) + 1;
-      std::string route = along ? format(" (stage %d to %d, sent along)", c.from_stage, c.to_stage) : "";
-      t += format("      %s %s, %s%s\n", c.type.str().c_str(), c.producer.c_str(), human_bytes(c.bytes).c_str(),
+      std::string route = along ? format_line(" (stage %d to %d, sent along)", c.from_stage, c.to_stage) : "";
+      t += format_line("      %s %s, %s%s\n", c.type.str().c_str(), c.producer.c_str(), human_bytes(c.bytes).c_str(),
                   route.c_str());
       values.push_back({{"type", c.type.str()}, {"producer", c.producer}, {"bytes", c.bytes},
                         {"from_stage", c.from_stage}, {"to_stage", c.to_stage}, {"sent_along", along}});
     }
     jcuts.push_back({{"before", config.layers[plan.cuts[k]].name}, {"bytes_per_microbatch", bytes}, {"values", values}});
   }
-  t += format("    schedule          time unit %.4g FLOPs (about a quarter of the slowest stage's forward of one "
+  t += format_line("    schedule          time unit %.4g FLOPs (about a quarter of the slowest stage's forward of one "
               "micro-batch or coarser); stage s takes F x its factor, B = 2F\n",
               static_cast<double>(unit));
   std::string grid = print_pipeline_schedule(schedule, timeline, durations);
@@ -123,18 +120,59 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
     t += "      " + grid.substr(pos, nl - pos) + "\n";
     pos = nl == std::string::npos ? grid.size() : nl + 1;
   }
-  t += format("    bubble            %.4f simulated, textbook %s = %.4f\n", timeline.bubble_fraction,
+  t += format_line("    bubble            %.4f simulated, textbook %s = %.4f\n", timeline.bubble_fraction,
               std::string(pipeline_bubble_formula_text(kind)).c_str(), formula);
   nlohmann::ordered_json jranks = nlohmann::ordered_json::array();
   for (int rank = 0; rank < p; ++rank) {
     int64_t per = 0;
     for (int s = rank; s < stages; s += p) per = std::max(per, plan.stages[static_cast<size_t>(s)].activation_bytes);
     const int peak = timeline.peak_stashed[static_cast<size_t>(rank)];
-    t += format("    rank %d            stashes at most %d micro-batches x %s = %s of activations\n", rank, peak,
+    t += format_line("    rank %d            stashes at most %d micro-batches x %s = %s of activations\n", rank, peak,
                 human_bytes(per).c_str(), human_bytes(peak * per).c_str());
     jranks.push_back({{"rank", rank}, {"peak_stashed_microbatches", peak}, {"activation_bytes_per_microbatch", per},
                       {"stashed_activation_bytes", peak * per}, {"busy", timeline.busy[static_cast<size_t>(rank)]},
                       {"idle", timeline.idle[static_cast<size_t>(rank)]}});
+  }
+  // What each rank of `mlc run --mesh pp=N` holds (driver/plan_pipeline_memory.h).
+  ParallelPlan run_plan;
+  run_plan.mesh = Mesh::parse("pp=" + std::to_string(p)).value();
+  run_plan.micro_batches = m;
+  run_plan.virtual_stages = v;
+  run_plan.schedule = kind;
+  run_plan.split_before = section.split_before;
+  const Program program = Program::from_model(model, Backend::compiled, run_plan);
+  std::vector<PlannedPipelineRank> planned;
+  const bool runs = p > 1 && flags.alone;  // mlc run runs pp alone
+  if (runs) {
+    MLC_TRY(planned, plan_pipeline_ranks(program, batch));
+  }
+  if (runs) t += "    each rank of mlc run, predicted as it measures it (memory of rank R: ...)\n";
+  nlohmann::ordered_json jplanned = nlohmann::ordered_json::array();
+  auto bytes = [](int64_t b) { return human_bytes(b) + " (" + std::to_string(b) + " B)"; };
+  for (const PlannedPipelineRank& pr : planned) {
+    t += format_line("    rank %d            parameters %s, optimizer state %s, train-step arena %s, schedule buffers %s\n",
+                pr.rank, bytes(pr.parameters).c_str(), bytes(pr.optimizer_state).c_str(), bytes(pr.arena).c_str(),
+                bytes(pr.schedule_buffers()).c_str());
+    t += format_line("                      schedule buffers: received activations %s, gradient seeds %s, gradient sums "
+                "%s, other %s\n",
+                human_bytes(pr.received).c_str(), human_bytes(pr.seeds).c_str(), human_bytes(pr.gradient_sums).c_str(),
+                human_bytes(pr.other_buffers).c_str());
+    std::string fns;
+    nlohmann::ordered_json jfns = nlohmann::ordered_json::array();
+    for (const PlannedStepFunction& f : pr.functions) {
+      fns += format_line("%s%s x%d %s", fns.empty() ? "" : ", ", f.name.c_str(), f.calls, human_bytes(f.arena).c_str());
+      jfns.push_back({{"name", f.name}, {"batch", f.batch}, {"calls", f.calls}, {"arena_bytes", f.arena},
+                      {"flops", f.cost.gemm_flops + f.cost.other_flops}, {"instructions", f.cost.instructions}});
+    }
+    t += "                      arenas: " + fns + "\n";
+    jplanned.push_back({{"rank", pr.rank}, {"stages", pr.stages}, {"parameters", pr.parameters},
+                        {"optimizer_state", pr.optimizer_state}, {"train_step_arena", pr.arena},
+                        {"schedule_buffers", pr.schedule_buffers()},
+                        {"schedule_buffers_by_kind", {{"received_activations", pr.received},
+                                                      {"gradient_seeds", pr.seeds},
+                                                      {"gradient_sums", pr.gradient_sums},
+                                                      {"other", pr.other_buffers}}},
+                        {"functions", jfns}});
   }
   r.json = {{"implemented", true},
             {"ranks", p}, {"virtual_stages", v}, {"stages", stages}, {"microbatches", m},
@@ -146,6 +184,7 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
             {"bubble", {{"simulated", timeline.bubble_fraction}, {"formula", pipeline_bubble_formula_text(kind)},
                         {"textbook", formula}}},
             {"ranks_memory", jranks},
+            {"run_ranks", jplanned},
             {"actions", pipeline_actions_str(schedule)}};
   return std::optional<PipelineReport>{std::move(r)};
 }

@@ -31,6 +31,10 @@ namespace mlc {
 struct PipelineFlags {
   int ranks = 0;         // --mesh pp=N
   int microbatches = 0;  // --microbatches
+  int virtual_stages = 0;  // --virtual-stages
+  // pp is the mesh's only axis: what each rank of `mlc run` holds is
+  // predicted too (driver/plan_pipeline_memory.h); beside other axes it does not run yet.
+  bool alone = true;
   std::optional<PipelineScheduleKind> schedule;  // --schedule
 };
 

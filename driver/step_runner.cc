@@ -242,4 +242,11 @@ int64_t StepRunner::arena_bytes() const {
   return bytes;
 }
 
+int64_t StepRunner::buffer_bytes() const {
+  int64_t bytes = 0;
+  for (const std::optional<rt::Tensor>& b : buffers_)
+    if (b) bytes += b->num_bytes();
+  return bytes;
+}
+
 }  // namespace mlc

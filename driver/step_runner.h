@@ -75,6 +75,9 @@ class StepRunner {
   const std::vector<Compiled>& functions() const { return functions_; }
   // The bytes of the arenas of its functions.
   int64_t arena_bytes() const;
+  // The bytes of the schedule's own buffers that bind() made (gradient sums,
+  // a pipeline's received activations and gradient seeds, the gradient scale).
+  int64_t buffer_bytes() const;
 
  private:
   static constexpr size_t kNoFunction = ~size_t{0};

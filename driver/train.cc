@@ -358,7 +358,7 @@ int64_t bytes_of(const std::vector<rt::NamedTensor>& tensors) {
 Expected<std::vector<RankMemory>> memory_of_ranks(const Rank& rank, const std::vector<rt::NamedTensor>& params,
                                                   const std::vector<rt::NamedTensor>& state,
                                                   const StepRunner& step) {
-  const RankMemory mine{bytes_of(params), bytes_of(state), step.arena_bytes()};
+  const RankMemory mine{bytes_of(params), bytes_of(state), step.arena_bytes(), step.buffer_bytes()};
   if (!rank.world) return std::vector<RankMemory>{mine};
   std::vector<RankMemory> all(static_cast<size_t>(rank.world->size()));
   MLC_CHECK_OK(rank.world->all().all_gather(&mine, all.data(), sizeof mine, "mlc run: memory report"));

@@ -77,12 +77,15 @@ struct TrainOptions {
 };
 
 // What one rank held while training, measured: the bytes of its parameters
-// and optimizer state (its local parts on a mesh) and of the arenas its
+// and optimizer state (its local parts on a mesh), of the arenas its
 // compiled train step allocated (the step schedule's functions': @train_step
-// alone without gradient accumulation; 0 on the interp backend). `mlc plan`
-// predicts the same figures (per device with --mesh).
+// alone without gradient accumulation; 0 on the interp backend) and of the
+// step schedule's own buffers (StepRunner::buffer_bytes: gradient sums with
+// gradient accumulation or a pipeline, and a pipeline's received activations
+// and gradient seeds; 0 for @train_step alone). `mlc plan` predicts the same
+// figures (per device with --mesh, per pipeline rank with pp).
 struct RankMemory {
-  int64_t parameters = 0, optimizer_state = 0, train_step_arena = 0;
+  int64_t parameters = 0, optimizer_state = 0, train_step_arena = 0, schedule_buffers = 0;
 };
 
 struct TrainSummary {

@@ -88,6 +88,8 @@ ParallelPlan make_parallel_plan(const ParallelFlags& cli, const ParallelConfig& 
   }
   if (cli.microbatches) plan.micro_batches = *cli.microbatches;
   if (cli.schedule) plan.schedule = *cli.schedule;
+  if (cli.virtual_stages) plan.virtual_stages = *cli.virtual_stages;
+  if (cli.sequence_parallel) plan.tensor_parallel.sequence_parallel = *cli.sequence_parallel;
   return plan;
 }
 

@@ -68,14 +68,17 @@ struct ParallelFlags {
   std::optional<int> zero;
   std::optional<int> microbatches;                 // --microbatches
   std::optional<PipelineScheduleKind> schedule;    // --schedule
+  std::optional<int> virtual_stages;               // --virtual-stages
+  std::optional<bool> sequence_parallel;           // a plan file's (driver/plan_file.h)
 };
 
 // The one place a plan is built: the command line's flags over the model
 // file's "parallel" section. --mesh replaces the section's mesh; the
 // section's ZeRO stage applies when --zero is not given and there is a mesh;
 // the tensor-parallel plan is the section's, and so is the pipeline's (its
-// virtual stages, micro-batches, schedule and cuts; --microbatches and
-// --schedule override). The pipeline runs on the mesh's pp axis; the
+// virtual stages, micro-batches, schedule and cuts; --microbatches,
+// --schedule and --virtual-stages override), and so is sequence parallelism
+// unless the flags say. The pipeline runs on the mesh's pp axis; the
 // section's "stages" is what `mlc plan` plans without one. The section's mesh
 // was checked when the model file was loaded.
 ParallelPlan make_parallel_plan(const ParallelFlags& cli, const ParallelConfig& section);

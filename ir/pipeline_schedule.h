@@ -66,6 +66,7 @@
 // of the same channel (so that channels stay in order).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -162,6 +163,10 @@ struct PipelineDurations {
   // Per stage (S entries), a factor on the stage's F, B, I and W durations
   // (stages of unequal cost, as `mlc plan` times them); empty: 1 for all.
   std::vector<int64_t> stage_scale;
+  // Per stage (S entries), the stage's own F, B, I and W durations in place
+  // of the four above times stage_scale (the plan search's cost model times
+  // each stage's functions); empty: those.
+  std::vector<std::array<int64_t, 4>> per_stage;
 };
 
 struct PipelineTimedAction {

@@ -110,6 +110,16 @@ std::vector<Need> needs_of(const PipelineSchedule& s, const PipelineAction& a) {
 }
 
 int64_t duration_of(const PipelineAction& a, const PipelineDurations& d) {
+  if (!d.per_stage.empty()) {
+    const std::array<int64_t, 4>& own = d.per_stage[static_cast<size_t>(a.stage)];
+    switch (a.kind) {
+      case Kind::F: return own[0];
+      case Kind::B: return own[1];
+      case Kind::I: return own[2];
+      case Kind::W: return own[3];
+      default: return 0;
+    }
+  }
   const int64_t scale = d.stage_scale.empty() ? 1 : d.stage_scale[static_cast<size_t>(a.stage)];
   switch (a.kind) {
     case Kind::F: return scale * d.forward;
@@ -276,6 +286,9 @@ Expected<PipelineTimeline> simulate_pipeline_schedule(const PipelineSchedule& s,
                           " m=" + std::to_string(s.microbatches));
   if (!d.stage_scale.empty() && d.stage_scale.size() != static_cast<size_t>(s.stages()))
     return schedule_error(std::to_string(d.stage_scale.size()) + " stage durations for " +
+                          std::to_string(s.stages()) + " stages");
+  if (!d.per_stage.empty() && d.per_stage.size() != static_cast<size_t>(s.stages()))
+    return schedule_error(std::to_string(d.per_stage.size()) + " stage durations for " +
                           std::to_string(s.stages()) + " stages");
   Index index(s);
   MLC_CHECK_OK(check_structure(s, index));

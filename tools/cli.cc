@@ -92,15 +92,16 @@ bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error, in
     }
     out.zero = z[0] - '0';
   }
-  if (args.has("microbatches")) {
-    const std::string n = args.get("microbatches");
+  for (auto [flag, into] : {std::pair{"microbatches", &out.microbatches}, {"virtual-stages", &out.virtual_stages}}) {
+    if (!args.has(flag)) continue;
+    const std::string n = args.get(flag);
     char* end = nullptr;
     const long v = std::strtol(n.c_str(), &end, 10);
     if (n.empty() || *end != '\0' || v < 1 || v > (1 << 20)) {
-      error = "--microbatches takes a positive integer, got '" + n + "'";
+      error = "--" + std::string(flag) + " takes a positive integer, got '" + n + "'";
       return false;
     }
-    out.microbatches = static_cast<int>(v);
+    *into = static_cast<int>(v);
   }
   if (args.has("schedule")) {
     auto kind = parse_pipeline_schedule_kind(args.get("schedule"));

@@ -33,6 +33,7 @@ int cmd_ir(const std::vector<std::string>& argv);
 int cmd_opt(const std::vector<std::string>& argv);
 int cmd_run(const std::vector<std::string>& argv);
 int cmd_plan(const std::vector<std::string>& argv);
+int run_plan_search(const Args& args);  // mlc plan --search (tools/cmd_plan_search.cc)
 int cmd_compile(const std::vector<std::string>& argv);
 int cmd_convert(const std::vector<std::string>& argv);
 int cmd_report(const std::vector<std::string>& argv);

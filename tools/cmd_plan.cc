@@ -37,6 +37,7 @@
 #include "ir/pipeline_stages.h"
 #include "tools/cli.h"
 #include "tools/help.h"
+#include "driver/plan_cost.h"
 #include "driver/plan_parallel.h"
 #include "driver/plan_pipeline.h"
 
@@ -93,15 +94,22 @@ Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
 int cmd_plan(const std::vector<std::string>& argv) {
   Args args;
   std::string error;
-  if (!parse_command_args(*find_command_doc("plan"), argv, args, error)) return usage_error(error);
+  std::vector<std::string> args_in;
+  for (const std::string& a : argv) args_in.push_back(a == "-o" ? "--output" : a);
+  if (!parse_command_args(*find_command_doc("plan"), args_in, args, error)) return usage_error(error);
   std::string format = args.get("format", "text");
   if (args.positional.size() != 1 || (format != "text" && format != "json"))
     return usage_error(usage_line(*find_command_doc("plan")));
+  if (args.has("search")) return run_plan_search(args);
+  for (const char* search_flag : {"devices", "memory-cap", "runnable-only", "gflops", "top", "output"})
+    if (args.has(search_flag)) return usage_error("--" + std::string(search_flag) + " goes with --search");
   ParallelFlags flags;
   PipelineFlags pipeline_flags;
   if (!parse_parallel(args, flags, error, &pipeline_flags.ranks)) return usage_error(error);
   pipeline_flags.microbatches = flags.microbatches.value_or(0);
   pipeline_flags.schedule = flags.schedule;
+  pipeline_flags.virtual_stages = flags.virtual_stages.value_or(0);
+  pipeline_flags.alone = !flags.mesh || flags.mesh->empty();
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
@@ -122,9 +130,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
   Status s = run_pass_pipeline(*module, options);
   if (!s) return user_error(s.error().message);
   Plan p = make_plan(config, *module, batch);
-  LowerOptions lower_options;
-  lower_options.compile_kernels = false;
-  auto lowered = lower_function(*module->find("train_step"), lower_options);
+  auto lowered = lower_for_plan(*module->find("train_step"));
   if (!lowered) return user_error(lowered.error().message);
   const MemoryPlan& mp = lowered->plan;
   std::map<std::string, int64_t> instructions;

@@ -54,6 +54,7 @@
 #include "driver/plan_parallel.h"
 #include "driver/mesh_train.h"
 #include "driver/metrics_file.h"
+#include "driver/plan_file.h"
 #include "driver/train.h"
 #include "driver/verify_code.h"
 
@@ -159,8 +160,9 @@ Status report_profiles(const std::vector<FunctionProfile>& profiles, const std::
 }
 
 // What each rank held, measured (TrainSummary::memory), one line per rank:
-//   "memory of rank 1: parameters 19.5 KiB (19968 B), optimizer state ..., train-step arena ..."
-// ("memory: ..." on one device); `mlc plan` predicts the same figures.
+//   "memory of rank 1: parameters 19.5 KiB (19968 B), optimizer state ..., train-step arena ...[, schedule buffers ...]"
+// ("memory: ..." on one device; schedule buffers where the step schedule has
+// any: gradient accumulation, a pipeline); `mlc plan` predicts the same figures.
 void print_memory(const std::vector<RankMemory>& memory) {
   auto bytes = [](int64_t b) { return human_bytes(b) + " (" + std::to_string(b) + " B)"; };
   for (size_t r = 0; r < memory.size(); ++r) {
@@ -169,6 +171,7 @@ void print_memory(const std::vector<RankMemory>& memory) {
     std::printf("memory%s: parameters %s, optimizer state %s", who.c_str(), bytes(m.parameters).c_str(),
                 bytes(m.optimizer_state).c_str());
     if (m.train_step_arena) std::printf(", train-step arena %s", bytes(m.train_step_arena).c_str());
+    if (m.schedule_buffers) std::printf(", schedule buffers %s", bytes(m.schedule_buffers).c_str());
     std::printf("\n");
   }
 }
@@ -288,6 +291,12 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!parse_parallel(args, flags, error)) return usage_error(error + "\n" + usage_line(*find_command_doc("run")));
   const std::string& file = args.positional[0];
   const bool artifact = is_artifact_path(file);
+  if (args.has("plan")) {
+    if (artifact) return usage_error("--plan applies to model files; an artifact runs the mesh it was compiled for");
+    for (const char* given : {"mesh", "zero", "microbatches", "schedule", "virtual-stages"})
+      if (args.has(given))
+        return usage_error("--plan gives the mesh, ZeRO stage and pipeline: leave out --" + std::string(given));
+  }
   if (artifact && args.has("backend"))
     return usage_error("--backend applies to model files; an artifact runs the code it was compiled to");
   if (artifact && args.has("device"))
@@ -318,6 +327,11 @@ int cmd_run(const std::vector<std::string>& argv) {
     auto loaded = ModelFile::load(args.positional[0]);
     if (!loaded) return user_error(loaded.error().message);
     model.emplace(std::move(*loaded));
+    if (args.has("plan")) {  // driver/plan_file.h
+      auto planned = read_plan_file(args.get("plan"), model->config().name);
+      if (!planned) return user_error(planned.error().message);
+      flags = *planned;
+    }
     o.parallel = make_parallel_plan(flags, model->config().parallel);
   }
   const bool on_mesh = !o.parallel.mesh.empty();

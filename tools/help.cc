@@ -24,6 +24,9 @@ const FlagDoc kMicrobatches = {"microbatches", "N",
                                "pipeline's ranks)"};
 const FlagDoc kSchedule = {"schedule", "gpipe|1f1b|interleaved|zb1p",
                            "the pipeline schedule (default: parallel.pipeline.schedule, else 1f1b)"};
+const FlagDoc kVirtualStages = {"virtual-stages", "V",
+                                "pipeline stages per rank, 2 or more for the interleaved schedule (default: "
+                                "parallel.pipeline.virtual_stages, else 1)"};
 
 std::string pass_listing() {
   return "\npasses and their options (NAME{option=value,...}):\n" + pass_options_help();
@@ -109,6 +112,10 @@ const std::vector<CommandDoc>& docs() {
         kZero,
         kMicrobatches,
         kSchedule,
+        kVirtualStages,
+        {"plan", "plan.json",
+         "run the parallel plan of a plan file (mlc plan --search -o plan.json): its mesh, ZeRO stage, sequence "
+         "parallelism and pipeline, in place of --mesh and the pipeline flags"},
         {"comm-timeout", "S",
          "seconds a collective waits for the other ranks before every rank stops with an error naming the "
          "collective and the missing rank (default 300; needs a mesh)"},
@@ -143,13 +150,33 @@ const std::vector<CommandDoc>& docs() {
        "bytes, communication per mesh axis and the collective ledger (why each collective was inserted).\n"
        "With a pp axis (--mesh pp=4) or the model file's parallel.pipeline: the stage cuts, the values\n"
        "crossing each cut, the schedule's grid timed by the stages' FLOPs, the bubble and the activations\n"
-       "each rank stashes.",
+       "each rank stashes, then what each rank of `mlc run --mesh pp=N` holds (parameters, optimizer state,\n"
+       "train-step arena, schedule buffers), predicted as the run measures it.\n"
+       "With --search --devices N: every plan for N devices (dp with ZeRO 0-3, tp with and without sequence\n"
+       "parallelism where the model file has a tensor-parallel plan, pp with its micro-batches, schedules and\n"
+       "virtual stages), costed from the compiled IR (GEMM FLOPs at this host's measured rate, bytes of the\n"
+       "other instructions, a fixed cost per instruction, the collective ledger's latency and bandwidth, the\n"
+       "simulated pipeline bubble), those over --memory-cap dropped, the best printed with their step time,\n"
+       "memory per rank and why; plans that do not run yet (pp beside dp or tp) come after the runnable ones.",
        {{"format", "text|json", "text (default) or one JSON object"},
         {"mesh", "AXIS=N[,AXIS=N...]", "as for run; here also pp=N, the pipeline ranks (default: the model file's "
                                        "parallel.pipeline.stages)"},
         kZero,
         kMicrobatches,
-        kSchedule}},
+        kSchedule,
+        kVirtualStages,
+        {"search", "", "search the parallel plans for --devices N (instead of planning one)", K::plain_switch},
+        {"devices", "N", "with --search: the devices to plan for"},
+        {"memory-cap", "BYTES",
+         "with --search: drop plans whose largest rank needs more (parameters, optimizer state, arenas, schedule "
+         "buffers, batch); bytes, or with a unit: 512MiB, 16GiB"},
+        {"runnable-only", "", "with --search: only plans mlc run runs today (no pp beside dp or tp)",
+         K::plain_switch},
+        {"gflops", "G",
+         "with --search: the f32 GEMM rate to cost with instead of this host's (measured once and kept in the "
+         "kernel cache)"},
+        {"top", "K", "with --search: print the best K plans (default 10)"},
+        {"output", "plan.json", "with --search: write the best runnable plan for mlc run --plan (also -o)"}}},
       {"ir", "MODEL.json|MODEL.mlc",
        "print a model's IR, after any pass",
        "Prints the textual IR the model file builds; --after runs the pipeline (autocast with a mixed-precision\n"

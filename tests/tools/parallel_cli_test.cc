@@ -75,20 +75,8 @@ TEST(ParallelCli, PlanReportsPlacementsMemoryCommunicationAndTheLedger) {
             std::string::npos);
 }
 
-struct Memory {
-  int64_t parameters = -1, optimizer_state = -1, arena = -1;
-};
-
-// The "memory[ of rank R]: ..." lines of `mlc run`, in order.
-std::vector<Memory> measured_memory(const std::string& out) {
-  static const std::regex line(
-      R"(memory(?: of rank \d+)?: parameters [^(]*\((\d+) B\), optimizer state [^(]*\((\d+) B\), )"
-      R"(train-step arena [^(]*\((\d+) B\))");
-  std::vector<Memory> ranks;
-  for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it)
-    ranks.push_back({std::stoll((*it)[1]), std::stoll((*it)[2]), std::stoll((*it)[3])});
-  return ranks;
-}
+using mlc::testing::measured_memory;
+using Memory = mlc::testing::MeasuredMemory;
 
 struct MemoryCase {
   const char* model;

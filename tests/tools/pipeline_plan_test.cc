@@ -1,5 +1,6 @@
 // `mlc plan --mesh pp=N`: the pipeline's stages, schedule, bubble and stashed
-// activations (driver/plan_pipeline.h); `mlc run` still refuses pp.
+// activations (driver/plan_pipeline.h), and what each rank of `mlc run --mesh
+// pp=N` holds, predicted exactly (driver/plan_pipeline_memory.h).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -19,7 +20,7 @@ TEST(PipelinePlan, TinyGptOnTwoStages) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "  pipeline            p=2 ranks, v=1 stages per rank: 2 stages; m=4 micro-batches of 4; 1f1b\n"))
       << r.out;
-  EXPECT_TRUE(has(r.out, "    runs with mlc run --mesh pp=N;"));
+  EXPECT_TRUE(has(r.out, "    runs with mlc run --mesh pp=N, whose stages recompute their forward"));
   EXPECT_TRUE(has(r.out, "activations 739.3 KiB per micro-batch: tok_emb, pos_emb, layers.0\n")) << r.out;
   EXPECT_TRUE(has(r.out, "per micro-batch: layers.1, norm, head, loss\n"));
   EXPECT_TRUE(has(r.out, "    cut 0|1 before layers.1: 32.0 KiB per micro-batch\n      f32[4,32,64] add in layers.0, 32.0 KiB\n"));
@@ -37,6 +38,55 @@ TEST(PipelinePlan, TinyGptOnTwoStages) {
   EXPECT_EQ(p["ranks_memory"][0]["peak_stashed_microbatches"], 4);
   EXPECT_EQ(p["bubble"]["formula"], "(p-1)/m");
 }
+
+struct PipelineCase {
+  const char* model;
+  int ranks, microbatches;
+  const char* schedule;
+  int virtual_stages;
+};
+
+class PredictedPipelineMemory : public ::testing::TestWithParam<PipelineCase> {};
+
+// Every rank's parameters, optimizer state, train-step arena and schedule
+// buffers as `mlc plan` predicts them are what `mlc run` measures, exactly.
+TEST_P(PredictedPipelineMemory, EveryRankMeasuresWhatThePlanPredicts) {
+  const PipelineCase& c = GetParam();
+  const std::string flags = std::string("examples/") + c.model + ".json --mesh pp=" + std::to_string(c.ranks) +
+                            " --microbatches " + std::to_string(c.microbatches) + " --schedule " + c.schedule +
+                            " --virtual-stages " + std::to_string(c.virtual_stages);
+  RunResult plan = mlc("plan " + flags + " --format json");
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  const auto predicted = nlohmann::json::parse(plan.out)["pipeline"]["run_ranks"];
+  RunResult run = mlc("run " + flags + " --steps 1");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::vector<mlc::testing::MeasuredMemory> measured = mlc::testing::measured_memory(run.out);
+  ASSERT_EQ(measured.size(), static_cast<size_t>(c.ranks)) << run.out;
+  ASSERT_EQ(predicted.size(), measured.size());
+  for (size_t r = 0; r < measured.size(); ++r) {
+    const auto& p = predicted[r];
+    EXPECT_EQ(measured[r].parameters, p["parameters"].get<int64_t>()) << "rank " << r;
+    EXPECT_EQ(measured[r].optimizer_state, p["optimizer_state"].get<int64_t>()) << "rank " << r;
+    EXPECT_EQ(measured[r].arena, p["train_step_arena"].get<int64_t>()) << "rank " << r;
+    EXPECT_EQ(measured[r].schedule_buffers, p["schedule_buffers"].get<int64_t>()) << "rank " << r;
+    // Recomputation keeps the received activations of every micro-batch.
+    if (r > 0) EXPECT_GT(p["schedule_buffers_by_kind"]["received_activations"].get<int64_t>(), 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, PredictedPipelineMemory,
+                         ::testing::Values(PipelineCase{"tiny_gpt", 2, 4, "1f1b", 1},
+                                           PipelineCase{"tiny_gpt", 2, 2, "gpipe", 1},
+                                           PipelineCase{"tiny_gpt", 2, 4, "zb1p", 1},
+                                           PipelineCase{"tiny_gpt", 2, 4, "interleaved", 2},
+                                           PipelineCase{"tiny_gpt", 4, 4, "1f1b", 1},
+                                           PipelineCase{"tiny_gpt", 4, 8, "gpipe", 1},
+                                           PipelineCase{"tiny_gpt", 4, 4, "zb1p", 1},
+                                           PipelineCase{"gpt2_tied", 2, 4, "1f1b", 1}),
+                         [](const auto& info) {
+                           return std::string(info.param.model) + "_pp" + std::to_string(info.param.ranks) + "_m" +
+                                  std::to_string(info.param.microbatches) + "_" + info.param.schedule;
+                         });
 
 TEST(PipelinePlan, Errors) {
   RunResult m = mlc("plan examples/tiny_gpt.json --mesh pp=2 --microbatches 3");

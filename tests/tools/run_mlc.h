@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -53,6 +54,25 @@ inline Metrics read_metrics(const std::string& path) {
     else if (j.contains("loss")) m.losses.push_back(j["loss"]);  // not the run, epoch and grads records
   }
   return m;
+}
+
+// What one rank of `mlc run` measured: its "memory[ of rank R]: parameters
+// ... (N B), optimizer state ... (N B), train-step arena ... (N B)[, schedule
+// buffers ... (N B)]" line (schedule_buffers 0 when the line has none).
+struct MeasuredMemory {
+  int64_t parameters = -1, optimizer_state = -1, arena = -1, schedule_buffers = 0;
+};
+
+// Those lines of `out`, in order.
+inline std::vector<MeasuredMemory> measured_memory(const std::string& out) {
+  static const std::regex line(
+      R"(memory(?: of rank \d+)?: parameters [^(]*\((\d+) B\), optimizer state [^(]*\((\d+) B\), )"
+      R"(train-step arena [^(]*\((\d+) B\)(?:, schedule buffers [^(]*\((\d+) B\))?)");
+  std::vector<MeasuredMemory> ranks;
+  for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it)
+    ranks.push_back({std::stoll((*it)[1]), std::stoll((*it)[2]), std::stoll((*it)[3]),
+                     (*it)[4].matched ? std::stoll((*it)[4]) : 0});
+  return ranks;
 }
 
 // A scratch directory of this test process: <tmp>/<prefix>_<pid>.
