@@ -220,9 +220,9 @@ TEST(PlanSearch, BadPlanFilesAndFlagsAreErrors) {
            Case{"field.json", head + R"("mesh": "dp=2", "meshes": 1})",
                 "error: unknown field 'meshes'; a plan file has format, model, devices, mesh, zero, microbatches, "
                 "schedule, virtual_stages, sequence_parallel, predicted"},
-           Case{"axes.json", head + R"("mesh": "dp=2,pp=2"})",
-                "error: 'mesh': axis 'pp' (pipeline parallelism) beside other axes is not implemented yet; pp=N "
-                "runs alone"},
+           Case{"axes.json", head + R"("mesh": "tp=2,pp=2"})",
+                "error: 'mesh': axis 'pp' (pipeline parallelism) beside tp is not implemented yet; pp=N runs alone or "
+                "with data axes (dp, ddp, fsdp)"},
            Case{"schedule.json", head + R"("mesh": "pp=2", "schedule": "1f2b"})",
                 "error: 'schedule': expected gpipe, 1f1b, interleaved or zb1p, got '\"1f2b\"'"},
            Case{"model.json", R"({"format": "mlc-plan-1", "model": "gpt2_tied", "mesh": "dp=2"})",
