@@ -62,9 +62,14 @@
 //
 // A gemm epilogue (GPU targets only: FusionOptions::gemm_epilogues, which
 // lowering sets for rt::is_gpu_target; the CPU keeps its loop kernels) is a
-// dot (f32, one product: batch 1 or a b shared by batches folded into rows)
-// with the elementwise ops after it that cuBLASLt computes in the GEMM's
-// epilogue (runtime/executable.h GemmEpilogue):
+// dot (f32, bf16 or f16; one product: batch 1 or a b shared by batches
+// folded into rows; batched products and f64 take none) with the
+// elementwise ops after it that cuBLASLt computes in the GEMM's epilogue
+// (runtime/executable.h GemmEpilogue). On a bf16 or f16 dot they are as
+// autocast writes them: the bias add in the dot's dtype, relu and the GELU
+// (and the GELU's backward) in f32 between a cast of their input to f32 and
+// a cast of their result back, which the group takes too (the epilogue
+// computes in f32 and rounds once):
 //  - bias: `add(dot, bias)` where the bias is a row broadcast (n elements,
 //    its last dim the dot's n: [n], [1, n]) of the dot's type;
 //  - then relu, `max(y, 0)` (y first, 0 a splat constant), or the tanh GELU
@@ -184,6 +189,15 @@ std::optional<GemmEpilogueMatch> match_gemm_epilogue(const Function& f, const Op
 // dot's n is a multiple of 8 (the aux's condition). Returns the chains
 // rewritten. Lowering runs it for GPU targets only.
 int recompute_gelu_for_epilogues(Function& f);
+
+// bf16 and f16 training on GPU targets: autocast casts a bias gradient (the
+// reduce_sum of the half dy) to f32 right after it, before the weight
+// gradient's dot, so that no bgradb could take the two (every reader of the
+// sum must run after the GEMM). This moves the ops between the sum and that
+// dot that read the sum (or read those) to right after the dot, in their
+// order, where nothing else up to the dot reads them: the same ops on the
+// same values. Returns the moves made. Lowering runs it for GPU targets only.
+int defer_bias_gradient_readers(Function& f);
 
 struct FusionOptions {
   bool gemm_epilogues = false;  // form gemm epilogue groups (GPU targets)

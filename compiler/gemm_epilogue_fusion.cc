@@ -33,6 +33,10 @@ bool is_f32_splat(const Value* v, double c) {
          std::signbit(*s) == std::signbit(c);
 }
 
+// The dtypes cuBLASLt's epilogues take here: f32, and bf16 and f16 with f32
+// compute (f64: not tried on a GPU; docs/architecture.md).
+bool epilogue_dtype(DType t) { return t == DType::f32 || is_half(t); }
+
 // cuBLASLt's aux matrix (GELU_AUX, DGELU): its leading dimension, the dot's
 // n, "must be divisible by 8" (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD).
 constexpr int64_t kAuxLdMultiple = 8;
@@ -52,16 +56,28 @@ class EpilogueMatcher {
   bool loose_gelu(const Value* y, std::vector<const Op*>& ops) const { return match_gelu(y, ops, false); }
 
   std::optional<GemmEpilogueMatch> match(const Op& dot) const {
-    if (dot.code != OpCode::Dot) return std::nullopt;
-    const Value* v = dot.result();
-    const TensorType& t = v->type;
-    if (t.dtype != DType::f32 || t.rank() < 2 || num_elements(t.shape) == 0) return std::nullopt;
-    const rt::blas::DotShape d =
-        rt::dot_shape(dot, dot.operands[0]->type.shape, dot.operands[1]->type.shape, t.shape);
-    if (d.k == 0 || (d.batch > 1 && !(d.b_shared && !d.trans_a))) return std::nullopt;
+    if (!shape_of(dot)) return std::nullopt;
     if (std::optional<GemmEpilogueMatch> m = forward(dot)) return m;
     if (std::optional<GemmEpilogueMatch> m = gelu_gradient(dot)) return m;
-    return bias_gradient(dot, d);
+    return bias_gradient(dot);
+  }
+
+  // The reduce_sums that are dot's bias gradient, as bgradb would take them
+  // (fusion.h), whatever reads them.
+  std::vector<const Op*> bias_gradient_sums(const Op& dot) const {
+    std::vector<const Op*> found;
+    const std::optional<rt::blas::DotShape> d = shape_of(dot);
+    const Value* a = dot.operands[0];
+    if (!d || !d->trans_a || d->batch != 1 || a->type.rank() != 2) return found;
+    // A gemm update keeps its dot (fusion.h).
+    const std::vector<const Op*>& dot_users = uses(dot.result());
+    if (dot_users.size() == 1 && dot_users[0]->code == OpCode::Add && match_gemm_update(f_, *dot_users[0]))
+      return found;
+    for (const Op* r : reduce_sums_of(through_reshapes(a)))
+      if (sums_rows(*r, d->m) && num_elements(r->operands[0]->type.shape) == d->k * d->m &&
+          r->result()->type.dtype == dot.result()->type.dtype)
+        found.push_back(r);
+    return found;
   }
 
   const std::vector<const Op*>& uses(const Value* v) const {
@@ -77,6 +93,22 @@ class EpilogueMatcher {
     return u[0];
   }
 
+  // The casts of v to f32 of its shape (of a bf16 or f16 v).
+  std::vector<const Op*> widenings(const Value* v) const {
+    std::vector<const Op*> found;
+    for (const Op* u : uses(v))
+      if (u->code == OpCode::Cast && u->result()->type == TensorType{DType::f32, v->type.shape} &&
+          std::find(found.begin(), found.end(), u) == found.end())
+        found.push_back(u);
+    return found;
+  }
+  // v's one reader, a cast of it to `t`, where v is not returned.
+  const Op* only_cast(const Value* v, const TensorType& t) const {
+    const std::vector<const Op*>& u = uses(v);
+    if (u.size() != 1 || returned(v) || u[0]->code != OpCode::Cast || u[0]->result()->type != t) return nullptr;
+    return u[0];
+  }
+
   // What an activation epilogue reads: the dot's value, or its row bias
   // add's (the add's only reader of the dot), that add in *add.
   const Value* pre_activation(const Op& dot, const Op** add = nullptr) const {
@@ -84,7 +116,7 @@ class EpilogueMatcher {
     const int64_t n = y->type.shape.back();
     if (const Op* a = only_user(y, OpCode::Add)) {
       const Value* bias = other_operand(*a, y);
-      if (bias && bias != y && bias->type.dtype == DType::f32 && bias->type.rank() >= 1 &&
+      if (bias && bias != y && bias->type.dtype == y->type.dtype && bias->type.rank() >= 1 &&
           bias->type.shape.back() == n && num_elements(bias->type.shape) == n) {
         if (add) *add = a;
         return a->result();
@@ -105,23 +137,15 @@ class EpilogueMatcher {
       m.ops.push_back(add);
     }
     using E = rt::GemmEpilogue;
-    const Op* max = only_user(y, OpCode::Max);
-    std::vector<const Op*> gelu;
-    // y may be read elsewhere (by the backward): the GEMM stores it as the aux.
-    auto read_elsewhere = [&] {
-      return returned(y) || std::any_of(uses(y).begin(), uses(y).end(), [&](const Op* u) {
-               return std::find(gelu.begin(), gelu.end(), u) == gelu.end();
-             });
-    };
-    if (max && max->operands[0] == y && max->operands[1] != y && is_f32_splat(max->operands[1], 0.0)) {
-      m.ops.push_back(max);
-      m.ops.push_back(max->operands[1]->producer);
-      m.epilogue = m.operand ? E::bias_relu : E::relu;
-    } else if (match_gelu(y, gelu) && (aux_fits(y) || !read_elsewhere())) {
-      const bool aux = read_elsewhere();
-      m.ops.insert(m.ops.end(), gelu.begin(), gelu.end());
-      m.epilogue = m.operand ? (aux ? E::bias_gelu_aux : E::bias_gelu) : (aux ? E::gelu_aux : E::gelu);
-      if (aux) m.extra = y->producer;
+    if (std::optional<Activation> a = activation(y)) {
+      m.ops.insert(m.ops.end(), a->ops.begin(), a->ops.end());
+      m.product = a->product;
+      if (a->relu) {
+        m.epilogue = m.operand ? E::bias_relu : E::relu;
+      } else {
+        m.epilogue = m.operand ? (a->aux ? E::bias_gelu_aux : E::bias_gelu) : (a->aux ? E::gelu_aux : E::gelu);
+        if (a->aux) m.extra = y->producer;
+      }
     } else if (m.operand) {
       m.epilogue = E::bias;
     } else {
@@ -129,6 +153,57 @@ class EpilogueMatcher {
     }
     finish(m);
     return m;
+  }
+
+  // An activation epilogue's ops after y: relu, or the tanh GELU (whose y
+  // may be read elsewhere: aux); the product is the last one's value.
+  struct Activation {
+    bool relu = false, aux = false;
+    std::vector<const Op*> ops;
+    const Op* product = nullptr;
+  };
+
+  // relu or the tanh GELU over y (f32), or over a cast of y to f32 whose
+  // value is cast back to y's type (bf16, f16: autocast runs the composites
+  // in f32 and rounds once), every intermediate read inside only.
+  std::optional<Activation> activation(const Value* y) const {
+    // Does a reader of v other than `inside` exist, or is v returned?
+    auto read_elsewhere = [&](const Value* v, const std::vector<const Op*>& inside) {
+      return returned(v) || std::any_of(uses(v).begin(), uses(v).end(), [&](const Op* u) {
+               return std::find(inside.begin(), inside.end(), u) == inside.end();
+             });
+    };
+    const bool half = is_half(y->type.dtype);
+    const std::vector<const Op*> widen = half ? widenings(y) : std::vector<const Op*>{nullptr};
+    for (const Op* w : widen) {
+      const Value* x = w ? w->result() : y;
+      Activation a;
+      if (w) a.ops.push_back(w);
+      const Op* max = only_user(x, OpCode::Max);
+      std::vector<const Op*> gelu;
+      if (max && max->operands[0] == x && max->operands[1] != x && is_f32_splat(max->operands[1], 0.0) &&
+          !(w && read_elsewhere(y, {w}))) {
+        a.relu = true;
+        a.ops.push_back(max);
+        a.ops.push_back(max->operands[1]->producer);
+        a.product = max;
+      } else if (match_gelu(x, gelu) && !(w && read_elsewhere(x, gelu))) {
+        // y read elsewhere (by the backward): the GEMM stores it as the aux.
+        a.aux = w ? read_elsewhere(y, {w}) : read_elsewhere(y, gelu);
+        if (a.aux && !aux_fits(y)) continue;
+        a.ops.insert(a.ops.end(), gelu.begin(), gelu.end());
+        a.product = gelu.back();
+      } else {
+        continue;
+      }
+      if (w) {
+        a.product = only_cast(a.product->result(), y->type);
+        if (!a.product) continue;
+        a.ops.push_back(a.product);
+      }
+      return a;
+    }
+    return std::nullopt;
   }
 
   // kGeluGradSteps bound to values: each step's, the leaves x and g, and the
@@ -145,8 +220,13 @@ class EpilogueMatcher {
   // last read only by the steps; dgelu_bgrad where a reduce_sum of the
   // result over its rows (the bias gradient) can join (fusion.h).
   std::optional<GemmEpilogueMatch> gelu_gradient(const Op& dot) const {
-    const Value* g = dot.result();
-    if (returned(g) || uses(g).empty() || !aux_fits(g)) return std::nullopt;
+    const Value* product = dot.result();
+    if (returned(product) || uses(product).empty() || !aux_fits(product)) return std::nullopt;
+    // bf16, f16: the steps run in f32 between casts (autocast's composites).
+    const bool half = is_half(product->type.dtype);
+    const Op* widen = half ? only_cast(product, TensorType{DType::f32, product->type.shape}) : nullptr;
+    if (half && !widen) return std::nullopt;
+    const Value* g = half ? widen->result() : product;
     // The last step: an add that g reaches through elementwise ops of its type.
     std::vector<const Value*> reached = {g};
     std::unordered_set<const Value*> seen = {g};
@@ -161,27 +241,43 @@ class EpilogueMatcher {
       if (!match_step(rt::kGeluGradSteps.size() - 1, root, b) || !b.x || b.x == g || b.x->type != g->type) continue;
       GemmEpilogueMatch m;
       m.ops = {&dot};
+      if (widen) m.ops.push_back(widen);
       for (const Value* v : b.step) m.ops.push_back(v->producer);
       m.ops.insert(m.ops.end(), b.constants.begin(), b.constants.end());
+      // bf16, f16: x is the aux cast to f32, the result the last step's cast back.
+      const Value* aux = b.x;
+      const Op* narrow = half ? only_cast(root, product->type) : nullptr;
+      if (half) {
+        if (!b.x->producer || b.x->producer->code != OpCode::Cast || b.x->producer->operands[0]->type != product->type ||
+            !narrow)
+          continue;
+        aux = b.x->producer->operands[0];
+        if (aux == product) continue;
+        m.ops.push_back(b.x->producer);
+        m.ops.push_back(narrow);
+      }
       const std::unordered_set<const Op*> inside(m.ops.begin(), m.ops.end());
       auto read_inside = [&](const Value* v) {
         return !returned(v) && std::all_of(uses(v).begin(), uses(v).end(), [&](const Op* u) { return inside.count(u); });
       };
-      if (!read_inside(g) || !std::all_of(b.step.begin(), b.step.end() - 1, read_inside)) continue;
+      if (!read_inside(product) || !read_inside(g) || !std::all_of(b.step.begin(), b.step.end() - 1, read_inside) ||
+          (half && (!read_inside(b.x) || !read_inside(root))))
+        continue;
+      const Value* result = half ? narrow->result() : root;
       m.epilogue = rt::GemmEpilogue::dgelu;
-      m.operand = b.x;
-      m.product = root->producer;
+      m.operand = aux;
+      m.product = result->producer;
       finish(m);
-      for (const Op* r : reduce_sums_of(root)) {
+      for (const Op* r : reduce_sums_of(result)) {
         if (!sums_rows(*r, g->type.shape.back())) continue;
         GemmEpilogueMatch with = m;
         with.ops.push_back(r);
         with.epilogue = rt::GemmEpilogue::dgelu_bgrad;
         with.extra = r;
         finish(with);
-        if (read_after(root, with) && read_after(r->result(), with)) return with;
+        if (read_after(result, with) && read_after(r->result(), with)) return with;
       }
-      if (read_after(root, m)) return m;
+      if (read_after(result, m)) return m;
     }
     return std::nullopt;
   }
@@ -274,18 +370,8 @@ class EpilogueMatcher {
   }
 
   // dot(dy, x) {transpose_a} and reduce_sum(dy) over all dims but the last.
-  std::optional<GemmEpilogueMatch> bias_gradient(const Op& dot, const rt::blas::DotShape& d) const {
-    const Value* a = dot.operands[0];
-    if (!d.trans_a || d.batch != 1 || a->type.rank() != 2) return std::nullopt;
-    // A gemm update keeps its dot (fusion.h).
-    const std::vector<const Op*>& dot_users = uses(dot.result());
-    if (dot_users.size() == 1 && dot_users[0]->code == OpCode::Add && match_gemm_update(f_, *dot_users[0]))
-      return std::nullopt;
-    const Value* dy = through_reshapes(a);
-    for (const Op* r : reduce_sums_of(dy)) {
-      if (!sums_rows(*r, d.m) || num_elements(r->operands[0]->type.shape) != d.k * d.m ||
-          r->result()->type.dtype != DType::f32)
-        continue;
+  std::optional<GemmEpilogueMatch> bias_gradient(const Op& dot) const {
+    for (const Op* r : bias_gradient_sums(dot)) {
       GemmEpilogueMatch m;
       m.epilogue = rt::GemmEpilogue::bgradb;
       m.ops = {&dot, r};
@@ -295,6 +381,17 @@ class EpilogueMatcher {
       if (read_after(dot.result(), m) && read_after(r->result(), m)) return m;
     }
     return std::nullopt;
+  }
+
+  // A dot an epilogue may apply to: of an epilogue dtype, with elements and
+  // terms, one product (batch 1, or batches folded into rows); its shape.
+  static std::optional<rt::blas::DotShape> shape_of(const Op& dot) {
+    if (dot.code != OpCode::Dot) return std::nullopt;
+    const TensorType& t = dot.result()->type;
+    if (!epilogue_dtype(t.dtype) || t.rank() < 2 || num_elements(t.shape) == 0) return std::nullopt;
+    const rt::blas::DotShape d = rt::dot_shape(dot, dot.operands[0]->type.shape, dot.operands[1]->type.shape, t.shape);
+    if (d.k == 0 || (d.batch > 1 && !(d.b_shared && !d.trans_a))) return std::nullopt;
+    return d;
   }
 
   // Does reduce_sum r sum its operand over every dim but the last, of size
@@ -391,10 +488,17 @@ bool recompute_one_gelu(Function& f) {
     return it == users.end() ? std::vector<const Op*>{} : it->second;
   };
   for (const auto& op : f.ops) {
-    if (op->code != OpCode::Dot || op->result()->type.dtype != DType::f32) continue;
+    if (op->code != OpCode::Dot || !epilogue_dtype(op->result()->type.dtype)) continue;
     const Value* y = matcher.pre_activation(*op);
+    if (!aux_fits(y)) continue;
+    // bf16, f16: the chain starts with y's cast to f32, which it copies too.
     std::vector<const Op*> chain;
-    if (!aux_fits(y) || !matcher.loose_gelu(y, chain)) continue;
+    for (const Op* w : is_half(y->type.dtype) ? matcher.widenings(y) : std::vector<const Op*>{nullptr}) {
+      if (!matcher.loose_gelu(w ? w->result() : y, chain)) continue;
+      if (w) chain.insert(chain.begin(), w);
+      break;
+    }
+    if (chain.empty()) continue;
     const std::unordered_set<const Op*> in_chain(chain.begin(), chain.end());
     // The intermediates read after the chain (not its last op, not constants).
     const Op* last = chain.back();
@@ -445,11 +549,49 @@ bool recompute_one_gelu(Function& f) {
   return false;
 }
 
+// One deferral (see fusion.h): true if it moved ops.
+bool defer_one_bias_gradient(Function& f) {
+  const OpIndex index = op_index(f);
+  const Users users = users_of(f);
+  const EpilogueMatcher matcher(f, users, index);
+  for (const auto& op : f.ops) {
+    const Op* dot = op.get();
+    for (const Op* r : matcher.bias_gradient_sums(*dot)) {
+      const size_t from = index.at(r), to = index.at(dot);
+      if (from > to) continue;
+      // The ops between the sum and the dot that read it, or read those.
+      std::unordered_set<const Op*> moving;
+      auto reads = [](const Op* o, auto&& pred) { return std::any_of(o->operands.begin(), o->operands.end(), pred); };
+      for (size_t i = from + 1; i < to; ++i)
+        if (reads(f.ops[i].get(), [&](const Value* v) { return v == r->result() || moving.count(v->producer); }))
+          moving.insert(f.ops[i].get());
+      if (moving.empty()) continue;
+      // Nothing else up to the dot (the dot included) reads them: after the
+      // dot, in their order, they read what they read before.
+      bool stays = true;
+      for (size_t i = from + 1; i <= to && stays; ++i)
+        stays = moving.count(f.ops[i].get()) || !reads(f.ops[i].get(), [&](const Value* v) { return moving.count(v->producer); });
+      if (!stays) continue;
+      std::stable_partition(f.ops.begin() + static_cast<std::ptrdiff_t>(from) + 1,
+                            f.ops.begin() + static_cast<std::ptrdiff_t>(to) + 1,
+                            [&](const std::unique_ptr<Op>& o) { return !moving.count(o.get()); });
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 int recompute_gelu_for_epilogues(Function& f) {
   int n = 0;
   while (recompute_one_gelu(f)) ++n;
+  return n;
+}
+
+int defer_bias_gradient_readers(Function& f) {
+  int n = 0;
+  while (defer_one_bias_gradient(f)) ++n;
   return n;
 }
 

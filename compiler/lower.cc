@@ -54,8 +54,10 @@ class Lowering {
     decompose_composites(f);
     convolutions_to_gemm(f);
     half_scatter_adds_in_f32(f);
-    if (rt::is_gpu_target(options_.target) && options_.gemm_epilogues)
-      recompute_gelu_for_epilogues(f);  // compiler/fusion.h
+    if (rt::is_gpu_target(options_.target) && options_.gemm_epilogues) {  // compiler/fusion.h
+      recompute_gelu_for_epilogues(f);
+      defer_bias_gradient_readers(f);
+    }
     out_.num_ops = static_cast<int>(f.ops.size());
     // Op ids as the printer numbers results (%0, %1, ... in program order).
     for (const auto& op : f.ops)

@@ -200,9 +200,13 @@ struct CollectiveParams {
 //   bgradb          c = P                 more_results[0]: the bias gradient, m elements:
 //                                          row i's sum over k of op(a) (cuBLASLt's BGRADB)
 // An epilogue applies to one product (batch 1, or batches folded into the
-// rows: b_shared and not trans_a), f32 only, never with beta != 0. On the
+// rows: b_shared and not trans_a), never with beta != 0, on f32, bf16 or
+// f16; its operand and results are of the gemm's dtype (cuBLASLt's default
+// bias and aux types: the output's). bf16 and f16 compute as cuBLASLt's
+// CUBLAS_COMPUTE_32F does: the product accumulated in f32, the epilogue in
+// f32, c, the aux and the bias gradient rounded once to the dtype. On the
 // host (runtime/gemm_epilogue.h) each step is the replaced ops' reference
-// kernel's, rounding for rounding; cuBLASLt computes them its own way.
+// kernel's, rounding for rounding in f32; cuBLASLt computes them its own way.
 enum class GemmEpilogue : uint8_t {
   none, bias, relu, bias_relu, gelu, bias_gelu, gelu_aux, bias_gelu_aux, dgelu, dgelu_bgrad, bgradb
 };

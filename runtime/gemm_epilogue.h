@@ -4,7 +4,8 @@
 // apply_gemm_epilogue runs after the GEMM library has written the product P
 // (rounded to f32), and computes each step as the reference kernel of the op
 // it replaces does (ir/scalar_math.h, in f32), so that a run with epilogues
-// gives the interpreter's values bit for bit wherever the product does:
+// gives the interpreter's values bit for bit wherever the product does
+// (f32; bf16 and f16 below):
 //  - bias: fl(P + bias[j]) on every row;
 //  - relu: max(x, 0) as the max op (NaN propagates; max(-0, 0) is -0);
 //  - gelu: the ops of the tanh GELU's decomposition in their order
@@ -16,6 +17,13 @@
 //  - the bias gradient: as reduce_sum's reference kernel computes it, a
 //    double sum in index order, rounded once: bgradb's over k of op(a)'s
 //    rows, dgelu_bgrad's over the rows of c (each column's).
+// bf16 and f16 gemms compute as cuBLASLt does with CUBLAS_COMPUTE_32F: P is
+// the f32 product (not rounded to the dtype), the bias and aux are read as
+// floats, every step above is f32, and c, the aux and the bias gradient are
+// rounded once to the dtype; dgelu_bgrad sums c's f32 values before that
+// rounding. The interpreter rounds P, the bias add and the activation's
+// result each (autocast), so results differ from its by a few units in the
+// dtype's last place (tests/compiler/gemm_epilogue_test.cc bounds them).
 #pragma once
 
 #include <array>
@@ -82,8 +90,9 @@ double gelu_grad_constant(GeluGradLeaf leaf);
 float dgelu_tanh_f32(float g, float x);
 
 // g's epilogue over `product` ([batch * m, n] row-major f32: the product as
-// the GEMM library wrote it), which it overwrites, into c (of g's dtype; for
-// f32, c may be `product` itself): `a` is operand a (bgradb sums it), `extra`
+// the GEMM library wrote it, before any rounding to a bf16 or f16 g's dtype),
+// which it overwrites, into c (of g's dtype; for f32, c may be `product`
+// itself): `a` is operand a (bgradb sums it), `extra`
 // the epilogue's operand (the bias, or dgelu's aux), `more` its result (the
 // aux, or the bias gradient); null where the epilogue has none. Does nothing
 // for GemmEpilogue::none.

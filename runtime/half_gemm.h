@@ -8,7 +8,9 @@
 //  - HalfGemm(d, dtype) sizes its f32 buffers once (the executor creates one
 //    per such instruction, so running it allocates nothing).
 //  - run(a, b, c, pool) reads a and b of `dtype` and writes c of `dtype`,
-//    the product's shares (blas::dot_threads of the pool) on the pool.
+//    the product's shares (blas::dot_threads of the pool) on the pool;
+//    product(a, b, c, pool) writes the f32 product into c instead, before
+//    the rounding (a gemm epilogue's, runtime/gemm_epilogue.h, rounds it).
 #pragma once
 
 #include <vector>
@@ -23,6 +25,7 @@ class HalfGemm {
  public:
   HalfGemm(const blas::DotShape& d, DType dtype);
   void run(const void* a, const void* b, void* c, ThreadPool& pool);
+  void product(const void* a, const void* b, float* c, ThreadPool& pool);
 
  private:
   blas::DotShape d_;

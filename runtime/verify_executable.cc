@@ -339,8 +339,8 @@ class Verifier {
     if (g.epilogue == GemmEpilogue::none) return {};
     const std::string what = "epilogue " + std::string(gemm_epilogue_name(g.epilogue));
     const blas::DotShape& d = g.shape;
-    if (g.dtype != DType::f32 || g.updates() || g.alpha != 1)
-      return problem(at + ".gemm", "an " + what + " needs an f32 gemm with alpha 1 and beta 0");
+    if ((g.dtype != DType::f32 && !is_half(g.dtype)) || g.updates() || g.alpha != 1)
+      return problem(at + ".gemm", "an " + what + " needs an f32, bf16 or f16 gemm with alpha 1 and beta 0");
     if (d.m < 1 || d.n < 1 || d.k < 1 || d.batch < 1)
       return problem(at + ".gemm", "an " + what + " needs a product with elements and terms (m, n, k >= 1)");
     if ((d.batch > 1 && !(d.b_shared && !d.trans_a)) || (g.epilogue == GemmEpilogue::bgradb && d.batch > 1))

@@ -49,7 +49,7 @@
 //      B... unless it has rank 2, b_shared says whether it has (immaterial
 //      where batch <= 1), all of dtype. So a flipped transpose flag, a wrong
 //      batch or k is an error, where the library would read past a buffer or
-//      compute another product. An epilogue (GemmEpilogue) needs f32, alpha
+//      compute another product. An epilogue (GemmEpilogue) needs f32, bf16 or f16, alpha
 //      1, beta 0, m, n, k >= 1 and one product (batch 1, or batches folded into rows:
 //      b_shared, not trans_a; bgradb: batch 1); its operand follows a and b
 //      (a bias of n elements, last dim n; dgelu's and dgelu_bgrad's aux of

@@ -44,6 +44,7 @@ Expected<std::unique_ptr<CpuExecutor>> CpuExecutor::create(std::shared_ptr<const
     if (!c.bytes.empty()) std::memcpy(x->slot_ptr_[c.slot], c.bytes.data(), c.bytes.size());
   x->buffers_.resize(e.instructions.size());
   x->gemm_.resize(e.instructions.size());
+  x->product_.resize(e.instructions.size());
   x->views_.resize(e.instructions.size());
   x->view_ptrs_.resize(e.instructions.size());
   for (size_t i = 0; i < e.instructions.size(); ++i) {
@@ -51,6 +52,8 @@ Expected<std::unique_ptr<CpuExecutor>> CpuExecutor::create(std::shared_ptr<const
     x->buffers_[i].assign(ins.operands.size() + 1 + ins.more_results.size(), nullptr);
     if (ins.kind == InstrKind::gemm) {
       MLC_TRY(x->gemm_[i], make_cpu_gemm(ins.gemm, thread_pool().threads()));
+      if (is_half(ins.gemm.dtype) && ins.gemm.epilogue != GemmEpilogue::none)
+        x->product_[i].resize(static_cast<size_t>(ins.gemm.shape.batch * ins.gemm.shape.m * ins.gemm.shape.n));
     }
     if (ins.kind == InstrKind::reference || ins.kind == InstrKind::collective) {
       for (int s : ins.operands) x->views_[i].push_back(Tensor::view(e.slots[s].type, nullptr));
@@ -136,15 +139,17 @@ Status CpuExecutor::execute(const Instruction& ins, size_t index) {
       std::byte* c = b[n];
       if (ins.gemm.updates() && b[2] != c)
         std::memcpy(c, b[2], static_cast<size_t>(exe_->slots[ins.result].type.num_bytes()));
+      // A bf16 or f16 gemm with an epilogue writes its f32 product apart (runtime/cpu/cpu_gemm.h).
+      std::byte* product = product_[index].empty() ? c : reinterpret_cast<std::byte*>(product_[index].data());
       if (g.parts() <= 1) {
-        g.run(0, b[0], b[1], c);
+        g.run(0, b[0], b[1], product);
       } else {
-        auto share = [&](int t) { g.run(t, b[0], b[1], c); };
+        auto share = [&](int t) { g.run(t, b[0], b[1], product); };
         thread_pool().parallel(g.parts(), share);
       }
       // The epilogue (runtime/gemm_epilogue.h): its operand after a and b, its result after c.
       if (ins.gemm.epilogue != GemmEpilogue::none)
-        apply_gemm_epilogue(ins.gemm, b[0], n > 2 ? b[2] : nullptr, reinterpret_cast<float*>(c), c,
+        apply_gemm_epilogue(ins.gemm, b[0], n > 2 ? b[2] : nullptr, reinterpret_cast<float*>(product), c,
                             b.size() > n + 1 ? b[n + 1] : nullptr);
       return {};
     }

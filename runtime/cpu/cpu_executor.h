@@ -62,6 +62,7 @@ class CpuExecutor final : public DeviceExecutor {
   std::vector<std::vector<int>> arg_slots_;              // per argument: slots over its buffer
   std::vector<std::vector<std::byte*>> buffers_;         // per instruction: its buffers
   std::vector<std::unique_ptr<GemmKernel>> gemm_;        // per instruction: a gemm's library kernel
+  std::vector<std::vector<float>> product_;              // per instruction: a half gemm epilogue's f32 product
   std::vector<std::vector<Tensor>> views_;               // per instruction: reference/collective operands, result
   std::vector<std::vector<const Tensor*>> view_ptrs_;
   std::vector<Tensor> results_;

@@ -37,21 +37,26 @@ class DnnlGemm final : public GemmKernel {
   OneDnnGemm lib_;
 };
 
-// A bf16 or f16 gemm where oneDNN has no kernel for it on this CPU: the
-// interpreter's f32 path (runtime/half_gemm.h), one part that runs its own
-// shares on the thread pool. Its f32 buffers are its own: an executor's
+// A bf16 or f16 gemm on the interpreter's f32 path (runtime/half_gemm.h),
+// one part that runs its own shares on the thread pool: where oneDNN has no
+// kernel for the dtype on this CPU (c of the dtype), and with an epilogue
+// (`f32_product`: c is the f32 product, which the epilogue rounds,
+// runtime/gemm_epilogue.h). Its f32 buffers are its own: an executor's
 // instructions run one at a time.
 class HalfFallbackGemm final : public GemmKernel {
  public:
-  HalfFallbackGemm(const blas::DotShape& d, DType dtype) : half_(d, dtype) {}
-  std::string_view library() const override { return "OpenBLAS (f32, rounded)"; }
+  HalfFallbackGemm(const blas::DotShape& d, DType dtype, bool f32_product)
+      : half_(d, dtype), f32_product_(f32_product) {}
+  std::string_view library() const override { return f32_product_ ? "OpenBLAS (f32)" : "OpenBLAS (f32, rounded)"; }
   int parts() const override { return 1; }
   void run(int, const std::byte* a, const std::byte* b, std::byte* c) const override {
-    half_.run(a, b, c, thread_pool());
+    if (f32_product_) half_.product(a, b, reinterpret_cast<float*>(c), thread_pool());
+    else half_.run(a, b, c, thread_pool());
   }
 
  private:
   mutable HalfGemm half_;
+  bool f32_product_;
 };
 
 class OpenBlasGemm final : public GemmKernel {
@@ -77,6 +82,8 @@ class OpenBlasGemm final : public GemmKernel {
 
 Expected<std::unique_ptr<GemmKernel>> make_cpu_gemm(const GemmParams& p, int threads) {
   const blas::DotShape& d = p.shape;
+  if (is_half(p.dtype) && p.epilogue != GemmEpilogue::none)
+    return std::unique_ptr<GemmKernel>(std::make_unique<HalfFallbackGemm>(d, p.dtype, true));
   const int parts = blas::dot_threads(d, threads, OneDnnGemm::min_thread_work(p.dtype));
   // libxsmm 1.17's kernels take alpha = 1 and beta = 0 or 1 only.
   if (XsmmGemm::preferred(d, p.dtype) && !p.updates())
@@ -86,7 +93,7 @@ Expected<std::unique_ptr<GemmKernel>> make_cpu_gemm(const GemmParams& p, int thr
     Expected<OneDnnGemm> g = OneDnnGemm::create(d, parts, p.alpha, p.beta, p.dtype);
     if (g) return std::unique_ptr<GemmKernel>(std::make_unique<DnnlGemm>(std::move(*g)));
     if (!is_half(p.dtype)) return g.error();
-    return std::unique_ptr<GemmKernel>(std::make_unique<HalfFallbackGemm>(d, p.dtype));
+    return std::unique_ptr<GemmKernel>(std::make_unique<HalfFallbackGemm>(d, p.dtype, false));
   }
   return std::unique_ptr<GemmKernel>(std::make_unique<OpenBlasGemm>(p, parts));
 }

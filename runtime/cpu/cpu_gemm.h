@@ -3,7 +3,10 @@
 // where it has a kernel, oneDNN for large f32 ones and for every bf16 and f16
 // one (where it has no half kernel on this CPU, runtime/half_gemm.h's f32
 // path), else OpenBLAS (and f64 always). Each is split into the shares blas::dot_threads gives for the
-// thread count when the kernel is made.
+// thread count when the kernel is made. A bf16 or f16 gemm with an epilogue
+// writes c as the f32 product, before any rounding (runtime/half_gemm.h's
+// f32 path): the caller passes an f32 buffer, and the epilogue
+// (runtime/gemm_epilogue.h) rounds once.
 #pragma once
 
 #include <memory>

@@ -25,6 +25,7 @@
 #include "compiler/pass_pipeline.h"
 #include "ir/decompose.h"
 #include "ir/parser.h"
+#include "ir/printer.h"
 #include "runtime/executor.h"
 #include "runtime/gemm_epilogue.h"
 #include "runtime/interpreter.h"
@@ -42,15 +43,17 @@ std::unique_ptr<Module> parse(const std::string& text) {
   return m.ok() ? std::make_unique<Module>(std::move(*m)) : nullptr;
 }
 
-// A function of x [4, 8] and w [8, 8] (the dot x w^T, [4, 8]) and the
-// given further arguments, with `body` after `%0 = dot(%x, %w)`, returning `ret`.
+// A function of x [4, 8] and w [8, 8] (the dot x w^T, [4, 8], all of dtype
+// t) and the given further arguments, with `body` after `%0 = dot(%x, %w)`,
+// returning `ret`.
 std::string func(const std::string& args, const std::string& results, const std::string& body,
-                 const std::string& ret) {
-  return "module @m {\n  func @f(%x: f32[4,8] {input}, %w: f32[8,8] {param}" + args + ") -> (" + results +
-         ") {\n    %0 = dot(%x, %w) {transpose_a = false, transpose_b = true} : f32[4,8]\n" + body + "    return " +
-         ret + "\n  }\n}\n";
+                 const std::string& ret, const std::string& t = "f32") {
+  return "module @m {\n  func @f(%x: " + t + "[4,8] {input}, %w: " + t + "[8,8] {param}" + args + ") -> (" + results +
+         ") {\n    %0 = dot(%x, %w) {transpose_a = false, transpose_b = true} : " + t + "[4,8]\n" + body +
+         "    return " + ret + "\n  }\n}\n";
 }
 const std::string kBias = ", %b: f32[8] {param}";
+const std::string kBf16Bias = ", %b: bf16[8] {param}";
 
 LoweredFunction lower(const Function& f, std::string_view target, bool compile = false, bool gemm_epilogues = true) {
   LowerOptions o;
@@ -98,15 +101,22 @@ std::string gelu_backward(const std::string& y, const std::string& t) {
 
 // A function of dz [4, 3], w [3, n] and y [4, n] with %g = dot(dz, w) and
 // the GELU's backward of %g at y (gelu_backward; `edit` may change its text),
-// then `body`, returning `ret`.
+// then `body`, returning `ret`. With `half` (bf16, f16), as autocast writes
+// it: dz, w, y and the dot %gh of that dtype, %g and %yf their casts to f32,
+// and the result's cast back %dxh.
 std::string dgelu_func(const std::string& results, const std::string& body, const std::string& ret, int n = 8,
-                       const std::function<void(std::string&)>& edit = {}) {
-  const std::string t = "f32[4," + std::to_string(n) + "]";
-  std::string chain = gelu_backward("%y", t);
+                       const std::function<void(std::string&)>& edit = {}, const std::string& half = "") {
+  const std::string shape = "[4," + std::to_string(n) + "]", t = "f32" + shape, in = half.empty() ? "f32" : half;
+  std::string chain = gelu_backward(half.empty() ? "%y" : "%yf", t);
   if (edit) edit(chain);
-  return "module @m {\n  func @f(%dz: f32[4,3] {input}, %w: f32[3," + std::to_string(n) + "] {param}, %y: " + t +
-         " {input}) -> (" + results + ") {\n    %g = dot(%dz, %w) {transpose_a = false, transpose_b = false} : " + t +
-         "\n" + chain + body + "    return " + ret + "\n  }\n}\n";
+  const std::string dot = "dot(%dz, %w) {transpose_a = false, transpose_b = false} : ";
+  const std::string head = half.empty() ? "    %g = " + dot + t + "\n"
+                                        : "    %gh = " + dot + half + shape + "\n    %g = cast(%gh) : " + t +
+                                              "\n    %yf = cast(%y) : " + t + "\n";
+  const std::string tail = half.empty() ? "" : "    %dxh = cast(%dx) : " + half + shape + "\n";
+  return "module @m {\n  func @f(%dz: " + in + "[4,3] {input}, %w: " + in + "[3," + std::to_string(n) +
+         "] {param}, %y: " + in + shape + " {input}) -> (" + results + ") {\n" + head + chain + tail + body +
+         "    return " + ret + "\n  }\n}\n";
 }
 
 // Replaces the first `from` in s by `to`.
@@ -218,6 +228,68 @@ std::vector<Case> cases() {
       {"dgelu_sub_swapped",
        dgelu_func("f32[4,8]", "", "%dx", 8, [](std::string& c) { replace(c, "sub(%c1, %tt)", "sub(%tt, %c1)"); }),
        {E::none}},
+      // bf16 and f16 as autocast writes them: the dot and the bias add in the
+      // half dtype, relu and the GELU in f32 between a cast of the
+      // pre-activation and a cast of their result back (the epilogue computes
+      // in f32 and rounds once); the GELU's backward likewise.
+      {"bf16_bias", func(kBf16Bias, "bf16[4,8]", "    %1 = add(%0, %b) : bf16[4,8]\n", "%1", "bf16"), {E::bias}},
+      {"bf16_bias_relu",
+       func(kBf16Bias, "bf16[4,8]",
+            "    %1 = add(%0, %b) : bf16[4,8]\n    %c = cast(%1) : f32[4,8]\n    %r = relu(%c) : f32[4,8]\n"
+            "    %2 = cast(%r) : bf16[4,8]\n",
+            "%2", "bf16"),
+       {E::bias_relu}},
+      {"bf16_bias_gelu_aux",
+       func(kBf16Bias, "bf16[4,8], bf16[4,8]",
+            "    %1 = add(%0, %b) : bf16[4,8]\n    %c = cast(%1) : f32[4,8]\n"
+            "    %r = gelu(%c) {approximate = \"tanh\"} : f32[4,8]\n    %2 = cast(%r) : bf16[4,8]\n",
+            "%2, %1", "bf16"),
+       {E::bias_gelu_aux}},
+      {"f16_gelu",
+       func("", "f16[4,8]",
+            "    %c = cast(%0) : f32[4,8]\n    %r = gelu(%c) {approximate = \"tanh\"} : f32[4,8]\n"
+            "    %2 = cast(%r) : f16[4,8]\n",
+            "%2", "f16"),
+       {E::gelu}},
+      // The GELU in bf16 itself (bf16 constants, each op rounded), or its f32
+      // result read too: the bias alone.
+      {"bf16_gelu_in_bf16",
+       func(kBf16Bias, "bf16[4,8]",
+            "    %1 = add(%0, %b) : bf16[4,8]\n    %2 = gelu(%1) {approximate = \"tanh\"} : bf16[4,8]\n", "%2", "bf16"),
+       {E::bias}},
+      {"bf16_gelu_result_read_in_f32",
+       func(kBf16Bias, "bf16[4,8], f32[4,8]",
+            "    %1 = add(%0, %b) : bf16[4,8]\n    %c = cast(%1) : f32[4,8]\n"
+            "    %r = gelu(%c) {approximate = \"tanh\"} : f32[4,8]\n    %2 = cast(%r) : bf16[4,8]\n",
+            "%2, %r", "bf16"),
+       {E::bias}},
+      {"bf16_dgelu_bgrad",
+       dgelu_func("bf16[4,8], bf16[8]", "    %db = reduce_sum(%dxh) {dims = [0], keepdim = false} : bf16[8]\n",
+                  "%dxh, %db", 8, {}, "bf16"),
+       {E::dgelu_bgrad}},
+      {"f16_dgelu", dgelu_func("f16[4,8]", "", "%dxh", 8, {}, "f16"), {E::dgelu}},
+      {"bf16_bgradb",
+       "module @m {\n  func @f(%dy: bf16[4,6] {input}, %x: bf16[4,8] {input}) -> (bf16[6,8], bf16[6]) {\n"
+       "    %0 = dot(%dy, %x) {transpose_a = true, transpose_b = false} : bf16[6,8]\n"
+       "    %1 = reduce_sum(%dy) {dims = [0], keepdim = false} : bf16[6]\n    return %0, %1\n  }\n}\n",
+       {E::bgradb}},
+      // autocast's cast of the half bias gradient to f32, right after the sum
+      // and before the weight gradient's dot: moved after the dot
+      // (defer_bias_gradient_readers), then bgradb; not where the dot reads
+      // what reads the sum.
+      {"bf16_bgradb_sum_cast_before_the_dot",
+       "module @m {\n  func @f(%dy: bf16[4,6] {input}, %x: bf16[4,8] {input}) -> (bf16[6,8], f32[6]) {\n"
+       "    %1 = reduce_sum(%dy) {dims = [0], keepdim = false} : bf16[6]\n    %2 = cast(%1) : f32[6]\n"
+       "    %0 = dot(%dy, %x) {transpose_a = true, transpose_b = false} : bf16[6,8]\n    return %0, %2\n  }\n}\n",
+       {E::bgradb}},
+      {"bgradb_dot_reads_what_reads_the_sum",
+       "module @m {\n  func @f(%dy: f32[4,6] {input}, %x: f32[4,8] {input}) -> (f32[6,8], f32[6]) {\n"
+       "    %1 = reduce_sum(%dy) {dims = [0], keepdim = false} : f32[6]\n"
+       "    %2 = reduce_sum(%1) {dims = [0], keepdim = false} : f32[]\n    %3 = mul(%x, %2) : f32[4,8]\n"
+       "    %0 = dot(%dy, %3) {transpose_a = true, transpose_b = false} : f32[6,8]\n    return %0, %1\n  }\n}\n",
+       {E::none}},
+      // f64: cuBLASLt's epilogues are not known to take it (docs/architecture.md).
+      {"f64_bias", func(", %b: f64[8] {param}", "f64[4,8]", "    %1 = add(%0, %b) : f64[4,8]\n", "%1", "f64"), {E::none}},
       // The weight gradient and the bias gradient of one dy: bgradb.
       {"bgradb",
        "module @m {\n  func @f(%dy: f32[4,6] {input}, %x: f32[4,8] {input}) -> (f32[6,8], f32[6]) {\n"
@@ -298,10 +370,16 @@ TEST(GemmEpilogue, HostGpuGivesTheInterpretersValues) {
     LoweredFunction l = lower(f, rt::kHostGpuTarget, /*compile=*/true);
     ASSERT_TRUE(l.executable) << c.name;
     std::vector<rt::Tensor> inputs;
+    DType half = DType::f32;  // the case's bf16 or f16, if any
     for (const Value* v : f.args) {
+      if (is_half(v->type.dtype)) half = v->type.dtype;
       std::vector<double> x(static_cast<size_t>(num_elements(v->type.shape)));
-      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(static_cast<int>((i * 7 + x.size()) % 17) - 8) / 8;
-      inputs.push_back(rt::testing::make_tensor(DType::f32, v->type.shape, x));
+      // bf16, f16: times 1 + 2^-6, so that products need more bits than the
+      // dtype has and the one rounding against several shows.
+      const double scale = is_half(v->type.dtype) ? 1.015625 : 1;
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<double>(static_cast<int>((i * 7 + x.size()) % 17) - 8) / 8 * scale;
+      inputs.push_back(rt::testing::make_tensor(v->type.dtype, v->type.shape, x));
     }
     auto interp = rt::Interpreter::create(f);
     ASSERT_TRUE(interp.ok()) << c.name;
@@ -317,14 +395,22 @@ TEST(GemmEpilogue, HostGpuGivesTheInterpretersValues) {
       const rt::Tensor& g = exe->result(r);
       ASSERT_EQ(w.num_bytes(), g.num_bytes()) << c.name;
       // A gemm's results are bit for bit the interpreter's; a kernel's within
-      // a few ulps (OpenCL's tanh and erf are not glibc's).
+      // a few ulps (OpenCL's tanh and erf are not glibc's). bf16 and f16: the
+      // epilogue rounds once where the interpreter rounds the product, the
+      // bias add and the result each, half a unit in the last place (2^-8
+      // relative in bf16, 2^-11 in f16) at a time, through slopes of at most
+      // about 1.1 (the GELU's and its derivative's), and a bias gradient sums
+      // 4 rows of such results: within 4 units of the larger of the result
+      // and 1 (the pre-activation's scale), for every result of such a case
+      // (measured: 1.1 units in bf16, 1 in f16).
       const int slot = l.executable->results[r].slot;
       bool by_gemm = false;
       for (const rt::Instruction& ins : l.executable->instructions)
         by_gemm |= ins.kind == rt::InstrKind::gemm &&
                    (ins.result == slot || std::find(ins.more_results.begin(), ins.more_results.end(), slot) !=
                                               ins.more_results.end());
-      if (by_gemm) {
+      const double tolerance = half == DType::bf16 ? 4.0 / 256 : half == DType::f16 ? 4.0 / 2048 : 1e-6;
+      if (by_gemm && half == DType::f32) {
         EXPECT_EQ(std::memcmp(w.bytes(), g.bytes(), static_cast<size_t>(w.num_bytes())), 0)
             << c.name << " result " << r << ": " << ::testing::PrintToString(rt::testing::to_doubles(g)) << " vs "
             << ::testing::PrintToString(rt::testing::to_doubles(w));
@@ -332,9 +418,29 @@ TEST(GemmEpilogue, HostGpuGivesTheInterpretersValues) {
       }
       const std::vector<double> wd = rt::testing::to_doubles(w), gd = rt::testing::to_doubles(g);
       for (size_t i = 0; i < wd.size(); ++i)
-        EXPECT_NEAR(gd[i], wd[i], 1e-6 * (1 + std::fabs(wd[i]))) << c.name << " result " << r << " element " << i;
+        EXPECT_NEAR(gd[i], wd[i], tolerance * (1 + std::fabs(wd[i]))) << c.name << " result " << r << " element " << i;
     }
   }
+}
+
+// defer_bias_gradient_readers moves the readers of a bias gradient's sum
+// between it and the weight gradient's dot to after the dot, in their order;
+// what the dot reads stays.
+TEST(GemmEpilogue, DeferBiasGradientReadersMovesThemAfterTheDot) {
+  auto m = parse(
+      "module @m {\n  func @f(%dy: bf16[4,6] {input}, %x: bf16[4,8] {input}) -> (bf16[6,8], f32[6], f32[4,8]) {\n"
+      "    %1 = reduce_sum(%dy) {dims = [0], keepdim = false} : bf16[6]\n    %2 = cast(%1) : f32[6]\n"
+      "    %3 = cast(%x) : f32[4,8]\n    %4 = neg(%2) : f32[6]\n"
+      "    %0 = dot(%dy, %x) {transpose_a = true, transpose_b = false} : bf16[6,8]\n    return %0, %4, %3\n  }\n}\n");
+  ASSERT_TRUE(m);
+  Function& f = *m->find("f");
+  EXPECT_EQ(defer_bias_gradient_readers(f), 1);
+  EXPECT_EQ(print_function(f),
+            "func @f(%dy: bf16[4,6] {input}, %x: bf16[4,8] {input}) -> (bf16[6,8], f32[6], f32[4,8]) {\n"
+            "  %0 = reduce_sum(%dy) {dims = [0], keepdim = false} : bf16[6]\n  %1 = cast(%x) : f32[4,8]\n"
+            "  %2 = dot(%dy, %x) {transpose_a = true, transpose_b = false} : bf16[6,8]\n  %3 = cast(%0) : f32[6]\n"
+            "  %4 = neg(%3) : f32[6]\n  return %2, %4, %1\n}\n");
+  EXPECT_EQ(defer_bias_gradient_readers(f), 0);
 }
 
 // dgelu's steps (runtime/gemm_epilogue.h kGeluGradSteps) are the ops autodiff

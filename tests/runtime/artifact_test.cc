@@ -577,7 +577,7 @@ TEST_F(ArtifactTest, GemmEpilogueErrors) {
             at + ".operands[2]' (@eval): the bias of an epilogue bias must be f32[2] (n elements), found f32[4,2]");
   EXPECT_EQ(error("gelu_aux"), at + "' (@eval): a gemm with epilogue gelu_aux has 2 results, found 1");
   EXPECT_EQ(error("relu", [](Json& m) { make_gemm_update(m, 5, 1.0, 1.0); }),
-            at + ".gemm' (@eval): an epilogue relu needs an f32 gemm with alpha 1 and beta 0");
+            at + ".gemm' (@eval): an epilogue relu needs an f32, bf16 or f16 gemm with alpha 1 and beta 0");
 }
 
 // The tiny manifest as a host-gpu one (slots on 256-byte boundaries, a

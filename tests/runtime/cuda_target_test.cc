@@ -32,6 +32,7 @@
 #include "tests/runtime/cuda_test_executables.h"
 #include "tests/test_dirs.h"
 #include "tests/runtime/fake_cuda.h"
+#include "tests/runtime/kernel_test_util.h"
 #include "tests/runtime/synthetic_cubin.h"
 
 namespace mlc::rt {
@@ -467,6 +468,17 @@ TEST(CublasLtGemm, TheRealLibraryAcceptsEveryAttribute) {
                   std::string::npos)
             << g.error().message;
       }
+  // Every epilogue's attributes, on every dtype that takes one.
+  for (DType t : {DType::f32, DType::bf16, DType::f16})
+    for (GemmEpilogue ep : kEpilogues) {
+      const blas::DotShape d{1, 64, 32, 16, ep == GemmEpilogue::bgradb, false, true};
+      auto g = cuda::CublasLtGemm::create(fake_driver(), **lt, nullptr, GemmParams{t, d, 1, 0, ep},
+                                          {256, 4096, 65536, 1 << 20, 1 << 21}, cuda::kGemmWorkspaceBytes, false);
+      ASSERT_FALSE(g.ok());
+      EXPECT_NE(g.error().message.find(": cublasLtMatmulAlgoGetHeuristic failed: CUBLAS_STATUS_NOT_INITIALIZED"),
+                std::string::npos)
+          << g.error().message;
+    }
 }
 
 // The fake driver's device and the kernels of tests/data/cuda/kernels.cu as
@@ -536,12 +548,15 @@ struct FakeGpu {
 std::vector<float> values(const Tensor& t) { return {t.data<float>(), t.data<float>() + t.num_elements()}; }
 
 // The executor passes the epilogue's operand and result slots to cuBLASLt:
-// each epilogue's executable gives on the fake GPU what it gives on the CPU.
+// each epilogue's executable gives on the fake GPU what it gives on the CPU,
+// f32 and bf16 (the fake's epilogue in double, the CPU's in f32, each rounded
+// once to bf16: a unit in bf16's last place apart at most).
 TEST(CudaExecutor, RunsGemmEpiloguesAsTheCpuDoes) {
   FakeGpu gpu;
+  for (DType t : {DType::f32, DType::bf16})
   for (GemmEpilogue ep : kEpilogues) {
-    const std::string what(gemm_epilogue_name(ep));
-    auto exe = cuda_epilogue_executable(GemmParams{DType::f32, {1, 4, 6, 3, ep == GemmEpilogue::bgradb, true, false}, 1, 0, ep});
+    const std::string what = std::string(gemm_epilogue_name(ep)) + " " + std::string(dtype_name(t));
+    auto exe = cuda_epilogue_executable(GemmParams{t, {1, 4, 6, 3, ep == GemmEpilogue::bgradb, true, false}, 1, 0, ep});
     ASSERT_TRUE(verify_executable(*exe).ok()) << what << ": " << verify_executable(*exe).error().message;
     auto on_cpu = std::make_shared<Executable>(*exe);
     on_cpu->target = std::string(kCpuTarget);
@@ -550,10 +565,10 @@ TEST(CudaExecutor, RunsGemmEpiloguesAsTheCpuDoes) {
       if (sl.arg < 0) on_cpu->arena_bytes = std::max(on_cpu->arena_bytes, (sl.offset + sl.type.num_bytes() + 63) / 64 * 64);
     std::vector<Tensor> args;
     for (const ArgSpec& a : exe->args) {
-      Tensor t(exe->slots[static_cast<size_t>(a.slot)].type);
-      for (int64_t i = 0; i < t.num_elements(); ++i)
-        t.data<float>()[i] = static_cast<float>((i * 5 + a.slot) % 9) * 0.25f - 1.0f;
-      args.push_back(std::move(t));
+      const TensorType& type = exe->slots[static_cast<size_t>(a.slot)].type;
+      std::vector<double> x(static_cast<size_t>(type.num_elements()));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 5 + static_cast<size_t>(a.slot)) % 9) * 0.25 - 1;
+      args.push_back(testing::make_tensor(type.dtype, type.shape, x));
     }
     std::vector<Tensor*> ptrs;
     for (Tensor& t : args) ptrs.push_back(&t);
@@ -566,11 +581,12 @@ TEST(CudaExecutor, RunsGemmEpiloguesAsTheCpuDoes) {
     ASSERT_TRUE(x.ok()) << what << ": " << x.error().message;
     ASSERT_TRUE((*x)->run(ptrs).ok()) << what;
     EXPECT_EQ(fake_cuda().epilogues.back().epilogue, cuda::lt_epilogue(ep)) << what;
+    const double ulp = t == DType::bf16 ? 1.0 / 128 : 1e-5;
     for (size_t r = 0; r < exe->results.size(); ++r) {
-      const std::vector<float> want = values(cpu->result(r)), got = values((*x)->result(r));
+      const std::vector<double> want = testing::to_doubles(cpu->result(r)), got = testing::to_doubles((*x)->result(r));
       ASSERT_EQ(got.size(), want.size()) << what;
       for (size_t i = 0; i < want.size(); ++i)
-        EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << what << " result " << r << " element " << i;
+        EXPECT_NEAR(got[i], want[i], ulp * (1 + std::fabs(want[i]))) << what << " result " << r << " element " << i;
     }
   }
 }

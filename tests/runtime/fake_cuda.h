@@ -100,7 +100,8 @@ struct LtEpilogueAttrs {
 };
 
 // cuBLASLt's epilogue over D (column-major, L.m x L.n, ld L.c.ld, batch 1)
-// after the product, in double: BIAS adds bias[i] to row i, GELU is the tanh
+// after the product (`load_d`: before its rounding to D's type), in double,
+// each element rounded once as `store_d` stores it: BIAS adds bias[i] to row i, GELU is the tanh
 // approximation cuBLASLt documents, *_AUX stores the GELU input at
 // aux[i + j * aux_ld], DGELU multiplies by GELU's derivative at the aux
 // (DGELU_BGRAD also stores bias[i] = the sum of D's row i), BGRADB stores
@@ -117,7 +118,6 @@ void column_major_epilogue(const cu::LtGemmLayout& L, const LtEpilogueAttrs& ep,
       for (int64_t l = 0; l < L.k; ++l) s += load_b(L.trans_b == cu::kOpN ? l + j * L.b.ld : j + l * L.b.ld);
       store(ep.bias, j, s);
     }
-    return;
   }
   const double c = std::sqrt(2.0 / 3.14159265358979323846);
   auto gelu_t = [&](double x) { return std::tanh(c * (x + 0.044715 * x * x * x)); };
@@ -747,13 +747,18 @@ inline const cu::CublasLt& fake_cublaslt() {
       if (ep.epilogue != cu::kEpilogueDefault && L.batch != 1) return 15;  // CUBLAS_STATUS_NOT_SUPPORTED (here)
       return enqueue(stream, [=] {
         ++fake_cuda().matmuls;
-        column_major_gemm(
-            L, al_v, be_v, [&](int64_t e) { return load(ta, a, e); }, [&](int64_t e) { return load(tb, b, e); },
-            [&](int64_t e) { return load(tc, c, e); }, [&](int64_t e, double v) { store(tc, d, e, v); });
+        auto load_a = [&](int64_t e) { return load(ta, a, e); };
+        auto load_b = [&](int64_t e) { return load(tb, b, e); };
+        auto load_c = [&](int64_t e) { return load(tc, c, e); };
+        auto store_d = [&](int64_t e, double v) { store(tc, d, e, v); };
+        if (ep.epilogue == cu::kEpilogueDefault) return column_major_gemm(L, al_v, be_v, load_a, load_b, load_c, store_d);
+        // The epilogue takes the product before its rounding to D's type.
+        std::vector<double> product(static_cast<size_t>(L.c.ld * L.n));
+        column_major_gemm(L, al_v, be_v, load_a, load_b, load_c,
+                          [&](int64_t e, double v) { product[static_cast<size_t>(e)] = v; });
         const int32_t tv = ep.bias_type >= 0 ? ep.bias_type : tc;
         column_major_epilogue(
-            L, ep, [&](int64_t e) { return load(tb, b, e); }, [&](int64_t e) { return load(tc, d, e); },
-            [&](int64_t e, double v) { store(tc, d, e, v); },
+            L, ep, load_b, [&](int64_t e) { return product[static_cast<size_t>(e)]; }, store_d,
             [&](const void* p, int64_t e) { return load(p == ep.aux ? tc : tv, p, e); },
             [&](void* p, int64_t e, double v) { store(p == ep.aux ? tc : tv, p, e, v); });
       });

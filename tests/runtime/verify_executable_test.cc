@@ -213,18 +213,23 @@ TEST(VerifyExecutable, ABatchedGemmOverASharedMatrixSaysSo) {
             "function 'bmm': instructions[0].gemm.b_shared: is false, operand 1 f32[3,2] is shared by the 2 batches");
 }
 
-// Every epilogue's executable (tests/runtime/cuda_test_executables.h) passes;
-// a bias of the wrong size, an aux of another type, a bias gradient of the
-// wrong size, a batch that is not one product, a gemm without an aux
-// epilogue with a second result do not.
+// Every epilogue's executable (tests/runtime/cuda_test_executables.h) passes
+// on f32, bf16 and f16; one on f64, a bias of the wrong size, an aux of
+// another type, a bias gradient of the wrong size, a batch that is not one
+// product, a gemm without an aux epilogue with a second result do not.
 TEST(VerifyExecutable, GemmEpilogues) {
-  for (size_t k = 1; k < kGemmEpilogues; ++k) {
-    const auto ep = static_cast<GemmEpilogue>(k);
-    EXPECT_EQ(problem(*mlc::testing::cuda_epilogue_executable(
-                  GemmParams{DType::f32, {1, 4, 6, 3, ep == GemmEpilogue::bgradb, true, false}, 1, 0, ep})),
-              "<valid>")
-        << gemm_epilogue_name(ep);
-  }
+  for (DType t : {DType::f32, DType::bf16, DType::f16})
+    for (size_t k = 1; k < kGemmEpilogues; ++k) {
+      const auto ep = static_cast<GemmEpilogue>(k);
+      EXPECT_EQ(problem(*mlc::testing::cuda_epilogue_executable(
+                    GemmParams{t, {1, 4, 6, 3, ep == GemmEpilogue::bgradb, true, false}, 1, 0, ep})),
+                "<valid>")
+          << gemm_epilogue_name(ep) << " " << dtype_name(t);
+    }
+  EXPECT_EQ(problem(*mlc::testing::cuda_epilogue_executable(
+                GemmParams{DType::f64, {1, 4, 6, 3, false, true, false}, 1, 0, GemmEpilogue::bias})),
+            "function 'gemm': instructions[0].gemm: an epilogue bias needs an f32, bf16 or f16 gemm with alpha 1 and "
+            "beta 0");
   auto bias = mlc::testing::cuda_epilogue_executable(GemmParams{DType::f32, {1, 4, 6, 3, false, true, false}, 1, 0,
                                                                 GemmEpilogue::bias_gelu_aux});
   bias->slots[3].type.shape = {4};

@@ -98,25 +98,27 @@ TEST(GpuCli, LoweringForCudaPrintsTheGemmEpilogues) {
   EXPECT_EQ(r.out.find("epilogue"), std::string::npos) << r.out;
 }
 
-// An MLP with two tanh GELUs (tests/data/gemm_epilogues): in its train step
-// each GELU is its linear's bias_gelu_aux forward and dgelu_bgrad backward
-// (the gradient's GEMM with the GELU's backward and the bias gradient), the
-// last linear's weight gradient a bgradb.
+// An MLP with two tanh GELUs (tests/data/gemm_epilogues), in f32 and under
+// bf16 autocast: in its train step each GELU is its linear's bias_gelu_aux
+// forward and dgelu_bgrad backward (the gradient's GEMM with the GELU's
+// backward and the bias gradient), the last linear's weight gradient a
+// bgradb.
 TEST(GpuCli, LoweringForCudaFormsTheGeluBackward) {
-  auto r = run_mlc("ir tests/data/gemm_epilogues/mlp_gelu_tanh.mlc --after lower --target cuda:sm_90");
-  ASSERT_EQ(r.status, 0) << r.err;
-  const std::string step = r.out.substr(r.out.find("lowered @train_step"));
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = step.find(what); at != std::string::npos && at < step.find("lowered @", 1);
-         at = step.find(what, at + 1))
-      ++n;
-    return n;
-  };
-  EXPECT_EQ(count("epilogue bias_gelu_aux]"), 2u) << step;
-  EXPECT_EQ(count("epilogue dgelu_bgrad]"), 2u) << step;
-  EXPECT_EQ(count("epilogue bgradb]"), 1u) << step;
-  EXPECT_EQ(count("epilogue bias]"), 1u) << step;
+  for (const std::string model : {"mlp_gelu_tanh", "mlp_gelu_tanh_bf16"}) {
+    auto r = run_mlc("ir tests/data/gemm_epilogues/" + model + ".mlc --after lower --target cuda:sm_90");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string all = r.out.substr(r.out.find("lowered @train_step"));
+    const std::string step = all.substr(0, all.find("lowered @", 1));
+    auto count = [&](const std::string& what) {
+      size_t n = 0;
+      for (size_t at = step.find(what); at != std::string::npos; at = step.find(what, at + 1)) ++n;
+      return n;
+    };
+    EXPECT_EQ(count("epilogue bias_gelu_aux]"), 2u) << model << ": " << step;
+    EXPECT_EQ(count("epilogue dgelu_bgrad]"), 2u) << model << ": " << step;
+    EXPECT_EQ(count("epilogue bgradb]"), 1u) << model << ": " << step;
+    EXPECT_EQ(count("epilogue bias]"), 1u) << model << ": " << step;
+  }
 }
 
 TEST(GpuCli, BadDevicesAndTargetsSayWhatIsAccepted) {

@@ -5,6 +5,8 @@
 // Skipped in builds without OpenCL.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "runtime/target.h"
 #include "tests/tools/oracle_compare.h"
 
@@ -50,20 +52,26 @@ INSTANTIATE_TEST_SUITE_P(All, HostGpuOptimizers, ::testing::ValuesIn(oracle_opti
 // (the oracle tolerances; both runs are valid f32 runs that differ in
 // summation order and platform math). `noise_only`: parameters whose values
 // are rounding noise (below).
+// The directory of a run of the model file's first 12 steps: metrics.jsonl, final.safetensors.
+std::string train_12_steps(const std::string& path, TrainOptions o, const std::string& tag) {
+  const std::string dir = temp_dir("host_gpu_examples_" + tag);
+  o.steps = 12;
+  o.metrics_path = dir + "/metrics.jsonl";
+  o.save_path = dir + "/final.safetensors";
+  run(load_model(path), o);
+  return dir;
+}
+
+TrainOptions on_interpreter() {
+  TrainOptions o;
+  o.backend = Backend::interp;
+  return o;
+}
+
 void expect_host_gpu_matches_interpreter(const std::string& path, const std::string& tag,
                                          const std::vector<std::string>& noise_only = {}) {
-  ModelFile model = load_model(path);
-  auto train_on = [&](TrainOptions o, const std::string& backend) {
-    const std::string dir = temp_dir("host_gpu_examples_" + tag + "_" + backend);
-    o.steps = 12;
-    o.metrics_path = dir + "/metrics.jsonl";
-    o.save_path = dir + "/final.safetensors";
-    run(model, o);
-    return dir;
-  };
-  TrainOptions interp;
-  interp.backend = Backend::interp;
-  const std::string want = train_on(interp, "interp"), got = train_on(on_host_gpu(), "host_gpu");
+  const std::string want = train_12_steps(path, on_interpreter(), tag + "_interp"),
+                    got = train_12_steps(path, on_host_gpu(), tag + "_host_gpu");
   Metrics w = read_metrics(want + "/metrics.jsonl"), g = read_metrics(got + "/metrics.jsonl");
   ASSERT_EQ(w.losses.size(), 12u);
   expect_losses(g.losses, w.losses, w.losses.size(), 1e-5);
@@ -95,6 +103,38 @@ INSTANTIATE_TEST_SUITE_P(Examples, HostGpuExamples,
 TEST(HostGpuEpilogues, TanhGeluMlpMatchesTheInterpreter) {
   SKIP_WITHOUT_HOST_GPU();
   expect_host_gpu_matches_interpreter("tests/data/gemm_epilogues/mlp_gelu_tanh.mlc", "mlp_gelu_tanh");
+}
+
+// The same MLP under bf16 autocast, with the same epilogues on bf16 GEMMs:
+// they compute in f32 and round once where the interpreter rounds the
+// product, the bias add and the activation each, so the two are bf16 runs
+// that round at different places. Bounded as tests/tools/mixed_precision_test.cc
+// bounds a bf16 run: D = the largest relative distance over the 12 steps
+// between the interpreter's bf16 and f32 losses (bf16's own drift, 3.8e-5
+// here); host-gpu's bf16 losses within 2 D of the interpreter's (measured:
+// 1.06 D), and at least D / 10 from the f32 ones (it did round to bf16).
+TEST(HostGpuEpilogues, Bf16TanhGeluMlpMatchesTheInterpreterToBf16Rounding) {
+  SKIP_WITHOUT_HOST_GPU();
+  const std::string dir = "tests/data/gemm_epilogues/";
+  auto losses = [&](const std::string& model, TrainOptions o, const std::string& tag) {
+    Metrics m = read_metrics(train_12_steps(dir + model, o, tag) + "/metrics.jsonl");
+    EXPECT_EQ(m.losses.size(), 12u) << tag;
+    return m.losses;
+  };
+  const std::vector<double> f32 = losses("mlp_gelu_tanh.mlc", on_interpreter(), "f32_interp"),
+                            want = losses("mlp_gelu_tanh_bf16.mlc", on_interpreter(), "bf16_interp"),
+                            got = losses("mlp_gelu_tanh_bf16.mlc", on_host_gpu(), "bf16_host_gpu");
+  ASSERT_EQ(f32.size(), want.size());
+  ASSERT_EQ(got.size(), want.size());
+  auto distance = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double d = 0;
+    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(a[i] - b[i]) / std::fabs(b[i]));
+    return d;
+  };
+  const double drift = distance(want, f32);
+  ASSERT_GT(drift, 0) << "the bf16 run rounded nothing";
+  EXPECT_LE(distance(got, want), 2 * drift);
+  EXPECT_GE(distance(got, f32), drift / 10);
 }
 
 }  // namespace
