@@ -152,8 +152,7 @@ Expected<TrainSummary> train_on_mesh(const Program& sharded, const Program& whol
   Expected<Signature> train_step =
       !setup ? Expected<Signature>(setup.error())
       : plan.pipelined()
-          ? functions.signature("stage0.loss_grad",
-                                setup->batch / data_parallel_size(plan.mesh) / plan.pipeline_micro_batches())
+          ? functions.signature("stage0.loss_grad", setup->batch / plan.pipeline_micro_batches())
           : functions.signature("train_step", setup->batch);
   if (mpi) MLC_CHECK_OK(agree_prepared(*mpi, train_step ? Status{} : train_step.error()));
   if (!train_step) return train_step.error();

@@ -39,6 +39,7 @@ Expected<PipelineRankView> PipelineRankView::of(const Rank& rank) {
   v.me = rank.coords[*axis];
   v.axis = *axis;
   v.data_ranks = rank.data_ranks;
+  v.stage_ranks = rank.world->size() / rank.mesh.axes[*axis].size;
   for (size_t k : rank.data_axes) v.data_axes.emplace_back(k, rank.mesh.axes[k].name);
   const rt::Group& group = rank.world->axis_group(*axis);
   v.world_rank = [&group](int r) { return group.world_rank(r); };
@@ -89,7 +90,9 @@ Expected<StepSchedule> build_pipeline_step_schedule(const PipelineRankView& view
                                                  std::to_string(view.data_ranks) + " data ranks)"
                                            : std::string()) +
                       " is not a multiple of " + std::to_string(m) + " micro-batches");
-  const int64_t micro = local / m;
+  // Each call computes a micro-batch of every data rank's rows (the stages'
+  // functions are sharded over the data axes, passes/pipeline_stage_sharding.h).
+  const int64_t micro = batch / m;
   const int me = view.me;
   const auto& world_rank = view.world_rank;
 
@@ -116,9 +119,10 @@ Expected<StepSchedule> build_pipeline_step_schedule(const PipelineRankView& view
 
   StepSchedule out;
   out.micro_batches = m;
-  out.loss_replicas = static_cast<int>(view.data_ranks);
-  // The replicas' gradient sums are added (below): each micro-batch's gradient counts 1/(m·replicas).
-  out.buffers.push_back({"grad_scale", 1.0 / static_cast<double>(m * view.data_ranks), false});
+  // Every rank of the last stage has the loss (replicated over the other axes).
+  out.loss_replicas = static_cast<int>(view.stage_ranks);
+  // Each micro-batch's gradient counts 1/m; @apply_update sums the data ranks' parts.
+  out.buffers.push_back({"grad_scale", 1.0 / static_cast<double>(m), false});
   std::map<std::string, bool> made;  // buffers added
   auto add_buffer = [&](const std::string& name, const TensorType& type, bool each_step) {
     if (made.emplace(name, true).second) out.buffers.push_back({name, 0, each_step, type});
@@ -171,7 +175,8 @@ Expected<StepSchedule> build_pipeline_step_schedule(const PipelineRankView& view
     size_t result = 1;
     for (const Signature::Arg& p : grad.args)
       if (p.kind == ArgKind::param) {
-        add_buffer(p.name + ".grad", p.type, true);
+        // The gradient's type (with ZeRO 3 the parameter is sharded where its gradient is partial).
+        add_buffer(p.name + ".grad", grad.results[result].type, true);
         acc.from_results.push_back({p.name + ".micro_grad", at, result++});
       }
     out.calls.push_back(std::move(acc));
@@ -243,12 +248,13 @@ Expected<StepSchedule> build_pipeline_step_schedule(const PipelineRankView& view
       }
     }
   }
-  // What couples the replicas and the stages, in the same order on every
-  // rank: each gradient sum added over the data axes (the replicas of this
-  // pipeline rank, which hold the same buffers), the gradient sums of shared
-  // parameters (tied weights) over the pipeline ranks (each rank not holding
-  // one adds zeros), then the model's squared gradient norms for
-  // global-norm clipping (passes/optimizer.h SplitUpdate).
+  // What couples the stages, in the same order on every rank: the gradient
+  // sums of shared parameters (tied weights) over the pipeline ranks (each
+  // rank not holding one adds zeros), then the model's squared gradient
+  // norms for global-norm clipping (passes/optimizer.h SplitUpdate). The
+  // data ranks' parts of the sums are added by the stages' @apply_update.
+  // A sum's type is @apply_update's <param>.grad's (with ZeRO 3 the
+  // parameter is sharded where its gradient sum is partial).
   auto all_reduce = [&](const std::string& buffer, size_t over, std::string name) {
     StepSchedule::Call c{"", 0, 0, {}, std::nullopt};
     c.kind = StepSchedule::Kind::all_reduce;
@@ -257,20 +263,14 @@ Expected<StepSchedule> build_pipeline_step_schedule(const PipelineRankView& view
     c.tag = std::move(name);
     out.calls.push_back(std::move(c));
   };
-  std::vector<std::string> sums;
-  for (const StepSchedule::Buffer& b : out.buffers)
-    if (b.each_step && b.name.ends_with(".grad")) sums.push_back(b.name);
-  for (const auto& [k, name] : view.data_axes)
-    for (const std::string& g : sums) all_reduce(g, k, "pipeline: " + g + " summed over axis " + name);
-  std::map<std::string, std::pair<TensorType, int>> params;  // name -> type, stages holding it
+  std::map<std::string, std::pair<TensorType, int>> params;  // name -> its gradient sum's type, stages holding it
   std::optional<TensorType> norms;
   for (int s = 0; s < stages; ++s) {
     MLC_TRY(Signature update, view.signature(stage_fn(s, "apply_update"), micro));
     for (const Signature::Arg& a : update.args) {
-      if (a.kind == ArgKind::param) {
-        auto& [type, holders] = params.emplace(a.name, std::pair{a.type, 0}).first->second;
-        ++holders;
-      }
+      if (a.kind == ArgKind::param)
+        for (const Signature::Arg& g : update.args)
+          if (g.name == a.name + ".grad") ++params.emplace(a.name, std::pair{g.type, 0}).first->second.second;
       if (a.name == kGradNormsArg) norms = a.type;
     }
   }
@@ -295,7 +295,7 @@ Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batc
 
 Expected<PipelineHolders> pipeline_tensor_holders(const PipelineRankView& view, int64_t batch) {
   MLC_TRY(PipelineSchedule schedule, view.program->pipeline_schedule());
-  const int64_t micro = batch / view.data_ranks / schedule.microbatches;
+  const int64_t micro = batch / schedule.microbatches;
   PipelineHolders holders;
   for (int s = 0; s < schedule.stages(); ++s) {
     const int holder = view.first_replica(schedule.rank_of_stage(s));
@@ -322,9 +322,37 @@ bool holds(const Rank& rank, const PipelineHolders& holders, const std::string& 
   return false;
 }
 
+bool writes_pipeline_tensor(const Rank& rank, const PipelineHolders& holders, const std::string& name,
+                            const Placements& placements) {
+  const std::optional<size_t> axis = pipeline_axis(rank);
+  auto it = holders.find(name);
+  if (!axis || it == holders.end() || it->second.empty()) return false;
+  if (rank.world->mesh().coords(it->second.front())[*axis] != rank.coords[*axis]) return false;
+  for (size_t a = 0; a < rank.coords.size(); ++a)
+    if (a != *axis && (a >= placements.size() || !placements[a].is_sharded()) && rank.coords[a] != 0) return false;
+  return true;
+}
+
+Expected<std::map<std::string, Placements>> pipeline_tensor_placements(const Rank& rank, int64_t batch) {
+  MLC_TRY(PipelineRankView view, PipelineRankView::of(rank));
+  MLC_TRY(PipelineSchedule schedule, view.program->pipeline_schedule());
+  std::map<std::string, Placements> out;
+  for (int s = 0; s < schedule.stages(); ++s) {
+    for (const char* fn : {"loss_grad", "apply_update"}) {
+      MLC_TRY(Signature sig, view.signature(stage_fn(s, fn), batch / schedule.microbatches));
+      for (const Signature::Arg& a : sig.args)
+        if ((a.kind == ArgKind::param || a.kind == ArgKind::frozen || a.kind == ArgKind::state) &&
+            a.name != kGradNormsArg)
+          out[a.name] = a.placements.empty() ? replicated(rank.mesh.axes.size()) : a.placements;
+    }
+  }
+  return out;
+}
+
 Expected<std::vector<rt::NamedTensor>> gather_pipeline_tensors(const Rank& rank, const PipelineHolders& holders,
                                                                const std::vector<rt::NamedTensor>& global,
-                                                               const std::vector<rt::NamedTensor>& mine) {
+                                                               const std::vector<rt::NamedTensor>& mine,
+                                                               const std::vector<Placements>& placements) {
   std::vector<rt::NamedTensor> whole;
   const int me = rank.index();
   for (const rt::NamedTensor& g : global) {
@@ -332,21 +360,33 @@ Expected<std::vector<rt::NamedTensor>> gather_pipeline_tensors(const Rank& rank,
     if (it == holders.end() || it->second.empty())
       return make_error("mlc internal error: pipeline: no stage holds '" + g.name + "'");
     const int from = it->second.front();
-    const rt::Tensor* own = nullptr;
-    for (const rt::NamedTensor& t : mine)
-      if (t.name == g.name) own = &t.tensor;
+    std::optional<rt::Tensor> own;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      if (mine[i].name != g.name) continue;
+      // The whole tensor on every rank of the stage: partial sums added, shards gathered.
+      rt::Tensor t = mine[i].tensor;
+      const Placements& p = placements[i];
+      for (size_t a = 0; a < p.size(); ++a)
+        if (p[a].is_partial())
+          MLC_CHECK_OK(rank.world->axis_group(a).all_reduce(t.bytes(), t.num_elements(), t.dtype(), rt::ReduceOp::sum,
+                                                            "pipeline: " + g.name + " summed over its partial sums"));
+      Placements sharded = p;
+      for (Placement& x : sharded)
+        if (x.is_partial()) x = Placement::R();
+      MLC_TRY(own, rank.gather(t, sharded, g.name));
+    }
     if (me == from && !own) return make_error("mlc internal error: pipeline: this rank holds no '" + g.name + "'");
     const std::string tag = "pipeline: " + g.name + " to rank 0";
     if (me == 0) {
       if (from == 0) {
-        whole.push_back({g.name, *own});
+        whole.push_back({g.name, std::move(*own)});
         continue;
       }
       rt::Tensor t(g.tensor.type());
       MLC_CHECK_OK(rank.world->all().recv(t.bytes(), t.num_bytes(), from, tag));
       whole.push_back({g.name, std::move(t)});
     } else if (me == from) {
-      MLC_CHECK_OK(rank.world->all().send(const_cast<rt::Tensor*>(own)->bytes(), own->num_bytes(), 0, tag));
+      MLC_CHECK_OK(rank.world->all().send(own->bytes(), own->num_bytes(), 0, tag));
     }
   }
   return whole;

@@ -60,6 +60,8 @@ struct PipelineRankView {
   // The data axes replicating the pipeline: index and name; and their ranks.
   std::vector<std::pair<size_t, std::string>> data_axes;
   int64_t data_ranks = 1;
+  // The ranks running each pipeline rank's stages (every coordinate on the other axes).
+  int64_t stage_ranks = 1;
   std::function<Expected<Signature>(const std::string& name, int64_t batch)> signature;
   // A rank of a run: its world, and its FunctionCache's signatures (compiling them).
   static Expected<PipelineRankView> of(const Rank& rank);
@@ -82,13 +84,25 @@ using PipelineHolders = std::map<std::string, std::vector<int>>;
 Expected<PipelineHolders> pipeline_tensor_holders(const Rank& rank, int64_t batch);
 // Whether `rank` (of any replica) holds tensor `name`.
 bool holds(const Rank& rank, const PipelineHolders& holders, const std::string& name);
+// Whether `rank` writes its chunk of tensor `name`, placed `placements`, to
+// a checkpoint: it is of the first holder's stage and holds a first copy of
+// that chunk (coordinate 0 on the axes the tensor is not sharded over).
+bool writes_pipeline_tensor(const Rank& rank, const PipelineHolders& holders, const std::string& name,
+                            const Placements& placements);
+// The placements of every parameter and optimizer-state tensor of a
+// pipeline, as its stage's @apply_update takes it (replicated on a pp-only
+// mesh). Asks for every stage's signatures.
+Expected<std::map<std::string, Placements>> pipeline_tensor_placements(const Rank& rank, int64_t batch);
 Expected<PipelineHolders> pipeline_tensor_holders(const PipelineRankView& view, int64_t batch);
 
 // Rank 0's whole copies of `global`'s tensors (their names and types; the
-// values of the rank holding each): a collective, each tensor sent to rank 0
-// by its first holder. `mine` are this rank's tensors; other ranks get {}.
+// values of the ranks holding each): a collective, each tensor made whole
+// within its stage's ranks (partial sums added, shards gathered, as
+// `placements` of `mine` say) and sent to rank 0 by its first holder.
+// `mine` are this rank's local tensors; other ranks get {}.
 Expected<std::vector<rt::NamedTensor>> gather_pipeline_tensors(const Rank& rank, const PipelineHolders& holders,
                                                                const std::vector<rt::NamedTensor>& global,
-                                                               const std::vector<rt::NamedTensor>& mine);
+                                                               const std::vector<rt::NamedTensor>& mine,
+                                                               const std::vector<Placements>& placements);
 
 }  // namespace mlc

@@ -5,6 +5,7 @@
 #include "ir/diagnostics.h"
 #include "ir/pipeline_stages.h"
 #include "passes/pipeline_split.h"
+#include "passes/pipeline_stage_sharding.h"
 #include "passes/sharding.h"
 
 namespace mlc {
@@ -120,6 +121,12 @@ Expected<const Function*> Program::stage_function(int stage, const std::string& 
     for (int s = 0; s < stages; ++s) {
       Expected<PipelineStageProgram> stage_program = build_pipeline_stage(m, c.layers, *pipeline_cuts_, s, c.train.optimizer);
       if (!stage_program) return make_error(path_ + ": " + stage_program.error().message);
+      // Sharded over the mesh's other axes (passes/pipeline_stage_sharding.h).
+      if (shards_pipeline_stages(parallel_))
+        if (Status sharded = shard_pipeline_stage(stage_program->module, parallel_,
+                                                  &stage_ledgers_[micro][s]);
+            !sharded)
+          return make_error(path_ + ": " + sharded.error().message);
       built.push_back(std::make_shared<Module>(std::move(stage_program->module)));
     }
     modules = std::move(built);

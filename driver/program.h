@@ -58,8 +58,10 @@ class Program {
   Backend backend() const { return backend_; }
   // A pipelined plan (ParallelPlan::pipelined): stage S's functions are named
   // "stage<S>.<name>" (passes/pipeline_split.h: forward, loss_grad,
-  // accumulate_grads, apply_update), built for the micro-batches of `batch`
-  // given as their batch; every other function is the model's on one device.
+  // accumulate_grads, apply_update), built for the (global) micro-batch
+  // given as their batch and, on a mesh with axes beside pp, sharded over
+  // them (passes/pipeline_stage_sharding.h); every other function is the
+  // model's on one device.
   // The schedule each pipeline rank runs (ir/pipeline_schedule.h).
   Expected<PipelineSchedule> pipeline_schedule() const;
   // Model files with a mesh: the sharding pass's collective ledger for `batch`, by function.
@@ -76,6 +78,8 @@ class Program {
   std::string path_;
   // Pipelined plans: the stages' modules by micro-batch size.
   mutable std::map<int64_t, std::vector<std::shared_ptr<Module>>> stage_modules_;
+  // Their sharded functions' collective ledgers, by micro-batch size, stage and function.
+  mutable std::map<int64_t, std::map<int, std::map<std::string, std::vector<LedgerEntry>>>> stage_ledgers_;
   mutable std::optional<std::vector<size_t>> pipeline_cuts_;  // planned at the training micro-batch
   Expected<const Function*> stage_function(int stage, const std::string& name, int64_t micro) const;
   // Built modules by (pipeline?, batch, with the update functions?).

@@ -53,8 +53,8 @@ Expected<Rank> Rank::on_mesh(rt::World& world, const Mesh& mesh, const Signature
     axes = mine;
   }
   r.data_axes = axes.value_or(std::vector<size_t>{});
-  // A pipeline's stage functions are unsharded: its data axes replicate the
-  // pipeline, each replica taking its share of the batch.
+  // A pipeline's: every data axis (a stage's functions may take no input
+  // that its rows shard, passes/pipeline_stage_sharding.h).
   if (mesh.find("pp")) {
     r.data_axes.clear();
     for (size_t k = 0; k < mesh.axes.size(); ++k)

@@ -8,7 +8,7 @@ namespace mlc {
 
 Status write_sharded_checkpoint(const Rank& rank, const std::string& dir, int keep, const std::string& model_name,
                                 const rt::TrainPosition& position, const std::vector<rt::NamedTensor>& locals,
-                                const std::vector<Placements>& placements, const std::vector<int>* writers) {
+                                const std::vector<Placements>& placements, const std::vector<bool>* writes) {
   // Per tensor, whether this rank wrote its chunk, and the chunk's checksum.
   struct Written {
     uint64_t wrote = 0, checksum = 0;
@@ -16,7 +16,7 @@ Status write_sharded_checkpoint(const Rank& rank, const std::string& dir, int ke
   std::vector<rt::NamedTensor> chunks;
   std::vector<size_t> chunk_of_tensor;
   for (size_t i = 0; i < locals.size(); ++i)
-    if (writers ? (*writers)[i] == rank.index() : rank.holds_first_copy(placements[i])) {
+    if (writes ? (*writes)[i] : rank.holds_first_copy(placements[i])) {
       chunks.push_back(locals[i]);
       chunk_of_tensor.push_back(i);
     }

@@ -23,12 +23,12 @@ namespace mlc {
 
 // A collective: every rank of `rank`'s world calls it with its local parts of
 // the same tensors (parameters, then optimizer state) and their placements.
-// `writers`, when given: per tensor, the world rank that writes it (a
-// pipeline's tensors live on their stages' ranks), instead of the ranks
-// holding a first copy; a rank's other entries of `locals` give only their
-// types.
+// `writes`, when given: per tensor, whether this rank writes its chunk (a
+// pipeline's tensors live on their stages' ranks), instead of whether it
+// holds a first copy; a rank's other entries of `locals` give only their
+// local types.
 Status write_sharded_checkpoint(const Rank& rank, const std::string& dir, int keep, const std::string& model_name,
                                 const rt::TrainPosition& position, const std::vector<rt::NamedTensor>& locals,
-                                const std::vector<Placements>& placements, const std::vector<int>* writers = nullptr);
+                                const std::vector<Placements>& placements, const std::vector<bool>* writes = nullptr);
 
 }  // namespace mlc

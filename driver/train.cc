@@ -324,13 +324,15 @@ struct LocalTensors {
   std::vector<Placements> placements;
 
   // `holders`: a pipeline's (driver/pipeline_step_schedule.h): only the tensors this rank's stages hold.
-  LocalTensors(const std::vector<rt::NamedTensor>& global, const Signature& f, const Rank& rank,
+  // `fns`: the functions updating them (a pipeline rank's stages' @apply_update).
+  LocalTensors(const std::vector<rt::NamedTensor>& global, const std::vector<const Signature*>& fns, const Rank& rank,
                const PipelineHolders* holders = nullptr) {
     for (const rt::NamedTensor& g : global) {
       if (holders && !holds(rank, *holders, g.name)) continue;
       Placements p;
-      for (const Signature::Arg& a : f.args)
-        if (a.name == g.name) p = a.placements;
+      for (const Signature* f : fns)
+        for (const Signature::Arg& a : f->args)
+          if (a.name == g.name) p = a.placements;
       // Replicated: a pipeline rank's tensors, which no other rank's arguments place.
       if (p.empty() && rank.world) p.assign(rank.mesh.axes.size(), Placement::R());
       tensors.push_back({g.name, rank.local_part(g.tensor, p)});
@@ -389,18 +391,19 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   MLC_TRY(BatchFunctions program, compile(rank, batch, k, loss_grad, profiled));
   std::map<int64_t, BatchFunctions> tail_programs;  // last partial batch when !drop_last
   // Where the parameters and state are placed: the arguments of the function updating them.
-  const Signature* state_fn = nullptr;
+  std::vector<const Signature*> state_fns;
   for (const StepRunner::Compiled& f : program.step->functions())
-    if (f.name == optimizer_state_function(k) || f.name.ends_with(".apply_update")) state_fn = &f.fn.signature();
-  if (!state_fn) return make_error("mlc internal error: the step schedule has no @" + optimizer_state_function(k));
-  const Signature& step_fn = *state_fn;
+    if (f.name == optimizer_state_function(k) || f.name.ends_with(".apply_update")) state_fns.push_back(&f.fn.signature());
+  if (state_fns.empty()) return make_error("mlc internal error: the step schedule has no @" + optimizer_state_function(k));
   // A pipeline's rank holds its stages' tensors only (driver/pipeline_step_schedule.h).
   std::optional<PipelineHolders> holders;
+  std::optional<std::map<std::string, Placements>> tensor_placements;
   if (pipeline_axis(rank)) {
     MLC_TRY(holders, pipeline_tensor_holders(rank, batch));
+    MLC_TRY(tensor_placements, pipeline_tensor_placements(rank, batch));
   }
   const PipelineHolders* held = holders ? &*holders : nullptr;
-  LocalTensors params(setup.params, step_fn, rank, held), state(setup.state, step_fn, rank, held);
+  LocalTensors params(setup.params, state_fns, rank, held), state(setup.state, state_fns, rank, held);
   if (rank.device_tensors)
     for (auto* list : {&params.tensors, &state.tensors})
       for (rt::NamedTensor& t : *list) MLC_CHECK_OK(rank.device_tensors->keep(t.tensor));
@@ -438,21 +441,23 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   auto checkpoint = [&](int64_t steps_done) -> Status {
     MLC_CHECK_OK(all_to_host());
     const rt::TrainPosition position{steps_done, setup.seed, batch, steps_per_epoch, tc.shuffle};
-    if (holders) {  // every tensor written by its first holder; the others' entries give types
+    if (holders) {  // every tensor written by its first holder's stage; the others' entries give types
       std::vector<rt::NamedTensor> locals;
-      std::vector<int> writers;
+      std::vector<Placements> placements;
+      std::vector<bool> writes;
       for (auto* list : {&setup.params, &setup.state})
         for (const rt::NamedTensor& g : *list) {
           const rt::NamedTensor* mine = nullptr;
           for (auto* own : {&params.tensors, &state.tensors})
             for (const rt::NamedTensor& t : *own)
               if (t.name == g.name) mine = &t;
-          locals.push_back(mine ? *mine : g);
-          writers.push_back(holders->at(g.name).front());
+          const Placements& p = tensor_placements->at(g.name);
+          locals.push_back(mine ? *mine : rt::NamedTensor{g.name, rank.local_part(g.tensor, p)});
+          placements.push_back(p);
+          writes.push_back(mine && writes_pipeline_tensor(rank, *holders, g.name, p));
         }
-      const std::vector<Placements> replicated(locals.size(), Placements(rank.mesh.axes.size(), Placement::R()));
       return write_sharded_checkpoint(rank, o.checkpoint_dir, o.keep_checkpoints, config.name, position, locals,
-                                      replicated, &writers);
+                                      placements, &writes);
     }
     if (rank.world) {
       std::vector<rt::NamedTensor> locals = params.tensors;
@@ -611,11 +616,18 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       // The step's gradient sums (its micro-batches' mean, before clipping),
       // each from its stage's rank, under the parameters' names.
       std::vector<rt::NamedTensor> mine, trained;
+      std::vector<Placements> placed;  // as @apply_update takes the sums
       for (const rt::NamedTensor& p : params.tensors)
-        if (const rt::Tensor* g = prog->step->buffer(p.name + ".grad")) mine.push_back({p.name, *g});
+        if (const rt::Tensor* g = prog->step->buffer(p.name + ".grad")) {
+          mine.push_back({p.name, *g});
+          placed.emplace_back();
+          for (const Signature* f : state_fns)
+            for (const Signature::Arg& a : f->args)
+              if (a.name == p.name + ".grad") placed.back() = a.placements;
+        }
       for (size_t i = 0; i < config.params.size(); ++i)
         if (config.params[i].trainable && !config.params[i].buffer) trained.push_back(setup.params[i]);
-      MLC_TRY(std::vector<rt::NamedTensor> whole, gather_pipeline_tensors(rank, *holders, trained, mine));
+      MLC_TRY(std::vector<rt::NamedTensor> whole, gather_pipeline_tensors(rank, *holders, trained, mine, placed));
       std::vector<std::pair<std::string, const rt::Tensor*>> named;
       for (const rt::NamedTensor& g : whole) named.emplace_back(g.name, &g.tensor);
       MLC_CHECK_OK(write_diagnostics(named));
@@ -659,7 +671,8 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   MLC_CHECK_OK(all_to_host());
   if (!o.save_path.empty()) {
     MLC_TRY(std::vector<rt::NamedTensor> whole,
-            holders ? gather_pipeline_tensors(rank, *holders, setup.params, params.tensors) : params.whole(rank));
+            holders ? gather_pipeline_tensors(rank, *holders, setup.params, params.tensors, params.placements)
+                    : params.whole(rank));
     std::vector<std::pair<std::string, const rt::Tensor*>> named;
     for (const rt::NamedTensor& p : whole) named.emplace_back(p.name, &p.tensor);
     if (leader) MLC_CHECK_OK(rt::write_safetensors(o.save_path, named, {{"model", config.name}}));

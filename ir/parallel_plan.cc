@@ -37,9 +37,6 @@ bool is_data_axis(std::string_view axis) {
 
 Status check_mesh_axes(const Mesh& mesh) {
   for (const MeshAxis& a : mesh.axes) {
-    if (a.name == "pp" && mesh.find("tp"))
-      return make_error("axis 'pp' (pipeline parallelism) beside tp is not implemented yet; pp=N runs alone or "
-                        "with data axes (dp, ddp, fsdp)");
     if (a.name == "tp" || a.name == "pp" || is_data_axis(a.name)) continue;
     for (const PlannedAxis& p : kNotImplemented)
       if (a.name == p.name)
@@ -54,9 +51,6 @@ Status ParallelPlan::validate() const {
   if (Status axes = check_mesh_axes(mesh); !axes)
     return make_error("parallel plan: mesh " + mesh.str() + ": " + axes.error().message);
   if (zero < 0 || zero > 3) return make_error("parallel plan: ZeRO stage " + std::to_string(zero) + ": must be 0, 1, 2 or 3");
-  if (pipelined() && zero > 0)
-    return make_error("parallel plan: mesh " + mesh.str() + ", ZeRO " + std::to_string(zero) +
-                      ": ZeRO on a pipeline is not implemented yet; its data axes replicate the stages (ZeRO 0)");
   return {};
 }
 

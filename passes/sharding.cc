@@ -100,6 +100,12 @@ class Sharder {
     for (size_t k = 0; k < g_.results.size(); ++k) {
       int a = g_.updated_arg(k);
       Placements target = a >= 0 ? placed_.at(g_.args[a]) : replicated(mesh_.axes.size());
+      if (auto planned = plan_.results.find(k); planned != plan_.results.end()) {
+        target = planned->second;
+        const Placements& now = placed_.at(g_.results[k]);
+        for (size_t x = 0; x < target.size(); ++x)
+          if (target[x].is_partial() && now[x] != target[x]) target[x] = Placement::R();
+      }
       std::string consumer = "result #" + std::to_string(k) + (a >= 0 ? " (updates %" + g_.args[a]->name + ")" : "");
       MLC_TRY(Value * v, move(g_.results[k], target, consumer, "", 0, Loc{}, ""));
       out_->results.push_back(v);
@@ -128,6 +134,8 @@ class Sharder {
         required_.emplace(g_.results[k], it->second);
       }
     }
+    for (const auto& [k, p] : plan_.results)
+      if (k < g_.results.size()) preferred_.emplace(g_.results[k], p);
     for (auto it = g_.ops.rbegin(); it != g_.ops.rend(); ++it) {
       const Op& op = **it;
       auto p = preferred_.find(op.result());

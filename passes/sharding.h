@@ -67,6 +67,13 @@ struct ShardingPlan {
     Placement to;
   };
   std::map<const Value*, std::vector<Settle>> settle;
+  // Results moved to these placements instead of the calling convention's,
+  // by result index (a pipeline stage's sent activations and gradients,
+  // passes/pipeline_stage_sharding.h). P on an axis keeps a partial sum
+  // partial there (no all_reduce); where the result is not partial on that
+  // axis it is made R there instead: the sharded function's result's
+  // placements say which.
+  std::map<size_t, Placements> results;
 };
 
 // The data-parallel plan for a function on `mesh`, whose axes are data axes
