@@ -22,11 +22,16 @@
 //   then each stage's @apply_update of the sums: one optimizer step.
 //
 // The micro-batches are those of gradient accumulation (driver/step_schedule.h):
-// micro-batch j is rows [j*B/m, (j+1)*B/m), and the gradient is
-// sum_j g_j * (1/m), so a pipelined step is the single-device step with m
-// accumulation steps up to f32 rounding (the stages are compiled apart, and
-// a value read on both sides of a cut sums its gradients in another order),
-// the same on every schedule. Messages are tagged
+// micro-batch j is rows [j*B/m, (j+1)*B/m) of each data rank's share, and
+// the gradient is sum_j g_j * (1/m), so a pipelined step is the
+// single-device step with m accumulation steps up to f32 rounding (the
+// stages are compiled apart, and a value read on both sides of a cut sums
+// its gradients in another order), the same on every schedule. With axes
+// beside pp the stages' functions are SPMD programs over them
+// (passes/pipeline_stage_sharding.h), compiled for the global micro-batch
+// B/m; a rank's messages go to the ranks of its own coordinates on the
+// other axes, and the gradient sums stay partial over the data axes until
+// @apply_update reduces them. Messages are tagged
 // "pipeline: stage 0's activation 1 of micro-batch 2 (F0.2.1)" and "...'s
 // input gradient ... (B<s>.<j>.<K>)"; the loss goes to every rank from the
 // last stage's (StepSchedule::loss_root).

@@ -135,18 +135,23 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
   }
   // What each rank of `mlc run --mesh pp=N` holds (driver/plan_pipeline_memory.h).
   ParallelPlan run_plan;
-  run_plan.mesh = Mesh::parse("pp=" + std::to_string(p)).value();
+  run_plan.mesh = flags.beside;
+  run_plan.mesh.axes.push_back({"pp", p});
+  run_plan.zero = flags.zero;
+  run_plan.tensor_parallel = {config.parallel.tensor_parallel, flags.sequence_parallel};
   run_plan.micro_batches = m;
   run_plan.virtual_stages = v;
   run_plan.schedule = kind;
   run_plan.split_before = section.split_before;
   const Program program = Program::from_model(model, Backend::compiled, run_plan);
   std::vector<PlannedPipelineRank> planned;
-  const bool runs = p > 1 && flags.alone;  // mlc run runs pp alone
-  if (runs) {
+  if (p > 1) {
     MLC_TRY(planned, plan_pipeline_ranks(program, batch));
+    t += flags.beside.empty()
+             ? "    each rank of mlc run, predicted as it measures it (memory of rank R: ...)\n"
+             : "    each pipeline rank of mlc run on " + run_plan.mesh.str() +
+                   " (every rank at its pp coordinate), predicted as it measures it (memory of rank R: ...)\n";
   }
-  if (runs) t += "    each rank of mlc run, predicted as it measures it (memory of rank R: ...)\n";
   nlohmann::ordered_json jplanned = nlohmann::ordered_json::array();
   auto bytes = [](int64_t b) { return human_bytes(b) + " (" + std::to_string(b) + " B)"; };
   for (const PlannedPipelineRank& pr : planned) {

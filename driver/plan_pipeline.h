@@ -32,9 +32,13 @@ struct PipelineFlags {
   int ranks = 0;         // --mesh pp=N
   int microbatches = 0;  // --microbatches
   int virtual_stages = 0;  // --virtual-stages
-  // pp is the mesh's only axis: what each rank of `mlc run` holds is
-  // predicted too (driver/plan_pipeline_memory.h); beside other axes it does not run yet.
-  bool alone = true;
+  // The mesh's other axes, the ZeRO stage over its data axes and sequence
+  // parallelism: what each rank of `mlc run` on that mesh with pp holds is
+  // predicted (driver/plan_pipeline_memory.h; every rank at one pp
+  // coordinate holds the same).
+  Mesh beside;
+  int zero = 0;
+  bool sequence_parallel = false;
   std::optional<PipelineScheduleKind> schedule;  // --schedule
 };
 

@@ -191,7 +191,7 @@ class Search {
     p.plan.virtual_stages = 1;
     p.plan.micro_batches = 0;
     p.plan.split_before.clear();
-    p.runnable = pp == 1 || (dp == 1 && tp == 1);
+    p.runnable = p.plan.validate().ok();
     return p;
   }
 
@@ -259,8 +259,6 @@ Expected<SearchResult> search_plans(PlanEstimator& e, const SearchOptions& o) {
       if (tp > 1 && !has_tp) continue;
       const int64_t dp = n / pp / tp;
       if (batch % dp != 0) continue;
-      const bool runnable = pp == 1 || (dp == 1 && tp == 1);
-      if (o.runnable_only && !runnable) continue;
       const int idp = static_cast<int>(dp), itp = static_cast<int>(tp), ipp = static_cast<int>(pp);
       for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero)
         for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
@@ -304,6 +302,7 @@ Expected<SearchResult> search_plans(PlanEstimator& e, const SearchOptions& o) {
       continue;
     }
     RankedPlan& p = *costed;
+    if (o.runnable_only && !p.runnable) continue;
     for (const PredictedRank& r : p.ranks) p.peak_bytes = std::max(p.peak_bytes, r.total());
     if (o.memory_cap > 0 && p.peak_bytes > static_cast<double>(o.memory_cap)) {
       ++out.over_cap;

@@ -11,10 +11,11 @@
 //    among the divisors of the data rank's batch (m >= pp for 1f1b and
 //    zb1p), on gpipe, 1f1b, zb1p, and interleaved with v = 2, 3, ... stages
 //    per rank where pp·v stages fit and pp divides m.
-// Runnable today: no pp (any dp, tp, ZeRO, sequence parallelism), or pp
-// alone. Plans of pp beside dp or tp are costed all the same, less exactly
-// (below), and marked not runnable; runnable plans rank first
-// (`--runnable-only` drops the others).
+// Runnable: every plan whose ParallelPlan validates (all of the above
+// today; pipelines shard their stages over dp and tp, passes/
+// pipeline_stage_sharding.h). Plans of pp beside dp or tp are costed less
+// exactly (below). Runnable plans rank first (`--runnable-only` drops the
+// others).
 //
 // A plan's predicted step time:
 //  - no pp: one call of the sharded @train_step (its collectives timed by the

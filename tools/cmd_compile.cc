@@ -160,7 +160,9 @@ int cmd_compile(const std::vector<std::string>& argv) {
   int sources_written = 0;
   std::shared_ptr<const rt::CodeModule> code;  // the first function's code: its target is the artifact's
   auto add = [&](const std::string& name, int64_t batch, bool sharded) -> Status {
-    // A pipeline's functions are all its Program's; none is sharded (each runs on the ranks of its stage).
+    // A pipeline's functions are all its Program's, stored as unsharded ones: the
+    // stages' are sharded over the axes beside pp (their arguments' placements say
+    // how), the others are the model's on one device.
     MLC_TRY(const Function* f, (sharded || mesh.empty() || parallel.pipelined() ? program : whole).ir(name, batch));
     if (name == "train_step" && batch == tc.batch_size && (sharded || mesh.empty() || parallel.pipelined()))
       artifact.module_hash = rt::hex64(rt::fnv1a64(print_function(*f)));
@@ -181,8 +183,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
     const int stages = parallel.pipeline_stages(), m = parallel.pipeline_micro_batches();
     auto stage = [](int s, const char* name) { return "stage" + std::to_string(s) + "." + name; };
     for (int64_t b : train_batches) {
-      if (b % (w * m)) continue;  // a run refuses a batch its replicas' micro-batches do not divide
-      const int64_t micro = b / w / m;
+      if (b % (w * m)) continue;  // a run refuses a batch its data ranks' micro-batches do not divide
+      const int64_t micro = b / m;  // the stages' functions take global micro-batches, sharded like the mesh
       functions.emplace_back("train_step", b, false);
       functions.emplace_back("optimizer_init", b, false);
       for (int s = 0; s < stages; ++s) {

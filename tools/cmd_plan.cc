@@ -109,11 +109,14 @@ int cmd_plan(const std::vector<std::string>& argv) {
   pipeline_flags.microbatches = flags.microbatches.value_or(0);
   pipeline_flags.schedule = flags.schedule;
   pipeline_flags.virtual_stages = flags.virtual_stages.value_or(0);
-  pipeline_flags.alone = !flags.mesh || flags.mesh->empty();
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
   ParallelPlan parallel = make_parallel_plan(flags, config.parallel);
+  for (const MeshAxis& a : parallel.mesh.axes)
+    if (a.name != "pp") pipeline_flags.beside.axes.push_back(a);
+  pipeline_flags.zero = parallel.zero;
+  pipeline_flags.sequence_parallel = parallel.tensor_parallel.sequence_parallel;
   auto pipeline = pipeline_report(*model, pipeline_flags);
   if (!pipeline) return user_error(pipeline.error().message);
   if (config.train.optimizer.type.empty())

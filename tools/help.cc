@@ -17,7 +17,7 @@ const FlagDoc kMesh = {"mesh", "AXIS=N[,AXIS=N...]",
                        "a device mesh of named axes, e.g. dp=2, dp=2,fsdp=2 (HSDP), tp=2, dp=2,tp=2. dp, ddp and fsdp "
                        "are data axes: the batch is split over them; the model file's \"parallel\" plan shards "
                        "weights over tp; pp=N runs a pipeline of N ranks (parallel.pipeline: cuts, micro-batches, "
-                       "schedule; alone, not yet beside other axes). Other axes (sp, cp, ep) are not implemented yet. "
+                       "schedule), beside data axes and tp too (dp=2,pp=2,tp=2: each stage sharded over them). Other axes (sp, cp, ep) are not implemented yet. "
                        "Default: the model file's parallel.mesh"};
 const FlagDoc kMicrobatches = {"microbatches", "N",
                                "micro-batches per pipeline step (default: parallel.pipeline.microbatches, else the "
@@ -157,7 +157,7 @@ const std::vector<CommandDoc>& docs() {
        "virtual stages), costed from the compiled IR (GEMM FLOPs at this host's measured rate, bytes of the\n"
        "other instructions, a fixed cost per instruction, the collective ledger's latency and bandwidth, the\n"
        "simulated pipeline bubble), those over --memory-cap dropped, the best printed with their step time,\n"
-       "memory per rank and why; plans that do not run yet (pp beside dp or tp) come after the runnable ones.",
+       "memory per rank and why; plans that do not validate would come after the runnable ones.",
        {{"format", "text|json", "text (default) or one JSON object"},
         {"mesh", "AXIS=N[,AXIS=N...]", "as for run; here also pp=N, the pipeline ranks (default: the model file's "
                                        "parallel.pipeline.stages)"},
@@ -170,7 +170,7 @@ const std::vector<CommandDoc>& docs() {
         {"memory-cap", "BYTES",
          "with --search: drop plans whose largest rank needs more (parameters, optimizer state, arenas, schedule "
          "buffers, batch); bytes, or with a unit: 512MiB, 16GiB"},
-        {"runnable-only", "", "with --search: only plans mlc run runs today (no pp beside dp or tp)",
+        {"runnable-only", "", "with --search: only plans mlc run runs (every plan of the search does today)",
          K::plain_switch},
         {"gflops", "G",
          "with --search: the f32 GEMM rate to cost with instead of this host's (measured once and kept in the "

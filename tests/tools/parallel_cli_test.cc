@@ -169,10 +169,6 @@ TEST(ParallelCli, MeshAxesWithoutAnImplementationAreErrors) {
   RunResult foo = mlc("run examples/digits_mlp.json --mesh foo=2 --steps 1");
   EXPECT_EQ(foo.status, 2);
   EXPECT_EQ(foo.err.substr(0, foo.err.find('\n') + 1), "mlc: --mesh: unknown axis 'foo'" + supported);
-  RunResult pp = mlc("ir examples/digits_mlp.json --mesh tp=2,pp=2");
-  EXPECT_EQ(pp.status, 2);
-  EXPECT_EQ(pp.err, "mlc: --mesh: axis 'pp' (pipeline parallelism) beside tp is not implemented yet; pp=N runs "
-                    "alone or with data axes (dp, ddp, fsdp)\n");
   RunResult ep = mlc("ir examples/digits_mlp.json --mesh dp=2,ep=2");
   EXPECT_EQ(ep.status, 2);
   EXPECT_EQ(ep.err, "mlc: --mesh: axis 'ep' (expert parallelism) is not implemented yet" + supported);
@@ -180,11 +176,10 @@ TEST(ParallelCli, MeshAxesWithoutAnImplementationAreErrors) {
   EXPECT_EQ(compile.status, 2);
   EXPECT_EQ(compile.err.substr(0, compile.err.find('\n') + 1),
             "mlc: --mesh: axis 'cp' (context parallelism) is not implemented yet" + supported);
-  RunResult file = mlc("plan tests/frontends/data/bad/parallel_mesh_pp.json");  // tp=2,pp=2 in the file's mesh
+  RunResult file = mlc("plan tests/frontends/data/bad/parallel_mesh_cp.json");  // tp=2,cp=2 in the file's mesh
   EXPECT_EQ(file.status, 1);
-  EXPECT_EQ(file.err, "tests/frontends/data/bad/parallel_mesh_pp.json:23:24: error: 'mesh': axis 'pp' (pipeline "
-                      "parallelism) beside tp is not implemented yet; pp=N runs alone or with data axes (dp, ddp, "
-                      "fsdp)\n");
+  EXPECT_EQ(file.err, "tests/frontends/data/bad/parallel_mesh_cp.json:23:24: error: 'mesh': axis 'cp' (context "
+                      "parallelism) is not implemented yet" + supported);
   for (const char* data : {"dp=2", "ddp=2", "fsdp=2"}) {
     RunResult ok = mlc(std::string("plan examples/digits_mlp.json --mesh ") + data);
     EXPECT_EQ(ok.status, 0) << data << ": " << ok.err;

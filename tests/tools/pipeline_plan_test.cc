@@ -44,33 +44,43 @@ struct PipelineCase {
   int ranks, microbatches;
   const char* schedule;
   int virtual_stages;
+  // Axes beside pp ("dp=2", "tp=2", "dp=2,tp=2": placed before pp) and the ZeRO stage.
+  const char* beside = "";
+  int zero = 0;
 };
 
 class PredictedPipelineMemory : public ::testing::TestWithParam<PipelineCase> {};
 
 // Every rank's parameters, optimizer state, train-step arena and schedule
-// buffers as `mlc plan` predicts them are what `mlc run` measures, exactly.
+// buffers as `mlc plan` predicts them are what `mlc run` measures, exactly:
+// with axes beside pp, every rank of a pipeline rank's stages (they hold
+// equal shares) measures that pipeline rank's prediction.
 TEST_P(PredictedPipelineMemory, EveryRankMeasuresWhatThePlanPredicts) {
   const PipelineCase& c = GetParam();
-  const std::string flags = std::string("examples/") + c.model + ".json --mesh pp=" + std::to_string(c.ranks) +
-                            " --microbatches " + std::to_string(c.microbatches) + " --schedule " + c.schedule +
-                            " --virtual-stages " + std::to_string(c.virtual_stages);
+  const std::string beside = c.beside;
+  const std::string mesh = (beside.empty() ? "" : beside + ",") + "pp=" + std::to_string(c.ranks);
+  const std::string flags = std::string("examples/") + c.model + ".json --mesh " + mesh + " --zero " +
+                            std::to_string(c.zero) + " --microbatches " + std::to_string(c.microbatches) +
+                            " --schedule " + c.schedule + " --virtual-stages " + std::to_string(c.virtual_stages);
   RunResult plan = mlc("plan " + flags + " --format json");
   ASSERT_EQ(plan.status, 0) << plan.err;
   const auto predicted = nlohmann::json::parse(plan.out)["pipeline"]["run_ranks"];
   RunResult run = mlc("run " + flags + " --steps 1");
   ASSERT_EQ(run.status, 0) << run.err;
   const std::vector<mlc::testing::MeasuredMemory> measured = mlc::testing::measured_memory(run.out);
-  ASSERT_EQ(measured.size(), static_cast<size_t>(c.ranks)) << run.out;
-  ASSERT_EQ(predicted.size(), measured.size());
-  for (size_t r = 0; r < measured.size(); ++r) {
-    const auto& p = predicted[r];
-    EXPECT_EQ(measured[r].parameters, p["parameters"].get<int64_t>()) << "rank " << r;
-    EXPECT_EQ(measured[r].optimizer_state, p["optimizer_state"].get<int64_t>()) << "rank " << r;
-    EXPECT_EQ(measured[r].arena, p["train_step_arena"].get<int64_t>()) << "rank " << r;
-    EXPECT_EQ(measured[r].schedule_buffers, p["schedule_buffers"].get<int64_t>()) << "rank " << r;
+  ASSERT_EQ(predicted.size(), static_cast<size_t>(c.ranks));
+  // pp is the last axis: world rank w is pipeline rank w % ranks.
+  ASSERT_EQ(measured.size() % static_cast<size_t>(c.ranks), 0u) << run.out;
+  ASSERT_GE(measured.size(), static_cast<size_t>(c.ranks)) << run.out;
+  for (size_t w = 0; w < measured.size(); ++w) {
+    const auto& p = predicted[w % static_cast<size_t>(c.ranks)];
+    EXPECT_EQ(measured[w].parameters, p["parameters"].get<int64_t>()) << "rank " << w;
+    EXPECT_EQ(measured[w].optimizer_state, p["optimizer_state"].get<int64_t>()) << "rank " << w;
+    EXPECT_EQ(measured[w].arena, p["train_step_arena"].get<int64_t>()) << "rank " << w;
+    EXPECT_EQ(measured[w].schedule_buffers, p["schedule_buffers"].get<int64_t>()) << "rank " << w;
     // Recomputation keeps the received activations of every micro-batch.
-    if (r > 0) EXPECT_GT(p["schedule_buffers_by_kind"]["received_activations"].get<int64_t>(), 0);
+    if (w % static_cast<size_t>(c.ranks) > 0)
+      EXPECT_GT(p["schedule_buffers_by_kind"]["received_activations"].get<int64_t>(), 0);
   }
 }
 
@@ -82,10 +92,18 @@ INSTANTIATE_TEST_SUITE_P(Examples, PredictedPipelineMemory,
                                            PipelineCase{"tiny_gpt", 4, 4, "1f1b", 1},
                                            PipelineCase{"tiny_gpt", 4, 8, "gpipe", 1},
                                            PipelineCase{"tiny_gpt", 4, 4, "zb1p", 1},
-                                           PipelineCase{"gpt2_tied", 2, 4, "1f1b", 1}),
+                                           PipelineCase{"gpt2_tied", 2, 4, "1f1b", 1},
+                                           PipelineCase{"tiny_gpt", 2, 4, "1f1b", 1, "tp=2"},
+                                           PipelineCase{"tiny_gpt", 2, 2, "1f1b", 1, "dp=2", 1},
+                                           PipelineCase{"gpt8", 2, 2, "zb1p", 1, "dp=2", 3},
+                                           PipelineCase{"gpt8", 2, 2, "1f1b", 1, "dp=2,tp=2", 1}),
                          [](const auto& info) {
-                           return std::string(info.param.model) + "_pp" + std::to_string(info.param.ranks) + "_m" +
-                                  std::to_string(info.param.microbatches) + "_" + info.param.schedule;
+                           std::string beside = info.param.beside;
+                           for (char& ch : beside)
+                             if (ch == '=' || ch == ',') ch = '_';
+                           return std::string(info.param.model) + (beside.empty() ? "" : "_" + beside) + "_pp" +
+                                  std::to_string(info.param.ranks) + "_m" + std::to_string(info.param.microbatches) +
+                                  "_" + info.param.schedule + "_zero" + std::to_string(info.param.zero);
                          });
 
 TEST(PipelinePlan, Errors) {

@@ -80,8 +80,10 @@ TEST(OracleDataParallel, SeedExperimentMatchesOneDeviceAndPyTorch) {
 // 1/2/3 and HSDP, tensor parallelism by the plan of examples/tiny_gpt.json
 // (attention and SwiGLU colwise/rowwise, vocabulary-parallel embedding and
 // head, so the loss is vocabulary-parallel too), with and without sequence
-// parallelism, 2-D meshes, and pipelines of 2 and 4 stages on every schedule
-// (a pipelined step is gradient accumulation over its micro-batches). Every
+// parallelism, 2-D meshes, pipelines of 2 and 4 stages on every schedule
+// (a pipelined step is gradient accumulation over its micro-batches), and
+// pipelines whose stages are sharded beside pp: over tp (with sequence
+// parallelism too), over dp with ZeRO 1 and 3, and over both. Every
 // plan changes only the order of f32 sums, so each is held to the single
 // device's tolerances against PyTorch.
 struct MeshPlan {
@@ -134,13 +136,20 @@ INSTANTIATE_TEST_SUITE_P(Plans, OracleMeshPlan,
                                            MeshPlan{"pp=4", 0, false, 4, PipelineScheduleKind::one_f_one_b},
                                            MeshPlan{"pp=2", 0, false, 4, PipelineScheduleKind::interleaved, 2},
                                            MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::zb1p},
-                                           MeshPlan{"dp=2,pp=2", 0, false, 2, PipelineScheduleKind::one_f_one_b}),
+                                           MeshPlan{"dp=2,pp=2", 0, false, 2, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"pp=2,tp=2", 0, false, 4, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"pp=2,tp=2", 0, true, 4, PipelineScheduleKind::zb1p},
+                                           MeshPlan{"dp=2,pp=2", 1, false, 2, PipelineScheduleKind::gpipe},
+                                           MeshPlan{"dp=2,pp=2", 3, false, 2, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"dp=2,pp=2,tp=2", 1, false, 2, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"dp=2,pp=2,tp=2", 3, false, 2, PipelineScheduleKind::interleaved, 2}),
                          plan_name);
 
 // examples/gpt8.json (tiny_gpt with 8 blocks and gradient clipping at 0.5,
 // which 30 of its 40 steps hit; tests/oracle/gpt8.py) on pipelines of 2, 4
-// and 8 stages and on two replicas of a 2-stage pipeline (dp=2,pp=2), each stage's gradient norms summed into the model's for the
-// clipping: every schedule against PyTorch, as one device is
+// and 8 stages, on 2-stage pipelines whose stages are sharded over dp (ZeRO
+// 0, 1, 3), tp and both, each stage's gradient norms summed into the
+// model's for the clipping: every schedule against PyTorch, as one device is
 // (OracleModel.MatchesPyTorchStepForStep/gpt8).
 class Gpt8Pipeline : public ::testing::TestWithParam<MeshPlan> {};
 
@@ -152,7 +161,12 @@ INSTANTIATE_TEST_SUITE_P(Plans, Gpt8Pipeline,
                                            MeshPlan{"pp=4", 0, false, 8, PipelineScheduleKind::zb1p},
                                            MeshPlan{"pp=2", 0, false, 8, PipelineScheduleKind::interleaved, 2},
                                            MeshPlan{"pp=8", 0, false, 8, PipelineScheduleKind::one_f_one_b},
-                                           MeshPlan{"dp=2,pp=2", 0, false, 4, PipelineScheduleKind::one_f_one_b}),
+                                           MeshPlan{"dp=2,pp=2", 0, false, 4, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"pp=2,tp=2", 0, false, 8, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"dp=2,pp=2", 1, false, 4, PipelineScheduleKind::zb1p},
+                                           MeshPlan{"dp=2,pp=2", 3, false, 4, PipelineScheduleKind::one_f_one_b},
+                                           MeshPlan{"dp=2,pp=2,tp=2", 1, false, 4, PipelineScheduleKind::gpipe},
+                                           MeshPlan{"dp=2,pp=2,tp=2", 3, false, 4, PipelineScheduleKind::one_f_one_b}),
                          plan_name);
 
 // digits_cnn: steps 0-120 match; past step 120 a ReLU input within 1e-7 of 0
