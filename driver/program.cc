@@ -187,8 +187,10 @@ Expected<StepFunction> Program::function(const std::string& name, int64_t batch)
     MLC_TRY(const Function* f, ir(name, batch));
     return StepFunction::create(*f, backend_, path_, device_);
   }
-  // A pipeline's functions are unsharded: its stages' run on their ranks, the others are the model's on one device.
-  const bool sharded = sharded_ && !parallel_.pipelined();
+  // A pipeline's stages' functions are sharded where the mesh has axes beside
+  // pp; its other functions are the model's on one device.
+  const bool sharded = sharded_ && (parallel_.pipelined() ? stage_function_name(name) && shards_pipeline_stages(parallel_)
+                                                          : true);
   if (const rt::CompiledFunction* c = artifact_->find(name, batch, sharded))
     return StepFunction::create(c->executable, path_, device_.executor);
   std::string have;

@@ -41,6 +41,7 @@
 #include "tools/help.h"
 #include "driver/evaluate.h"
 #include "driver/program.h"
+#include "passes/pipeline_stage_sharding.h"
 #include "driver/rank.h"
 #include "driver/train.h"
 
@@ -160,9 +161,9 @@ int cmd_compile(const std::vector<std::string>& argv) {
   int sources_written = 0;
   std::shared_ptr<const rt::CodeModule> code;  // the first function's code: its target is the artifact's
   auto add = [&](const std::string& name, int64_t batch, bool sharded) -> Status {
-    // A pipeline's functions are all its Program's, stored as unsharded ones: the
-    // stages' are sharded over the axes beside pp (their arguments' placements say
-    // how), the others are the model's on one device.
+    // A pipeline's functions are all its Program's: the stages' are sharded
+    // where the mesh has axes beside pp (passes/pipeline_stage_sharding.h),
+    // the others are the model's on one device.
     MLC_TRY(const Function* f, (sharded || mesh.empty() || parallel.pipelined() ? program : whole).ir(name, batch));
     if (name == "train_step" && batch == tc.batch_size && (sharded || mesh.empty() || parallel.pipelined()))
       artifact.module_hash = rt::hex64(rt::fnv1a64(print_function(*f)));
@@ -172,7 +173,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
       sources_written += n;
     }
     if (!code && lowered.executable->code) code = lowered.executable->code;
-    artifact.functions.push_back({name, batch, lowered.executable, sharded && !mesh.empty() && !parallel.pipelined()});
+    const bool stored_sharded = parallel.pipelined() ? sharded && shards_pipeline_stages(parallel) : sharded && !mesh.empty();
+    artifact.functions.push_back({name, batch, lowered.executable, stored_sharded});
     return {};
   };
   std::vector<std::tuple<std::string, int64_t, bool>> functions;  // name, batch, sharded
