@@ -15,7 +15,8 @@
 # Usage: mpi_fault.sh kill|stop MLC MODEL.json NP SCRATCH_DIR MPIRUN [MPIRUN_ARGS...]
 # (run from the source root). The mesh is dp=NP, or with FAULT_AXIS=pp in
 # the environment a pipeline of NP stages (--mesh pp=NP: the ranks block in
-# point-to-point sends and receives rather than collectives).
+# point-to-point sends and receives rather than collectives), or FAULT_MESH
+# (of NP ranks).
 set -u
 mode=$1 mlc=$2 model=$3 np=$4 dir=$5
 shift 5
@@ -37,7 +38,7 @@ alive() {
 timeout_flag=
 [ "$mode" = stop ] && timeout_flag="--comm-timeout 10"  # the start-up's compilation may skew the ranks by seconds
 # shellcheck disable=SC2086
-"$@" -np "$np" "$mlc" run "$model" --mesh "${FAULT_AXIS:-dp}=$np" --steps 100000000 $timeout_flag \
+"$@" -np "$np" "$mlc" run "$model" --mesh "${FAULT_MESH:-${FAULT_AXIS:-dp}=$np}" --steps 100000000 $timeout_flag \
   --metrics "$dir/metrics.jsonl" > "$dir/out" 2> "$dir/err" &
 job=$!
 ranks=
