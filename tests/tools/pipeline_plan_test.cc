@@ -96,7 +96,8 @@ INSTANTIATE_TEST_SUITE_P(Examples, PredictedPipelineMemory,
                                            PipelineCase{"tiny_gpt", 2, 4, "1f1b", 1, "tp=2"},
                                            PipelineCase{"tiny_gpt", 2, 2, "1f1b", 1, "dp=2", 1},
                                            PipelineCase{"gpt8", 2, 2, "zb1p", 1, "dp=2", 3},
-                                           PipelineCase{"gpt8", 2, 2, "1f1b", 1, "dp=2,tp=2", 1}),
+                                           PipelineCase{"gpt8", 2, 2, "1f1b", 1, "dp=2,tp=2", 1},
+                                           PipelineCase{"tiny_gpt", 2, 2, "interleaved", 2, "dp=2,tp=2", 3}),
                          [](const auto& info) {
                            std::string beside = info.param.beside;
                            for (char& ch : beside)
