@@ -6,6 +6,7 @@
 #include "ir/pipeline_stages.h"
 #include "passes/pipeline_split.h"
 #include "passes/pipeline_stage_sharding.h"
+#include "passes/predict_function.h"
 #include "passes/sharding.h"
 
 namespace mlc {
@@ -139,6 +140,20 @@ Expected<const Function*> Program::stage_function(int stage, const std::string& 
 
 Expected<const Function*> Program::ir(const std::string& name, int64_t batch) const {
   if (!model_) return make_error(path_ + ": error: an artifact holds no IR");
+  if (name == "predict") {  // passes/predict_function.h, from @eval as this program runs it
+    auto& slot = predict_modules_[batch];
+    if (!slot) {
+      MLC_TRY(const Function* eval, ir("eval", batch));
+      auto m = std::make_shared<Module>();
+      m->name = config().name;
+      m->functions.push_back(eval->clone());
+      MLC_TRY(Function * predict, build_predict_function(*m));
+      (void)predict;
+      std::erase_if(m->functions, [](const auto& f) { return f->name == "eval"; });
+      slot = std::move(m);
+    }
+    return slot->find("predict");
+  }
   if (parallel_.pipelined())
     if (auto stage = stage_function_name(name)) return stage_function(stage->first, stage->second, batch);
   const MixedPrecisionConfig& mp = config().train.mixed_precision;

@@ -5,7 +5,8 @@
 // Functions: "train_step", "optimizer_init" and "loss_grad" (after the whole
 // pipeline), "accumulate_grads" and "apply_update" (the same, with the
 // optimizer pass's update functions: gradient accumulation, passes/optimizer.h),
-// "eval" and "loss" (as the frontend builds them), each for a batch size. An artifact holds the batch sizes it was compiled for; asking it
+// "eval" and "loss" (as the frontend builds them), "predict" (the model's
+// outputs, passes/predict_function.h; model files only), each for a batch size. An artifact holds the batch sizes it was compiled for; asking it
 // for another is an Error that says which it has and how to compile more.
 #pragma once
 
@@ -82,6 +83,8 @@ class Program {
   mutable std::map<int64_t, std::map<int, std::map<std::string, std::vector<LedgerEntry>>>> stage_ledgers_;
   mutable std::optional<std::vector<size_t>> pipeline_cuts_;  // planned at the training micro-batch
   Expected<const Function*> stage_function(int stage, const std::string& name, int64_t micro) const;
+  // @predict by batch (passes/predict_function.h).
+  mutable std::map<int64_t, std::shared_ptr<Module>> predict_modules_;
   // Built modules by (pipeline?, batch, with the update functions?).
   mutable std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<Module>> modules_;
 };

@@ -37,6 +37,7 @@ int run_plan_search(const Args& args);  // mlc plan --search (tools/cmd_plan_sea
 int cmd_compile(const std::vector<std::string>& argv);
 int cmd_convert(const std::vector<std::string>& argv);
 int cmd_report(const std::vector<std::string>& argv);
+int cmd_predict(const std::vector<std::string>& argv);  // tools/cmd_predict.cc
 int cmd_check_grad(const std::vector<std::string>& argv);  // custom ops (tools/cmd_check_grad.cc)
 
 // `--mesh dp=2,tp=2` and `--zero 0|1|2|3` (ir/parallel_plan.h ParallelFlags;

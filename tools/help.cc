@@ -204,6 +204,20 @@ const std::vector<CommandDoc>& docs() {
        "Loads the model file (so its mistakes are reported first) and writes it in the other form, or in the\n"
        "form -o's extension names. Both forms build the same IR (docs/model-language.md); comments are not kept.",
        {{"output", "OUT.mlc|OUT.json", "the file to write, atomically (also -o; default: stdout, in the other form)"}}},
+      {"predict", "MODEL.json|MODEL.mlc",
+       "the model's outputs for every example of a data split, from trained parameters",
+       "Builds @predict, the model's forward in evaluation mode (no dropout, BatchNorm's running statistics)\n"
+       "returning what its loss compares with the targets (a classifier's logits, a regression's values), and\n"
+       "runs it compiled over the split in batches, in the data's order. Only the inputs the forward reads are\n"
+       "loaded, so the data file need not hold targets. With -o, writes one tensor `outputs` [examples, ...] with\n"
+       "the model, split and data file in the metadata; without it, prints a summary and the first examples'\n"
+       "outputs (a classifier's predicted class).",
+       {{"init", "F", "the trained parameters: a safetensors file of the model's tensors (mlc run --save)"},
+        {"data", "F", "the data file (default: the model file's data.file)"},
+        {"split", "eval|train", "which of the model file's data mappings to read (default eval)"},
+        {"batch", "N", "examples per call (default: train.eval_batch_size, else up to 1024)"},
+        {"backend", "compiled|interp", "the compiled code (default) or the reference interpreter"},
+        {"output", "OUT.safetensors", "the file to write (also -o)"}}},
       {"report", "METRICS.jsonl",
        "draw a training run's metrics file as one self-contained HTML page",
        "Reads the metrics file of `mlc run --metrics METRICS.jsonl` (docs/metrics.md) and writes one HTML page with\n"

@@ -1,0 +1,46 @@
+#include "passes/predict_function.h"
+
+#include <unordered_set>
+
+#include "passes/dce.h"
+
+namespace mlc {
+
+Expected<Function*> build_predict_function(Module& module) {
+  const Function* eval = module.find("eval");
+  if (!eval) return make_error("mlc internal error: predict: the module has no @eval");
+  if (eval->results.empty() || !eval->results[0]->producer || eval->results[0]->producer->operands.empty())
+    return make_error("mlc internal error: predict: @eval's first result is not a loss of the model's output");
+  std::unique_ptr<Function> f = eval->clone();
+  f->name = "predict";
+  // The clone's values are its own: find the loss by position.
+  const Op* loss = f->results[0]->producer;
+  Value* output = loss->operands[0];
+  f->results.assign(1, output);
+  f->result_updates.clear();
+  eliminate_dead_ops(*f);
+  // Arguments nothing reads any more (the targets), in their order otherwise.
+  std::unordered_set<const Value*> read;
+  for (const auto& op : f->ops)
+    for (const Value* v : op->operands) read.insert(v);
+  for (const Value* v : f->results) read.insert(v);
+  std::vector<Value*> args;
+  std::vector<ArgKind> kinds;
+  for (size_t i = 0; i < f->args.size(); ++i)
+    if (read.count(f->args[i])) {
+      args.push_back(f->args[i]);
+      kinds.push_back(f->arg_kinds[i]);
+    }
+  f->args = std::move(args);
+  f->arg_kinds = std::move(kinds);
+  f->erase_dead_values();
+  for (auto& existing : module.functions)
+    if (existing->name == "predict") {
+      existing = std::move(f);
+      return existing.get();
+    }
+  module.functions.push_back(std::move(f));
+  return module.functions.back().get();
+}
+
+}  // namespace mlc

@@ -1,0 +1,23 @@
+// The model's outputs as a function of its inputs (`mlc predict`,
+// driver/predict.h): @predict is @eval (evaluation mode: no dropout, running
+// statistics) whose result is what its loss compares with the targets (the
+// loss op's first operand: a classifier's logits, a regression's values),
+// the loss, metrics and every argument nothing reads any more (the targets)
+// dropped.
+//
+//   @predict(<inputs the forward reads> {input}..., <params and buffers>...) -> (outputs)
+//
+// Contract: `module` holds @eval as the frontend builds it (calls inlined);
+// @eval's first result is produced by a loss op (cross_entropy, mse, ...)
+// whose operand 0 is the model's output. Errors name what is missing.
+#pragma once
+
+#include "ir/expected.h"
+#include "ir/graph.h"
+
+namespace mlc {
+
+// Adds @predict to `module` (replacing one it has) and returns it.
+Expected<Function*> build_predict_function(Module& module);
+
+}  // namespace mlc
