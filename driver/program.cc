@@ -1,6 +1,7 @@
 #include "driver/program.h"
 
 #include "compiler/pass_pipeline.h"
+#include "frontends/form_words.h"
 #include "ir/inline_calls.h"
 #include "ir/diagnostics.h"
 #include "ir/pipeline_stages.h"
@@ -95,7 +96,7 @@ Expected<const Function*> Program::stage_function(int stage, const std::string& 
   if (modules.empty()) {
     const ModelConfig& c = config();
     if (c.train.optimizer.type.empty())
-      return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
+      return make_error(path_ + ": error: the model file has no " + spelled_field(path_, "train", "optimizer"));
     if (!parallel_.split_before.empty() && parallel_.split_before.size() + 1 != static_cast<size_t>(stages))
       return make_error(c.parallel.pipeline.loc.str() + ": error: parallel.pipeline.split_before makes " +
                         std::to_string(parallel_.split_before.size() + 1) + " stages, but the pipeline has " +
@@ -173,7 +174,7 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
     if (pipeline) {
       if (sharded) MLC_CHECK_OK(check_batch_norm_sync(config(), parallel_.mesh));
       if (config().train.optimizer.type.empty())
-        return make_error(path_ + ": error: the model file has no \"train\": {\"optimizer\": ...}");
+        return make_error(path_ + ": error: the model file has no " + spelled_field(path_, "train", "optimizer"));
       PassPipelineOptions options;
       options.optimizer = config().train.optimizer;
       options.mixed_precision = config().train.mixed_precision;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "frontends/form_words.h"
 #include "runtime/checkpoint.h"
 #include "runtime/interpreter.h"
 #include "runtime/safetensors.h"
@@ -171,14 +172,21 @@ Expected<std::optional<rt::TrainState>> newest_checkpoint(const std::string& dir
 
 }  // namespace
 
+Status check_global_batch(const ModelConfig& config, int64_t data_ranks, const std::string& mesh) {
+  const int64_t batch = config.train.batch_size;
+  const std::string w = std::to_string(data_ranks);
+  if (data_ranks > 0 && batch % data_ranks)
+    return make_error(config.path + ": error: train.batch_size is the global batch, split over the " + w +
+                      " data-parallel ranks of mesh " + mesh + ": it must divide by " + w + ", got " +
+                      std::to_string(batch));
+  return {};
+}
+
 Status check_data_ranks(const ModelConfig& config, int64_t n, int64_t data_ranks, const std::string& mesh,
                         const std::string& data_path) {
   const int64_t batch = config.train.batch_size;
   const std::string w = std::to_string(data_ranks);
-  if (batch % data_ranks)
-    return make_error(config.path + ": error: train.batch_size is the global batch, split over the " + w +
-                      " data-parallel ranks of mesh " + mesh + ": it must divide by " + w + ", got " +
-                      std::to_string(batch));
+  MLC_CHECK_OK(check_global_batch(config, data_ranks, mesh));
   // A last partial batch must split evenly: it has n % batch examples, and
   // n % batch % W == n % W. Else DistributedSampler would pad it with repeats,
   // which one device does not train on.
@@ -223,7 +231,8 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   const ModelConfig& config = program.config();
   const TrainConfig& tc = config.train;
   if (tc.optimizer.type.empty())
-    return make_error(config.path + ": error: the model file has no \"train\": {\"optimizer\": ...}");
+    return make_error(config.path + ": error: the model file has no " +
+                      spelled_field(config.path, "train", "optimizer"));
   TrainSetup s;
   s.config = &config;
   s.seed = o.seed.value_or(tc.seed);
@@ -231,7 +240,8 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   stage = "reading the data";
   std::string data_path = o.data_path.empty() ? config.data.file : o.data_path;
   if (data_path.empty())
-    return make_error(config.path + ": error: no data file: give \"data\": {\"file\": ...} or --data");
+    return make_error(config.path + ": error: no data file: give " +
+                      spelled_field(config.path, "data", "file") + " or --data");
   MLC_TRY(rt::SafetensorsFile data, rt::read_safetensors(data_path));
   MLC_TRY(s.train_split, rt::Split::load(data, config.data.train, config.inputs, "train"));
   MLC_TRY(s.eval_split, rt::Split::load(data, config.data.eval, config.inputs, "eval"));
@@ -262,14 +272,14 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   std::vector<const rt::Tensor*> init_state;
   for (size_t k = 0; k < init.num_results(); ++k) init_state.push_back(&init.result(k));
   s.state = state_layout(step, std::move(init_state));
-  if (o.init_path.ends_with(rt::kCheckpointIndexSuffix)) {
-    // A sharded checkpoint's tensors (its position is not restored: --start-step).
-    const std::vector<rt::NamedTensor> types = rt::init_parameters(config.params, s.seed);
-    MLC_TRY(rt::TrainState checkpoint, rt::read_checkpoint(o.init_path, config.name, types, s.state));
-    s.params = std::move(checkpoint.params);
-    s.state = std::move(checkpoint.state);
-  } else if (!o.init_path.empty()) {
-    MLC_TRY(s.params, rt::load_parameters(config.params, o.init_path, &s.state));
+  if (!o.init_path.empty()) {
+    // A checkpoint's position is not restored (--start-step); evaluation reads no optimizer state.
+    MLC_TRY(rt::InitParameters init,
+            rt::read_init_parameters(config.params, o.init_path, config.name, o.eval_only ? nullptr : &s.state));
+    s.params = std::move(init.params);
+    if (init.state_left_out && notes && !o.eval_only)
+      std::fprintf(stderr, "note: --init %s: its optimizer state is not this optimizer's: the run takes its "
+                   "parameters and starts the optimizer afresh\n", o.init_path.c_str());
   } else {
     s.params = rt::init_parameters(config.params, s.seed);
   }

@@ -140,6 +140,9 @@ struct TrainSetup {
 // file and `mesh`.
 Status check_data_ranks(const ModelConfig& config, int64_t n, int64_t data_ranks, const std::string& mesh,
                         const std::string& data_path);
+// The part of it that needs no data, which `mlc plan --mesh` checks too:
+// `data_ranks` divides train.batch_size.
+Status check_global_batch(const ModelConfig& config, int64_t data_ranks, const std::string& mesh);
 
 // Gradient accumulation's demands (prepare_training checks them): `k` >= 1
 // divides train.batch_size and, unless train.drop_last, the last partial

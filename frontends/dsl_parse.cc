@@ -9,8 +9,10 @@
 
 #include "frontends/dsl_lexer.h"
 #include "frontends/dsl_signatures.h"
+#include "frontends/module_tree.h"
 #include "ir/diagnostics.h"
 #include "ir/dtype.h"
+#include "ir/dtype_names.h"
 
 namespace mlc {
 
@@ -452,7 +454,7 @@ class Parser {
       return error(t, "write layer types without 'nn.': Linear(...), not nn.Linear(...)");
     if (tok().is("(")) return call(t, depth, modular);
     if (tok().is("[")) {
-      if (parse_dtype(t.text)) return tensor_type(t, depth);
+      if (parse_dtype_or_torch_name(t.text)) return tensor_type(t, depth);
       size_t open = 0, end = t.end_;
       for (; tok().kind != DslToken::end; advance()) {
         if (tok().is("[")) ++open;
@@ -521,6 +523,8 @@ class Parser {
     CallSignature sig = repeat ? CallSignature{kRepeatFields, 2} : call_signature(type.text);
     PNode obj = make(PNode::Kind::object, type.begin);
     obj.call = true;
+    // In a module every call is a layer: an unknown type is named before its arguments are read.
+    if (modular && !repeat && !is_layer_type(std::string(type.text))) return error(type, unknown_layer_type(type.text));
     if (!repeat) {
       add(obj, "type", kNone, bare(type, std::string(type.text)));
       MLC_CHECK_OK(count(type.begin, 2));

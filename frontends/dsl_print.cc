@@ -2,7 +2,7 @@
 
 #include "frontends/dsl_signatures.h"
 #include "frontends/forward_expr.h"
-#include "ir/dtype.h"
+#include "ir/dtype_names.h"
 
 namespace mlc {
 
@@ -21,7 +21,7 @@ bool is_bare_string(std::string_view s) {
   // name[...]: a tensor slice, unless `name` is a dtype (that reads as a type).
   size_t open = s.find('[');
   if (open == std::string_view::npos || !is_word(s.substr(0, open)) || s.back() != ']' ||
-      parse_dtype(s.substr(0, open)) || s.substr(0, open) == "nn")
+      parse_dtype_or_torch_name(s.substr(0, open)) || s.substr(0, open) == "nn")
     return false;
   int depth = 0;
   for (size_t i = open; i < s.size(); ++i) {
@@ -72,7 +72,7 @@ bool callable(const Json& v) {
 bool is_tensor_type(const Json& v) {
   if (!v.is_object() || v.size() != 2) return false;
   auto it = v.begin();
-  if (it.key() != "dtype" || !it->is_string() || !parse_dtype(it->get_ref<const std::string&>()))
+  if (it.key() != "dtype" || !it->is_string() || !parse_dtype_or_torch_name(it->get_ref<const std::string&>()))
     return false;
   ++it;
   return it.key() == "shape" && it->is_array();

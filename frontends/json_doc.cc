@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "frontends/form_words.h"
 #include "ir/diagnostics.h"
 #include "ir/types.h"
 
@@ -103,11 +104,12 @@ JsonDoc JsonDoc::from_parts(std::shared_ptr<const Json> root,
   return doc;
 }
 
+// A model-language file is told in its words (frontends/form_words.h).
 Error JsonDoc::error(const Node& n, std::string_view message) const {
-  return error_at(loc(n), message);
+  return error_at(loc(n), in_the_words_of(path(), message));
 }
 Error JsonDoc::key_error(const Node& n, std::string_view message) const {
-  return error_at(key_loc(n), message);
+  return error_at(key_loc(n), in_the_words_of(path(), message));
 }
 
 Expected<int64_t> JsonDoc::as_int(const Node& n) const {

@@ -6,6 +6,8 @@
 #include "frontends/forward_expr.h"
 #include "frontends/mixed_precision.h"
 #include "ir/diagnostics.h"
+#include "ir/dtype_names.h"
+#include "support/suggest.h"
 
 namespace mlc {
 
@@ -21,20 +23,31 @@ bool has_input(const std::vector<InputInfo>& inputs, const std::string& name) {
   return std::any_of(inputs.begin(), inputs.end(), [&](const InputInfo& i) { return i.name == name; });
 }
 
+// "; did you mean 'i64'?" or " (dtypes: f32, ..., or PyTorch's float32, ...)".
+std::string unknown_dtype_hint(const std::string& dtype) {
+  std::vector<std::string> names;
+  for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
+  if (std::string hint = did_you_mean(dtype, names); !hint.empty()) return hint;
+  return " (dtypes: " + accepted_dtype_names() + ")";
+}
+
 Expected<InputInfo> parse_input(const JsonDoc& doc, const Node& n) {
   InputInfo info;
   info.name = n.key;
   info.loc = doc.key_loc(n);
   if (!is_identifier(n.key))
     return doc.key_error(n, "input name " + squote(n.key) + " is not an identifier");
+  // The model language's `x: uint8[batch, 4]` reads as a string when uint8 is no dtype.
+  if (const std::string* s = n.json->get_ptr<const std::string*>(); s && s->ends_with("]"))
+    if (const size_t open = s->find('['); open != std::string::npos && open > 0)
+      return doc.error(n, "unknown dtype " + squote(s->substr(0, open)) + unknown_dtype_hint(s->substr(0, open)));
   MLC_TRY(Fields f, Fields::of(doc, n, "input " + squote(n.key)));
   MLC_CHECK_OK(f.allow({"dtype", "shape"}));
   MLC_TRY(Node dt, f.require("dtype"));
   MLC_TRY(std::string dtype, doc.as_string(dt));
-  auto parsed = parse_dtype(dtype);
+  auto parsed = parse_dtype_or_torch_name(dtype);
   if (!parsed)
-    return doc.error(dt, "unknown dtype " + squote(dtype) +
-                             " (expected one of: f32, f64, bf16, f16, i32, i64, bool)");
+    return doc.error(dt, "unknown dtype " + squote(dtype) + unknown_dtype_hint(dtype));
   info.dtype = *parsed;
   MLC_TRY(Node shape, f.require("shape"));
   MLC_CHECK_OK(doc.expect_array(shape));

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "ir/diagnostics.h"
+#include "support/suggest.h"
 
 namespace mlc {
 
@@ -140,11 +141,7 @@ PathInfo resolve_path(const ModuleNode& root, const std::string& path) {
 Expected<std::unique_ptr<ModuleNode>> parse_layer_node(const Fields& f, const std::string& name) {
   MLC_TRY(Node type_node, f.require("type"));
   MLC_TRY(std::string type, f.doc().as_string(type_node));
-  if (!is_layer_type(type)) {
-    std::string known;
-    for (const auto& t : layer_types()) known += (known.empty() ? "" : ", ") + t;
-    return f.doc().error(type_node, "unknown layer type " + squote(type) + " (known: " + known + ")");
-  }
+  if (!is_layer_type(type)) return f.doc().error(type_node, unknown_layer_type(type));
   Fields lf(f.doc(), f.node(), "layer " + display(name) + " (" + type + ")");
   auto m = std::make_unique<ModuleNode>();
   m->kind = ModuleNode::Kind::layer;
@@ -280,6 +277,14 @@ Expected<std::unique_ptr<ModuleNode>> parse_repeat(const Fields& f, const std::s
 }
 
 }  // namespace
+
+std::string unknown_layer_type(std::string_view type) {
+  if (std::string hint = did_you_mean(type, layer_types()); !hint.empty())
+    return "unknown layer type " + squote(type) + hint;
+  std::string known;
+  for (const auto& t : layer_types()) known += (known.empty() ? "" : ", ") + t;
+  return "unknown layer type " + squote(type) + " (known: " + known + ")";
+}
 
 const ModuleNode* ModuleNode::child(const std::string& name) const {
   auto it = child_index.find(name);

@@ -70,6 +70,10 @@ struct ModuleNode {
   const ModuleNode* child(const std::string& name) const;
 };
 
+// "unknown layer type 'Conv2D'; did you mean 'Conv2d'?", or with no close
+// name "unknown layer type 'X' (known: Linear, ...)": both forms' message.
+std::string unknown_layer_type(std::string_view type);
+
 // `name` names the module in messages ("" for the top-level model).
 Expected<std::unique_ptr<ModuleNode>> parse_module(const JsonDoc& doc, const Node& node,
                                                    const std::string& name,

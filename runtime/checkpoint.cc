@@ -87,11 +87,15 @@ Status write_checkpoint(const std::string& path, const std::string& model_name, 
   return write_safetensors(path, tensors, metadata);
 }
 
-Expected<TrainState> read_checkpoint(const std::string& path, const std::string& model_name,
-                                     const std::vector<NamedTensor>& params,
-                                     const std::vector<NamedTensor>& state) {
-  if (path.ends_with(kCheckpointIndexSuffix)) return read_sharded_checkpoint(path, model_name, params, state);
-  MLC_TRY(SafetensorsFile f, read_safetensors(path));
+namespace {
+
+// A whole checkpoint's tensors and position; with `optional_state`, the state
+// is read only where the file holds exactly `state`'s tensors besides the
+// parameters (else left out, `state_left_out` set when it holds any).
+Expected<TrainState> read_whole(const SafetensorsFile& f, const std::string& model_name,
+                                const std::vector<NamedTensor>& params, const std::vector<NamedTensor>& state,
+                                bool optional_state, bool& state_left_out) {
+  const std::string& path = f.path;
   MLC_TRY(std::string format, meta(f, "format"));
   if (format != kFormat)
     return make_error(path + ": error: checkpoint format '" + format + "', expected '" + kFormat + "'");
@@ -117,11 +121,55 @@ Expected<TrainState> read_checkpoint(const std::string& path, const std::string&
   MLC_TRY(std::string shuffle, meta(f, "shuffle"));
   s.shuffle = shuffle == "true";
   MLC_TRY(s.params, take(f, params, sum_of));
+  bool with_state = f.entries.size() == params.size() + state.size();
+  if (optional_state)
+    for (const NamedTensor& e : state) {
+      const SafetensorsEntry* in_file = f.find(e.name);
+      if (!in_file || !in_file->supported || in_file->tensor.type() != e.tensor.type()) with_state = false;
+    }
+  state_left_out = optional_state && !with_state && f.entries.size() > params.size();
+  if (optional_state && !with_state) return s;
   MLC_TRY(s.state, take(f, state, sum_of));
-  if (f.entries.size() != params.size() + state.size())
+  if (!with_state)
     return make_error(path + ": error: checkpoint holds " + std::to_string(f.entries.size()) +
                       " tensors, the model and optimizer need " + std::to_string(params.size() + state.size()));
   return s;
+}
+
+}  // namespace
+
+Expected<TrainState> read_checkpoint(const std::string& path, const std::string& model_name,
+                                     const std::vector<NamedTensor>& params,
+                                     const std::vector<NamedTensor>& state) {
+  if (path.ends_with(kCheckpointIndexSuffix)) return read_sharded_checkpoint(path, model_name, params, state);
+  MLC_TRY(SafetensorsFile f, read_safetensors(path));
+  bool left_out = false;
+  return read_whole(f, model_name, params, state, false, left_out);
+}
+
+Expected<InitParameters> read_init_parameters(const std::vector<ParamInfo>& params, const std::string& path,
+                                              const std::string& model_name, std::vector<NamedTensor>* state) {
+  std::vector<NamedTensor> types, no_state;
+  for (const ParamInfo& p : params) types.push_back({p.name, Tensor(p.type)});
+  const std::vector<NamedTensor>& wanted = state ? *state : no_state;
+  InitParameters out;
+  Expected<TrainState> checkpoint = make_error("");
+  if (path.ends_with(kCheckpointIndexSuffix)) {
+    checkpoint = read_sharded_checkpoint_parameters(path, model_name, types, wanted, out.state_left_out);
+  } else {
+    MLC_TRY(SafetensorsFile f, read_safetensors(path));
+    const bool whole = std::any_of(f.metadata.begin(), f.metadata.end(),
+                                   [](const auto& m) { return m.first == "format" && m.second == kFormat; });
+    if (!whole) {
+      MLC_TRY(out.params, load_parameters(params, path, state));
+      return out;
+    }
+    checkpoint = read_whole(f, model_name, types, wanted, true, out.state_left_out);
+  }
+  if (!checkpoint) return checkpoint.take_error();
+  out.params = std::move(checkpoint->params);
+  if (state && checkpoint->state.size() == state->size()) *state = std::move(checkpoint->state);
+  return out;
 }
 
 std::string checkpoint_path(const std::string& dir, int64_t step) {

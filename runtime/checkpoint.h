@@ -54,6 +54,23 @@ Expected<TrainState> read_checkpoint(const std::string& path, const std::string&
                                      const std::vector<NamedTensor>& params,
                                      const std::vector<NamedTensor>& state);
 
+// What --init (and --eval --init) reads: the parameters (buffers included)
+// of `path`, which is
+//  - an mlc checkpoint, whole (its metadata's format is mlc's) or sharded
+//    (`path` an index): verified as read_checkpoint verifies it; its optimizer
+//    state replaces `*state` only where it is exactly `*state`'s tensors
+//    (names and types), and is otherwise not read (another optimizer's state,
+//    or `state` null: evaluation needs none), which `state_left_out` reports;
+//    its position is not restored (--start-step);
+//  - any other safetensors file: load_parameters (parameters under PyTorch's
+//    names, optionally with `*state`'s).
+struct InitParameters {
+  std::vector<NamedTensor> params;  // model order
+  bool state_left_out = false;      // a checkpoint's optimizer state was not read
+};
+Expected<InitParameters> read_init_parameters(const std::vector<ParamInfo>& params, const std::string& path,
+                                              const std::string& model_name, std::vector<NamedTensor>* state);
+
 // "<dir>/step_00000123.safetensors"
 std::string checkpoint_path(const std::string& dir, int64_t step);
 // "<dir>/step_00000123.index.json"

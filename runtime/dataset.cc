@@ -67,8 +67,8 @@ Expected<Split> Split::load(const SafetensorsFile& file, const std::vector<Input
     };
     auto tensor = file.get(m->tensor);
     if (!tensor)
-      return make_error(tensor.error().message + " (mapped to input '" + input.name + "' at " +
-                        m->loc.str() + ")");
+      return make_error(tensor.error().message + " (mapped to input '" + input.name + "'" +
+                        (m->loc.str().empty() ? "" : " at " + m->loc.str()) + ")");
     auto sliced = slice_tensor(**tensor, m->slices);
     if (!sliced) return where("tensor '" + m->tensor + "': " + sliced.error().message);
     Tensor t = std::move(sliced).value();
@@ -77,8 +77,8 @@ Expected<Split> Split::load(const SafetensorsFile& file, const std::vector<Input
     Shape got(t.shape().begin() + (t.rank() ? 1 : 0), t.shape().end());
     if (t.dtype() != input.dtype || t.rank() == 0 || got != per_example)
       return where("tensor '" + m->tensor + "' gives " + t.type().str() + " but input '" +
-                   input.name + "' needs " + std::string(dtype_name(input.dtype)) + "[N," +
-                   shape_to_string(per_example).substr(1));
+                   input.name + "' needs " + std::string(dtype_name(input.dtype)) + "[N" +
+                   (per_example.empty() ? "" : ",") + shape_to_string(per_example).substr(1));
     if (split.tensors_.empty()) {
       split.num_examples_ = t.shape()[0];
       first_name = m->tensor;

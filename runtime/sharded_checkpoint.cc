@@ -252,9 +252,14 @@ Expected<std::vector<uint64_t>> write_checkpoint_shard(const std::string& path,
   return sums;
 }
 
-Expected<TrainState> read_sharded_checkpoint(const std::string& path, const std::string& model_name,
-                                             const std::vector<NamedTensor>& params,
-                                             const std::vector<NamedTensor>& state) {
+namespace {
+
+// read_sharded_checkpoint; with `optional_state`, the state is read only where
+// the index holds exactly `state`'s tensors (else left out, `state_left_out`
+// set when the index holds tensors besides the parameters).
+Expected<TrainState> read_sharded(const std::string& path, const std::string& model_name,
+                                  const std::vector<NamedTensor>& params, const std::vector<NamedTensor>& state,
+                                  bool optional_state, bool& state_left_out) {
   std::error_code size_error;
   const auto size = fs::file_size(path, size_error);
   if (!size_error && size > static_cast<uintmax_t>(kMaxCheckpointIndexBytes))
@@ -265,11 +270,18 @@ Expected<TrainState> read_sharded_checkpoint(const std::string& path, const std:
   MLC_TRY(CheckpointIndex index, parse_checkpoint_index(text, path));
   if (index.model != model_name)
     return make_error(path + ": error: checkpoint of model '" + index.model + "', not '" + model_name + "'");
-  if (index.tensors.size() != params.size() + state.size())
-    return make_error(path + ": error: checkpoint holds " + std::to_string(index.tensors.size()) +
-                      " tensors, the model and optimizer need " + std::to_string(params.size() + state.size()));
   std::unordered_map<std::string, const IndexedTensor*> by_name;
   for (const IndexedTensor& t : index.tensors) by_name.emplace(t.name, &t);
+  bool with_state = index.tensors.size() == params.size() + state.size();
+  if (!with_state && !optional_state)
+    return make_error(path + ": error: checkpoint holds " + std::to_string(index.tensors.size()) +
+                      " tensors, the model and optimizer need " + std::to_string(params.size() + state.size()));
+  if (optional_state)
+    for (const NamedTensor& e : state) {
+      auto it = by_name.find(e.name);
+      if (it == by_name.end() || it->second->type != e.tensor.type()) with_state = false;
+    }
+  state_left_out = !with_state && index.tensors.size() > params.size();
 
   // The shard files, each read once; per file the chunks taken from it.
   const fs::path dir = fs::path(path).parent_path();
@@ -313,13 +325,33 @@ Expected<TrainState> read_sharded_checkpoint(const std::string& path, const std:
   TrainState s;
   static_cast<TrainPosition&>(s) = index.position;
   MLC_TRY(s.params, take(params));
-  MLC_TRY(s.state, take(state));
+  if (with_state) {
+    MLC_TRY(s.state, take(state));
+  }
+  std::set<std::pair<std::string, std::string>> named;  // (file, tensor) of the index
+  for (const IndexedTensor& t : index.tensors)
+    for (const ShardRef& r : t.shards) named.emplace(r.file, t.name);
   for (const auto& [name, f] : files)
     for (const SafetensorsEntry& e : f.entries)
-      if (!taken.count({name, e.name}))
+      if (!named.count({name, e.name}))
         return make_error(f.path + ": error: checkpoint shard holds tensor '" + e.name + "', which " + path +
                           " does not name in it");
   return s;
+}
+
+}  // namespace
+
+Expected<TrainState> read_sharded_checkpoint(const std::string& path, const std::string& model_name,
+                                             const std::vector<NamedTensor>& params,
+                                             const std::vector<NamedTensor>& state) {
+  bool left_out = false;
+  return read_sharded(path, model_name, params, state, false, left_out);
+}
+
+Expected<TrainState> read_sharded_checkpoint_parameters(const std::string& path, const std::string& model_name,
+                                                        const std::vector<NamedTensor>& params,
+                                                        const std::vector<NamedTensor>& state, bool& state_left_out) {
+  return read_sharded(path, model_name, params, state, true, state_left_out);
 }
 
 }  // namespace mlc::rt

@@ -95,5 +95,13 @@ Expected<std::vector<uint64_t>> write_checkpoint_shard(const std::string& path, 
 Expected<TrainState> read_sharded_checkpoint(const std::string& path, const std::string& model_name,
                                              const std::vector<NamedTensor>& params,
                                              const std::vector<NamedTensor>& state);
+// As read_sharded_checkpoint, for --init (rt::read_init_parameters): the
+// optimizer state is read only where the index holds exactly `state`'s
+// tensors (names and global types); otherwise TrainState::state is empty and
+// `state_left_out` says whether the index held any tensor besides the
+// parameters (another optimizer's state, never read).
+Expected<TrainState> read_sharded_checkpoint_parameters(const std::string& path, const std::string& model_name,
+                                                        const std::vector<NamedTensor>& params,
+                                                        const std::vector<NamedTensor>& state, bool& state_left_out);
 
 }  // namespace mlc::rt

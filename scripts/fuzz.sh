@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer harness of tests/fuzz/ (ASan + UBSan, clang) for SECONDS.
-# Usage: scripts/fuzz.sh NAME SECONDS     NAME: ir | model | model_language | safetensors | checkpoint | artifact | kernel_cache | kernel_ir | cubin | all
+# Usage: scripts/fuzz.sh NAME SECONDS     NAME: ir | model | model_language | safetensors | checkpoint | artifact | kernel_cache | kernel_ir | cubin | npy | csv | all
 #
 # Configures build-fuzz/ with clang if needed and builds only the harness(es)
 # it runs. The committed seed corpus tests/fuzz/corpus/NAME is copied into
@@ -19,15 +19,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  echo "usage: scripts/fuzz.sh ir|model|model_language|safetensors|checkpoint|artifact|kernel_cache|kernel_ir|cubin|all SECONDS" >&2
+  echo "usage: scripts/fuzz.sh ir|model|model_language|safetensors|checkpoint|artifact|kernel_cache|kernel_ir|cubin|npy|csv|all SECONDS" >&2
   exit 2
 }
 [[ $# -eq 2 ]] || usage
 name=$1 seconds=$2
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || usage
 case $name in
-  ir | model | model_language | safetensors | checkpoint | artifact | kernel_cache | kernel_ir | cubin) names=("$name") ;;
-  all) names=(ir model model_language safetensors checkpoint artifact kernel_cache kernel_ir cubin) ;;
+  ir | model | model_language | safetensors | checkpoint | artifact | kernel_cache | kernel_ir | cubin | npy | csv) names=("$name") ;;
+  all) names=(ir model model_language safetensors checkpoint artifact kernel_cache kernel_ir cubin npy csv) ;;
   *) usage ;;
 esac
 
@@ -40,7 +40,7 @@ command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (apt-get install
 # artifact seed, digits_mlp's @train_step with its objects cut short, ~36 KB;
 # the largest cubin seed, ~13 KB).
 declare -A max_len=([ir]=262144 [model]=131072 [model_language]=131072 [safetensors]=1048576 [checkpoint]=1048576 [artifact]=262144 [kernel_cache]=262144
-                  [kernel_ir]=65536 [cubin]=65536)
+                  [kernel_ir]=65536 [cubin]=65536 [npy]=65536 [csv]=65536)
 
 # Configure once (clang, ASan+UBSan, asserts on: no -DNDEBUG), then build only
 # the harnesses needed; the project libraries get -fsanitize=fuzzer-no-link

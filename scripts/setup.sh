@@ -17,7 +17,8 @@ if [[ "${1:-}" != "--no-apt" ]]; then
             libopenmpi-dev openmpi-bin  # the MPI communicator (runtime/comm/mpi.h) and mpirun for its tests
             llvm-19-tools  # FileCheck-19: the FileCheck pass tests (tests/passes/filecheck/)
             clang libclang-rt-14-dev llvm-14  # llvm-14: llvm-symbolizer for sanitizer traces
-            chromium zlib1g-dev)  # the browser test of `mlc report`'s page (tests/browser/): headless Chromium, PNG
+            zlib1g-dev  # zlib: .npz members (runtime/npz.h), and PNG in the browser test
+            chromium)  # the browser test of `mlc report`'s page (tests/browser/): headless Chromium
   missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "runtime/output_path.h"
+
 namespace mlc::cli {
 
 bool Args::has(const std::string& name) const {
@@ -114,8 +116,13 @@ bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error, in
   return true;
 }
 
+std::string output_problem(const std::string& path, const std::string& flag, bool directory) {
+  const std::string problem = directory ? rt::output_directory_problem(path) : rt::output_file_problem(path);
+  return problem.empty() ? "" : path + ": error: --" + flag + ": " + problem;
+}
+
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "mlc: %s\n", message.c_str());
+  std::fprintf(stderr, "mlc: error: %s\n", message.c_str());
   return kUsageError;
 }
 

@@ -38,6 +38,7 @@ int cmd_compile(const std::vector<std::string>& argv);
 int cmd_convert(const std::vector<std::string>& argv);
 int cmd_report(const std::vector<std::string>& argv);
 int cmd_predict(const std::vector<std::string>& argv);  // tools/cmd_predict.cc
+int cmd_data(const std::vector<std::string>& argv);  // tools/cmd_data.cc
 int cmd_check_grad(const std::vector<std::string>& argv);  // custom ops (tools/cmd_check_grad.cc)
 
 // `--mesh dp=2,tp=2` and `--zero 0|1|2|3` (ir/parallel_plan.h ParallelFlags;
@@ -49,7 +50,13 @@ int cmd_check_grad(const std::vector<std::string>& argv);  // custom ops (tools/
 // written there (0 without one) and the axis removed from out.mesh.
 bool parse_parallel(const Args& args, ParallelFlags& out, std::string& error, int* pipeline_ranks = nullptr);
 
-// Prints "mlc: <message>" for usage errors and returns kUsageError.
+// "" when the output `path` of --`flag` can be written (a file, or with
+// `directory` a directory to create files in; runtime/output_path.h), else
+// the error: "PATH: error: --FLAG: what is wrong". Commands check every output
+// before the work that produces it.
+std::string output_problem(const std::string& path, const std::string& flag, bool directory = false);
+
+// Prints "mlc: error: <message>" for usage errors and returns kUsageError.
 int usage_error(const std::string& message);
 // Prints a diagnostic and returns kUserError.
 int user_error(const std::string& message);

@@ -27,6 +27,7 @@
 #include <filesystem>
 
 #include "compiler/gpu/kernel_source.h"
+#include "frontends/form_words.h"
 #include "compiler/gpu/nvrtc.h"
 #include "compiler/kernel_ir.h"
 #include "compiler/lower.h"
@@ -109,6 +110,10 @@ int cmd_compile(const std::vector<std::string>& argv) {
   const std::string output = args.get("output", default_output(args.positional[0]));
   if (output.size() < 5 || output.compare(output.size() - 5, 5, ".mlcx") != 0)
     return usage_error("-o " + output + ": an artifact's name ends in .mlcx");
+  if (std::string problem = output_problem(output, "output"); !problem.empty()) return user_error(problem);
+  if (args.has("emit-source"))
+    if (std::string problem = output_problem(source_dir, "emit-source", true); !problem.empty())
+      return user_error(problem);
 
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
@@ -117,10 +122,12 @@ int cmd_compile(const std::vector<std::string>& argv) {
   ModelConfig config = model->config();
   const TrainConfig& tc = config.train;
   if (tc.optimizer.type.empty())
-    return user_error(config.path + ": error: the model file has no \"train\": {\"optimizer\": ...}");
+    return user_error(config.path + ": error: the model file has no " +
+                      spelled_field(config.path, "train", "optimizer"));
   if (args.has("data")) config.data.file = args.get("data");
   if (config.data.file.empty())
-    return user_error(config.path + ": error: no data file to size the batches: give \"data\": {\"file\": ...} or --data");
+    return user_error(config.path + ": error: no data file to size the batches: give " +
+                      spelled_field(config.path, "data", "file") + " or --data");
   auto data = rt::read_safetensors(config.data.file);
   if (!data) return user_error(data.error().message);
   auto train_split = rt::Split::load(*data, config.data.train, config.inputs, "train");

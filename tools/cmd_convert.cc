@@ -37,6 +37,8 @@ int cmd_convert(const std::vector<std::string>& argv) {
   } else {
     return usage_error("-o " + out + ": the output's name must end in .mlc or .json (it names the form)");
   }
+  if (!out.empty())
+    if (std::string problem = output_problem(out, "output"); !problem.empty()) return user_error(problem);
   auto file = read_source_file(in, kMaxModelFileBytes, "model file");
   if (!file) return user_error(file.error().message);
   auto model = ModelFile::parse(file->text, file->name);

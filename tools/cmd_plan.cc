@@ -40,6 +40,8 @@
 #include "driver/plan_cost.h"
 #include "driver/plan_parallel.h"
 #include "driver/plan_pipeline.h"
+#include "driver/rank.h"
+#include "driver/train.h"
 
 namespace mlc::cli {
 
@@ -122,6 +124,9 @@ int cmd_plan(const std::vector<std::string>& argv) {
   if (config.train.optimizer.type.empty())
     return user_error(config.path + ": error: mlc plan needs a \"train\" section with an optimizer");
   const int64_t batch = config.train.batch_size;
+  if (!parallel.mesh.empty())
+    if (Status fits = check_global_batch(config, data_parallel_size(parallel.mesh), parallel.mesh.str()); !fits)
+      return user_error(fits.error().message);
   auto module = model->build(batch);
   if (!module) return user_error(module.error().message);
   PassPipelineOptions options;

@@ -37,6 +37,9 @@ int run_plan_search(const Args& args) {
   for (const char* pipeline_flag : {"mesh", "zero", "microbatches", "schedule", "virtual-stages"})
     if (args.has(pipeline_flag))
       return usage_error("--search enumerates the plans: leave out --" + std::string(pipeline_flag));
+  if (args.has("output"))
+    if (std::string problem = output_problem(args.get("output"), "output"); !problem.empty())
+      return user_error(problem);
   SearchOptions options;
   const std::string devices = args.get("devices");
   char* end = nullptr;

@@ -33,6 +33,7 @@ int cmd_report(const std::vector<std::string>& argv) {
   const std::string& path = args.positional[0];
   const std::string output = args.get("output", default_output(path));
   if (output == path) return usage_error("-o " + output + ": the report would overwrite the metrics file");
+  if (std::string problem = output_problem(output, "output"); !problem.empty()) return user_error(problem);
   auto log = read_metrics_log(path);
   if (!log) return user_error(log.error().message);
   const std::string page = render_report(*log, path);

@@ -44,6 +44,8 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/artifact.h"
+#include "frontends/form_words.h"
+#include "runtime/checkpoint.h"
 #include "runtime/comm/mpi.h"
 #include "runtime/file_io.h"
 #include "runtime/safetensors.h"
@@ -120,19 +122,6 @@ void print_pipeline_times(const std::vector<CallTimes>& ranks) {
   std::fprintf(stderr, "  all ranks: bubble %.3f\n", total > 0 ? idle / total : 0.0);
 }
 
-// An output file's directory exists and is writable (checked before a run,
-// not found out when its end writes the file).
-Status check_writable_path(const std::string& path, const std::string& flag) {
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  const std::string shown = dir.empty() ? "." : dir.string();
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir.empty() ? "." : dir, ec))
-    return make_error(path + ": error: --" + flag + ": directory '" + shown + "' does not exist");
-  if (access(shown.c_str(), W_OK) != 0)
-    return make_error(path + ": error: --" + flag + ": directory '" + shown + "' is not writable");
-  return {};
-}
-
 bool parse_int(const std::string& text, int64_t min, int64_t& out) {
   try {
     size_t used = 0;
@@ -198,12 +187,18 @@ int report_eval(const EvalResult& result, const Args& args) {
 
 int run_eval(const Program& program, const Args& args, uint64_t seed) {
   const ModelConfig& config = program.config();
-  auto params = args.get("init") != "seed" ? rt::load_parameters(config.params, args.get("init"))
-                                 : Expected<std::vector<rt::NamedTensor>>(rt::init_parameters(config.params, seed));
-  if (!params) return user_error(params.error().message);
+  std::vector<rt::NamedTensor> params;
+  if (args.get("init") == "seed") {
+    params = rt::init_parameters(config.params, seed);
+  } else {
+    auto init = rt::read_init_parameters(config.params, args.get("init"), config.name, nullptr);
+    if (!init) return user_error(init.error().message);
+    params = std::move(init->params);
+  }
   std::string data_path = args.get("data", config.data.file);
   if (data_path.empty())
-    return user_error(config.path + ": error: no data file: give \"data\": {\"file\": ...} or --data");
+    return user_error(config.path + ": error: no data file: give " +
+                      spelled_field(config.path, "data", "file") + " or --data");
   auto data = rt::read_safetensors(data_path);
   if (!data) return user_error(data.error().message);
   auto split = rt::Split::load(*data, config.data.eval, config.inputs, "eval");
@@ -215,7 +210,7 @@ int run_eval(const Program& program, const Args& args, uint64_t seed) {
   auto evaluator = Evaluator::create(program, split->num_examples(), std::max<int64_t>(batch, 1));
   if (!evaluator) return user_error(evaluator.error().message);
   if (args.has("profile")) evaluator->enable_profiling();
-  auto result = evaluator->run(*split, *params);
+  auto result = evaluator->run(*split, params);
   if (!result) return user_error(result.error().message);
   if (int status = report_eval(*result, args); status != kOk) return status;
   if (args.has("profile")) {
@@ -235,6 +230,13 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (args.has("eval") && !args.has("init"))
     return usage_error("--eval evaluates given parameters: pass --init F.safetensors (what --save or a "
                        "checkpoint wrote), or --init seed for the initialization train.seed draws");
+  // Every file and directory the run writes, before any work (runtime/output_path.h).
+  for (const char* output : {"save", "metrics", "dump-grads", "profile"})
+    if (args.has(output) && !(std::string(output) == "profile" && args.get(output).empty()))
+      if (std::string problem = output_problem(args.get(output), output); !problem.empty()) return user_error(problem);
+  if (args.has("checkpoint-dir"))
+    if (std::string problem = output_problem(args.get("checkpoint-dir"), "checkpoint-dir", true); !problem.empty())
+      return user_error(problem);
   TrainOptions o;
   struct IntOption {
     const char* name;
@@ -244,7 +246,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   const IntOption ints[] = {
       {"seed", 0, [&](int64_t v) { o.seed = static_cast<uint64_t>(v); }},
       {"epochs", 1, [&](int64_t v) { o.epochs = v; }},
-      {"steps", 0, [&](int64_t v) { o.steps = v; }},
+      {"steps", 1, [&](int64_t v) { o.steps = v; }},
       {"checkpoint-every", 1, [&](int64_t v) { o.checkpoint_every = v; }},
       {"start-step", 0, [&](int64_t v) { o.start_step = v; }},
       {"eval-every", 0, [&](int64_t v) { o.eval_every = v; }},
@@ -340,8 +342,15 @@ int cmd_run(const std::vector<std::string>& argv) {
   // as many ranks (driver/mesh_train.h).
   o.mpi = on_mesh && rt::launched_by_mpi();
   if (const int n = rt::launched_processes(); !on_mesh && n > 1)
-    return usage_error("mpirun started " + std::to_string(n) + " processes: give --mesh with " + std::to_string(n) +
-                       " devices (e.g. --mesh dp=" + std::to_string(n) + ")");
+    return usage_error(std::string(rt::mpi_launcher_name()) + " started " + std::to_string(n) +
+                       " processes: give --mesh with " + std::to_string(n) + " devices (e.g. --mesh dp=" +
+                       std::to_string(n) + ")");
+  // The process count is the mesh's rank count (rt::mpi_world checks it again).
+  if (const int n = rt::launched_processes(); o.mpi && n > 0 && n != o.parallel.mesh.num_devices())
+    return usage_error(std::string(rt::mpi_launcher_name()) + " started " + std::to_string(n) + " process" +
+                       (n == 1 ? "" : "es") + " but mesh " + o.parallel.mesh.str() + " has " +
+                       std::to_string(o.parallel.mesh.num_devices()) + " ranks: start one process per rank (-np " +
+                       std::to_string(o.parallel.mesh.num_devices()) + ")");
 
   // MODEL.json is compiled now; MODEL.mlcx was compiled by `mlc compile`.
   std::optional<Program> program;
@@ -357,10 +366,6 @@ int cmd_run(const std::vector<std::string>& argv) {
   for (const char* needs_dir : {"checkpoint-every", "keep-checkpoints"})
     if (args.has(needs_dir) && !args.has("checkpoint-dir"))
       return usage_error("--" + std::string(needs_dir) + " needs --checkpoint-dir DIR (where the checkpoints go)");
-  for (const char* output : {"save", "metrics", "dump-grads"})
-    if (args.has(output))
-      if (Status writable = check_writable_path(args.get(output), output); !writable)
-        return user_error(writable.error().message);
 
   o.data_path = args.get("data");
   o.init_path = args.get("init") == "seed" ? "" : args.get("init");  // `seed`: train.seed's draw
@@ -380,9 +385,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (summary->steps_run == 0)
     std::printf("trained 0 steps: the run was already at its last step");
   else
-    std::printf("trained %lld steps: final loss %.6f, median step %.3f ms (mean %.3f)",
-                static_cast<long long>(summary->steps_run), summary->final_loss, summary->median_step_ms,
-                summary->mean_step_ms);
+    std::printf("trained %lld step%s: final loss %.6f, median step %.3f ms (mean %.3f)",
+                static_cast<long long>(summary->steps_run), summary->steps_run == 1 ? "" : "s", summary->final_loss,
+                summary->median_step_ms, summary->mean_step_ms);
   if (summary->eval_loss) std::printf("; %s loss %.6f", eval_label(*summary->eval).c_str(), *summary->eval_loss);
   if (summary->eval_accuracy) std::printf(", accuracy %.4f", *summary->eval_accuracy);
   std::printf("\n");

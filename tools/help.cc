@@ -226,6 +226,34 @@ const std::vector<CommandDoc>& docs() {
        "mean |g| per parameter for the recorded steps, max and mean |g| bars of the last one, and each parameter's\n"
        "gradient norm over steps, as inline SVG. A malformed file is an error naming its line.",
        {{"output", "REPORT.html", "the page to write (also -o; default: the metrics file's name with .html in place of .jsonl)"}}},
+      {"data", "FILE.safetensors | import FILE... -o F.safetensors | text FILE.txt -o F.safetensors --seq N",
+       "look into a data file, or make one from numpy arrays, CSV tables or text",
+       "mlc data FILE.safetensors: every tensor (name, dtype, shape, and min, max and mean of its values) and the\n"
+       "metadata.\n"
+       "mlc data import FILE... -o F.safetensors: numpy's .npy and .npz files (float16/32/64, int8 to int64, uint8\n"
+       "to uint32, bool; narrow and unsigned integers become i64; Fortran order is made C order; big-endian data\n"
+       "is refused) and CSV tables (numbers, an optional header row) as one safetensors file, without Python. An\n"
+       ".npy file is the tensor named after the file (x.npy: x), an .npz file one tensor per member (numpy.savez's\n"
+       "names), a CSV file one 2-D tensor [rows, columns] named after the file, or with --columns a tensor [rows]\n"
+       "per column, named by the header (else NAME_0, NAME_1, ...); a CSV tensor is i64 when every cell is an\n"
+       "integer, else f32.\n"
+       "mlc data text FILE.txt -o F.safetensors --seq N: token ids for a language model, as examples/tiny_gpt's\n"
+       "data: \"tokens\" i64 [rows, N + 1], each row N + 1 consecutive tokens starting where the previous row's\n"
+       "last one is (map inputs \"tokens[:, :-1]\" and targets \"tokens[:, 1:]\"), the last rows as \"eval_tokens\"\n"
+       "with --eval-fraction; the vocabulary in the metadata: \"level\", \"vocab\" (a JSON list of the characters,\n"
+       "in id order; none at byte level, where the id is the byte), \"vocab_size\", \"seq\", \"source\".",
+       {{"format", "text|json", "mlc data FILE: text (default) or one JSON object"},
+        {"output", "F.safetensors", "import, text: the file to write, atomically (also -o)"},
+        {"columns", "", "import: a tensor per CSV column instead of one 2-D tensor per file", K::plain_switch},
+        {"name", "NAME", "import: the tensor's name (or the columns' prefix) for the one file imported, instead of "
+                         "its file name"},
+        {"dtype", "f32|f64|f16|bf16|i32|i64|bool",
+         "import: convert every tensor to this dtype (PyTorch's names too: float32, long, ...); a value the dtype "
+         "cannot hold (2.5 as i64, 1e40 as f32) is an error naming it"},
+        {"seq", "N", "text: tokens per sequence (the model's context length)"},
+        {"level", "char|byte", "text: a token per Unicode character of the UTF-8 text (default), or per byte"},
+        {"eval-fraction", "F", "text: the share of the sequences, from the end, written as eval_tokens (default 0: "
+                               "none)"}}},
       // ---- custom ops (docs/model-format.md "custom_ops")
       {"check-grad", "MODEL.json|MODEL.mlc",
        "check each custom op's declared backward against finite differences of its forward",

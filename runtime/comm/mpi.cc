@@ -485,6 +485,10 @@ bool launched_by_mpi() {
   return std::getenv("SLURM_STEP_NUM_TASKS") && std::getenv("SLURM_PROCID");
 }
 
+const char* mpi_launcher_name() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || !std::getenv("SLURM_PROCID") ? "mpirun" : "srun";
+}
+
 int launched_processes() {
   if (!launched_by_mpi()) return 0;
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
@@ -504,8 +508,7 @@ Expected<std::unique_ptr<World>> mpi_world(const MeshShape& mesh, const CommOpti
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (size != mesh.num_ranks()) {
-    const char* launcher = std::getenv("OMPI_COMM_WORLD_SIZE") || !std::getenv("SLURM_PROCID") ? "mpirun" : "srun";
-    return make_error(std::string(launcher) + " started " + std::to_string(size) + " process" +
+    return make_error(std::string(mpi_launcher_name()) + " started " + std::to_string(size) + " process" +
                       (size == 1 ? "" : "es") + " but mesh " + mesh.to_string() + " has " +
                       std::to_string(mesh.num_ranks()) + " ranks");
   }

@@ -52,6 +52,9 @@ bool launched_by_mpi();
 // (OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_STEP_NUM_TASKS), without
 // initializing MPI; 0 when not launched so or the count is not given.
 int launched_processes();
+// "mpirun", or "srun" under Slurm without Open MPI's launcher: the launcher
+// messages name.
+const char* mpi_launcher_name();
 
 // This process's world: initializes MPI if needed, checks that the launcher
 // started mesh.num_ranks() processes ("mpirun started 3 processes but mesh

@@ -228,6 +228,42 @@ TEST(ModelLanguage, CustomOpsAreStatementBlocks) {
   EXPECT_EQ(doc->string_locator(st).at(7).str(), "c.mlc:7:24");
 }
 
+// Inputs may spell their dtypes as PyTorch does (torch.float32, torch.long,
+// ...), in both forms: the same model as with f32 and i64.
+TEST(ModelLanguage, InputsTakePyTorchDtypeNames) {
+  const std::pair<const char*, DType> names[] = {
+      {"float32", DType::f32}, {"float", DType::f32},   {"float64", DType::f64}, {"double", DType::f64},
+      {"float16", DType::f16}, {"half", DType::f16},    {"bfloat16", DType::bf16}, {"int64", DType::i64},
+      {"long", DType::i64},    {"int32", DType::i32},   {"int", DType::i32},     {"bool", DType::boolean}};
+  for (const auto& [name, dtype] : names) {
+    SCOPED_TRACE(name);
+    std::string text = kModel;
+    text.insert(text.find("    y: i64[batch]"), std::string("    z: ") + name + "[batch, 4]\n");
+    auto dsl = ModelFile::parse(text, "m.mlc");
+    ASSERT_TRUE(dsl.ok()) << dsl.error().message;
+    auto z = [](const ModelFile& m) {
+      for (const InputInfo& in : m.config().inputs)
+        if (in.name == "z") return in.dtype;
+      return DType::f32;
+    };
+    EXPECT_EQ(z(*dsl), dtype);
+    auto json_doc = parse_model_language(text, "m.mlc");
+    ASSERT_TRUE(json_doc.ok());
+    EXPECT_EQ((*json_doc->root().json)["inputs"]["z"]["dtype"], name);
+    auto json = ModelFile::parse(nlohmann::json(*json_doc->root().json).dump(), "m.json");
+    ASSERT_TRUE(json.ok()) << json.error().message;
+    EXPECT_EQ(z(*json), dtype);
+    // The converter writes the name as it was given.
+    EXPECT_NE(print_model_language(*json_doc->root().json).find(std::string("z: ") + name + "[batch, 4]"),
+              std::string::npos);
+  }
+  std::string text = kModel;
+  text.replace(text.find("x: f32["), 6, "x: uint8");
+  auto bad = ModelFile::parse(text, "m.mlc");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("m.mlc:4:8: error: unknown dtype 'uint8'", 0), 0u) << bad.error().message;
+}
+
 TEST(ModelLanguage, StandardInputIsReadByItsFirstCharacter) {
   EXPECT_TRUE(reads_as_model_language("name = m\n", "-"));
   EXPECT_FALSE(reads_as_model_language("  {\"name\": \"m\"}", "-"));

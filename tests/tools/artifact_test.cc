@@ -90,6 +90,12 @@ TEST_P(CompiledExample, EvaluatesExactlyAsTheModelFile) {
     EXPECT_NE(from_model.out.find(": loss "), std::string::npos) << from_model.out;
     EXPECT_EQ(from_artifact.out, from_model.out) << init;
   }
+  // An artifact compiled for a mesh evaluates on its ranks, to the same figures.
+  const std::string mesh_artifact = scratch(name + ".eval.dp2.mlcx");
+  ASSERT_EQ(mlc("compile " + model + " --mesh dp=2 -o " + mesh_artifact).status, 0);
+  RunResult on_mesh = mlc("run " + mesh_artifact + " --eval --init seed");
+  ASSERT_EQ(on_mesh.status, 0) << on_mesh.err;
+  EXPECT_EQ(on_mesh.out, mlc("run " + model + " --eval --init seed").out);
 }
 
 // The same model compiles to the same bytes: twice in a row (the second from
@@ -156,7 +162,7 @@ class ArtifactCli : public ::testing::Test {
 TEST_F(ArtifactCli, BackendWithAnArtifactIsAUsageError) {
   RunResult r = mlc("run " + artifact() + " --backend interp");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "mlc: --backend applies to model files; an artifact runs the code it was compiled to\n");
+  EXPECT_EQ(r.err, "mlc: error: --backend applies to model files; an artifact runs the code it was compiled to\n");
 }
 
 // --target cuda without an arch takes this machine's GPU's: without one it
@@ -173,11 +179,11 @@ TEST_F(ArtifactCli, CompileForCudaWithoutAGpuNamesTheArchToGive) {
 TEST_F(ArtifactCli, OutputWithoutMlcxIsAUsageError) {
   RunResult r = mlc("compile examples/digits_mlp.json -o " + scratch("model.bin"));
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "mlc: -o " + scratch("model.bin") + ": an artifact's name ends in .mlcx\n");
+  EXPECT_EQ(r.err, "mlc: error: -o " + scratch("model.bin") + ": an artifact's name ends in .mlcx\n");
   RunResult none = mlc("compile");
   EXPECT_EQ(none.status, 2);
   EXPECT_EQ(none.err,
-            "mlc: usage: mlc compile MODEL.json|MODEL.mlc [flags]; `mlc help compile` explains them\n");
+            "mlc: error: usage: mlc compile MODEL.json|MODEL.mlc [flags]; `mlc help compile` explains them\n");
 }
 
 TEST_F(ArtifactCli, ModelWithoutTrainSection) {
@@ -185,6 +191,12 @@ TEST_F(ArtifactCli, ModelWithoutTrainSection) {
   RunResult r = mlc("compile " + model + " -o " + scratch("no_train.mlcx"));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, model + ": error: the model file has no \"train\": {\"optimizer\": ...}\n");
+  // The model language's file is told in its own words.
+  const std::string mlc_model = scratch("no_train.mlc");
+  ASSERT_EQ(mlc("convert " + model + " -o " + mlc_model).status, 0);
+  r = mlc("compile " + mlc_model + " -o " + scratch("no_train.mlcx"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, mlc_model + ": error: the model file has no train: optimizer = ...\n");
 }
 
 TEST_F(ArtifactCli, MissingDataFile) {
@@ -195,6 +207,11 @@ TEST_F(ArtifactCli, MissingDataFile) {
   RunResult none = mlc("compile " + model + " -o " + scratch("no_data.mlcx"));
   EXPECT_EQ(none.status, 1);
   EXPECT_EQ(none.err, model + ": error: no data file to size the batches: give \"data\": {\"file\": ...} or --data\n");
+  const std::string mlc_model = scratch("no_data.mlc");
+  ASSERT_EQ(mlc("convert " + model + " -o " + mlc_model).status, 0);
+  none = mlc("compile " + mlc_model + " -o " + scratch("no_data.mlcx"));
+  EXPECT_EQ(none.status, 1);
+  EXPECT_EQ(none.err, mlc_model + ": error: no data file to size the batches: give data: file = ... or --data\n");
 }
 
 TEST_F(ArtifactCli, MissingArtifact) {
@@ -414,7 +431,7 @@ TEST_F(MeshArtifactCli, RunsOnItsMeshOnly) {
   for (const auto& [args, message] : usage_errors) {
     RunResult r = mlc("run " + args);
     EXPECT_EQ(r.status, 2) << args;
-    EXPECT_EQ(r.err, "mlc: " + message + "\n");
+    EXPECT_EQ(r.err, "mlc: error: " + message + "\n");
   }
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/safetensors.h"
 #include "tests/tools/run_mlc.h"
 
 namespace {
@@ -77,7 +79,7 @@ TEST_P(Examples, IrAfterLowerPrintsEveryFunctionsExecutable) {
   EXPECT_NE(r.out.find("(examples/" + GetParam() + ".json:"), std::string::npos);
   RunResult bad = mlc("ir examples/" + GetParam() + ".json --after lower --emit mlir");
   EXPECT_EQ(bad.status, 2);
-  EXPECT_EQ(bad.err, "mlc: --after lower prints executables, not a module: drop --emit mlir\n");
+  EXPECT_EQ(bad.err, "mlc: error: --after lower prints executables, not a module: drop --emit mlir\n");
 }
 
 TEST_P(Examples, EvalMatchesPyTorchAtInit) {
@@ -115,7 +117,7 @@ TEST_P(Examples, ConvertGivesTheShippedModelLanguageFile) {
 TEST(Convert, Mistakes) {
   RunResult ext = mlc("convert examples/digits_mlp.json -o model.txt");
   EXPECT_EQ(ext.status, 2);
-  EXPECT_EQ(ext.err, "mlc: -o model.txt: the output's name must end in .mlc or .json (it names the form)\n");
+  EXPECT_EQ(ext.err, "mlc: error: -o model.txt: the output's name must end in .mlc or .json (it names the form)\n");
   RunResult bad = mlc("convert tests/frontends/data/bad/dsl_nn_prefix.mlc");
   EXPECT_EQ(bad.status, 1);
   EXPECT_EQ(bad.err, slurp("tests/frontends/data/bad/dsl_nn_prefix.mlc.expected"));
@@ -169,8 +171,8 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
     for (std::string line; std::getline(lines, line) && line.rfind("  ", 0) == 0;)
       commands.push_back(line.substr(2, line.find(' ', 2) - 2));
   }
-  EXPECT_EQ(commands, (std::vector<std::string>{"run", "compile", "plan", "ir", "opt", "convert", "report", "check-grad",
-                                                "help", "version"}));
+  EXPECT_EQ(commands, (std::vector<std::string>{"run", "compile", "plan", "ir", "opt", "convert", "report", "data",
+                                                "check-grad", "help", "version"}));
   for (const std::string& name : commands) {
     SCOPED_TRACE(name);
     RunResult help = mlc("help " + name);
@@ -192,7 +194,8 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
   }
   RunResult none = mlc("help frobnicate");
   EXPECT_EQ(none.status, 2);
-  EXPECT_EQ(none.err, "mlc: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, convert, report, check-grad, help, version)\n");
+  EXPECT_EQ(none.err, "mlc: error: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, convert, report, "
+                      "data, check-grad, help, version)\n");
   RunResult version = mlc("--version");
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.out.rfind("mlc 0.", 0), 0u) << version.out;
@@ -241,7 +244,7 @@ TEST(Help, OptListsEachPassesOptionTable) {
 TEST(Errors, OutputMistakesAreCaughtBeforeTraining) {
   RunResult every = mlc("run examples/digits_mlp.json --steps 1 --checkpoint-every 5");
   EXPECT_EQ(every.status, 2);
-  EXPECT_EQ(every.err, "mlc: --checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)\n");
+  EXPECT_EQ(every.err, "mlc: error: --checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)\n");
   RunResult save = mlc("run examples/digits_mlp.json --steps 1 --save no-such-dir/final.safetensors");
   EXPECT_EQ(save.status, 1);
   EXPECT_EQ(save.err, "no-such-dir/final.safetensors: error: --save: directory 'no-such-dir' does not exist\n");
@@ -249,11 +252,114 @@ TEST(Errors, OutputMistakesAreCaughtBeforeTraining) {
   RunResult eval = mlc("run examples/digits_mlp.json --eval");
   EXPECT_EQ(eval.status, 2);
   EXPECT_EQ(eval.err,
-            "mlc: --eval evaluates given parameters: pass --init F.safetensors (what --save or a "
+            "mlc: error: --eval evaluates given parameters: pass --init F.safetensors (what --save or a "
             "checkpoint wrote), or --init seed for the initialization train.seed draws\n");
   RunResult seeded = mlc("run examples/digits_mlp.json --eval --init seed");
   EXPECT_EQ(seeded.status, 0) << seeded.err;
   EXPECT_EQ(seeded.out.rfind("eval: loss 2.31", 0), 0u) << seeded.out;
+}
+
+// Every file and directory a command writes is checked before any work
+// (runtime/output_path.h): an existing directory, a file where a directory
+// should be, a missing directory, a directory where no file can be created.
+// The error names the path, the flag and what is wrong, and nothing is
+// trained, evaluated or compiled.
+TEST(Errors, EveryOutputIsCheckedBeforeAnyWork) {
+  const std::string dir = temp_path("outputs");
+  std::filesystem::create_directories(dir + "/existing");
+  std::ofstream(dir + "/base.mlc") << "name = m\n";
+  const std::string run = "run examples/digits_mlp.json --steps 2 ";
+  const std::string existing = dir + "/existing", file = dir + "/base.mlc";
+  const std::pair<std::string, std::string> cases[] = {
+      {run + "--save " + existing, existing + ": error: --save: '" + existing + "' is a directory: give a file name in it"},
+      {run + "--save /tmp", "/tmp: error: --save: '/tmp' is a directory: give a file name in it"},
+      {run + "--save out/", "out/: error: --save: 'out/' is a directory: give a file name in it"},
+      {run + "--save " + file + "/p.safetensors",
+       file + "/p.safetensors: error: --save: '" + file + "' is a file, not a directory"},
+      {run + "--save " + file + "/a/p.safetensors",
+       file + "/a/p.safetensors: error: --save: '" + file + "' is a file, not a directory"},
+      {run + "--save " + dir + "/none/p.safetensors",
+       dir + "/none/p.safetensors: error: --save: directory '" + dir + "/none' does not exist"},
+      {run + "--save /proc/p.safetensors",
+       "/proc/p.safetensors: error: --save: cannot create a file in directory '/proc': "},
+      {run + "--metrics " + existing, existing + ": error: --metrics: '" + existing + "' is a directory: give a file name in it"},
+      {run + "--dump-grads /proc/g.safetensors",
+       "/proc/g.safetensors: error: --dump-grads: cannot create a file in directory '/proc': "},
+      {run + "--profile=" + existing, existing + ": error: --profile: '" + existing + "' is a directory: give a file name in it"},
+      {run + "--checkpoint-dir " + file, file + ": error: --checkpoint-dir: '" + file + "' is a file, not a directory"},
+      {run + "--checkpoint-dir /proc/ckpt", "/proc/ckpt: error: --checkpoint-dir: cannot create a file in directory '/proc': "},
+      {"run examples/digits_mlp.json --eval --init seed --metrics " + existing,
+       existing + ": error: --metrics: '" + existing + "' is a directory: give a file name in it"},
+      {"compile examples/digits_mlp.json -o " + dir + "/none/m.mlcx",
+       dir + "/none/m.mlcx: error: --output: directory '" + dir + "/none' does not exist"},
+      {"compile examples/digits_mlp.json --target host-gpu --emit-source " + file + " -o " + dir + "/m.mlcx",
+       file + ": error: --emit-source: '" + file + "' is a file, not a directory"},
+      {"convert examples/digits_mlp.json -o " + file + "/m.json",
+       file + "/m.json: error: --output: '" + file + "' is a file, not a directory"},
+      {"report no-such-metrics.jsonl -o /proc/r.html", "/proc/r.html: error: --output: cannot create a file in directory '/proc': "},
+      {"plan examples/digits_mlp.json --search --devices 2 -o " + existing,
+       existing + ": error: --output: '" + existing + "' is a directory: give a file name in it"},
+  };
+  for (const auto& [args, err] : cases) {
+    SCOPED_TRACE(args);
+    RunResult r = mlc(args);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err.substr(0, err.size()), err) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // nothing ran
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/m.mlcx"));
+}
+
+// No steps to train is a mistake, whichever way it is asked for: --steps 0,
+// --epochs 0 and the model file's steps = 0 each name the flag or field. One
+// step is "1 step".
+TEST(Errors, ZeroStepsAreAnError) {
+  RunResult steps = mlc("run examples/digits_mlp.json --steps 0");
+  EXPECT_EQ(steps.status, 2);
+  EXPECT_EQ(steps.err, "mlc: error: --steps needs an integer >= 1, got '0'\n");
+  EXPECT_EQ(steps.out, "");
+  RunResult epochs = mlc("run examples/digits_mlp.json --epochs 0");
+  EXPECT_EQ(epochs.status, 2);
+  EXPECT_EQ(epochs.err, "mlc: error: --epochs needs an integer >= 1, got '0'\n");
+  std::string text = slurp("examples/digits_mlp.mlc");
+  text.replace(text.find("epochs = 3"), 10, "steps = 0");
+  const std::string model = temp_path("zero_steps.mlc");
+  std::ofstream(model) << text;
+  RunResult field = mlc("run " + model + " --data examples/data/digits.safetensors");
+  EXPECT_EQ(field.status, 1);
+  EXPECT_EQ(field.err, model + ":28:13: error: 'steps': must be positive, found 0\n");
+  RunResult one = mlc("run examples/digits_mlp.json --steps 1");
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(one.out.rfind("trained 1 step: final loss ", 0), 0u) << one.out;
+}
+
+// A data tensor that does not fit its input names the input's type (a
+// per-example scalar is i64[N]); an artifact's data mapping has no position
+// in a model file, and the message names none.
+TEST(Errors, DataTensorsThatDoNotFit) {
+  mlc::rt::Tensor images(mlc::DType::f32, {4, 1, 8, 8}), labels(mlc::DType::f32, {4});
+  const std::string data = temp_path("f32_labels.safetensors");
+  ASSERT_TRUE(mlc::rt::write_safetensors(data, {{"val_images", &images}, {"val_labels", &labels}}).ok());
+  RunResult r = mlc("run examples/digits_mlp.json --eval --init seed --data " + data);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "examples/digits_mlp.json:20:38: error: " + data +
+                       ": tensor 'val_labels' gives f32[4] but input 'y' needs i64[N]\n");
+  const std::string artifact = temp_path("digits_mlp.mlcx"), images_only = temp_path("images.safetensors");
+  ASSERT_EQ(mlc("compile examples/digits_mlp.json -o " + artifact).status, 0);
+  ASSERT_TRUE(mlc::rt::write_safetensors(images_only, {{"val_images", &images}}).ok());
+  r = mlc("run " + artifact + " --eval --init seed --data " + images_only);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, images_only + ": error: no tensor 'val_labels' (the file has: val_images) (mapped to input 'y')\n");
+}
+
+// Under mpirun the process count must be the mesh's rank count: a usage
+// error, found before MPI starts.
+TEST(Errors, ProcessCountThatIsNotTheMeshs) {
+  RunResult r = mlc::testing::run_mlc("run examples/digits_mlp.json --mesh dp=4 --steps 1", "OMPI_COMM_WORLD_SIZE=2");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "mlc: error: mpirun started 2 processes but mesh dp=4 has 4 ranks: start one process per rank "
+                   "(-np 4)\n");
 }
 
 TEST(Errors, InitFileMustMatchTheModel) {
@@ -348,7 +454,7 @@ TEST(Ir, AfterAllPrintsEveryStage) {
   EXPECT_NE(all.err.find("\n  total "), std::string::npos);
   RunResult alone = mlc("ir examples/digits_cnn.json --timings");
   EXPECT_EQ(alone.status, 2);
-  EXPECT_EQ(alone.err, "mlc: --timings times the passes, so it needs --after PASS|all\n");
+  EXPECT_EQ(alone.err, "mlc: error: --timings times the passes, so it needs --after PASS|all\n");
 }
 
 }  // namespace

@@ -58,11 +58,11 @@ void expect_failure(const std::string& args, int status, const std::string& err)
 
 TEST(EmitMlir, UsageErrors) {
   const std::string ir = "ir examples/digits_mlp.json ";
-  expect_failure(ir + "--emit llvm", 2, "mlc: --emit takes 'mlir', got 'llvm'\n");
-  expect_failure(ir + "--emit=", 2, "mlc: --emit takes 'mlir', got ''\n");
+  expect_failure(ir + "--emit llvm", 2, "mlc: error: --emit takes 'mlir', got 'llvm'\n");
+  expect_failure(ir + "--emit=", 2, "mlc: error: --emit takes 'mlir', got ''\n");
   expect_failure(ir + "--emit mlir --after all", 2,
-                 "mlc: --emit mlir prints one module, so it takes --after PASS, not --after all\n");
-  expect_failure(ir + "--emit", 2, "mlc: option --emit needs a value\n");
+                 "mlc: error: --emit mlir prints one module, so it takes --after PASS, not --after all\n");
+  expect_failure(ir + "--emit", 2, "mlc: error: option --emit needs a value\n");
   expect_failure(ir + "--emit mlir --after nope", 1,
                  "error: no pass 'nope' in the pipeline (autocast, autodiff, optimizer, decompose, canonicalize, sharding)\n");
 }

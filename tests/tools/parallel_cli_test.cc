@@ -137,10 +137,10 @@ INSTANTIATE_TEST_SUITE_P(Examples, PlannedMemory,
 TEST(ParallelCli, UsageAndShapeErrors) {
   RunResult zero = mlc("plan examples/digits_mlp.json --zero 1");
   EXPECT_EQ(zero.status, 2);
-  EXPECT_EQ(zero.err, "mlc: --zero shards over the data axes of a mesh: give --mesh too (e.g. --mesh dp=2 --zero 1)\n");
+  EXPECT_EQ(zero.err, "mlc: error: --zero shards over the data axes of a mesh: give --mesh too (e.g. --mesh dp=2 --zero 1)\n");
   RunResult mesh = mlc("ir examples/digits_mlp.json --mesh dp=2,dp=2");
   EXPECT_EQ(mesh.status, 2);
-  EXPECT_EQ(mesh.err, "mlc: --mesh: mesh 'dp=2,dp=2': axis 'dp' appears twice\n");
+  EXPECT_EQ(mesh.err, "mlc: error: --mesh: mesh 'dp=2,dp=2': axis 'dp' appears twice\n");
   // A tensor-parallel weight that does not divide over the tp axis.
   RunResult tp = mlc("plan examples/tiny_gpt.json --mesh tp=3");
   EXPECT_EQ(tp.status, 1);
@@ -148,17 +148,16 @@ TEST(ParallelCli, UsageAndShapeErrors) {
                     "dim 0 of [64,64] (64) does not divide by 3 (sharded over tp=3)\n");
   RunResult z = mlc("ir examples/digits_mlp.json --mesh dp=2 --zero 4");
   EXPECT_EQ(z.status, 2);
-  EXPECT_EQ(z.err, "mlc: --zero takes 0, 1, 2 or 3, got '4'\n");
+  EXPECT_EQ(z.err, "mlc: error: --zero takes 0, 1, 2 or 3, got '4'\n");
   RunResult compile = mlc("compile examples/digits_mlp.json --mesh dp=3 -o x.mlcx");
   EXPECT_EQ(compile.status, 1);
   EXPECT_EQ(compile.err,
             "examples/digits_mlp.json: error: train.batch_size is the global batch, split over the 3 data-parallel "
             "ranks of mesh dp=3: it must divide by 3, got 32\n");
+  // plan says what compile and run say.
   RunResult divide = mlc("plan examples/digits_mlp.json --mesh dp=3");
   EXPECT_EQ(divide.status, 1);
-  EXPECT_EQ(divide.err,
-            "error: sharding: argument 'x' (f32[32,1,8,8]) cannot be placed <S(0)> on mesh dp=3: dim 0 of "
-            "[32,1,8,8] (32) does not divide by 3 (sharded over dp=3)\n");
+  EXPECT_EQ(divide.err, compile.err);
 }
 
 // A mesh axis without an implementation is a usage error naming it, where an
@@ -168,14 +167,14 @@ TEST(ParallelCli, MeshAxesWithoutAnImplementationAreErrors) {
   const std::string supported = "; supported axes: dp, ddp, fsdp (data), tp (tensor), pp (pipeline)\n";
   RunResult foo = mlc("run examples/digits_mlp.json --mesh foo=2 --steps 1");
   EXPECT_EQ(foo.status, 2);
-  EXPECT_EQ(foo.err.substr(0, foo.err.find('\n') + 1), "mlc: --mesh: unknown axis 'foo'" + supported);
+  EXPECT_EQ(foo.err.substr(0, foo.err.find('\n') + 1), "mlc: error: --mesh: unknown axis 'foo'" + supported);
   RunResult ep = mlc("ir examples/digits_mlp.json --mesh dp=2,ep=2");
   EXPECT_EQ(ep.status, 2);
-  EXPECT_EQ(ep.err, "mlc: --mesh: axis 'ep' (expert parallelism) is not implemented yet" + supported);
+  EXPECT_EQ(ep.err, "mlc: error: --mesh: axis 'ep' (expert parallelism) is not implemented yet" + supported);
   RunResult compile = mlc("compile examples/digits_mlp.json --mesh cp=2 -o x.mlcx");
   EXPECT_EQ(compile.status, 2);
   EXPECT_EQ(compile.err.substr(0, compile.err.find('\n') + 1),
-            "mlc: --mesh: axis 'cp' (context parallelism) is not implemented yet" + supported);
+            "mlc: error: --mesh: axis 'cp' (context parallelism) is not implemented yet" + supported);
   RunResult file = mlc("plan tests/frontends/data/bad/parallel_mesh_cp.json");  // tp=2,cp=2 in the file's mesh
   EXPECT_EQ(file.status, 1);
   EXPECT_EQ(file.err, "tests/frontends/data/bad/parallel_mesh_cp.json:23:24: error: 'mesh': axis 'cp' (context "

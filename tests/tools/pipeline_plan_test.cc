@@ -113,7 +113,7 @@ TEST(PipelinePlan, Errors) {
   EXPECT_EQ(m.err, "parallel.pipeline.microbatches: the batch of 16 is not a multiple of 3 micro-batches\n");
   RunResult s = mlc("plan examples/tiny_gpt.json --mesh pp=2 --schedule x");
   EXPECT_EQ(s.status, 2);
-  EXPECT_EQ(s.err, "mlc: --schedule: expected gpipe, 1f1b, interleaved or zb1p, got 'x'\n");
+  EXPECT_EQ(s.err, "mlc: error: --schedule: expected gpipe, 1f1b, interleaved or zb1p, got 'x'\n");
   RunResult alone = mlc("plan examples/tiny_gpt.json --microbatches 4");
   EXPECT_EQ(alone.status, 1);
 }

@@ -239,16 +239,16 @@ TEST(PlanSearch, BadPlanFilesAndFlagsAreErrors) {
   }
   RunResult both = mlc("run examples/tiny_gpt.json --plan p.json --mesh dp=2");
   EXPECT_EQ(both.status, 2);
-  EXPECT_EQ(both.err, "mlc: --plan gives the mesh, ZeRO stage and pipeline: leave out --mesh\n");
+  EXPECT_EQ(both.err, "mlc: error: --plan gives the mesh, ZeRO stage and pipeline: leave out --mesh\n");
   RunResult devices = mlc("plan examples/tiny_gpt.json --search");
   EXPECT_EQ(devices.status, 2);
-  EXPECT_EQ(devices.err, "mlc: --search needs --devices N, 1 to 4096 devices, got ''\n");
+  EXPECT_EQ(devices.err, "mlc: error: --search needs --devices N, 1 to 4096 devices, got ''\n");
   RunResult alone = mlc("plan examples/tiny_gpt.json --devices 4");
   EXPECT_EQ(alone.status, 2);
-  EXPECT_EQ(alone.err, "mlc: --devices goes with --search\n");
+  EXPECT_EQ(alone.err, "mlc: error: --devices goes with --search\n");
   RunResult cap = mlc("plan examples/tiny_gpt.json --search --devices 4 --memory-cap lots");
   EXPECT_EQ(cap.status, 2);
-  EXPECT_EQ(cap.err, "mlc: --memory-cap takes bytes per rank, e.g. 1073741824, 512MiB or 16GiB, got 'lots'\n");
+  EXPECT_EQ(cap.err, "mlc: error: --memory-cap takes bytes per rank, e.g. 1073741824, 512MiB or 16GiB, got 'lots'\n");
 }
 
 }  // namespace

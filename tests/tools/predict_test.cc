@@ -104,12 +104,12 @@ TEST(Predict, DataWithoutTargetsIsEnough) {
 TEST(Predict, BadInvocationsSayWhatIsMissing) {
   RunResult no_init = run_mlc("predict examples/digits_mlp.json");
   EXPECT_EQ(no_init.status, 2);
-  EXPECT_EQ(no_init.err, "mlc: predict needs --init F: the trained parameters (mlc run --save)\n");
+  EXPECT_EQ(no_init.err, "mlc: error: predict needs --init F: the trained parameters (mlc run --save)\n");
   RunResult split = run_mlc("predict examples/digits_mlp.json --init x.safetensors --split test");
   EXPECT_EQ(split.status, 1);
   RunResult batch = run_mlc("predict examples/digits_mlp.json --init x.safetensors --batch 0");
   EXPECT_EQ(batch.status, 2);
-  EXPECT_EQ(batch.err, "mlc: --batch takes a positive integer, got '0'\n");
+  EXPECT_EQ(batch.err, "mlc: error: --batch takes a positive integer, got '0'\n");
 }
 
 }  // namespace

@@ -182,7 +182,7 @@ TEST(Profile, EvalAloneIsProfiled) {
 TEST(Profile, InterpreterIsRefused) {
   RunResult r = testing::run_mlc("run examples/digits_mlp.json --backend interp --profile");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "mlc: --profile times the compiled backend's instructions; drop --backend interp\n");
+  EXPECT_EQ(r.err, "mlc: error: --profile times the compiled backend's instructions; drop --backend interp\n");
 }
 
 // A result that updates an argument but cannot be written in place is a copy

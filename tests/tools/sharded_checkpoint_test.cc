@@ -185,6 +185,37 @@ TEST(ShardedCheckpoint, ResumesOnAnotherMeshOrOneDevice) {
   EXPECT_EQ(slurp(init_save), slurp(scratch("reshard.safetensors")));
 }
 
+// --eval --init and --init take mlc's own checkpoints, a whole one (one
+// device) and a sharded one's index (a mesh): their parameters, with the
+// optimizer state they hold left out where the run has no use for it
+// (--eval) or another optimizer. --eval --init of the step-10 checkpoint
+// prints what --eval --init of the run's --save prints (the same tensors).
+TEST(ShardedCheckpoint, InitTakesACheckpointsParameters) {
+  const std::string eval = "run examples/digits_mlp.json --eval --init ";
+  for (const char* flags : {"", "--mesh dp=2 --zero 3"}) {
+    SCOPED_TRACE(flags);
+    const Trained& full = uninterrupted(flags);
+    const std::string checkpoint =
+        *flags ? rt::checkpoint_index_path(full.dir, 10) : rt::checkpoint_path(full.dir, 10);
+    testing::RunResult want = run_mlc(eval + full.save), got = run_mlc(eval + checkpoint);
+    ASSERT_EQ(want.status, 0) << want.err;
+    ASSERT_EQ(got.status, 0) << got.err;
+    EXPECT_EQ(got.out, want.out);
+    // Adam has no use for SGD's momentum buffers: training starts from the
+    // parameters with fresh optimizer state, as from --save's file.
+    const std::string adam = scratch("digits_mlp_adam.json");
+    std::string text = slurp("examples/digits_mlp.json");
+    text.replace(text.find("\"sgd\", \"lr\": 0.1, \"momentum\": 0.9"), 33, "\"adam\", \"lr\": 0.001");
+    std::ofstream(adam) << text;
+    const std::string train = "run " + adam + " --data examples/data/digits.safetensors --steps 3 --init ";
+    want = run_mlc(train + full.save);
+    got = run_mlc(train + checkpoint);
+    ASSERT_EQ(want.status, 0) << want.err;
+    ASSERT_EQ(got.status, 0) << got.err;
+    EXPECT_EQ(got.out.substr(0, got.out.find(", median")), want.out.substr(0, want.out.find(", median")));
+  }
+}
+
 // A single device's whole checkpoint resumes on a mesh.
 TEST(ShardedCheckpoint, AWholeCheckpointResumesOnAMesh) {
   const Trained& one = uninterrupted("");

@@ -246,7 +246,7 @@ TEST_F(VerifyCodeCli, NeedsTheMlcThatCompiledTheArtifact) {
 TEST_F(VerifyCodeCli, AppliesToArtifactsOnly) {
   RunResult r = mlc("run examples/digits_mlp.json --verify-code --steps 1");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "mlc: --verify-code applies to artifacts (MODEL.mlcx); a model file is compiled now, by this mlc\n");
+  EXPECT_EQ(r.err, "mlc: error: --verify-code applies to artifacts (MODEL.mlcx); a model file is compiled now, by this mlc\n");
 }
 
 // Without --verify-code too: a manifest naming a function of the process as
