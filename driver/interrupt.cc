@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdint>
+#include <filesystem>
 
 namespace mlc {
 
@@ -27,5 +29,20 @@ void stop_on_interrupt() {
 void request_stop() { requested.store(true, std::memory_order_relaxed); }
 bool stop_requested() { return requested.load(std::memory_order_relaxed); }
 void clear_stop_request() { requested.store(false, std::memory_order_relaxed); }
+
+bool agreed_stop(const Rank& rank) {
+  int64_t stop = stop_requested() ? 1 : 0;
+  if (rank.world &&
+      !rank.world->all().all_reduce(&stop, 1, DType::i64, rt::ReduceOp::sum, "whether to stop (Ctrl-C)").ok())
+    return true;  // a failed collective ends the run anyway
+  return stop > 0;
+}
+
+Status prepare_interrupt_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error(dir + ": error: cannot create the directory for the interrupted run's checkpoint: " + ec.message());
+  return {};
+}
 
 }  // namespace mlc

@@ -9,6 +9,10 @@
 // (it ends the job).
 #pragma once
 
+#include <string>
+
+#include "driver/rank.h"
+
 namespace mlc {
 
 // Installs the SIGINT handler (async-signal-safe: it sets a flag).
@@ -17,5 +21,11 @@ void stop_on_interrupt();
 void request_stop();
 bool stop_requested();
 void clear_stop_request();
+
+// Whether the ranks stop after this step: any rank's request, agreed by an
+// all_reduce over the world on a mesh (every rank calls it after every step).
+bool agreed_stop(const Rank& rank);
+// Makes `dir` (the checkpoint directory of a run stopped without one).
+Status prepare_interrupt_dir(const std::string& dir);
 
 }  // namespace mlc

@@ -26,6 +26,7 @@
 #include "driver/progress.h"
 #include "driver/sharded_checkpoint.h"
 #include "driver/step_runner.h"
+#include "driver/interrupt.h"
 #include "driver/pipeline_step_schedule.h"
 #include "driver/step_schedule.h"
 #include "driver/metrics_file.h"
@@ -448,7 +449,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   };
   // On a mesh every rank writes its own chunks (driver/sharded_checkpoint.h);
   // a single device writes the whole tensors.
-  auto checkpoint = [&](int64_t steps_done) -> Status {
+  auto checkpoint = [&](int64_t steps_done, const std::string& dir) -> Status {
     MLC_CHECK_OK(all_to_host());
     const rt::TrainPosition position{steps_done, setup.seed, batch, steps_per_epoch, tc.shuffle};
     if (holders) {  // every tensor written by its first holder's stage; the others' entries give types
@@ -466,7 +467,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
           placements.push_back(p);
           writes.push_back(mine && writes_pipeline_tensor(rank, *holders, g.name, p));
         }
-      return write_sharded_checkpoint(rank, o.checkpoint_dir, o.keep_checkpoints, config.name, position, locals,
+      return write_sharded_checkpoint(rank, dir, o.keep_checkpoints, config.name, position, locals,
                                       placements, &writes);
     }
     if (rank.world) {
@@ -474,11 +475,11 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       locals.insert(locals.end(), state.tensors.begin(), state.tensors.end());
       std::vector<Placements> placements = params.placements;
       placements.insert(placements.end(), state.placements.begin(), state.placements.end());
-      return write_sharded_checkpoint(rank, o.checkpoint_dir, o.keep_checkpoints, config.name, position, locals,
+      return write_sharded_checkpoint(rank, dir, o.keep_checkpoints, config.name, position, locals,
                                       placements);
     }
     rt::TrainState s{position, params.tensors, state.tensors};
-    MLC_CHECK_OK(rt::write_checkpoint(rt::checkpoint_path(o.checkpoint_dir, steps_done), config.name, s));
+    MLC_CHECK_OK(rt::write_checkpoint(rt::checkpoint_path(dir, steps_done), config.name, s));
     rt::prune_checkpoints(o.checkpoint_dir, o.keep_checkpoints);
     return {};
   };
@@ -675,11 +676,20 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
       MLC_CHECK_OK(run_eval(epoch, s + 1, epoch_mean, epoch_end));
     if (!o.checkpoint_dir.empty() &&
         ((o.checkpoint_every > 0 && (s + 1) % o.checkpoint_every == 0) || s + 1 == total_steps))
-      MLC_CHECK_OK(checkpoint(s + 1));
+      MLC_CHECK_OK(checkpoint(s + 1, o.checkpoint_dir));
+    // Ctrl-C (driver/interrupt.h): every rank stops after the same step, with a checkpoint.
+    if (o.stop_on_interrupt && s + 1 < total_steps && agreed_stop(rank)) {
+      const std::string dir = o.checkpoint_dir.empty() ? o.interrupt_dir : o.checkpoint_dir;
+      MLC_CHECK_OK(prepare_interrupt_dir(dir));
+      if (o.checkpoint_dir.empty() || !(o.checkpoint_every > 0 && (s + 1) % o.checkpoint_every == 0))
+        MLC_CHECK_OK(checkpoint(s + 1, dir));
+      summary.interrupted = TrainSummary::Interrupted{s + 1, dir};
+      break;
+    }
   }
   if (metrics) MLC_CHECK_OK(metrics->status());
   MLC_CHECK_OK(all_to_host());
-  if (!o.save_path.empty()) {
+  if (!o.save_path.empty() && !summary.interrupted) {
     MLC_TRY(std::vector<rt::NamedTensor> whole,
             holders ? gather_pipeline_tensors(rank, *holders, setup.params, params.tensors, params.placements)
                     : params.whole(rank));

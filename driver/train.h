@@ -74,6 +74,11 @@ struct TrainOptions {
   // loss (before evaluation and checkpoints): a library caller's per-step
   // hook. It must not throw.
   std::function<void(int64_t step, double loss)> on_step;
+  // Ctrl-C (driver/interrupt.h) stops the run after the step it is in, with
+  // a checkpoint in checkpoint_dir, or without one in interrupt_dir
+  // (TrainSummary::interrupted); --save is then not written.
+  bool stop_on_interrupt = false;
+  std::string interrupt_dir;
 };
 
 // What one rank held while training, measured: the bytes of its parameters
@@ -108,6 +113,13 @@ struct TrainSummary {
   // A pipeline with TrainOptions::profile: every rank's time per kind of
   // call over the steps of the full batch (driver/step_runner.h), in rank order.
   std::vector<CallTimes> pipeline_times;
+  // Stopped by Ctrl-C (TrainOptions::stop_on_interrupt): after `step` steps,
+  // with a checkpoint of that step in `dir`.
+  struct Interrupted {
+    int64_t step = 0;
+    std::string dir;
+  };
+  std::optional<Interrupted> interrupted;
 };
 
 // Trains with the functions of `program` (a model file compiled now, or an

@@ -10,7 +10,7 @@
 
 #include "driver/predict.h"
 #include "frontends/model_file.h"
-#include "runtime/parameters.h"
+#include "runtime/checkpoint.h"
 #include "runtime/safetensors.h"
 #include "tools/cli.h"
 #include "tools/help.h"
@@ -70,10 +70,11 @@ int cmd_predict(const std::vector<std::string>& argv) {
   const std::string output = args.get("output");
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
-  auto params = rt::load_parameters(model->config().params, args.get("init"));
+  // PyTorch's weights, mlc run --save's parameters, or an mlc checkpoint (its optimizer state not read).
+  auto params = rt::read_init_parameters(model->config().params, args.get("init"), model->config().name, nullptr);
   if (!params) return user_error(params.error().message);
   const Program program = Program::from_model(*model, *backend);
-  auto p = predict(program, *params, o);
+  auto p = predict(program, params->params, o);
   if (!p) return user_error(p.error().message);
   std::printf("predicted %lld examples of the %s split of %s in batches of %lld: outputs %s\n",
               static_cast<long long>(p->examples), o.split.c_str(), p->data_path.c_str(),

@@ -57,6 +57,7 @@
 #include "driver/mesh_train.h"
 #include "driver/metrics_file.h"
 #include "driver/plan_file.h"
+#include "driver/interrupt.h"
 #include "driver/train.h"
 #include "driver/verify_code.h"
 
@@ -375,6 +376,12 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.resume = args.has("resume");
   o.dump_grads_path = args.get("dump-grads");
   o.progress_bar = isatty(STDERR_FILENO);
+  // Ctrl-C stops after the step with a checkpoint (driver/interrupt.h); mpirun handles SIGINT itself.
+  if (!rt::launched_by_mpi() && !o.eval_only) {
+    stop_on_interrupt();
+    o.stop_on_interrupt = true;
+    o.interrupt_dir = (model ? model->config() : program->config()).name + ".interrupted";
+  }
   auto summary = !on_mesh ? train(*program, o)
                  : artifact ? train_on_mesh(*program, Program::from_artifact(compiled, file, false, o.device.executor), o)
                             : train(*model, o);
@@ -382,6 +389,14 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!summary) return summary.error().message.empty() ? kUserError : user_error(summary.error().message);
   if (summary->rank != 0) return kOk;
   if (o.eval_only) return report_eval(*summary->eval, args);
+  if (const auto& stopped = summary->interrupted) {
+    std::fprintf(stderr,
+                 "interrupted (Ctrl-C) after step %lld: checkpoint of step %lld written to %s; continue with "
+                 "--checkpoint-dir %s --resume\n",
+                 static_cast<long long>(stopped->step), static_cast<long long>(stopped->step), stopped->dir.c_str(),
+                 stopped->dir.c_str());
+    return 130;  // 128 + SIGINT, as a shell reports a process Ctrl-C ended
+  }
   if (summary->steps_run == 0)
     std::printf("trained 0 steps: the run was already at its last step");
   else

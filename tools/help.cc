@@ -212,7 +212,8 @@ const std::vector<CommandDoc>& docs() {
        "loaded, so the data file need not hold targets. With -o, writes one tensor `outputs` [examples, ...] with\n"
        "the model, split and data file in the metadata; without it, prints a summary and the first examples'\n"
        "outputs (a classifier's predicted class).",
-       {{"init", "F", "the trained parameters: a safetensors file of the model's tensors (mlc run --save)"},
+       {{"init", "F", "the trained parameters: mlc run --save's file, an mlc checkpoint (whole or a sharded "
+                      "checkpoint's index) or PyTorch's weights as safetensors"},
         {"data", "F", "the data file (default: the model file's data.file)"},
         {"split", "eval|train", "which of the model file's data mappings to read (default eval)"},
         {"batch", "N", "examples per call (default: train.eval_batch_size, else up to 1024)"},
