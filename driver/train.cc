@@ -493,10 +493,31 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   int64_t order_epoch = -1;
   MLC_TRY(Evaluator evaluator, Evaluator::create(rank, config, setup.eval_split.num_examples(), setup.eval_batch));
   if (o.profile && leader) evaluator.enable_profiling();
+  // The whole parameters to `path`, written by rank 0 (a collective on a mesh).
+  auto write_params = [&](const std::string& path, const std::vector<std::pair<std::string, std::string>>& meta) -> Status {
+    MLC_CHECK_OK(all_to_host());
+    MLC_TRY(std::vector<rt::NamedTensor> whole,
+            holders ? gather_pipeline_tensors(rank, *holders, setup.params, params.tensors, params.placements)
+                    : params.whole(rank));
+    std::vector<std::pair<std::string, const rt::Tensor*>> named;
+    for (const rt::NamedTensor& p : whole) named.emplace_back(p.name, &p.tensor);
+    return leader ? rt::write_safetensors(path, named, meta) : Status{};
+  };
   // After `steps_done` steps: at an epoch's end, or every eval_every steps.
   auto run_eval = [&](int64_t epoch, int64_t steps_done, double epoch_mean, bool epoch_end) -> Status {
     MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params.tensors));
     write_metric(eval_record(epoch, steps_done, r));
+    // The best parameters by the evaluation's metric (every rank has the same result).
+    if (!o.best_path.empty()) {
+      const bool by_accuracy = o.best_metric == "accuracy";
+      const double value = by_accuracy ? r.accuracy.value_or(0) : r.loss;
+      if (!summary.best || (by_accuracy ? value > summary.best->value : value < summary.best->value)) {
+        summary.best = TrainSummary::Best{steps_done, value};
+        MLC_CHECK_OK(write_params(o.best_path, {{"model", config.name}, {"step", std::to_string(steps_done)},
+                                                {"metric", "eval " + o.best_metric},
+                                                {"value", std::to_string(value)}}));
+      }
+    }
     if (leader && epoch_end) progress.epoch(epoch, setup.epochs, epoch_mean, r);
     if (leader && !epoch_end) progress.eval(steps_done, r);
     summary.eval_loss = r.loss;
@@ -689,14 +710,7 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   }
   if (metrics) MLC_CHECK_OK(metrics->status());
   MLC_CHECK_OK(all_to_host());
-  if (!o.save_path.empty() && !summary.interrupted) {
-    MLC_TRY(std::vector<rt::NamedTensor> whole,
-            holders ? gather_pipeline_tensors(rank, *holders, setup.params, params.tensors, params.placements)
-                    : params.whole(rank));
-    std::vector<std::pair<std::string, const rt::Tensor*>> named;
-    for (const rt::NamedTensor& p : whole) named.emplace_back(p.name, &p.tensor);
-    if (leader) MLC_CHECK_OK(rt::write_safetensors(o.save_path, named, {{"model", config.name}}));
-  }
+  if (!o.save_path.empty() && !summary.interrupted) MLC_CHECK_OK(write_params(o.save_path, {{"model", config.name}}));
   MLC_TRY(summary.memory, memory_of_ranks(rank, params.tensors, state.tensors, *program.step));
   if (o.profile && holders) {
     const CallTimes mine = program.step->call_times();

@@ -79,6 +79,10 @@ struct TrainOptions {
   // (TrainSummary::interrupted); --save is then not written.
   bool stop_on_interrupt = false;
   std::string interrupt_dir;
+  // Keeps the best parameters by an evaluation metric, "loss" (lowest) or
+  // "accuracy" (highest; classifiers), in best_path: written at every
+  // evaluation that improves on the best so far (TrainSummary::best).
+  std::string best_path, best_metric = "loss";
 };
 
 // What one rank held while training, measured: the bytes of its parameters
@@ -120,6 +124,12 @@ struct TrainSummary {
     std::string dir;
   };
   std::optional<Interrupted> interrupted;
+  // TrainOptions::best_path: the evaluation after `step` steps scored best, `value`.
+  struct Best {
+    int64_t step = 0;
+    double value = 0;
+  };
+  std::optional<Best> best;
 };
 
 // Trains with the functions of `program` (a model file compiled now, or an

@@ -232,7 +232,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     return usage_error("--eval evaluates given parameters: pass --init F.safetensors (what --save or a "
                        "checkpoint wrote), or --init seed for the initialization train.seed draws");
   // Every file and directory the run writes, before any work (runtime/output_path.h).
-  for (const char* output : {"save", "metrics", "dump-grads", "profile"})
+  for (const char* output : {"save", "save-best", "metrics", "dump-grads", "profile"})
     if (args.has(output) && !(std::string(output) == "profile" && args.get(output).empty()))
       if (std::string problem = output_problem(args.get(output), output); !problem.empty()) return user_error(problem);
   if (args.has("checkpoint-dir"))
@@ -372,6 +372,14 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.init_path = args.get("init") == "seed" ? "" : args.get("init");  // `seed`: train.seed's draw
   o.metrics_path = args.get("metrics");
   o.save_path = args.get("save");
+  o.best_path = args.get("save-best");
+  if (args.has("best-metric") && !args.has("save-best"))
+    return usage_error("--best-metric goes with --save-best PATH (where the best parameters go)");
+  o.best_metric = args.get("best-metric", (model ? model->config() : program->config()).classifier ? "accuracy" : "loss");
+  if (o.best_metric != "loss" && o.best_metric != "accuracy")
+    return usage_error("--best-metric: expected loss or accuracy, got '" + o.best_metric + "'");
+  if (o.best_metric == "accuracy" && !(model ? model->config() : program->config()).classifier)
+    return usage_error("--best-metric accuracy: the model is not a classifier (its loss is not cross_entropy); use loss");
   o.checkpoint_dir = args.get("checkpoint-dir");
   o.resume = args.has("resume");
   o.dump_grads_path = args.get("dump-grads");
@@ -406,6 +414,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (summary->eval_loss) std::printf("; %s loss %.6f", eval_label(*summary->eval).c_str(), *summary->eval_loss);
   if (summary->eval_accuracy) std::printf(", accuracy %.4f", *summary->eval_accuracy);
   std::printf("\n");
+  if (const auto& best = summary->best)
+    std::printf("best eval %s %.6f after step %lld: written to %s\n", o.best_metric.c_str(), best->value,
+                static_cast<long long>(best->step), o.best_path.c_str());
   print_memory(summary->memory);
   if (o.profile) {
     std::fflush(stdout);

@@ -74,6 +74,10 @@ const std::vector<CommandDoc>& docs() {
          "(loss / K).backward() per micro-batch; the step's loss is the micro-batches' mean. One device only. "
          "Default: train.grad_accumulation_steps, else 1"},
         {"save", "F.safetensors", "write the trained parameters at the end, with their state_dict names"},
+        {"save-best", "F.safetensors", "keep the best parameters by an evaluation metric: written at every evaluation "
+                                       "that improves on the best so far (step, metric and value in the metadata)"},
+        {"best-metric", "loss|accuracy", "the metric of --save-best: lowest eval loss, or highest eval accuracy "
+                                         "(default: accuracy for a classifier, else loss)"},
         {"checkpoint-dir", "DIR",
          "where checkpoints go: parameters, optimizer state and the position in the run, written atomically"},
         {"checkpoint-every", "STEPS", "write a checkpoint every STEPS steps (needs --checkpoint-dir)"},
