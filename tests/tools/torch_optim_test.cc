@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <optional>
 
 #include "driver/program.h"
 #include "tests/tools/oracle_compare.h"
@@ -75,6 +77,37 @@ TEST(TorchOptimState, NamesAndShapesFollowTorch) {
       EXPECT_EQ(std::find(state.begin(), state.end(), "fc1.weight.momentum_buffer"), state.end());
     }
   }
+}
+
+
+// The model file of a recorded case with `from` replaced by `to` in its text.
+Expected<const Function*> train_step_of_edited(const std::string& name, const std::string& from,
+                                               const std::string& to, std::optional<ModelFile>& model) {
+  std::ifstream in("tests/data/torch_optim/" + name + ".json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find(from), from.size(), to);
+  auto parsed = ModelFile::parse(text, "tests/data/torch_optim/" + name + ".json");
+  if (!parsed.ok()) return parsed.take_error();
+  model = std::move(*parsed);
+  return Program::from_model(*model, Backend::interp).ir("train_step", 16);
+}
+
+// A group's pattern that matches no parameter is an error at the group,
+// listing the parameters; a schedule stepping per epoch needs the data's
+// steps per epoch, which only training knows.
+TEST(TorchOptimErrors, UnmatchedPatternAndEpochsWithoutData) {
+  std::optional<ModelFile> model;
+  auto f = train_step_of_edited("adamw_param_groups", "\"*.bias\"", "\"*.bais\"", model);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error().message,
+            "tests/data/torch_optim/adamw_param_groups.json:57:5: error: optimizer: param_groups[0]: the pattern "
+            "'*.bais' matches no parameter (the parameters: fc1.weight, fc1.bias, fc2.weight, fc2.bias)");
+  f = train_step_of_edited("sgd_step_per_epoch", "\"gamma\"", "\"gamma\"", model);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().message.find("sgd_step_per_epoch.json:57:15: error: schedule: \"interval\": \"epoch\" needs "
+                                   "the number of steps per epoch"),
+            std::string::npos)
+      << f.error().message;
 }
 
 }  // namespace
