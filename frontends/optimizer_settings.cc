@@ -173,6 +173,7 @@ Expected<OptimizerConfig> parse_optimizer(const JsonDoc& doc, const Node& node) 
       Node g = groups->element(i);
       MLC_TRY(Fields gf, Fields::of(doc, g, "param_groups[" + std::to_string(i) + "]"));
       OptimizerConfig group = opt;
+      group.param_groups.clear();
       group.loc = doc.loc(g);
       MLC_TRY(group.params, parse_patterns(doc, gf));
       MLC_CHECK_OK(parse_settings(doc, gf, group, true));

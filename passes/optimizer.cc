@@ -121,24 +121,29 @@ void add_state_args(Function& f, std::vector<Slot>& slots) {
 Status emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>& slots, Value* step, Value* opt_step,
                    Value* norms = nullptr) {
   Scalars k(b, step, opt_step);
-  std::vector<std::pair<const OptimizerConfig*, Value*>> lrs;
-  auto lr_of = [&](const OptimizerConfig* group) -> Expected<Value*> {
-    for (auto& [g, lr] : lrs)
-      if (g == group) return lr;
+  // Each group's lr (f64) and f32(-lr), built where first needed.
+  struct GroupLr {
+    const OptimizerConfig* group;
+    Value* lr;
+    Value* neg_lr;
+  };
+  std::vector<GroupLr> lrs;
+  auto lr_of = [&](const OptimizerConfig* group) -> Expected<GroupLr> {
+    for (const GroupLr& l : lrs)
+      if (l.group == group) return l;
     MLC_TRY(ScheduledValues v, scheduled_values(b, config, group->lr, step));
     if (v.momentum) k.momentum = v.momentum;
-    lrs.emplace_back(group, v.lr);
-    return v.lr;
+    lrs.push_back({group, v.lr, k.to_f32(b.unary(OpCode::Neg, v.lr))});
+    return lrs.back();
   };
-  MLC_TRY(Value * lr, lr_of(&config));
-  (void)lr;
+  MLC_CHECK_OK(lr_of(&config));
   if (config.clip_grad_norm > 0) clip_gradients(k, slots, config.clip_grad_norm, norms);
   for (Slot& slot : slots) {
-    MLC_TRY(Value * group_lr, lr_of(slot.group));
+    MLC_TRY(GroupLr l, lr_of(slot.group));
     // The update's ops are the optimizer's, for this parameter (what `mlc
     // plan`'s collective ledger names them by).
     b.set_scope("optimizer." + slot.param->name);
-    update_parameter(k, slot, group_lr);
+    update_parameter(k, slot, l.lr, l.neg_lr);
   }
   b.set_scope("");
   return {};

@@ -211,10 +211,9 @@ std::vector<StateSpec> state_specs(const OptimizerConfig& c) {
   return {{"sum", false, c.initial_accumulator_value}};  // adagrad
 }
 
-void update_parameter(Scalars& k, Slot& p, Value* lr) {
+void update_parameter(Scalars& k, Slot& p, Value* lr, Value* neg_lr) {
   const OptimizerConfig& c = *p.group;
   const std::string& t = c.type;
-  Value* neg_lr = k.to_f32(k.b().unary(OpCode::Neg, lr));
   if (t == "sgd") update_sgd(k, c, p, neg_lr);
   else if (t == "adam" || t == "adamw") update_adam(k, c, p, lr, t == "adamw");
   else if (t == "rmsprop") update_rmsprop(k, c, p, neg_lr);

@@ -58,7 +58,7 @@ struct StateSpec {
 std::vector<StateSpec> state_specs(const OptimizerConfig& c);
 
 // Sets p.param and p.new_state to the update of p by its group's optimizer,
-// with the learning rate `lr` (f64[]).
-void update_parameter(Scalars& k, Slot& p, Value* lr);
+// with the learning rate `lr` (f64[]) and `neg_lr` = f32(-lr), built once per group.
+void update_parameter(Scalars& k, Slot& p, Value* lr, Value* neg_lr);
 
 }  // namespace mlc

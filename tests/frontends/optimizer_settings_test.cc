@@ -50,6 +50,7 @@ void expect_settings(const OptimizerConfig& o) {
   EXPECT_EQ(o.param_groups[1].params, (std::vector<std::string>{"fc.*", "x?"}));
   EXPECT_EQ(o.param_groups[1].lr, 0.02);
   EXPECT_EQ(o.param_groups[1].weight_decay, 0.1);
+  EXPECT_TRUE(o.param_groups[1].param_groups.empty());
   const ScheduleConfig& s = o.schedule;
   EXPECT_EQ(s.type, "sequential");
   EXPECT_EQ(s.interval, "epoch");
