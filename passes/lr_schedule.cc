@@ -63,14 +63,16 @@ Value* warm_restarts_at(Builder& b, const ScheduleConfig& sc, double lr, Value* 
     // starting before 2^40 steps, the latest one s has reached.
     t_cur = as_f64(b, s);
     t_i = f64(b, static_cast<double>(sc.T_0));
-    int64_t start = 0, length = sc.T_0;
+    // Lengths in f64 (torch's T_i * T_mult is a Python int; exact here up to 2^53).
+    double start = 0, length = static_cast<double>(sc.T_0);
     while (true) {
       start += length;
-      length *= sc.T_mult;
-      if (start > (int64_t{1} << 40)) break;
-      Value* reached = b.compare(s, i64(b, start), "ge");
-      t_cur = b.select(reached, as_f64(b, b.sub(s, i64(b, start))), t_cur);
-      t_i = b.select(reached, f64(b, static_cast<double>(length)), t_i);
+      length *= static_cast<double>(sc.T_mult);
+      if (start > static_cast<double>(int64_t{1} << 40)) break;
+      Value* at = i64(b, static_cast<int64_t>(start));
+      Value* reached = b.compare(s, at, "ge");
+      t_cur = b.select(reached, as_f64(b, b.sub(s, at)), t_cur);
+      t_i = b.select(reached, f64(b, length), t_i);
     }
   }
   Value* cosine = b.unary(OpCode::Cos, b.div(b.mul(f64(b, M_PI), t_cur), t_i));
