@@ -1,7 +1,7 @@
 // torch.optim's optimizers, flags, parameter groups and lr_scheduler's
 // schedules against torch 1.13's own objects (tests/oracle/torch_optim.py,
 // recorded in tests/data/torch_optim): every loss and the final parameters,
-// on the compiled backend and on the reference interpreter.
+// on the compiled backend, the reference interpreter and the host device.
 //
 // Tolerances: those of the optimizer cases in training_test.cc (valid f32
 // PyTorch runs differing in GEMM kernels agree to <= 9e-7 relative on these
@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "driver/program.h"
+#include "runtime/target.h"
 #include "tests/tools/oracle_compare.h"
 
 namespace mlc {
@@ -52,6 +53,23 @@ INSTANTIATE_TEST_SUITE_P(All, TorchOptim,
                            return std::get<0>(info.param) +
                                   (std::get<1>(info.param) == Backend::interp ? "_interp" : "_compiled");
                          });
+
+// The same on the host device (runtime/host_gpu/), where the build has it.
+class HostGpuTorchOptim : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HostGpuTorchOptim, MatchesPyTorch) {
+  if (!rt::find_target(rt::kHostGpuTarget)) GTEST_SKIP() << "this build has no host-gpu target (OpenCL was not found)";
+  const std::string base = "tests/data/torch_optim/" + GetParam();
+  ModelFile model = load_model(base + ".json");
+  TrainOptions o;
+  o.device.target = std::string(rt::kHostGpuTarget);
+  o.init_path = "tests/data/optimizers/init.safetensors";
+  expect_training_matches(model, o, temp_dir("host_gpu_torch_optim_" + GetParam()), base + ".losses.json",
+                          base + ".final.safetensors", 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, HostGpuTorchOptim, ::testing::ValuesIn(torch_optim_cases()),
+                         [](const auto& info) { return info.param; });
 
 // Optimizer state is named as torch's state_dict() names it, per parameter
 // group: NAdam's mu_product is a scalar; SGD's group without momentum keeps no buffer.
