@@ -70,6 +70,12 @@ Program Program::from_artifact(std::shared_ptr<const rt::Artifact> artifact, std
 
 const ModelConfig& Program::config() const { return model_ ? model_->config() : artifact_->config; }
 
+OptimizerConfig Program::optimizer() const {
+  OptimizerConfig o = config().train.optimizer;
+  o.steps_per_epoch = steps_per_epoch_;
+  return o;
+}
+
 namespace {
 // "stage<S>.<name>": S and name; nullopt for other names.
 std::optional<std::pair<int, std::string>> stage_function_name(const std::string& name) {
@@ -121,7 +127,7 @@ Expected<const Function*> Program::stage_function(int stage, const std::string& 
     MLC_TRY(Module m, build(micro));
     std::vector<std::shared_ptr<Module>> built;
     for (int s = 0; s < stages; ++s) {
-      Expected<PipelineStageProgram> stage_program = build_pipeline_stage(m, c.layers, *pipeline_cuts_, s, c.train.optimizer);
+      Expected<PipelineStageProgram> stage_program = build_pipeline_stage(m, c.layers, *pipeline_cuts_, s, optimizer());
       if (!stage_program) return make_error(path_ + ": " + stage_program.error().message);
       // Sharded over the mesh's other axes (passes/pipeline_stage_sharding.h).
       if (shards_pipeline_stages(parallel_))
@@ -176,7 +182,7 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
       if (config().train.optimizer.type.empty())
         return make_error(path_ + ": error: the model file has no " + spelled_field(path_, "train", "optimizer"));
       PassPipelineOptions options;
-      options.optimizer = config().train.optimizer;
+      options.optimizer = optimizer();
       options.mixed_precision = config().train.mixed_precision;
       if (sharded) options.parallel = parallel_;
       options.ledger = &ledgers_[batch];

@@ -65,6 +65,10 @@ class Program {
   // model's on one device.
   // The schedule each pipeline rank runs (ir/pipeline_schedule.h).
   Expected<PipelineSchedule> pipeline_schedule() const;
+  // The training data's steps per epoch, for a schedule stepping per epoch
+  // (OptimizerConfig::steps_per_epoch); set before the first update function
+  // is built (modules built earlier keep the value they were built with).
+  void set_steps_per_epoch(int64_t steps) const { steps_per_epoch_ = steps; }
   // Model files with a mesh: the sharding pass's collective ledger for `batch`, by function.
   Expected<const std::map<std::string, std::vector<LedgerEntry>>*> ledger(int64_t batch) const;
 
@@ -87,6 +91,9 @@ class Program {
   mutable std::map<int64_t, std::shared_ptr<Module>> predict_modules_;
   // Built modules by (pipeline?, batch, with the update functions?).
   mutable std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<Module>> modules_;
+  mutable int64_t steps_per_epoch_ = 0;
+  // The model's optimizer settings with steps_per_epoch_.
+  OptimizerConfig optimizer() const;
 };
 
 }  // namespace mlc

@@ -255,6 +255,7 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   if (s.steps_per_epoch == 0)
     return make_error(config.path + ": error: the training split has " + std::to_string(n) +
                       " examples, fewer than one batch of " + std::to_string(batch));
+  program.set_steps_per_epoch(s.steps_per_epoch);
   s.total_steps = o.steps ? *o.steps
                   : o.epochs ? *o.epochs * s.steps_per_epoch
                   : tc.steps ? tc.steps : tc.epochs * s.steps_per_epoch;

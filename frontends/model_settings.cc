@@ -5,6 +5,7 @@
 
 #include "frontends/forward_expr.h"
 #include "frontends/mixed_precision.h"
+#include "frontends/optimizer_settings.h"
 #include "ir/diagnostics.h"
 #include "ir/dtype_names.h"
 #include "support/suggest.h"
@@ -231,106 +232,6 @@ Expected<DataConfig> parse_data(const JsonDoc& doc, const Node& node,
   return data;
 }
 
-namespace {
-
-Expected<double> non_negative(const Fields& f, std::string_view key, double dflt) {
-  MLC_TRY(double v, f.number(key, dflt));
-  if (v < 0) return f.doc().error(*f.get(key), "'" + std::string(key) + "': must be >= 0");
-  return v;
-}
-
-Expected<double> fraction(const Fields& f, std::string_view key, double dflt) {
-  MLC_TRY(double v, f.number(key, dflt));
-  if (v < 0 || v >= 1) return f.doc().error(*f.get(key), "'" + std::string(key) + "': must be in [0, 1)");
-  return v;
-}
-
-Status parse_betas(const JsonDoc& doc, const Fields& f, OptimizerConfig& opt) {
-  auto betas = f.get("betas");
-  if (!betas) return {};
-  MLC_CHECK_OK(doc.expect_array(*betas));
-  if (betas->json->size() != 2)
-    return doc.error(*betas, "'betas': expected two numbers, found " + std::to_string(betas->json->size()));
-  double b[2];
-  for (size_t i = 0; i < 2; ++i) {
-    MLC_TRY(b[i], doc.as_number(betas->element(i)));
-    if (b[i] < 0 || b[i] >= 1) return doc.error(betas->element(i), "'betas': each must be in [0, 1)");
-  }
-  opt.beta1 = b[0];
-  opt.beta2 = b[1];
-  return {};
-}
-
-// PyTorch's defaults per optimizer; fields an optimizer does not take are errors.
-Expected<OptimizerConfig> parse_optimizer(const JsonDoc& doc, const Node& node) {
-  MLC_TRY(Fields f, Fields::of(doc, node, "'optimizer'"));
-  OptimizerConfig opt;
-  opt.loc = doc.loc(node);
-  if (!f.has("type")) return f.missing("type");
-  MLC_TRY(opt.type, f.choice("type", "", {"sgd", "adam", "adamw", "rmsprop", "adagrad"}));
-  if (!f.has("lr")) return f.missing("lr");
-  MLC_TRY(opt.lr, non_negative(f, "lr", 0));
-  MLC_TRY(opt.decay, f.choice("decay", "all", {"all", "2d"}));
-  if (opt.type == "sgd") {
-    MLC_CHECK_OK(f.allow({"type", "lr", "momentum", "dampening", "nesterov", "weight_decay", "decay"}));
-    MLC_TRY(opt.momentum, non_negative(f, "momentum", 0));
-    MLC_TRY(opt.dampening, non_negative(f, "dampening", 0));
-    MLC_TRY(opt.weight_decay, non_negative(f, "weight_decay", 0));
-    MLC_TRY(opt.nesterov, f.boolean("nesterov", false));
-    if (opt.nesterov && (opt.momentum <= 0 || opt.dampening != 0))
-      return doc.error(*f.get("nesterov"), "'nesterov': needs momentum > 0 and dampening 0");
-  } else if (opt.type == "adam" || opt.type == "adamw") {
-    MLC_CHECK_OK(f.allow({"type", "lr", "betas", "eps", "weight_decay", "decay"}));
-    MLC_TRY(opt.eps, non_negative(f, "eps", 1e-8));
-    MLC_TRY(opt.weight_decay, non_negative(f, "weight_decay", opt.type == "adamw" ? 0.01 : 0));
-    MLC_CHECK_OK(parse_betas(doc, f, opt));
-  } else if (opt.type == "rmsprop") {
-    MLC_CHECK_OK(f.allow({"type", "lr", "alpha", "eps", "weight_decay", "momentum", "centered", "decay"}));
-    MLC_TRY(opt.alpha, fraction(f, "alpha", 0.99));
-    MLC_TRY(opt.eps, non_negative(f, "eps", 1e-8));
-    MLC_TRY(opt.weight_decay, non_negative(f, "weight_decay", 0));
-    MLC_TRY(opt.momentum, non_negative(f, "momentum", 0));
-    MLC_TRY(opt.centered, f.boolean("centered", false));
-  } else {
-    MLC_CHECK_OK(f.allow({"type", "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps", "decay"}));
-    MLC_TRY(opt.lr_decay, non_negative(f, "lr_decay", 0));
-    MLC_TRY(opt.weight_decay, non_negative(f, "weight_decay", 0));
-    MLC_TRY(opt.initial_accumulator_value, non_negative(f, "initial_accumulator_value", 0));
-    MLC_TRY(opt.eps, non_negative(f, "eps", 1e-10));
-  }
-  return opt;
-}
-
-Expected<ScheduleConfig> parse_schedule(const JsonDoc& doc, const Node& node) {
-  MLC_TRY(Fields f, Fields::of(doc, node, "'schedule'"));
-  ScheduleConfig s;
-  if (!f.has("type")) return f.missing("type");
-  MLC_TRY(s.type, f.choice("type", "", {"constant", "linear_warmup", "cosine", "step"}));
-  if (s.type == "constant") {
-    MLC_CHECK_OK(f.allow({"type"}));
-  } else if (s.type == "linear_warmup") {
-    MLC_CHECK_OK(f.allow({"type", "warmup_steps", "start_factor"}));
-    MLC_TRY(s.warmup_steps, f.positive("warmup_steps"));
-    MLC_TRY(s.start_factor, f.number("start_factor", 1.0 / 3.0));
-    if (s.start_factor <= 0 || s.start_factor > 1)
-      return doc.error(*f.get("start_factor"), "'start_factor': must be in (0, 1]");
-  } else if (s.type == "step") {
-    MLC_CHECK_OK(f.allow({"type", "step_size", "gamma"}));
-    MLC_TRY(s.step_size, f.positive("step_size"));
-    MLC_TRY(s.gamma, non_negative(f, "gamma", 0.1));
-  } else {
-    MLC_CHECK_OK(f.allow({"type", "total_steps", "warmup_steps", "min_lr"}));
-    MLC_TRY(s.total_steps, f.positive("total_steps"));
-    MLC_TRY(s.warmup_steps, f.integer("warmup_steps", 0));
-    if (s.warmup_steps < 0 || s.warmup_steps >= s.total_steps)
-      return doc.error(*f.get("warmup_steps"), "'warmup_steps': must be in [0, total_steps)");
-    MLC_TRY(s.min_lr, non_negative(f, "min_lr", 0));
-  }
-  return s;
-}
-
-}  // namespace
-
 Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   MLC_TRY(Fields f, Fields::of(doc, node, "'train'"));
   MLC_CHECK_OK(f.allow({"batch_size", "epochs", "steps", "shuffle", "drop_last", "seed",
@@ -352,9 +253,7 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   MLC_TRY(t.eval_batch_size, f.positive("eval_batch_size", 0));
   MLC_TRY(Node opt, f.require("optimizer"));
   MLC_TRY(t.optimizer, parse_optimizer(doc, opt));
-  if (auto schedule = f.get("schedule")) {
-    MLC_TRY(t.optimizer.schedule, parse_schedule(doc, *schedule));
-  }
+  if (auto schedule = f.get("schedule")) MLC_CHECK_OK(parse_schedule(doc, *schedule, t.optimizer));
   MLC_TRY(t.optimizer.clip_grad_norm, non_negative(f, "clip_grad_norm", 0));
   MLC_TRY(t.eval_every, f.positive("eval_every", 0));
   MLC_TRY(t.grad_stats_every, f.positive("grad_stats_every", 0));

@@ -59,37 +59,78 @@ struct DataConfig {
   std::vector<InputMapping> eval;
 };
 
-// Learning-rate schedule, evaluated per optimizer step s (0-based):
+// Learning-rate schedule (torch.optim.lr_scheduler), evaluated in the IR at
+// s = the number of scheduler.step() calls before the update: with interval
+// "step" the 0-based optimizer step, with "epoch" the completed epochs
+// floor(step / steps_per_epoch) (docs/model-format.md, `train.schedule`):
 //   constant:      lr
 //   linear_warmup: lr * (start_factor + (1 - start_factor) * min(s, warmup_steps) / warmup_steps)
+//   linear:        lr * (start_factor + (end_factor - start_factor) * min(s, total_iters) / total_iters)
 //   cosine:        linear warmup over warmup_steps (factor (s+1)/warmup_steps), then
 //                  min_lr + (lr - min_lr) * (1 + cos(pi * s' / T')) / 2 with
 //                  s' = s - warmup_steps, T' = total_steps - warmup_steps (s' capped at T')
 //   step:          lr * gamma ^ floor(s / step_size)
+//   exponential:   lr * gamma ^ s
+//   multistep:     lr * gamma ^ (number of milestones <= s)
+//   onecycle:      OneCycleLR's phases from max_lr (the lr is unused), and with
+//                  cycle_momentum the momentum (sgd) or beta1 (adam, adamw)
+//   cosine_warm_restarts: eta_min + (lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2
+//   sequential:    schedules[i](s - milestones[i-1]) where milestones[i-1] <= s < milestones[i]
+//   chained:       lr * the product of the schedules' factors (multiplicative ones only)
 struct ScheduleConfig {
   std::string type = "constant";
+  std::string interval = "step";  // "step" or "epoch" (top-level schedule only)
   int64_t warmup_steps = 0;
   double start_factor = 1.0 / 3.0;
-  int64_t total_steps = 0;
+  double end_factor = 1.0;   // linear
+  int64_t total_iters = 5;   // linear
+  int64_t total_steps = 0;   // cosine, onecycle
   double min_lr = 0;
   int64_t step_size = 1;
   double gamma = 0.1;
+  std::vector<int64_t> milestones;  // multistep; sequential: where schedules[i+1] starts
+  double max_lr = 0, pct_start = 0.3, div_factor = 25, final_div_factor = 1e4;  // onecycle
+  std::string anneal_strategy = "cos";                                           // onecycle: "cos" or "linear"
+  bool three_phase = false, cycle_momentum = true;                               // onecycle
+  double base_momentum = 0.85, max_momentum = 0.95;                              // onecycle
+  int64_t T_0 = 1, T_mult = 1;                                                   // cosine_warm_restarts
+  double eta_min = 0;                                                            // cosine_warm_restarts
+  std::vector<ScheduleConfig> schedules;                                         // sequential, chained
+  Loc loc;
+  // Scales the lr by a factor of s alone (what ChainedScheduler composes).
+  bool multiplicative() const {
+    return type == "constant" || type == "linear_warmup" || type == "linear" || type == "step" ||
+           type == "exponential" || type == "multistep" || type == "chained";
+  }
 };
 
 // PyTorch's optimizers (torch 1.13 single-tensor update rules) and defaults.
 struct OptimizerConfig {
-  std::string type;  // "sgd", "adam", "adamw", "rmsprop", "adagrad"
+  std::string type;  // "sgd", "adam", "adamw", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "radam"
   double lr = 0;
   double momentum = 0, dampening = 0, weight_decay = 0;  // weight_decay: adamw 0.01, else 0
   bool nesterov = false;
-  double beta1 = 0.9, beta2 = 0.999;  // adam, adamw
-  double eps = 1e-8;                  // adam/adamw/rmsprop 1e-8, adagrad 1e-10
+  double beta1 = 0.9, beta2 = 0.999;  // adam, adamw, adamax, nadam, radam
+  double eps = 1e-8;                  // adam/adamw/rmsprop 1e-8, adagrad 1e-10, adadelta 1e-6
   double alpha = 0.99;                // rmsprop
   bool centered = false;              // rmsprop
   double lr_decay = 0, initial_accumulator_value = 0;  // adagrad
+  double rho = 0.9;                   // adadelta
+  double momentum_decay = 4e-3;       // nadam
+  bool amsgrad = false;               // adam, adamw
+  bool maximize = false;              // sgd, adam, adamw, rmsprop, adagrad, adadelta, adamax
   std::string decay = "all";  // which params get weight decay: "all" or "2d" (rank >= 2)
   double clip_grad_norm = 0;  // global-norm clipping threshold; 0: off
   ScheduleConfig schedule;
+  // Training steps per epoch, from the data (set by the driver before
+  // compiling); needed only by a schedule with interval "epoch".
+  int64_t steps_per_epoch = 0;
+  // Parameter groups (torch's param_groups): a parameter takes the settings of
+  // the first group one of whose `params` glob patterns ('*' any characters,
+  // '?' one) matches its name, else these. A group's type, schedule and
+  // clipping are these; its own param_groups are empty.
+  std::vector<std::string> params;  // a group's patterns
+  std::vector<OptimizerConfig> param_groups;
   Loc loc;
 };
 

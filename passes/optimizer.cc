@@ -1,76 +1,18 @@
 #include "passes/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <unordered_set>
 
 #include "ir/builder.h"
 #include "passes/loss_scaling.h"
+#include "passes/lr_schedule.h"
+#include "passes/optimizer_rules.h"
 
 namespace mlc {
 
 namespace {
-
-// One parameter's update: its value, gradient and state slots.
-struct Slot {
-  Value* param;
-  Value* grad;
-  Value* grad_source_param = nullptr;  // the parameter argument (param is replaced by its update)
-  std::vector<Value*> state;      // state arguments, in `state_names` order
-  std::vector<Value*> new_state;  // results, same order
-};
-
-// Scalars of the update, built once per step: f64 math rounded to the param dtype.
-// `step` counts the train steps (the schedule's clock); `opt_step` the
-// updates the optimizer took (its own `state["step"]`), which lags behind when
-// loss scaling skips steps.
-class Scalars {
- public:
-  Scalars(Builder& b, Value* step, Value* opt_step) : b_(b), step_(step), opt_step_(opt_step) {}
-  Value* f64(double v) { return b_.scalar(v, DType::f64); }
-  // Python float `v` used with an f32 tensor.
-  Value* f32(double v) { return b_.scalar(v, DType::f32); }
-  Value* to_f32(Value* v) { return b_.cast(v, DType::f32); }
-  Value* t() { return b_.cast(opt_step_, DType::f64); }          // 1-based optimizer step, f64
-  Value* s() { return b_.sub(t(), f64(1)); }                      // 0-based optimizer step, f64
-  Value* sched_s() { return b_.sub(b_.cast(step_, DType::f64), f64(1)); }  // 0-based train step, f64
-  Value* sched_s_i64() { return b_.sub(step_, b_.scalar(1, DType::i64)); }
-  Builder& b() { return b_; }
-
- private:
-  Builder& b_;
-  Value* step_;
-  Value* opt_step_;
-};
-
-// lr(s) per the schedule, f64.
-Value* learning_rate(Scalars& k, const OptimizerConfig& c) {
-  Builder& b = k.b();
-  const ScheduleConfig& sc = c.schedule;
-  Value* lr = k.f64(c.lr);
-  if (sc.type == "constant") return lr;
-  if (sc.type == "linear_warmup") {
-    Value* progress = b.div(b.create(OpCode::Min, {k.sched_s(), k.f64(static_cast<double>(sc.warmup_steps))}),
-                            k.f64(static_cast<double>(sc.warmup_steps)));
-    Value* factor = b.add(k.f64(sc.start_factor), b.mul(k.f64(1 - sc.start_factor), progress));
-    return b.mul(lr, factor);
-  }
-  if (sc.type == "step") {
-    Value* k_steps = b.cast(b.div(k.sched_s_i64(), b.scalar(static_cast<double>(sc.step_size), DType::i64)),
-                            DType::f64);
-    return b.mul(lr, b.binary(OpCode::Pow, k.f64(sc.gamma), k_steps));
-  }
-  // cosine, with optional linear warmup.
-  double w = static_cast<double>(sc.warmup_steps);
-  double span = static_cast<double>(sc.total_steps - sc.warmup_steps);
-  Value* s_after = b.create(OpCode::Min, {b.sub(k.sched_s(), k.f64(w)), k.f64(span)});
-  Value* cosine = b.unary(OpCode::Cos, b.mul(k.f64(M_PI), b.div(s_after, k.f64(span))));
-  Value* decayed = b.add(k.f64(sc.min_lr),
-                         b.mul(k.f64(c.lr - sc.min_lr), b.div(b.add(k.f64(1), cosine), k.f64(2))));
-  if (sc.warmup_steps == 0) return decayed;
-  Value* warm = b.mul(lr, b.div(b.add(k.sched_s(), k.f64(1)), k.f64(w)));
-  return b.select(b.compare(k.sched_s(), k.f64(w), "lt"), warm, decayed);
-}
 
 // A gradient's 2-norm squared, as torch.nn.utils.clip_grad_norm_ adds them:
 // the norm (in the gradient's dtype), times itself.
@@ -105,106 +47,6 @@ void clip_gradients(Scalars& k, std::vector<Slot>& slots, double max_norm, Value
   for (Slot& slot : slots) slot.grad = b.mul(slot.grad, coef);
 }
 
-bool decays(const OptimizerConfig& c, const Value* param) {
-  return c.weight_decay != 0 && (c.decay == "all" || param->type.rank() >= 2);
-}
-
-// self + alpha * other (torch's add with alpha; alpha == 1 adds directly).
-Value* add_scaled(Builder& b, Value* self, Value* other, Value* alpha) {
-  return b.add(self, b.mul(other, alpha));
-}
-
-void update_sgd(Scalars& k, const OptimizerConfig& c, Slot& p, Value* neg_lr) {
-  Builder& b = k.b();
-  Value* d_p = p.grad;
-  if (decays(c, p.param)) d_p = add_scaled(b, d_p, p.param, k.f32(c.weight_decay));
-  if (c.momentum != 0) {
-    Value* buf = p.state[0];
-    Value* damped = c.dampening == 0 ? d_p : b.mul(d_p, k.f32(1 - c.dampening));
-    Value* next = b.add(b.mul(buf, k.f32(c.momentum)), damped);
-    // The first step clones d_p (no dampening).
-    if (c.dampening != 0)
-      next = b.select(b.compare(k.t(), k.f64(1), "eq"), d_p, next);
-    p.new_state = {next};
-    d_p = c.nesterov ? add_scaled(b, d_p, next, k.f32(c.momentum)) : next;
-  }
-  p.param = add_scaled(b, p.param, d_p, neg_lr);
-}
-
-void update_adam(Scalars& k, const OptimizerConfig& c, Slot& p, Value* lr, bool decoupled) {
-  Builder& b = k.b();
-  Value* param = p.param;
-  Value* g = p.grad;
-  if (decays(c, param)) {
-    if (decoupled)
-      param = b.mul(param, k.to_f32(b.sub(k.f64(1), b.mul(lr, k.f64(c.weight_decay)))));
-    else
-      g = add_scaled(b, g, param, k.f32(c.weight_decay));
-  }
-  Value* m = b.add(b.mul(p.state[0], k.f32(c.beta1)), b.mul(g, k.f32(1 - c.beta1)));
-  Value* v = b.add(b.mul(p.state[1], k.f32(c.beta2)), b.mul(b.mul(g, k.f32(1 - c.beta2)), g));
-  Value* bc1 = b.sub(k.f64(1), b.binary(OpCode::Pow, k.f64(c.beta1), k.t()));
-  Value* bc2 = b.sub(k.f64(1), b.binary(OpCode::Pow, k.f64(c.beta2), k.t()));
-  Value* neg_step_size = k.to_f32(b.unary(OpCode::Neg, b.div(lr, bc1)));
-  Value* denom = b.add(b.div(b.unary(OpCode::Sqrt, v), k.to_f32(b.unary(OpCode::Sqrt, bc2))),
-                       k.f32(c.eps));
-  p.param = b.add(param, b.div(b.mul(m, neg_step_size), denom));
-  p.new_state = {m, v};
-}
-
-void update_rmsprop(Scalars& k, const OptimizerConfig& c, Slot& p, Value* neg_lr) {
-  // State order: square_avg, [momentum_buffer], [grad_avg] (see state_names).
-  Builder& b = k.b();
-  Value* g = p.grad;
-  if (decays(c, p.param)) g = add_scaled(b, g, p.param, k.f32(c.weight_decay));
-  Value* old_buf = c.momentum > 0 ? p.state[1] : nullptr;
-  Value* old_grad_avg = c.centered ? p.state.back() : nullptr;
-  Value* sq = b.add(b.mul(p.state[0], k.f32(c.alpha)), b.mul(b.mul(g, k.f32(1 - c.alpha)), g));
-  Value* grad_avg = nullptr;
-  Value* avg;
-  if (c.centered) {
-    grad_avg = b.add(b.mul(old_grad_avg, k.f32(c.alpha)), b.mul(g, k.f32(1 - c.alpha)));
-    avg = b.unary(OpCode::Sqrt, b.add(sq, b.mul(b.mul(grad_avg, k.f32(-1)), grad_avg)));
-  } else {
-    avg = b.unary(OpCode::Sqrt, sq);
-  }
-  avg = b.add(avg, k.f32(c.eps));
-  p.new_state = {sq};
-  if (old_buf) {
-    Value* buf = b.add(b.mul(old_buf, k.f32(c.momentum)), b.div(g, avg));
-    p.new_state.push_back(buf);
-    p.param = add_scaled(b, p.param, buf, neg_lr);
-  } else {
-    p.param = b.add(p.param, b.div(b.mul(g, neg_lr), avg));
-  }
-  if (grad_avg) p.new_state.push_back(grad_avg);
-}
-
-void update_adagrad(Scalars& k, const OptimizerConfig& c, Slot& p, Value* lr) {
-  Builder& b = k.b();
-  Value* g = p.grad;
-  if (decays(c, p.param)) g = add_scaled(b, g, p.param, k.f32(c.weight_decay));
-  Value* clr = b.div(lr, b.add(k.f64(1), b.mul(k.s(), k.f64(c.lr_decay))));
-  Value* sum = b.add(p.state[0], b.mul(g, g));
-  Value* std = b.add(b.unary(OpCode::Sqrt, sum), k.f32(c.eps));
-  p.param = b.add(p.param, b.div(b.mul(g, k.to_f32(b.unary(OpCode::Neg, clr))), std));
-  p.new_state = {sum};
-}
-
-// State names per optimizer, suffixes of the parameter name.
-std::vector<std::string> state_names(const OptimizerConfig& c) {
-  if (c.type == "sgd") return c.momentum != 0 ? std::vector<std::string>{"momentum_buffer"}
-                                              : std::vector<std::string>{};
-  if (c.type == "adam" || c.type == "adamw") return {"exp_avg", "exp_avg_sq"};
-  if (c.type == "rmsprop") {
-    std::vector<std::string> names = {"square_avg"};
-    if (c.momentum > 0) names.push_back("momentum_buffer");
-    if (c.centered) names.push_back("grad_avg");
-    return names;
-  }
-  return {"sum"};  // adagrad
-}
-
 // `base`, or `base_1`, `base_2`, ... if an argument of `f` already has the name
 // (a model input may be called "step").
 std::string unused_arg_name(const Function& f, const std::string& base) {
@@ -215,39 +57,104 @@ std::string unused_arg_name(const Function& f, const std::string& base) {
   return name;
 }
 
-double initial_state(const OptimizerConfig& c) {
-  return c.type == "adagrad" ? c.initial_accumulator_value : 0.0;
+// torch's fnmatch-like glob: '*' any characters (dots too), '?' one.
+bool glob_match(std::string_view pattern, std::string_view name) {
+  size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+// Each slot's parameter group (OptimizerConfig::param_groups): the first
+// group with a pattern matching its name, else `config`. A pattern that
+// matches no parameter is an error at its group.
+Status assign_groups(const OptimizerConfig& config, std::vector<Slot>& slots) {
+  for (Slot& slot : slots) {
+    slot.group = &config;
+    for (const OptimizerConfig& g : config.param_groups)
+      if (std::any_of(g.params.begin(), g.params.end(),
+                      [&](const std::string& p) { return glob_match(p, slot.param->name); })) {
+        slot.group = &g;
+        break;
+      }
+  }
+  for (size_t i = 0; i < config.param_groups.size(); ++i)
+    for (const std::string& pattern : config.param_groups[i].params)
+      if (std::none_of(slots.begin(), slots.end(), [&](const Slot& s) { return glob_match(pattern, s.param->name); })) {
+        std::string names;
+        for (const Slot& s : slots) names += (names.empty() ? "" : ", ") + s.param->name;
+        const Loc& loc = config.param_groups[i].loc;
+        return make_error((loc.known() ? loc.str() + ": " : std::string()) + "error: optimizer: param_groups[" +
+                          std::to_string(i) + "]: the pattern '" + pattern +
+                          "' matches no parameter (the parameters: " + names + ")");
+      }
+  return {};
+}
+
+// The state arguments of every slot, `<param>.<state name>`, added to `f`.
+void add_state_args(Function& f, std::vector<Slot>& slots) {
+  for (Slot& slot : slots)
+    for (const StateSpec& s : state_specs(*slot.group))
+      slot.state.push_back(f.add_arg(slot.param->name + "." + s.name,
+                                     s.scalar ? TensorType{slot.param->type.dtype, {}} : slot.param->type,
+                                     ArgKind::state));
 }
 
 // The optimizer's update of every slot at train step `step` (`opt_step`: the
 // updates taken, see Scalars), emitted at the end of `b`'s function: the
-// learning rate, clipping, then each slot's param and new_state set to their
-// updated values. The one emitter of the update formulas, for @train_step and
-// @apply_update alike.
-void emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>& slots, Value* step, Value* opt_step,
-                 Value* norms = nullptr) {
-  const std::string& t = config.type;
+// learning rate of each group, clipping, then each slot's param and new_state
+// set to their updated values. The one emitter of the update formulas, for
+// @train_step and @apply_update alike.
+Status emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>& slots, Value* step, Value* opt_step,
+                   Value* norms = nullptr) {
   Scalars k(b, step, opt_step);
-  Value* lr = learning_rate(k, config);
-  Value* neg_lr = k.to_f32(b.unary(OpCode::Neg, lr));
+  // Each group's lr (f64) and f32(-lr), built where first needed.
+  struct GroupLr {
+    const OptimizerConfig* group;
+    Value* lr;
+    Value* neg_lr;
+  };
+  std::vector<GroupLr> lrs;
+  auto lr_of = [&](const OptimizerConfig* group) -> Expected<GroupLr> {
+    for (const GroupLr& l : lrs)
+      if (l.group == group) return l;
+    MLC_TRY(ScheduledValues v, scheduled_values(b, config, group->lr, step));
+    if (v.momentum) k.momentum = v.momentum;
+    lrs.push_back({group, v.lr, k.to_f32(b.unary(OpCode::Neg, v.lr))});
+    return lrs.back();
+  };
+  MLC_CHECK_OK(lr_of(&config));
   if (config.clip_grad_norm > 0) clip_gradients(k, slots, config.clip_grad_norm, norms);
   for (Slot& slot : slots) {
+    MLC_TRY(GroupLr l, lr_of(slot.group));
     // The update's ops are the optimizer's, for this parameter (what `mlc
     // plan`'s collective ledger names them by).
     b.set_scope("optimizer." + slot.param->name);
-    if (t == "sgd") update_sgd(k, config, slot, neg_lr);
-    else if (t == "adam" || t == "adamw") update_adam(k, config, slot, lr, t == "adamw");
-    else if (t == "rmsprop") update_rmsprop(k, config, slot, neg_lr);
-    else update_adagrad(k, config, slot, lr);
+    update_parameter(k, slot, l.lr, l.neg_lr);
   }
   b.set_scope("");
+  return {};
 }
 
 }  // namespace
 
 Expected<Function*> build_train_step(Module& module, const OptimizerConfig& config, const LossScaleConfig& loss_scale) {
   const std::string& t = config.type;
-  if (t != "sgd" && t != "adam" && t != "adamw" && t != "rmsprop" && t != "adagrad")
+  if (t != "sgd" && t != "adam" && t != "adamw" && t != "rmsprop" && t != "adagrad" && t != "adadelta" &&
+      t != "adamax" && t != "nadam" && t != "radam")
     return make_error("error: optimizer: unknown type '" + t + "'");
   const Function* grad_fn = module.find("loss_grad");
   if (!grad_fn) return make_error("error: optimizer: the module has no @loss_grad (run autodiff first)");
@@ -260,10 +167,8 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   size_t grad_index = 1;
   for (size_t i = 0; i < f.args.size(); ++i)
     if (f.arg_kinds[i] == ArgKind::param) slots.push_back({f.args[i], f.results[grad_index++], f.args[i], {}, {}});
-  const std::vector<std::string> names = state_names(config);
-  for (Slot& slot : slots)
-    for (const std::string& n : names)
-      slot.state.push_back(f.add_arg(slot.param->name + "." + n, slot.param->type, ArgKind::state));
+  MLC_CHECK_OK(assign_groups(config, slots));
+  add_state_args(f, slots);
   std::optional<LossScaling> scaling;
   if (loss_scale.enabled) {
     MLC_TRY(scaling, add_loss_scale_state(f));
@@ -303,7 +208,7 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
     opt_step = b.sub(step, scaling->skipped);
     b.set_scope("");
   }
-  emit_update(b, config, slots, step, opt_step);
+  MLC_CHECK_OK(emit_update(b, config, slots, step, opt_step));
   if (scaling) {
     // A step whose gradients overflowed changes nothing but the scaler.
     b.set_scope("grad_scaler");
@@ -338,9 +243,10 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
   if (scaling) scaler_init = initial_loss_scale_state(ib, loss_scale);
   if (scaling) init.results.push_back(scaler_init[0]);
   for (Slot& slot : slots)
-    for (size_t i = 0; i < names.size(); ++i)
-      init.results.push_back(ib.broadcast_to(ib.scalar(initial_state(config), slot.param->type.dtype),
-                                             slot.param->type.shape));
+    for (const StateSpec& s : state_specs(*slot.group)) {
+      Value* v = ib.scalar(s.initial, slot.param->type.dtype);
+      init.results.push_back(s.scalar ? v : ib.broadcast_to(v, slot.param->type.shape));
+    }
   if (scaling) init.results.insert(init.results.end(), scaler_init.begin() + 1, scaler_init.end());
   module.functions.insert(module.functions.end() - 1, std::move(owned));
   return module.find("train_step");
@@ -381,10 +287,8 @@ Status build_update_functions(Module& module, const OptimizerConfig& config, con
     slots.push_back({arg, nullptr, arg, {}, {}});
   }
   for (size_t i = 0; i < params.size(); ++i) slots[i].grad = f.add_arg(params[i]->name + ".grad", params[i]->type, ArgKind::input);
-  const std::vector<std::string> names = state_names(config);
-  for (Slot& slot : slots)
-    for (const std::string& n : names)
-      slot.state.push_back(f.add_arg(slot.param->name + "." + n, slot.param->type, ArgKind::state));
+  MLC_CHECK_OK(assign_groups(config, slots));
+  add_state_args(f, slots);
   // A pipeline stage's part: the model's squared norms, summed over the stages.
   const bool split_clip = split && config.clip_grad_norm > 0;
   if (split_clip && split->norm_index.size() != params.size())
@@ -394,7 +298,7 @@ Status build_update_functions(Module& module, const OptimizerConfig& config, con
   Value* norms = split_clip ? f.add_arg(std::string(kGradNormsArg), norms_type, ArgKind::input) : nullptr;
   Value* step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
   Builder b(f);
-  emit_update(b, config, slots, step, step, norms);
+  MLC_CHECK_OK(emit_update(b, config, slots, step, step, norms));
   // Results: the params, then their state, each updating its argument.
   int arg = 0;
   for (Slot& slot : slots) {

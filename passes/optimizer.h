@@ -9,12 +9,14 @@
 // that name) is the 1-based number of the update being taken, <param'> are
 // the updated `{param}` arguments in order and <state'> the updated optimizer
 // state in the order of the state arguments, named like PyTorch's state
-// (`fc.weight.momentum_buffer`, `.exp_avg`, `.exp_avg_sq`, `.square_avg`,
-// `.grad_avg`, `.sum`). It also builds @optimizer_init() -> (<state>...), the
-// initial state. The update formulas are torch 1.13's single-tensor paths, op
-// for op (scalars computed in f64 and rounded to f32 where torch passes a Python
-// float), with the learning-rate schedule and global-norm gradient clipping
-// computed in the IR from `step`.
+// (`fc.weight.momentum_buffer`, `.exp_avg`, `.exp_avg_sq`, ...: the state of
+// each parameter's group, passes/optimizer_rules.h state_specs). It also
+// builds @optimizer_init() -> (<state>...), the initial state. The update
+// formulas are torch 1.13's single-tensor paths, op for op
+// (passes/optimizer_rules.h), per parameter group (OptimizerConfig::
+// param_groups, matched by name; a pattern matching no parameter is an error),
+// with the learning-rate schedule (passes/lr_schedule.h) and global-norm
+// gradient clipping computed in the IR from `step`.
 //
 // For gradient accumulation (driver/step_schedule.h) build_update_functions
 // adds the step split in two, from the same update emitter:

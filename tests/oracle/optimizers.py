@@ -112,6 +112,21 @@ def model_file(name, cfg):
         ("train", train)])
 
 
+def write_case(st, out, name, doc, record, model):
+    """Writes NAME.json (the model file `doc`), NAME.losses.json (`record`
+    with the torch version) and NAME.final.safetensors (the model's state)."""
+    with open(os.path.join(out, name + ".json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(out, name + ".losses.json"), "w") as f:
+        json.dump(dict(record, torch=torch.__version__), f, indent=1)
+        f.write("\n")
+    st.save(OrderedDict((k, v.detach().clone()) for k, v in model.state_dict().items()),
+            os.path.join(out, name + ".final.safetensors"))
+    losses = record["losses"]
+    print("%-28s loss %.6f -> %.6f" % (name, losses[0], losses[-1]))
+
+
 def recorder_setup(doc):
     """Parses --oracle (the folder with st.py) and --out, for a recorder whose
     docstring is `doc`; returns (args, the st module), one torch thread, --out made."""
@@ -157,15 +172,7 @@ def main():
                 torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip_grad_norm"])
             opt.step()
             losses.append(loss.item())
-        with open(os.path.join(a.out, name + ".json"), "w") as f:
-            json.dump(model_file(name, cfg), f, indent=1)
-            f.write("\n")
-        with open(os.path.join(a.out, name + ".losses.json"), "w") as f:
-            json.dump({"losses": losses, "torch": torch.__version__}, f, indent=1)
-            f.write("\n")
-        st.save(OrderedDict((k, v.detach().clone()) for k, v in model.state_dict().items()),
-                os.path.join(a.out, name + ".final.safetensors"))
-        print("%-28s loss %.6f -> %.6f" % (name, losses[0], losses[-1]))
+        write_case(st, a.out, name, model_file(name, cfg), {"losses": losses}, model)
 
 
 if __name__ == "__main__":
