@@ -23,7 +23,10 @@
 
 #include "frontends/model_file.h"
 #include "ir/expected.h"
+#include "ir/mesh.h"
 #include "ir/model_config.h"
+#include "ir/pipeline_schedule.h"
+#include "ir/pipeline_stages.h"
 
 namespace mlc {
 
@@ -41,6 +44,22 @@ struct PipelineFlags {
   bool sequence_parallel = false;
   std::optional<PipelineScheduleKind> schedule;  // --schedule
 };
+
+// The pipeline `mlc plan` plans and its schedule timed: the grid of the text
+// report and the Gantt chart of `--format svg` (driver/pipeline_gantt.h).
+struct PipelineTiming {
+  PipelineSchedule schedule;
+  PipelineStagePlan stages;  // cut at `micro` examples per micro-batch
+  int64_t batch = 0, micro = 0;
+  PipelineDurations durations;  // in units of unit_flops
+  int64_t unit_flops = 1;
+  PipelineTimeline timeline;
+  double formula = 0;  // the textbook bubble fraction
+};
+
+// nullopt when there is no pipeline (no pp axis, no section, or 1 stage and
+// 1 micro-batch); an error for a bad combination (naming the field or flag).
+Expected<std::optional<PipelineTiming>> pipeline_timing(const ModelFile& model, const PipelineFlags& flags);
 
 struct PipelineReport {
   nlohmann::ordered_json json;
