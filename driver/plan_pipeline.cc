@@ -212,7 +212,9 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
   nlohmann::ordered_json jledger = nlohmann::ordered_json::array(), jcomm = nlohmann::ordered_json::object();
   if (p > 1) {
     MLC_TRY(std::vector<PipelineLedgerEntry> ledger, pipeline_ledger(program, batch));
-    PipelineLedgerReport lr = pipeline_ledger_report(ledger, p, replicas, micro);
+    int64_t stage_ranks = 1;  // the devices of one pipeline rank
+    for (const MeshAxis& a : flags.beside.axes) stage_ranks *= a.size;
+    PipelineLedgerReport lr = pipeline_ledger_report(ledger, p, stage_ranks, micro);
     t += lr.text;
     jledger = std::move(lr.ledger);
     jcomm = std::move(lr.communication);

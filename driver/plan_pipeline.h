@@ -1,8 +1,13 @@
 // The pipeline part of `mlc plan` (tools/cmd_plan.cc): with --mesh pp=N or the
 // model file's parallel.pipeline, the stage assignment (ir/pipeline_stages.h),
 // the schedule's grid (ir/pipeline_schedule.h) timed by the stages' forward
-// FLOPs, the simulated bubble next to the textbook formula, and the
-// activation memory the pipeline adds on each rank.
+// FLOPs, the simulated bubble next to the textbook formula, the
+// activation memory the pipeline adds on each rank, what each rank of the run
+// holds (driver/plan_pipeline_memory.h) and the collective ledger of its
+// step (driver/plan_pipeline_ledger.h).
+//
+// Micro-batches: with data axes beside pp, each data rank's share of the
+// batch in m micro-batches (the rows one device of the run computes on).
 //
 // Timing: the time unit is a quarter of the slowest stage's forward FLOPs of
 // one micro-batch, coarsened by the gcd of the stages' factors; stage s's

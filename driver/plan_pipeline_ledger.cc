@@ -43,6 +43,9 @@ Expected<std::string> sent_value_name(const Program& program, int stage, size_t 
       return make_error("mlc internal error: pipeline ledger: stage " + std::to_string(s) + " sends no value " +
                         std::to_string(k));
     const Value* v = f->results[k];
+    // A collective the sharding pass inserted moves the value its operand is.
+    while (v->producer && v->producer->meta.ledger >= 0 && !v->producer->operands.empty())
+      v = v->producer->operands[0];
     if (v->producer) return describe_op(*v->producer);
     const int along = received_index(v->name);
     if (along < 0) return "%" + v->name;
@@ -65,7 +68,11 @@ PipelineRankView planned_pipeline_view(const Program& program, int me) {
   PipelineRankView view = PipelineRankView::planned(program, me);
   const Mesh& mesh = program.parallel().mesh;
   for (size_t k = 0; k < mesh.axes.size(); ++k) {
-    if (mesh.axes[k].name == "pp") view.axis = k;
+    if (mesh.axes[k].name == "pp") {
+      view.axis = k;
+      continue;
+    }
+    view.stage_ranks *= mesh.axes[k].size;
     if (!is_data_axis(mesh.axes[k].name)) continue;
     view.data_axes.emplace_back(k, mesh.axes[k].name);
     view.data_ranks *= mesh.axes[k].size;
@@ -85,7 +92,9 @@ Expected<std::vector<PipelineLedgerEntry>> pipeline_ledger(const Program& progra
     steps.push_back(std::move(s));
   }
   const PipelineRankView view = planned_pipeline_view(program, 0);
-  const int64_t micro = batch / view.data_ranks / schedule.microbatches;
+  // The stages' functions are built for the global micro-batch (sharded over
+  // the axes beside pp, their signatures' types are local).
+  const int64_t micro = batch / schedule.microbatches;
 
   // Activations forward, their gradients back: per cut, per sent value.
   for (int s = 0; s + 1 < stages; ++s) {
@@ -115,37 +124,62 @@ Expected<std::vector<PipelineLedgerEntry>> pipeline_ledger(const Program& progra
     }
   }
 
-  // The step's all_reduces, in the order the schedules make them.
-  std::set<std::string> over_pp;  // made by every pipeline rank: one entry each
+  // Within the stages' functions sharded over the axes beside pp (their
+  // sharding ledgers: tp's collectives, the data axes' gradient reductions
+  // in @apply_update, ZeRO's gathers), times their calls per step.
+  for (int r = 0; r < p; ++r) {
+    std::vector<std::pair<std::string, int64_t>> order;  // (function, batch) by first call
+    std::map<std::pair<std::string, int64_t>, int> calls;
+    for (const StepSchedule::Call& c : steps[static_cast<size_t>(r)].calls) {
+      if (c.kind != StepSchedule::Kind::function) continue;
+      if (!calls[{c.function, c.batch}]++) order.emplace_back(c.function, c.batch);
+    }
+    for (const auto& key : order) {
+      MLC_TRY(const std::vector<LedgerEntry>* entries, program.stage_ledger(key.first, key.second));
+      for (const LedgerEntry& x : *entries) {
+        PipelineLedgerEntry e;
+        e.collective = x.collective;
+        e.axis = x.axis;
+        e.rank = r;
+        e.function = key.first;
+        e.from = x.from, e.to = x.to;
+        e.type = x.type;
+        e.bytes = x.bytes;
+        e.estimated_us = x.estimated_us;
+        e.per_step = calls[key];
+        e.value = x.value;
+        e.consumer = x.consumer;
+        ledger.push_back(std::move(e));
+      }
+    }
+  }
+
+  // The step schedule's all_reduces over pp, made by every pipeline rank in one order.
+  std::set<std::string> made;
   for (int r = 0; r < p; ++r) {
     const StepSchedule& step = steps[static_cast<size_t>(r)];
     std::map<std::string, TensorType> types;
     for (const StepSchedule::Buffer& b : step.buffers)
       if (b.type) types.emplace(b.name, *b.type);
     for (const StepSchedule::Call& c : step.calls) {
-      if (c.kind != StepSchedule::Kind::all_reduce) continue;
+      if (c.kind != StepSchedule::Kind::all_reduce || !made.insert(c.buffer).second) continue;
       const MeshAxis& axis = mesh.axes.at(static_cast<size_t>(c.axis));
-      const bool pipeline = axis.name == "pp";
-      if (pipeline && !over_pp.insert(c.buffer).second) continue;
       auto type = types.find(c.buffer);
       if (type == types.end())
         return make_error("mlc internal error: pipeline ledger: no type for buffer '" + c.buffer + "'");
       PipelineLedgerEntry e;
       e.collective = "all_reduce";
       e.axis = axis.name;
-      e.rank = pipeline ? -1 : r;
       e.type = type->second;
       e.bytes = collective_bytes(OpCode::AllReduce, axis.size, e.type.num_bytes());
       e.estimated_us = link_us(e.bytes);
       e.value = "%" + c.buffer;
-      if (!pipeline) {
-        e.consumer = "rank " + std::to_string(r) + "'s gradient sum added over " + axis.name +
-                     " (its replicas), before the update";
-      } else if (c.buffer == kGradNormsArg) {
-        e.consumer = "global-norm clipping: every stage's squared gradient norms summed over pp";
+      if (c.buffer == kGradNormsArg) {
+        e.consumer = "global-norm clipping: every stage's squared gradient norms summed over " + axis.name;
       } else {
         const std::string param = c.buffer.substr(0, c.buffer.size() - std::string(".grad").size());
-        e.consumer = "shared " + param + " (tied): its stages' gradient parts summed over pp, before their updates";
+        e.consumer = "shared " + param + " (tied): its stages' gradient parts summed over " + axis.name +
+                     ", before their updates";
       }
       ledger.push_back(e);
     }
@@ -158,36 +192,35 @@ Expected<std::vector<PipelineLedgerEntry>> pipeline_ledger(const Program& progra
   loss.bytes = collective_bytes(OpCode::AllReduce, mesh.num_devices(), loss.type.num_bytes());
   loss.estimated_us = link_us(loss.bytes);
   loss.value = "the step's loss";
-  loss.consumer = "each rank's mean loss (0 but on the last stage's) summed over all " +
-                  std::to_string(mesh.num_devices()) + " ranks, divided by the " + std::to_string(view.data_ranks) +
-                  " replica" + (view.data_ranks == 1 ? "" : "s");
+  loss.consumer = "each rank's mean loss (0 but on the last stage's ranks) summed over all " +
+                  std::to_string(mesh.num_devices()) + " ranks, divided by the last stage's " +
+                  std::to_string(view.stage_ranks) + " rank" + (view.stage_ranks == 1 ? "" : "s");
   ledger.push_back(loss);
   for (size_t i = 0; i < ledger.size(); ++i) ledger[i].id = static_cast<int>(i);
   return ledger;
 }
 
 PipelineLedgerReport pipeline_ledger_report(const std::vector<PipelineLedgerEntry>& ledger, int pipeline_ranks,
-                                            int64_t replicas, int64_t micro_batch) {
+                                            int64_t stage_ranks, int64_t micro_batch) {
   PipelineLedgerReport r;
   std::vector<std::string> axes;  // in order of first appearance
   for (const PipelineLedgerEntry& e : ledger)
     if (std::find(axes.begin(), axes.end(), e.axis) == axes.end()) axes.push_back(e.axis);
   struct Sum {
-    int64_t bytes = 0, sends = 0, all_reduces = 0;
+    int64_t bytes = 0, sends = 0, collectives = 0;
     double us = 0;
     void add(const PipelineLedgerEntry& e, int64_t times) {
       bytes += e.step_bytes() * times, us += e.step_us() * times;
-      (e.collective == "send/recv" ? sends : all_reduces) += e.per_step * times;
+      if (e.communicates()) (e.collective == "send/recv" ? sends : collectives) += e.per_step * times;
     }
     nlohmann::ordered_json json() const {
-      return {{"bytes", bytes}, {"sends", sends}, {"all_reduces", all_reduces}, {"collectives", sends + all_reduces},
-              {"estimated_us", us}};
+      return {{"bytes", bytes}, {"sends", sends}, {"collectives", collectives}, {"estimated_us", us}};
     }
     std::string str() const {
       std::string what;
       if (sends) what = std::to_string(sends) + " send" + (sends == 1 ? "" : "s");
-      if (all_reduces)
-        what += (what.empty() ? "" : " + ") + std::to_string(all_reduces) + " all_reduce" + (all_reduces == 1 ? "" : "s");
+      if (collectives || !sends)
+        what += (what.empty() ? "" : " + ") + std::to_string(collectives) + " collective" + (collectives == 1 ? "" : "s");
       return format_line("%10s in %s, estimated %.1f us", human_bytes(bytes).c_str(), what.c_str(), us);
     }
   };
@@ -200,19 +233,21 @@ PipelineLedgerReport pipeline_ledger_report(const std::vector<PipelineLedgerEntr
     nlohmann::ordered_json jaxes = nlohmann::ordered_json::object();
     for (const std::string& axis : axes) {
       Sum s;
+      bool any = false;
       for (const PipelineLedgerEntry& e : ledger)
         if (e.axis == axis && e.sends_from(rank)) {
+          any = true;
           s.add(e, 1);
-          totals[axis].add(e, replicas);
+          totals[axis].add(e, stage_ranks);
         }
-      if (!s.bytes && !s.sends && !s.all_reduces) continue;
+      if (!any) continue;
       jaxes[axis] = s.json();
       r.text += format_line("      rank %-3d %-6s %s\n", rank, axis.c_str(), s.str().c_str());
     }
     r.communication["ranks"].push_back({{"rank", rank}, {"axes", jaxes}});
   }
-  // The step over every device: each pipeline rank's figures times its replicas.
-  const int64_t devices = pipeline_ranks * replicas;
+  // The step over every device: each pipeline rank's figures times its devices.
+  const int64_t devices = pipeline_ranks * stage_ranks;
   r.text += format_line("    communication per step, all %lld devices (the sum of what each sends and of the collectives "
                         "each takes part in)\n",
                         static_cast<long long>(devices));
@@ -236,9 +271,14 @@ PipelineLedgerReport pipeline_ledger_report(const std::vector<PipelineLedgerEntr
       j["from_stage"] = e.from_stage, j["to_stage"] = e.to_stage;
       j["from_rank"] = e.from_rank, j["to_rank"] = e.to_rank;
       where = format_line("stage %d -> %d (rank %d -> %d)", e.from_stage, e.to_stage, e.from_rank, e.to_rank);
+    } else if (e.rank >= 0) {
+      j["rank"] = e.rank;
+      j["function"] = e.function;
+      j["from"] = placements_str(e.from), j["to"] = placements_str(e.to);
+      where = "rank " + std::to_string(e.rank) + " @" + e.function;
     } else {
-      j["rank"] = e.rank >= 0 ? nlohmann::ordered_json(e.rank) : nlohmann::ordered_json("all");
-      where = e.rank >= 0 ? format_line("rank %d's replicas", e.rank) : std::string("every rank");
+      j["rank"] = "all";
+      where = "every rank";
     }
     j["type"] = e.type.str();
     j["bytes"] = e.bytes;
@@ -247,11 +287,12 @@ PipelineLedgerReport pipeline_ledger_report(const std::vector<PipelineLedgerEntr
     j["estimated_us"] = e.estimated_us;
     j["estimated_us_per_step"] = e.step_us();
     r.ledger.push_back(std::move(j));
-    r.text += format_line("      #%-3d %-14s %-5s %-28s %-16s %10s %7.1f us", e.id, e.collective.c_str(), e.axis.c_str(),
+    r.text += format_line("      #%-3d %-14s %-5s %-30s %-16s %10s %7.1f us", e.id, e.collective.c_str(), e.axis.c_str(),
                           where.c_str(), e.type.str().c_str(), human_bytes(e.bytes).c_str(), e.estimated_us);
     if (e.per_step != 1)
       r.text += format_line("  x%d per step: %s, %.1f us", e.per_step, human_bytes(e.step_bytes()).c_str(), e.step_us());
-    r.text += "\n           value " + e.value + "; for " + e.consumer + "\n";
+    r.text += "\n           value " + e.value + "; for " + e.consumer +
+              (e.from.empty() ? "" : "; " + placements_str(e.from) + " -> " + placements_str(e.to)) + "\n";
   }
   return r;
 }

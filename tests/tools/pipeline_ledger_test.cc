@@ -1,11 +1,13 @@
 // The collective ledger of a pipelined step (driver/plan_pipeline_ledger.h),
-// as `mlc plan --mesh pp=2` and `--mesh dp=2,pp=2` print it for gpt8 (text
+// as `mlc plan` prints it for gpt8 on pp=2, dp=2,pp=2 and pp=2,tp=2 (text
 // and JSON): the activation crossing the cut and its gradient, named by their
 // producer and model-file location, with the local type of a micro-batch,
 // its bytes (elements x 4), m messages per step and the link model's time;
-// the grad-norm, tied-weight, data-axis and loss all_reduces; the totals per
-// rank and axis. Then the ledger against the step schedules `mlc run` builds,
-// rank by rank, on every schedule.
+// the collectives of the stages' sharded functions (the data axis's gradient
+// reductions in @apply_update, tp's in every function) times their calls;
+// the grad-norm, tied-weight and loss all_reduces; the totals per rank and
+// axis. Then the ledger against the step schedules `mlc run` builds, rank by
+// rank, on every schedule.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -50,21 +52,21 @@ TEST(PipelineLedger, Gpt8OnTwoStagesText) {
   // 16 KiB: f32[2,32,64], a micro-batch of 16 / 8; 5 us + 16384 B at 10 GB/s = 6.6384 us, x 8 per step.
   EXPECT_TRUE(has(r.out,
                   "    collective ledger of the pipelined step (4 entries; a send/recv per micro-batch of 2 examples)\n"
-                  "      #0   send/recv      pp    stage 0 -> 1 (rank 0 -> 1)   f32[2,32,64]       16.0 KiB     6.6 us"
+                  "      #0   send/recv      pp    stage 0 -> 1 (rank 0 -> 1)     f32[2,32,64]       16.0 KiB     6.6 us"
                   "  x8 per step: 128.0 KiB, 53.1 us\n"
                   "           value " + kCrossing + "; for stage 1's pipe.in.0 (activation, F)\n"
-                  "      #1   send/recv      pp    stage 1 -> 0 (rank 1 -> 0)   f32[2,32,64]       16.0 KiB     6.6 us"
+                  "      #1   send/recv      pp    stage 1 -> 0 (rank 1 -> 0)     f32[2,32,64]       16.0 KiB     6.6 us"
                   "  x8 per step: 128.0 KiB, 53.1 us\n"
                   "           value gradient of " + kCrossing + "; for stage 0's pipe.out.0.grad (input gradient, B)\n"
-                  "      #2   all_reduce     pp    every rank                   f32[76]               304 B     5.0 us\n"
+                  "      #2   all_reduce     pp    every rank                     f32[76]               304 B     5.0 us\n"
                   "           value %grad_norms; for global-norm clipping: every stage's squared gradient norms summed "
                   "over pp\n"
-                  "      #3   all_reduce     world every rank                   f64[]                   8 B     5.0 us\n"))
+                  "      #3   all_reduce     world every rank                     f64[]                   8 B     5.0 us\n"))
       << r.out;
   // Each rank sends its 8 messages and joins the norms' all_reduce: 8 x 16 KiB + 304 B.
-  EXPECT_TRUE(has(r.out, "      rank 0   pp      128.3 KiB in 8 sends + 1 all_reduce, estimated 58.1 us\n")) << r.out;
-  EXPECT_TRUE(has(r.out, "      rank 1   pp      128.3 KiB in 8 sends + 1 all_reduce, estimated 58.1 us\n"));
-  EXPECT_TRUE(has(r.out, "      pp          256.6 KiB in 16 sends + 2 all_reduces, estimated 116.3 us\n"));
+  EXPECT_TRUE(has(r.out, "      rank 0   pp      128.3 KiB in 8 sends + 1 collective, estimated 58.1 us\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "      rank 1   pp      128.3 KiB in 8 sends + 1 collective, estimated 58.1 us\n"));
+  EXPECT_TRUE(has(r.out, "      pp          256.6 KiB in 16 sends + 2 collectives, estimated 116.3 us\n"));
 }
 
 // Checks every send/recv entry of `ledger` against the crossing value and the plan's micro-batches.
@@ -92,24 +94,26 @@ void expect_crossings(const nlohmann::json& pipeline, const std::string& local_t
   EXPECT_EQ(backward["to_rank"], 0);
 }
 
-// The totals per rank and axis are the sums of the entries the rank sends for.
-void expect_totals(const nlohmann::json& pipeline, int replicas) {
-  std::map<std::pair<int, std::string>, int64_t> bytes, count;
+// The totals per rank and axis are the sums of the entries the rank sends
+// for; the step's, those of every pipeline rank's `devices`.
+void expect_totals(const nlohmann::json& pipeline, int devices) {
+  std::map<std::pair<int, std::string>, int64_t> bytes, sends, collectives;
   const int ranks = pipeline["ranks"];
   for (const auto& e : pipeline["ledger"])
     for (int r = 0; r < ranks; ++r) {
-      const bool sends = e["collective"] == "send/recv" ? e["from_rank"] == r : e["rank"] == "all" || e["rank"] == r;
-      if (!sends) continue;
+      const bool send = e["collective"] == "send/recv";
+      if (!(send ? e["from_rank"] == r : e["rank"] == "all" || e["rank"] == r)) continue;
       bytes[{r, e["axis"]}] += e["bytes_per_step"].get<int64_t>();
-      count[{r, e["axis"]}] += e["per_step"].get<int64_t>();
+      if (e["collective"] != "shard_slice") (send ? sends : collectives)[{r, e["axis"]}] += e["per_step"].get<int64_t>();
     }
   const auto& comm = pipeline["communication_per_step"];
   std::map<std::string, int64_t> total;
   for (const auto& [key, b] : bytes) {
     const auto& axis = comm["ranks"][key.first]["axes"][key.second];
     EXPECT_EQ(axis["bytes"], b) << "rank " << key.first << " " << key.second;
-    EXPECT_EQ(axis["collectives"], count[key]) << "rank " << key.first << " " << key.second;
-    total[key.second] += b * replicas;
+    EXPECT_EQ(axis["sends"], sends[key]) << "rank " << key.first << " " << key.second;
+    EXPECT_EQ(axis["collectives"], collectives[key]) << "rank " << key.first << " " << key.second;
+    total[key.second] += b * devices;
   }
   for (const auto& [axis, b] : total) EXPECT_EQ(comm["total"][axis]["bytes"], b) << axis;
 }
@@ -131,24 +135,46 @@ TEST(PipelineLedger, Gpt8OnTwoReplicasOfTwoStagesJson) {
   EXPECT_EQ(p["microbatch_size"], 1);  // 16 examples, 8 on each replica, in 8 micro-batches
   expect_crossings(p, "f32[1,32,64]");
   expect_totals(p, 2);
-  // Over dp each rank adds its gradient sums: one all_reduce per parameter
-  // tensor of its stages, their bytes (2(n-1)/n = 1 for n = 2) the rank's
-  // parameters as pp=2 predicts what mlc run measures.
-  const nlohmann::json alone = plan_json("--mesh pp=2");
+  // Over dp each stage's @apply_update reduces its gradient sums once per
+  // step: one all_reduce per parameter tensor of the rank's stage, their
+  // bytes (2(n-1)/n = 1 for n = 2) the rank's parameters as mlc run measures them.
   for (int r = 0; r < 2; ++r) {
     int64_t bytes = 0, count = 0;
     for (const auto& e : p["ledger"])
-      if (e["axis"] == "dp" && e["rank"] == r) {
+      if (e["axis"] == "dp" && e["rank"] == r && e["function"] == "stage" + std::to_string(r) + ".apply_update") {
         EXPECT_EQ(e["collective"], "all_reduce");
-        EXPECT_TRUE(e["value"].get<std::string>().ends_with(".grad")) << e;
+        EXPECT_EQ(e["from"], "<P,R>");
+        EXPECT_EQ(e["to"], "<R,R>");
+        EXPECT_EQ(e["per_step"], 1);
         bytes += e["bytes"].get<int64_t>(), count += e["per_step"].get<int64_t>();
       }
-    EXPECT_EQ(bytes, alone["run_ranks"][r]["parameters"].get<int64_t>()) << "rank " << r;
+    EXPECT_EQ(bytes, p["run_ranks"][r]["parameters"].get<int64_t>()) << "rank " << r;
     EXPECT_EQ(count, 38) << "rank " << r;  // 4 blocks of 9 tensors, plus the embeddings or the norm and head
   }
-  const auto& loss = p["ledger"].back();
-  EXPECT_EQ(loss["axis"], "world");
-  EXPECT_EQ(loss["bytes"], 2 * 3 * 8 / 4);  // an f64 over 4 ranks, ring all_reduce
+  // Each micro-batch's loss is summed over the replicas in @loss_grad, 8 times per step.
+  bool loss = false;
+  for (const auto& e : p["ledger"])
+    loss |= e["function"] == "stage1.loss_grad" && e["axis"] == "dp" && e["type"] == "f32[]" && e["per_step"] == 8;
+  EXPECT_TRUE(loss);
+  const auto& world = p["ledger"].back();
+  EXPECT_EQ(world["axis"], "world");
+  EXPECT_EQ(world["bytes"], 2 * 3 * 8 / 4);  // an f64 over 4 ranks, ring all_reduce
+}
+
+TEST(PipelineLedger, TensorParallelStagesCollectivesAreCountedPerCall) {
+  const nlohmann::json p = plan_json("--mesh pp=2,tp=2");
+  expect_crossings(p, "f32[2,32,64]");  // activations are replicated on tp
+  expect_totals(p, 2);
+  // The first block's attention output: a partial sum over tp, all_reduced
+  // in each of the micro-batches' @forward calls and again in @loss_grad's recomputation.
+  std::map<std::string, int> per_step;
+  for (const auto& e : p["ledger"])
+    if (e["axis"] == "tp" && e["rank"] == 0 && e["collective"] == "all_reduce" &&
+        e["value"] == "dot at examples/gpt8.json:17:21 (layers.0.attn)" &&
+        e["consumer"] == "the layer's output (tensor-parallel plan)")
+      per_step[e["function"]] += e["per_step"].get<int>();
+  EXPECT_EQ(per_step["stage0.forward"], 8);
+  EXPECT_EQ(per_step["stage0.loss_grad"], 8);
 }
 
 TEST(PipelineLedger, TiedWeightsAreSummedOverPp) {
@@ -165,14 +191,6 @@ TEST(PipelineLedger, TiedWeightsAreSummedOverPp) {
       EXPECT_TRUE(e["consumer"].get<std::string>().starts_with("shared tok_emb.weight (tied)")) << e;
     }
   EXPECT_EQ(tied, 1);
-}
-
-TEST(PipelineLedger, NotForPlansMlcRunDoesNotRun) {
-  RunResult r = run_mlc("plan examples/tiny_gpt.json --mesh tp=2,pp=2");
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "    no collective ledger: mlc run does not run this plan: parallel plan: mesh tp=2,pp=2: "
-                         "axis 'pp' (pipeline parallelism) beside tp is not implemented yet"))
-      << r.out;
 }
 
 struct LedgerCase {
@@ -201,7 +219,9 @@ TEST_P(LedgerAgainstSchedule, EveryRanksMessagesAreInTheLedger) {
     auto steps = build_pipeline_step_schedule(view, batch);
     ASSERT_TRUE(steps) << steps.error().message;
     int64_t sends = 0, send_bytes = 0, all_reduces = 0;
+    std::map<std::string, int> calls;
     for (const StepSchedule::Call& call : steps->calls) {
+      if (call.kind == StepSchedule::Kind::function) ++calls[call.function];
       if (call.kind == StepSchedule::Kind::all_reduce) ++all_reduces;
       if (call.kind != StepSchedule::Kind::send) continue;
       const StepSchedule::Call& from = steps->calls[call.from_results.at(0).call];
@@ -213,8 +233,17 @@ TEST_P(LedgerAgainstSchedule, EveryRanksMessagesAreInTheLedger) {
     int64_t ledger_sends = 0, ledger_bytes = 0, ledger_all_reduces = 0;
     for (const PipelineLedgerEntry& e : *ledger) {
       if (!e.sends_from(r)) continue;
-      if (e.collective == "send/recv") ledger_sends += e.per_step, ledger_bytes += e.step_bytes();
-      else if (e.axis != "world") ledger_all_reduces += e.per_step;  // the loss is the runner's, after the calls
+      if (e.collective == "send/recv") {
+        ledger_sends += e.per_step, ledger_bytes += e.step_bytes();
+      } else if (!e.function.empty()) {
+        // A stage function's collective: as often as the schedule calls the function.
+        EXPECT_EQ(e.per_step, calls[e.function]) << e.function;
+        auto entries = program.stage_ledger(e.function, batch / c.microbatches);
+        ASSERT_TRUE(entries) << entries.error().message;
+        EXPECT_FALSE((*entries)->empty());
+      } else if (e.axis != "world") {  // the loss is the runner's, after the calls
+        ledger_all_reduces += e.per_step;
+      }
     }
     EXPECT_EQ(ledger_sends, sends) << "rank " << r;
     EXPECT_EQ(ledger_bytes, send_bytes) << "rank " << r;
@@ -229,7 +258,8 @@ INSTANTIATE_TEST_SUITE_P(Gpt8, LedgerAgainstSchedule,
                                            LedgerCase{"pp=4", 4, PipelineScheduleKind::gpipe, 1},
                                            LedgerCase{"pp=2", 4, PipelineScheduleKind::interleaved, 2},
                                            LedgerCase{"pp=4", 8, PipelineScheduleKind::zb1p, 1},
-                                           LedgerCase{"dp=2,pp=2", 4, PipelineScheduleKind::one_f_one_b, 1}),
+                                           LedgerCase{"dp=2,pp=2", 4, PipelineScheduleKind::one_f_one_b, 1},
+                                           LedgerCase{"pp=2,tp=2", 4, PipelineScheduleKind::zb1p, 1}),
                          [](const auto& info) { return "case" + std::to_string(info.index); });
 
 }  // namespace
