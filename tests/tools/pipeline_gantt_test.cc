@@ -191,7 +191,7 @@ TEST(PlanSvg, DrawsTheTextGridsSlotsInMs) {
 TEST(PlanSvg, ErrorsWithoutAPipeline) {
   RunResult dp = run_mlc("plan examples/tiny_gpt.json --mesh dp=2 --format svg");
   EXPECT_EQ(dp.status, 2);
-  EXPECT_EQ(dp.err, "mlc: --format svg draws a pipeline's schedule, and mesh dp=2 has no pp axis: give one, e.g. "
+  EXPECT_EQ(dp.err, "mlc: error: --format svg draws a pipeline's schedule, and mesh dp=2 has no pp axis: give one, e.g. "
                     "--mesh pp=4 or --mesh dp=2,pp=2\n");
   RunResult none = run_mlc("plan examples/tiny_gpt.json --format svg");
   EXPECT_EQ(none.status, 1);
