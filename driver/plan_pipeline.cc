@@ -8,6 +8,7 @@
 
 #include "compiler/pass_pipeline.h"
 #include "driver/plan_parallel.h"
+#include "driver/plan_pipeline_ledger.h"
 #include "driver/plan_pipeline_memory.h"
 #include "driver/program.h"
 #include "ir/pipeline_schedule.h"
@@ -25,14 +26,14 @@ std::string join(const std::vector<std::string>& names) {
 
 }  // namespace
 
-Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, const PipelineFlags& flags) {
+Expected<std::optional<PipelineTiming>> pipeline_timing(const ModelFile& model, const PipelineFlags& flags) {
   const ModelConfig& config = model.config();
   const PipelineConfig& section = config.parallel.pipeline;
   if (!section.given && flags.ranks == 0) {
     if (flags.microbatches > 0 || flags.schedule || flags.virtual_stages > 0)
       return make_error("--microbatches, --schedule and --virtual-stages plan a pipeline: give --mesh pp=N too, or a "
                         "\"pipeline\" in the model file's \"parallel\" section");
-    return std::optional<PipelineReport>{};
+    return std::optional<PipelineTiming>{};
   }
   const int p = flags.ranks > 0 ? flags.ranks : section.stages;
   const int v = flags.virtual_stages > 0 ? flags.virtual_stages : section.virtual_stages;
@@ -40,45 +41,73 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
                 : section.microbatches_loc.known()    ? section.microbatches
                                                       : p;
   const PipelineScheduleKind kind = flags.schedule ? *flags.schedule : section.schedule;
-  if (p == 1 && m == 1) return std::optional<PipelineReport>{};
-  MLC_TRY(PipelineSchedule schedule, make_pipeline_schedule(kind, p, m, v));
-  const int stages = schedule.stages();
+  if (p == 1 && m == 1) return std::optional<PipelineTiming>{};
+  PipelineTiming timing;
+  MLC_TRY(timing.schedule, make_pipeline_schedule(kind, p, m, v));
+  const int stages = timing.schedule.stages();
   if (!section.split_before.empty() && section.split_before.size() + 1 != static_cast<size_t>(stages))
     return make_error(section.loc.str() + ": error: parallel.pipeline.split_before makes " +
                       std::to_string(section.split_before.size() + 1) + " stages, but the pipeline has " +
                       std::to_string(p) + " ranks of " + std::to_string(v) + " stages");
-  const int64_t batch = config.trial_batch();
-  if (batch % m != 0)
-    return make_error("parallel.pipeline.microbatches: the batch of " + std::to_string(batch) +
+  // The data axes beside pp replicate the pipeline: each replica takes its share of the batch.
+  int64_t replicas = 1;
+  for (const MeshAxis& a : flags.beside.axes)
+    if (is_data_axis(a.name)) replicas *= a.size;
+  timing.batch = config.trial_batch();
+  const int64_t local = timing.batch / replicas;
+  if (timing.batch % replicas != 0 || local % m != 0)
+    return make_error("parallel.pipeline.microbatches: the batch of " + std::to_string(timing.batch) +
+                      (replicas > 1 ? " (" + std::to_string(local) + " on each of " + std::to_string(replicas) +
+                                          " data ranks)"
+                                    : std::string()) +
                       " is not a multiple of " + std::to_string(m) + " micro-batches");
-  const int64_t micro = batch / m;
+  timing.micro = local / m;
   // One micro-batch's forward and backward, on one device.
-  MLC_TRY(Module module, model.build(micro));
+  MLC_TRY(Module module, model.build(timing.micro));
   PassPipelineOptions options;
   options.mixed_precision = config.train.mixed_precision;
   MLC_CHECK_OK(run_pass_pipeline(module, options, "autodiff"));
-  MLC_TRY(PipelineStagePlan plan, plan_pipeline_stages(*module.find("loss"), config.layers, config.params,
-                                                       section.split_before, stages));
-  add_pipeline_activation_bytes(*module.find("loss_grad"), config.layers, plan);
+  MLC_TRY(timing.stages, plan_pipeline_stages(*module.find("loss"), config.layers, config.params,
+                                              section.split_before, stages));
+  add_pipeline_activation_bytes(*module.find("loss_grad"), config.layers, timing.stages);
 
   // Units of a quarter of the slowest stage's forward, coarsened by the scales' gcd.
-  PipelineDurations durations;
+  PipelineDurations& durations = timing.durations;
   int64_t slowest = 1;
-  for (const PipelineStageInfo& s : plan.stages) slowest = std::max(slowest, s.flops);
+  for (const PipelineStageInfo& s : timing.stages.stages) slowest = std::max(slowest, s.flops);
   int64_t unit = std::max<int64_t>(1, slowest / 4), g = 0;
-  for (const PipelineStageInfo& s : plan.stages) {
+  for (const PipelineStageInfo& s : timing.stages.stages) {
     durations.stage_scale.push_back(std::max<int64_t>(1, (s.flops + unit / 2) / unit));
     g = std::gcd(g, durations.stage_scale.back());
   }
   for (int64_t& x : durations.stage_scale) x /= g;
-  unit *= g;
-  MLC_TRY(PipelineTimeline timeline, simulate_pipeline_schedule(schedule, durations));
-  const double formula = pipeline_bubble_formula(schedule, durations);
+  timing.unit_flops = unit * g;
+  MLC_TRY(timing.timeline, simulate_pipeline_schedule(timing.schedule, durations));
+  timing.formula = pipeline_bubble_formula(timing.schedule, durations);
+  return std::optional<PipelineTiming>{std::move(timing)};
+}
+
+Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, const PipelineFlags& flags) {
+  MLC_TRY(std::optional<PipelineTiming> timed, pipeline_timing(model, flags));
+  if (!timed) return std::optional<PipelineReport>{};
+  const ModelConfig& config = model.config();
+  const PipelineConfig& section = config.parallel.pipeline;
+  const PipelineSchedule& schedule = timed->schedule;
+  const PipelineStagePlan& plan = timed->stages;
+  const PipelineDurations& durations = timed->durations;
+  const PipelineTimeline& timeline = timed->timeline;
+  const int p = schedule.ranks, v = schedule.virtual_stages, m = schedule.microbatches, stages = schedule.stages();
+  const PipelineScheduleKind kind = schedule.kind;
+  const int64_t batch = timed->batch, micro = timed->micro, unit = timed->unit_flops;
+  const double formula = timed->formula;
 
   PipelineReport r;
   std::string& t = r.text;
-  t += format_line("  pipeline            p=%d ranks, v=%d stages per rank: %d stages; m=%d micro-batches of %lld; %s\n", p,
-              v, stages, m, static_cast<long long>(micro), std::string(pipeline_schedule_kind_name(kind)).c_str());
+  const int64_t replicas = batch / (micro * m);
+  t += format_line("  pipeline            p=%d ranks, v=%d stages per rank: %d stages; m=%d micro-batches of %lld%s; %s\n",
+                   p, v, stages, m, static_cast<long long>(micro),
+                   replicas > 1 ? format_line(" on each of %lld replicas", static_cast<long long>(replicas)).c_str() : "",
+                   std::string(pipeline_schedule_kind_name(kind)).c_str());
   t += "    runs with mlc run --mesh pp=N, whose stages recompute their forward in the backward: the stash below "
        "is a stashing pipeline's (the forward's intermediates); what each rank of the run holds is predicted at the "
        "end\n";
@@ -179,6 +208,17 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
                                                       {"other", pr.other_buffers}}},
                         {"functions", jfns}});
   }
+  // The collective ledger of the run (driver/plan_pipeline_ledger.h).
+  nlohmann::ordered_json jledger = nlohmann::ordered_json::array(), jcomm = nlohmann::ordered_json::object();
+  if (p > 1) {
+    MLC_TRY(std::vector<PipelineLedgerEntry> ledger, pipeline_ledger(program, batch));
+    int64_t stage_ranks = 1;  // the devices of one pipeline rank
+    for (const MeshAxis& a : flags.beside.axes) stage_ranks *= a.size;
+    PipelineLedgerReport lr = pipeline_ledger_report(ledger, p, stage_ranks, micro);
+    t += lr.text;
+    jledger = std::move(lr.ledger);
+    jcomm = std::move(lr.communication);
+  }
   r.json = {{"implemented", true},
             {"ranks", p}, {"virtual_stages", v}, {"stages", stages}, {"microbatches", m},
             {"microbatch_size", micro}, {"schedule", pipeline_schedule_kind_name(kind)},
@@ -190,6 +230,8 @@ Expected<std::optional<PipelineReport>> pipeline_report(const ModelFile& model, 
                         {"textbook", formula}}},
             {"ranks_memory", jranks},
             {"run_ranks", jplanned},
+            {"communication_per_step", jcomm},
+            {"ledger", jledger},
             {"actions", pipeline_actions_str(schedule)}};
   return std::optional<PipelineReport>{std::move(r)};
 }

@@ -1,8 +1,13 @@
 // The pipeline part of `mlc plan` (tools/cmd_plan.cc): with --mesh pp=N or the
 // model file's parallel.pipeline, the stage assignment (ir/pipeline_stages.h),
 // the schedule's grid (ir/pipeline_schedule.h) timed by the stages' forward
-// FLOPs, the simulated bubble next to the textbook formula, and the
-// activation memory the pipeline adds on each rank.
+// FLOPs, the simulated bubble next to the textbook formula, the
+// activation memory the pipeline adds on each rank, what each rank of the run
+// holds (driver/plan_pipeline_memory.h) and the collective ledger of its
+// step (driver/plan_pipeline_ledger.h).
+//
+// Micro-batches: with data axes beside pp, each data rank's share of the
+// batch in m micro-batches (the rows one device of the run computes on).
 //
 // Timing: the time unit is a quarter of the slowest stage's forward FLOPs of
 // one micro-batch, coarsened by the gcd of the stages' factors; stage s's
@@ -23,7 +28,10 @@
 
 #include "frontends/model_file.h"
 #include "ir/expected.h"
+#include "ir/mesh.h"
 #include "ir/model_config.h"
+#include "ir/pipeline_schedule.h"
+#include "ir/pipeline_stages.h"
 
 namespace mlc {
 
@@ -41,6 +49,22 @@ struct PipelineFlags {
   bool sequence_parallel = false;
   std::optional<PipelineScheduleKind> schedule;  // --schedule
 };
+
+// The pipeline `mlc plan` plans and its schedule timed: the grid of the text
+// report and the Gantt chart of `--format svg` (driver/pipeline_gantt.h).
+struct PipelineTiming {
+  PipelineSchedule schedule;
+  PipelineStagePlan stages;  // cut at `micro` examples per micro-batch
+  int64_t batch = 0, micro = 0;
+  PipelineDurations durations;  // in units of unit_flops
+  int64_t unit_flops = 1;
+  PipelineTimeline timeline;
+  double formula = 0;  // the textbook bubble fraction
+};
+
+// nullopt when there is no pipeline (no pp axis, no section, or 1 stage and
+// 1 micro-batch); an error for a bad combination (naming the field or flag).
+Expected<std::optional<PipelineTiming>> pipeline_timing(const ModelFile& model, const PipelineFlags& flags);
 
 struct PipelineReport {
   nlohmann::ordered_json json;

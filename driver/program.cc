@@ -204,6 +204,18 @@ Expected<const std::map<std::string, std::vector<LedgerEntry>>*> Program::ledger
   return &ledgers_[batch];
 }
 
+Expected<const std::vector<LedgerEntry>*> Program::stage_ledger(const std::string& name, int64_t batch) const {
+  static const std::vector<LedgerEntry> kNone;
+  const auto stage = stage_function_name(name);
+  if (!parallel_.pipelined() || !stage)
+    return make_error("mlc internal error: '" + name + "' is not a pipeline stage's function");
+  MLC_TRY(const Function* f, ir(name, batch));  // builds the stages and their ledgers
+  (void)f;
+  const auto& by_function = stage_ledgers_[batch][stage->first];
+  const auto it = by_function.find(stage->second);
+  return it == by_function.end() ? &kNone : &it->second;
+}
+
 Expected<StepFunction> Program::function(const std::string& name, int64_t batch) const {
   if (model_) {
     MLC_TRY(const Function* f, ir(name, batch));

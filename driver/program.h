@@ -71,6 +71,10 @@ class Program {
   void set_steps_per_epoch(int64_t steps) const { steps_per_epoch_ = steps; }
   // Model files with a mesh: the sharding pass's collective ledger for `batch`, by function.
   Expected<const std::map<std::string, std::vector<LedgerEntry>>*> ledger(int64_t batch) const;
+  // Model files with a pipelined plan: the sharding pass's collective ledger
+  // of stage function `name` ("stage<S>.<fn>") for `batch`, as ir() builds
+  // it; empty where the stages are not sharded (pp alone).
+  Expected<const std::vector<LedgerEntry>*> stage_ledger(const std::string& name, int64_t batch) const;
 
  private:
   const ModelFile* model_ = nullptr;

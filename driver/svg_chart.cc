@@ -31,15 +31,12 @@ std::string format_number(double v) {
   return buf;
 }
 
-namespace {
-
-std::string num(double v) {
+std::string svg_coord(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
   return buf;
 }
 
-// A tick label: exact for ticks of a 1-2-5 step (`step` > 0), compact for decades.
 std::string tick_label(double v, double step) {
   if (std::fabs(v) < step * 1e-9) v = 0;
   char buf[32];
@@ -49,7 +46,6 @@ std::string tick_label(double v, double step) {
   return buf;
 }
 
-// Ticks at multiples of a 1-2-5 step in [lo, hi], about `target` of them.
 std::vector<double> linear_ticks(double lo, double hi, int target, double& step) {
   const double raw = (hi - lo) / std::max(target, 1);
   const double mag = std::pow(10.0, std::floor(std::log10(raw)));
@@ -63,6 +59,10 @@ std::vector<double> linear_ticks(double lo, double hi, int target, double& step)
   for (double t = std::ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) ticks.push_back(t);
   return ticks;
 }
+
+namespace {
+
+std::string num(double v) { return svg_coord(v); }
 
 struct Box {
   double left, top, width, height;

@@ -52,4 +52,14 @@ std::string escape_html(const std::string& text);
 // exponent form outside [1e-3, 1e5).
 std::string format_number(double v);
 
+// Ticks at multiples of a 1-2-5 step in [lo, hi], about `target` of them;
+// `step` gets the step.
+std::vector<double> linear_ticks(double lo, double hi, int target, double& step);
+
+// A tick label: exact for ticks of a 1-2-5 step (`step` > 0), compact for decades.
+std::string tick_label(double v, double step);
+
+// A coordinate or length in SVG text: one decimal.
+std::string svg_coord(double v);
+
 }  // namespace mlc

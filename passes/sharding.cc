@@ -52,16 +52,16 @@ int64_t collective_bytes(OpCode code, int64_t n, int64_t bytes) {
   }
 }
 
-namespace {
-
-constexpr double kImpossible = std::numeric_limits<double>::infinity();
-
 std::string describe_op(const Op& op) {
   std::string s(op_name(op.code));
   if (op.loc.known()) s += " at " + op.loc.str();
   if (!op.meta.scope.empty()) s += " (" + op.meta.scope + ")";
   return s;
 }
+
+namespace {
+
+constexpr double kImpossible = std::numeric_limits<double>::infinity();
 
 // One step of a move on one axis: the collective and the placement after it.
 struct Step {

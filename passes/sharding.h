@@ -119,6 +119,11 @@ struct LedgerEntry {
   Loc loc;  // the consumer's
 };
 
+// How the ledger names an op (LedgerEntry::value and consumer): its name,
+// its model-file location and its layer's scope where known,
+// "dot at m.json:12:5 (fc1)".
+std::string describe_op(const Op& op);
+
 struct ShardedFunction {
   std::unique_ptr<Function> function;
   std::vector<LedgerEntry> ledger;

@@ -2,6 +2,7 @@
 // Exit codes: 0 success, 1 user error (a diagnostic on stderr), 2 usage error.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ int cmd_opt(const std::vector<std::string>& argv);
 int cmd_run(const std::vector<std::string>& argv);
 int cmd_plan(const std::vector<std::string>& argv);
 int run_plan_search(const Args& args);  // mlc plan --search (tools/cmd_plan_search.cc)
+// --gflops G (a GEMM rate for mlc plan's cost model): `out` stays nullopt
+// when not given; false with `error` set for anything but a positive number.
+bool parse_gflops(const Args& args, std::optional<double>& out, std::string& error);
 int cmd_compile(const std::vector<std::string>& argv);
 int cmd_convert(const std::vector<std::string>& argv);
 int cmd_report(const std::vector<std::string>& argv);

@@ -9,9 +9,10 @@
 // (it prints what it measured: "memory of rank R: ...").
 //
 // A pipeline (a pp axis in --mesh, or the model file's parallel.pipeline) is
-// planned, not run: driver/plan_pipeline.h prints its stages and schedule
-// after everything else, which is for the model without the pipeline (the pp
-// axis taken out of the mesh).
+// planned, not run: driver/plan_pipeline.h prints its stages, schedule and
+// collective ledger after everything else, which is for the model without
+// the pipeline (the pp axis taken out of the mesh). --format svg prints only
+// the pipeline's schedule as a Gantt chart (driver/pipeline_gantt.h).
 //
 // Activations kept for backward: results of forward ops (the ops the loss
 // depends on in @loss_grad) that a backward op reads.
@@ -39,6 +40,7 @@
 #include "tools/help.h"
 #include "driver/plan_cost.h"
 #include "driver/plan_parallel.h"
+#include "driver/pipeline_gantt.h"
 #include "driver/plan_pipeline.h"
 #include "driver/rank.h"
 #include "driver/train.h"
@@ -91,6 +93,17 @@ Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
   return p;
 }
 
+// `mlc plan --format svg`: the pipeline's Gantt chart (driver/pipeline_gantt.h) on stdout.
+int print_pipeline_gantt(const Args& args, const ModelFile& model, const PipelineFlags& flags) {
+  std::optional<double> gflops;
+  std::string error;
+  if (!parse_gflops(args, gflops, error)) return usage_error(error);
+  auto svg = pipeline_gantt_svg(model, flags, gflops);
+  if (!svg) return user_error(svg.error().message);
+  std::fputs(svg->c_str(), stdout);
+  return kOk;
+}
+
 }  // namespace
 
 int cmd_plan(const std::vector<std::string>& argv) {
@@ -100,17 +113,25 @@ int cmd_plan(const std::vector<std::string>& argv) {
   for (const std::string& a : argv) args_in.push_back(a == "-o" ? "--output" : a);
   if (!parse_command_args(*find_command_doc("plan"), args_in, args, error)) return usage_error(error);
   std::string format = args.get("format", "text");
-  if (args.positional.size() != 1 || (format != "text" && format != "json"))
+  const bool svg = format == "svg";
+  if (args.positional.size() != 1 || (format != "text" && format != "json" && !svg))
     return usage_error(usage_line(*find_command_doc("plan")));
-  if (args.has("search")) return run_plan_search(args);
+  if (args.has("search")) {
+    if (svg) return usage_error("--format svg draws one pipeline's schedule; --search prints text or json");
+    return run_plan_search(args);
+  }
   for (const char* search_flag : {"devices", "memory-cap", "runnable-only", "gflops", "top", "output"})
-    if (args.has(search_flag)) return usage_error("--" + std::string(search_flag) + " goes with --search");
+    if (args.has(search_flag) && !(svg && std::string(search_flag) == "gflops"))
+      return usage_error("--" + std::string(search_flag) + " goes with --search");
   ParallelFlags flags;
   PipelineFlags pipeline_flags;
   if (!parse_parallel(args, flags, error, &pipeline_flags.ranks)) return usage_error(error);
   pipeline_flags.microbatches = flags.microbatches.value_or(0);
   pipeline_flags.schedule = flags.schedule;
   pipeline_flags.virtual_stages = flags.virtual_stages.value_or(0);
+  if (svg && flags.mesh && pipeline_flags.ranks == 0)
+    return usage_error("--format svg draws a pipeline's schedule, and mesh " + flags.mesh->str() +
+                       " has no pp axis: give one, e.g. --mesh pp=4 or --mesh dp=2,pp=2");
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   const ModelConfig& config = model->config();
@@ -119,6 +140,7 @@ int cmd_plan(const std::vector<std::string>& argv) {
     if (a.name != "pp") pipeline_flags.beside.axes.push_back(a);
   pipeline_flags.zero = parallel.zero;
   pipeline_flags.sequence_parallel = parallel.tensor_parallel.sequence_parallel;
+  if (svg) return print_pipeline_gantt(args, *model, pipeline_flags);
   auto pipeline = pipeline_report(*model, pipeline_flags);
   if (!pipeline) return user_error(pipeline.error().message);
   if (config.train.optimizer.type.empty())

@@ -33,6 +33,18 @@ std::optional<int64_t> parse_bytes(const std::string& text) {
 
 }  // namespace
 
+bool parse_gflops(const Args& args, std::optional<double>& out, std::string& error) {
+  if (!args.has("gflops")) return true;
+  char* end = nullptr;
+  const double g = std::strtod(args.get("gflops").c_str(), &end);
+  if (*end != '\0' || !(g > 0)) {
+    error = "--gflops takes a positive number, got '" + args.get("gflops") + "'";
+    return false;
+  }
+  out = g;
+  return true;
+}
+
 int run_plan_search(const Args& args) {
   for (const char* pipeline_flag : {"mesh", "zero", "microbatches", "schedule", "virtual-stages"})
     if (args.has(pipeline_flag))
@@ -55,12 +67,8 @@ int run_plan_search(const Args& args) {
     options.memory_cap = *cap;
   }
   std::optional<double> gflops;
-  if (args.has("gflops")) {
-    const double g = std::strtod(args.get("gflops").c_str(), &end);
-    if (*end != '\0' || !(g > 0))
-      return usage_error("--gflops takes a positive number, got '" + args.get("gflops") + "'");
-    gflops = g;
-  }
+  std::string error;
+  if (!parse_gflops(args, gflops, error)) return usage_error(error);
   size_t top = 10;
   if (args.has("top")) {
     const long t = std::strtol(args.get("top").c_str(), &end, 10);

@@ -155,14 +155,25 @@ const std::vector<CommandDoc>& docs() {
        "With a pp axis (--mesh pp=4) or the model file's parallel.pipeline: the stage cuts, the values\n"
        "crossing each cut, the schedule's grid timed by the stages' FLOPs, the bubble and the activations\n"
        "each rank stashes, then what each rank of `mlc run --mesh pp=N` holds (parameters, optimizer state,\n"
-       "train-step arena, schedule buffers), predicted as the run measures it.\n"
+       "train-step arena, schedule buffers), predicted as the run measures it, and the pipelined step's\n"
+       "collective ledger: per value crossing a cut, the send/recv of the activation and of its gradient\n"
+       "(producer and model-file location, stage and rank pair, bytes per micro-batch and per step, estimated\n"
+       "time), the collectives of the stages' functions sharded over the other axes (tp, the data axes'\n"
+       "gradient reductions, ZeRO's gathers) times their calls, the all_reduces of tied weights' gradients\n"
+       "and of the squared norms over pp, and of the loss; communication per step by pipeline rank and axis.\n"
+       "--format svg prints only the pipeline's schedule as a Gantt chart (SVG, no scripts): a row per rank,\n"
+       "a box per F/B/I/W action at the grid's times, sends as thin lines, ticks in ms (the grid's FLOPs at\n"
+       "this host's GEMM rate, or --gflops), the bubble next to the textbook formula; a mesh without pp is\n"
+       "an error.\n"
        "With --search --devices N: every plan for N devices (dp with ZeRO 0-3, tp with and without sequence\n"
        "parallelism where the model file has a tensor-parallel plan, pp with its micro-batches, schedules and\n"
        "virtual stages), costed from the compiled IR (GEMM FLOPs at this host's measured rate, bytes of the\n"
        "other instructions, a fixed cost per instruction, the collective ledger's latency and bandwidth, the\n"
        "simulated pipeline bubble), those over --memory-cap dropped, the best printed with their step time,\n"
        "memory per rank and why; plans that do not validate would come after the runnable ones.",
-       {{"format", "text|json", "text (default) or one JSON object"},
+       {{"format", "text|json|svg",
+         "text (default), one JSON object, or svg: the pipeline schedule's Gantt chart (with --mesh pp=N or the "
+         "model file's parallel.pipeline)"},
         {"mesh", "AXIS=N[,AXIS=N...]", "as for run; here also pp=N, the pipeline ranks (default: the model file's "
                                        "parallel.pipeline.stages)"},
         kZero,
@@ -178,7 +189,7 @@ const std::vector<CommandDoc>& docs() {
          K::plain_switch},
         {"gflops", "G",
          "with --search: the f32 GEMM rate to cost with instead of this host's (measured once and kept in the "
-         "kernel cache)"},
+         "kernel cache); with --format svg: the rate that turns the grid's FLOPs into ms"},
         {"top", "K", "with --search: print the best K plans (default 10)"},
         {"output", "plan.json", "with --search: write the best runnable plan for mlc run --plan (also -o)"}}},
       {"ir", "MODEL.json|MODEL.mlc",
