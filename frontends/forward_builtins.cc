@@ -83,6 +83,8 @@ const std::vector<BuiltinSpec>& table() {
       {"max", kFM, {"input", "dim", "keepdim"}, 1},
       {"min", kFM, {"input", "dim", "keepdim"}, 1},
       {"max_pool2d", kFunction, {"input", "kernel_size", "stride", "padding"}, 2},
+      {"avg_pool2d", kFunction,
+       {"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"}, 2},
       // indexing (forward_functional.cc)
       {"argmax", kFM, {"input", "dim", "keepdim"}, 1, -1, 3},
       {"cumsum", kFM, {"input", "dim"}, 2},
@@ -90,6 +92,7 @@ const std::vector<BuiltinSpec>& table() {
       {"chunk", kFM, {"input", "chunks", "dim"}, 2},
       {"split", kFM, {"tensor", "split_size_or_sections", "dim"}, 2},
       {"stack", kFunction, {"tensors", "dim"}, 1, -1, 3},  // and a reshape per 0-d tensor
+      {"einsum", kFunction, {"equation", "operands"}, 2, 1, 10},
       // torch.nn.functional's losses (frontends/losses.h)
       {"cross_entropy", kFunction,
        {"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"}, 2, -1, 40},
@@ -104,8 +107,6 @@ const std::vector<BuiltinSpec>& table() {
       {"kl_div", kFunction, {"input", "target", "size_average", "reduce", "reduction", "log_target"}, 2},
       {"cosine_embedding_loss", kFunction,
        {"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"}, 3},
-      {"avg_pool2d", kFunction,
-       {"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"}, 2},
   };
   return specs;
 }

@@ -270,6 +270,7 @@ std::optional<Expected<Val>> emit_functional_builtin(Builder& b, const BuiltinSp
   if (n == "gather") return gather(b, args, at);
   if (n == "chunk" || n == "split") return pieces(b, n, args, at);
   if (n == "stack") return stack(b, args, at);
+  if (n == "einsum") return emit_einsum(b, args, at);
   if (n == "cumsum") {
     auto body = [&]() -> Expected<Val> {
       MLC_TRY(Value* x, float_input(args[0], "cumsum", at));

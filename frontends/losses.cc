@@ -171,7 +171,9 @@ Expected<Value*> emit_loss(Builder& b, std::string_view name, const std::vector<
   Value* input = tensors[0];
   if (!is_float(input->type.dtype))
     return error_at(at, what + ": expected a float input, found " + input->type.str());
-  for (size_t i = 1; i + 1 < tensors.size() + (name == "cosine_embedding_loss" ? 0 : 1); ++i)
+  // The target (cosine_embedding_loss: the second input; its targets are 1 or -1 of any dtype).
+  const size_t same_type = name == "cosine_embedding_loss" ? 2 : tensors.size();
+  for (size_t i = 1; i < same_type; ++i)
     if (tensors[i]->type != input->type)
       return error_at(at, what + ": the target must have the input's type " + input->type.str() + ", found " +
                               tensors[i]->type.str());

@@ -15,7 +15,8 @@ weights with torch 1.13:
                    binary_cross_entropy(reduction='sum') + KL ("loss": output)
   functional       a forward using the functional forms: split, stack, the
                    activations, log1p, cumsum, gather, argmax, log_softmax, and
-                   every functional loss (reduction 'none', class dim 1, ...)
+                   every functional loss (reduction 'none', class dim 1, ...) and
+                   einsum
 
 The forward statements are both the model file's and Python that PyTorch runs
 (exec'd over the model's modules, torch's functions and the inputs). Writes,
@@ -156,7 +157,8 @@ FUNCTIONAL_STATEMENTS = [
     "each = F.mse_loss(softmax(lg, dim=1), prob, reduction='none')",
     "r = each.sum() * 0.1 + F.l1_loss(lg, reg) + F.huber_loss(lg, reg, delta=0.5) + F.smooth_l1_loss(lg, reg, beta=0.3)",
     "bce = F.binary_cross_entropy_with_logits(lg, prob, weight=ones(4) * 0.5, pos_weight=full([4], 2.0))",
-    "return ce + kl + nll + cos + r + bce - top.mean() * 0.1",
+    "w = torch.einsum('bcl,bl->bc', s, lg) + einsum('bcl->bc', c) + einsum('bc,cl', s[:, :, 0], c[0])[:, :3]",
+    "return ce + kl + nll + cos + r + bce - top.mean() * 0.1 + w.mean() * 0.01",
 ]
 
 
@@ -178,7 +180,7 @@ def run_statements(statements, ns):
 def namespace(module, inputs):
     ns = dict(torch=torch, F=F, relu=F.relu, exp=torch.exp, sum=torch.sum, cumsum=torch.cumsum,
               gather=torch.gather, argmax=torch.argmax, stack=torch.stack, softmax=F.softmax,
-              ones=torch.ones, full=torch.full)
+              ones=torch.ones, full=torch.full, einsum=torch.einsum)
     ns.update({name: child for name, child in module.named_children()})
     ns.update(inputs)
     return ns

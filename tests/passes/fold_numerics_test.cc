@@ -351,7 +351,8 @@ TEST(FoldNumerics, CompositesAreNotFoldedButTheirDecompositionsAre) {
     ASSERT_NE(g->results[0]->producer, nullptr);
     EXPECT_EQ(g->results[0]->producer->code, c.code);
     EXPECT_TRUE(decompose_composites(*g));
-    EXPECT_TRUE(fold_constants(*g));
+    // cumsum's decomposition is a dot with a 0/1 matrix of iotas, which folding leaves as it is.
+    EXPECT_EQ(fold_constants(*g), c.code != OpCode::Cumsum);
     EXPECT_TRUE(verify_function(*g).ok());
     auto want = run(*f), got = run(*g);
     ASSERT_TRUE(want.ok()) << want.error().message;
