@@ -120,14 +120,27 @@ Expected<Evaluator> Evaluator::create(const Rank& rank, const ModelConfig& confi
   return e;
 }
 
+// What the evaluation's mean divides the summed loss by: every element of the
+// targets (class indices, or regression targets), or with a loss computed by
+// the forward ("output") the batch's examples.
+namespace {
+int64_t loss_positions(const ModelConfig& config, const std::vector<rt::Tensor>& inputs) {
+  int64_t positions = 0;
+  for (size_t i = 0; i < config.inputs.size(); ++i) {
+    const InputInfo& in = config.inputs[i];
+    if (config.loss_targets.empty() && in.batched) return inputs[i].shape()[in.batch_dim];
+    if (in.name == config.loss_targets) positions += inputs[i].num_elements();
+  }
+  return positions;
+}
+}  // namespace
+
 Status Evaluator::add(StepFunction& f, std::vector<rt::Tensor>& inputs, const std::vector<rt::NamedTensor>& params,
                       double& loss_sum, int64_t& correct, int64_t& positions) const {
   MLC_CHECK_OK(f.run(arguments(inputs, params)));
   loss_sum += scalar_value(f.result(0));
   if (f.num_results() > 1) correct += static_cast<int64_t>(scalar_value(f.result(1)));
-  // Positions: every element of the targets (class indices, or regression targets).
-  for (size_t i = 0; i < config_->inputs.size(); ++i)
-    if (config_->inputs[i].name == config_->loss_targets) positions += inputs[i].num_elements();
+  positions += loss_positions(*config_, inputs);
   return {};
 }
 
@@ -206,8 +219,7 @@ Expected<EvalResult> Evaluator::run_pipeline(const rt::Split& split, const std::
       }
       sums[0] += scalar_value(f.result(0));
       if (f.num_results() > 1) sums[1] += scalar_value(f.result(1));
-      for (size_t i = 0; i < config_->inputs.size(); ++i)
-        if (config_->inputs[i].name == config_->loss_targets) sums[2] += static_cast<double>(inputs[i].num_elements());
+      sums[2] += static_cast<double>(loss_positions(*config_, inputs));
     }
   }
   // Within this replica's pipeline ranks (every replica evaluates the whole split).
@@ -293,7 +305,7 @@ Status check_class_targets(const Program& program, const rt::Split& split, const
     rt::Tensor targets = std::move(split.rows(0, split.num_examples())[i]);
     for (int64_t k = 0; k < targets.num_elements(); ++k) {
       int64_t t = targets.dtype() == DType::i64 ? targets.data<int64_t>()[k] : targets.data<int32_t>()[k];
-      if (t < 0 || t >= classes)
+      if ((t < 0 || t >= classes) && t != config.loss_ignore_index)
         return make_error(data_path + ": error: " + split_name + " target '" + config.loss_targets +
                           "' element " + std::to_string(k) + " is " + std::to_string(t) +
                           ", not a class index in [0, " + std::to_string(classes) + ")");

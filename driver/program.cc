@@ -252,7 +252,7 @@ Expected<std::optional<int64_t>> Program::num_classes() const {
   if (!config().classifier) return std::optional<int64_t>();
   MLC_TRY(const Function* loss, ir("loss", config().trial_batch()));
   for (const auto& op : loss->ops)
-    if (op->code == OpCode::CrossEntropy) return std::optional<int64_t>(op->operands[0]->type.shape.back());
+    if (op->code == OpCode::CrossEntropy || op->code == OpCode::NllLoss) return std::optional<int64_t>(op->operands[0]->type.shape.back());
   return std::optional<int64_t>();
 }
 

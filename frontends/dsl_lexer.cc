@@ -90,10 +90,8 @@ Expected<DslToken> DslLexer::read() {
         while (i_ < text_.size() && digit(text_[i_])) ++i_;
       }
       return emit(DslToken::number, s, i_);
-    } else if (c == '"') {
-      return string();
-    } else if (c == '\'') {
-      return error(i_, "strings are written in double quotes (\"...\")");
+    } else if (c == '"' || c == '\'') {
+      return string(c);
     } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
       static const char* hex = "0123456789abcdef";
       auto b = static_cast<unsigned char>(c);
@@ -174,9 +172,9 @@ Status DslLexer::skip_comment() {
   return {};
 }
 
-Expected<DslToken> DslLexer::string() {
+Expected<DslToken> DslLexer::string(char quote) {
   size_t s = i_, i = i_ + 1;
-  while (i < text_.size() && text_[i] != '"') {
+  while (i < text_.size() && text_[i] != quote) {
     auto b = static_cast<unsigned char>(text_[i]);
     if (text_[i] == '\n') break;
     if (text_[i] == '\\' && i + 1 < text_.size() && text_[i + 1] != '\n') {
@@ -191,7 +189,7 @@ Expected<DslToken> DslLexer::string() {
       ++i;
     }
   }
-  if (i >= text_.size() || text_[i] != '"')
+  if (i >= text_.size() || text_[i] != quote)
     return error(s, "this string is never closed (strings end on their line)");
   i_ = i + 1;
   return emit(DslToken::string, s, i_);

@@ -14,7 +14,8 @@
 //  - Every token's [begin, end) indexes the text. Words are
 //    [A-Za-z_][A-Za-z0-9_]*; numbers are digits with an optional fraction and
 //    exponent; strings are double-quoted with backslash escapes (decoded by
-//    the parser, as JSON strings); any other character is a one-character
+//    the parser, as JSON strings), or single-quoted (Python's, in a forward
+//    statement: reduction='sum'); any other character is a one-character
 //    punct (a multi-byte UTF-8 character is one punct).
 #pragma once
 
@@ -61,7 +62,9 @@ class DslLexer {
   Error error(size_t offset, const std::string& message) const;
   Expected<bool> indentation();
   Status skip_comment();
-  Expected<DslToken> string();
+  // A string in `quote`s: '"', or '\'' (kept for forward statements; a value
+  // in single quotes is the parser's error).
+  Expected<DslToken> string(char quote);
   Status bracket(size_t i);
 
   std::string_view text_;

@@ -397,6 +397,8 @@ class Parser {
   }
 
   Expected<PNode> string(const DslToken& t) const {
+    if (t.text[0] == '\'')
+      return error(t, "strings are written in double quotes (\"...\"); single quotes only in forward statements");
     Json j = Json::parse(t.text, nullptr, false);
     if (j.is_discarded() || !j.is_string())
       return error(t, "invalid escape in this string (escapes: \\\" \\\\ \\/ \\b \\f \\n \\r \\t "

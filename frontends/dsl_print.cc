@@ -51,11 +51,13 @@ bool is_line_statement(const Json& j) {
   const auto& s = j.get_ref<const std::string&>();
   if (s.empty() || s.front() == ' ' || s.back() == ' ' || s.front() == '\t' || s.back() == '\t')
     return false;
-  for (char c : s)
-    if (c == '\n' || c == '\r' || c == '#' || c == '"' || c == '\'' ||
-        (static_cast<unsigned char>(c) < 0x20 && c != '\t'))
+  char open = 0;  // the quote of a string literal ('sum') the statement is inside
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '#' || c == '\\' || (static_cast<unsigned char>(c) < 0x20 && c != '\t'))
       return false;
-  return true;
+    if (c == '"' || c == '\'') open = open == 0 ? c : open == c ? 0 : open;
+  }
+  return open == 0;
 }
 
 bool callable(const Json& v) {

@@ -17,6 +17,11 @@ constexpr std::array kEmbedding{"num_embeddings"sv, "embedding_dim"sv};
 constexpr std::array kLayerNorm{"normalized_shape"sv, "eps"sv};
 constexpr std::array kRmsNorm{"dim"sv, "eps"sv};
 constexpr std::array kGelu{"approximate"sv};
+constexpr std::array kLeakyRelu{"negative_slope"sv};
+constexpr std::array kElu{"alpha"sv};
+constexpr std::array kSoftplus{"beta"sv, "threshold"sv};
+constexpr std::array kPRelu{"num_parameters"sv, "init"sv};
+constexpr std::array kSoftmax{"dim"sv};
 constexpr std::array kBatchNorm{"num_features"sv, "eps"sv, "momentum"sv, "affine"sv,
                                 "track_running_stats"sv};
 constexpr std::array kDropout{"p"sv};
@@ -39,6 +44,12 @@ constexpr Entry kSignatures[] = {
     {"LayerNorm", kLayerNorm, 1},
     {"RMSNorm", kRmsNorm, 1},
     {"GELU", kGelu, 0},
+    {"LeakyReLU", kLeakyRelu, 0},
+    {"ELU", kElu, 0},
+    {"Softplus", kSoftplus, 0},
+    {"PReLU", kPRelu, 0},
+    {"Softmax", kSoftmax, 0},
+    {"LogSoftmax", kSoftmax, 0},
     {"BatchNorm1d", kBatchNorm, 1},
     {"BatchNorm2d", kBatchNorm, 1},
     {"Dropout", kDropout, 1},

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "frontends/forward_functional.h"
 #include "frontends/forward_shape_ops.h"
 #include "ir/attributes.h"
 #include "ir/diagnostics.h"
@@ -31,6 +32,16 @@ const std::vector<BuiltinSpec>& table() {
       {"abs", kFM, {"input"}, 1},
       {"pow", kFM, {"input", "exponent"}, 2},
       {"softmax", kFM, {"input", "dim"}, 1},
+      // torch.nn.functional's activations (forward_functional.cc)
+      {"log_softmax", kFM, {"input", "dim"}, 1},
+      {"log1p", kFM, {"input"}, 1},
+      {"leaky_relu", kFunction, {"input", "negative_slope"}, 1},
+      {"elu", kFunction, {"input", "alpha"}, 1},
+      {"selu", kFunction, {"input"}, 1},
+      {"softplus", kFunction, {"input", "beta", "threshold"}, 1},
+      {"hardswish", kFunction, {"input"}, 1},
+      {"mish", kFunction, {"input"}, 1},
+      {"prelu", kFunction, {"input", "weight"}, 2, -1, 5},
       {"where", kFunction, {"condition", "input", "other"}, 3},
       {"masked_fill", kFM, {"input", "mask", "value"}, 3},
       {"triu", kFM, {"input", "diagonal"}, 1, -1, 8},
@@ -74,6 +85,28 @@ const std::vector<BuiltinSpec>& table() {
       {"max_pool2d", kFunction, {"input", "kernel_size", "stride", "padding"}, 2},
       {"avg_pool2d", kFunction,
        {"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"}, 2},
+      // indexing (forward_functional.cc)
+      {"argmax", kFM, {"input", "dim", "keepdim"}, 1, -1, 3},
+      {"cumsum", kFM, {"input", "dim"}, 2},
+      {"gather", kFM, {"input", "dim", "index"}, 3, -1, 4 * kMaxRank + 3},
+      {"chunk", kFM, {"input", "chunks", "dim"}, 2},
+      {"split", kFM, {"tensor", "split_size_or_sections", "dim"}, 2},
+      {"stack", kFunction, {"tensors", "dim"}, 1, -1, 3},  // and a reshape per 0-d tensor
+      {"einsum", kFunction, {"equation", "operands"}, 2, 1, 10},
+      // torch.nn.functional's losses (frontends/losses.h)
+      {"cross_entropy", kFunction,
+       {"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"}, 2, -1, 40},
+      {"nll_loss", kFunction, {"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction"}, 2, -1, 3},
+      {"mse_loss", kFunction, {"input", "target", "size_average", "reduce", "reduction"}, 2},
+      {"l1_loss", kFunction, {"input", "target", "size_average", "reduce", "reduction"}, 2},
+      {"smooth_l1_loss", kFunction, {"input", "target", "size_average", "reduce", "reduction", "beta"}, 2},
+      {"huber_loss", kFunction, {"input", "target", "reduction", "delta"}, 2},
+      {"binary_cross_entropy", kFunction, {"input", "target", "weight", "size_average", "reduce", "reduction"}, 2, -1, 6},
+      {"binary_cross_entropy_with_logits", kFunction,
+       {"input", "target", "weight", "size_average", "reduce", "reduction", "pos_weight"}, 2, -1, 6},
+      {"kl_div", kFunction, {"input", "target", "size_average", "reduce", "reduction", "log_target"}, 2},
+      {"cosine_embedding_loss", kFunction,
+       {"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"}, 3},
   };
   return specs;
 }
@@ -233,6 +266,7 @@ std::string Val::describe() const {
     case Kind::list: return "a list of " + std::to_string(items.size());
     case Kind::dtype: return "the dtype " + std::string(dtype_name(dtype));
     case Kind::none: return "None";
+    case Kind::string: return "the string '" + text + "'";
     case Kind::absent: break;
   }
   return "nothing";
@@ -282,6 +316,20 @@ Expected<int64_t> int_arg(const Val& v, const std::string& what, const Loc& at) 
   return static_cast<int64_t>(v.num);
 }
 
+Expected<double> number_arg(const Val& v, double dflt, const std::string& what, const Loc& at) {
+  if (v.kind == Val::Kind::absent || v.kind == Val::Kind::none) return dflt;
+  if (!v.is_number() || v.boolean)
+    return fwd_error(v.loc.line ? v.loc : at, what + " must be a number, found " + v.describe());
+  return v.num;
+}
+
+Expected<std::string> string_arg(const Val& v, const std::string& dflt, const std::string& what, const Loc& at) {
+  if (v.kind == Val::Kind::absent) return dflt;
+  if (v.kind != Val::Kind::string)
+    return fwd_error(v.loc.line ? v.loc : at, what + " must be a string such as 'mean', found " + v.describe());
+  return v.text;
+}
+
 Expected<std::vector<int64_t>> int_list(const Val& v, const std::string& what, const Loc& at) {
   std::vector<int64_t> out;
   if (v.kind != Val::Kind::list) {
@@ -319,6 +367,7 @@ Expected<Val> emit_builtin(Builder& b, const BuiltinSpec& spec, std::vector<Val>
     return Val::tensor(y, at);
   }
   if (auto shaped = emit_shape_builtin(b, spec, args, at)) return std::move(*shaped);
+  if (auto functional = emit_functional_builtin(b, spec, args, at)) return std::move(*functional);
   MLC_TRY(Value* x, tensor_arg(args[0], std::string(n), at));
   if (n == "pow") {
     if (!is_float(x->type.dtype))

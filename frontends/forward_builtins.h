@@ -40,17 +40,24 @@ std::vector<std::string> builtin_names(unsigned form);
 inline std::vector<std::string> builtin_function_names() { return builtin_names(kFunction); }
 
 // An argument during evaluation: a tensor, a number (not yet typed), a list,
-// a dtype, None, or absent (an optional argument not given).
+// a dtype, None, a string ('sum'), or absent (an optional argument not given).
 struct Val {
-  enum class Kind { absent, tensor, number, list, dtype, none } kind = Kind::absent;
+  enum class Kind { absent, tensor, number, list, dtype, none, string } kind = Kind::absent;
   Value* v = nullptr;
   double num = 0;
   bool integral = false;
   bool boolean = false;
   DType dtype = DType::f32;
   std::vector<Val> items;
+  std::string text;  // string
   Loc loc;  // of the expression it came from
 
+  static Val of(Kind k, Loc l) {
+    Val r;
+    r.kind = k;
+    r.loc = std::move(l);
+    return r;
+  }
   static Val tensor(Value* x, Loc l) {
     Val r;
     r.kind = Kind::tensor;
@@ -87,6 +94,12 @@ Expected<Value*> tensor_arg(const Val& v, const std::string& what, const Loc& at
 Expected<int64_t> int_arg(const Val& v, const std::string& what, const Loc& at);
 // An integer or a list of at most kMaxRank integers (dims, or sizes of dims).
 Expected<std::vector<int64_t>> int_list(const Val& v, const std::string& what, const Loc& at);
+// True/False (`dflt` when absent).
+Expected<bool> bool_arg(const Val& v, bool dflt, const std::string& what, const Loc& at);
+// A number (`dflt` when absent or None).
+Expected<double> number_arg(const Val& v, double dflt, const std::string& what, const Loc& at);
+// A string ('sum'; `dflt` when absent).
+Expected<std::string> string_arg(const Val& v, const std::string& dflt, const std::string& what, const Loc& at);
 // A dim of `t`, negative ones counted from the end: in [0, rank + extra).
 Expected<int64_t> dim_arg(const Val& v, const TensorType& t, const std::string& what, const Loc& at,
                           int64_t extra = 0);

@@ -114,17 +114,15 @@ class Evaluator {
         v.boolean = e.boolean;
         return v;
       }
-      case Expr::Kind::none: {
-        Val v;
-        v.kind = Val::Kind::none;
-        v.loc = e.loc;
+      case Expr::Kind::none: return Val::of(Val::Kind::none, e.loc);
+      case Expr::Kind::string: {
+        Val v = Val::of(Val::Kind::string, e.loc);
+        v.text = e.name;
         return v;
       }
       case Expr::Kind::dtype: {
-        Val v;
-        v.kind = Val::Kind::dtype;
+        Val v = Val::of(Val::Kind::dtype, e.loc);
         v.dtype = e.dtype;
-        v.loc = e.loc;
         return v;
       }
       case Expr::Kind::name: {

@@ -88,7 +88,7 @@ std::optional<DType> dtype_named(std::string_view s) {
 }
 
 struct Token {
-  enum Kind { ident, number, punct, end } kind;
+  enum Kind { ident, number, punct, string, end } kind;
   size_t offset;
   std::string_view text;
 
@@ -184,6 +184,11 @@ class StatementParser {
         if (i < text_.size() && ident_char(text_[i]))
           return error(i, "unexpected character " + squote(text_.substr(i, 1)) + " in a number");
         tokens_.push_back({Token::number, start, text_.substr(start, i - start)});
+      } else if (c == '\'' || c == '"') {  // a string literal: reduction='sum'
+        size_t close = text_.find(c, i + 1);
+        if (close == std::string_view::npos) return error(start, "unterminated string");
+        tokens_.push_back({Token::string, start, text_.substr(start + 1, close - start - 1)});
+        i = close + 1;
       } else if (text_.substr(i, 3) == "...") {
         tokens_.push_back({Token::punct, start, text_.substr(start, 3)});
         i += 3;
@@ -429,6 +434,12 @@ class StatementParser {
       if (!std::isfinite(e->number)) return error(t.offset, "number " + unquoted(s) + " is out of range");
       return e;
     }
+    if (t.kind == Token::string) {
+      ++pos_;
+      auto e = make(Expr::Kind::string, t.offset);
+      e->name = std::string(t.text);
+      return e;
+    }
     if (is_punct(t, "(")) {
       MLC_CHECK_OK(check_depth(depth));
       ++pos_;
@@ -660,8 +671,13 @@ class StatementParser {
 // Ops an expression node emits itself, at most.
 int64_t own_ops(const Expr& e) {
   switch (e.kind) {
-    case Expr::Kind::call:
-      return e.builtin ? find_builtin(e.name, kFunction | kMethod | kAttribute)->max_ops : 0;
+    case Expr::Kind::call: {
+      if (!e.builtin) return 0;
+      int64_t n = find_builtin(e.name, kFunction | kMethod | kAttribute)->max_ops;
+      if (e.name == "stack" && e.args[0] && e.args[0]->kind == Expr::Kind::list)
+        n += static_cast<int64_t>(e.args[0]->args.size());  // a reshape per 0-d tensor
+      return n;
+    }
     case Expr::Kind::binary: return e.op == "@" ? 8 : 1;
     case Expr::Kind::subscript: return 2;  // slice, reshape
     case Expr::Kind::number:

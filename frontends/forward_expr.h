@@ -8,7 +8,7 @@
 //   unary      := '-' unary | power
 //   power      := postfix ['**' unary]
 //   postfix    := primary ('.' ident | '.' ident '(' args ')' | '[' subscripts ']')*
-//   primary    := number | name | param | call | '(' expr ')' | '(' expr ',' ... ')'
+//   primary    := number | string | name | param | call | '(' expr ')' | '(' expr ',' ... ')'
 //               | '[' expr, ... ']'
 //   call       := callee '(' args ')'        callee: a layer, a built-in, torch.f or F.f
 //   args       := [arg (',' arg)*]           arg := [ident '='] expr  (keywords last)
@@ -61,6 +61,7 @@ struct Expr {
     name,       // a defined value: `name`
     number,     // a literal; also True/False (`boolean`) and inf
     none,       // None
+    string,     // a string literal ('sum' or "sum"): `name`, without the quotes
     dtype,      // a dtype name: `dtype`
     param,      // a parameter: `name` is its path below the container, or
                 // (`tied`) the full state_dict name of the one it is tied to

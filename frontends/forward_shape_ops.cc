@@ -84,13 +84,6 @@ Expected<std::vector<int64_t>> reduce_dims(const Val& v, const TensorType& t, co
   return dims;
 }
 
-Expected<bool> bool_arg(const Val& v, bool dflt, const std::string& what, const Loc& at) {
-  if (v.kind == Val::Kind::absent) return dflt;
-  if (!v.is_number() || !v.integral || (v.num != 0 && v.num != 1))
-    return fwd_error(v.loc.line ? v.loc : at, what + " must be True or False, found " + v.describe());
-  return v.num != 0;
-}
-
 // sum, mean, max, min over dims (max/min of two tensors: element-wise).
 Expected<Val> reduction(Builder& b, std::string_view name, const std::vector<Val>& args, const Loc& at) {
   std::string n(name);
@@ -193,6 +186,13 @@ Expected<Val> pool(Builder& b, bool max, const std::vector<Val>& args, const Loc
 }
 
 }  // namespace
+
+Expected<bool> bool_arg(const Val& v, bool dflt, const std::string& what, const Loc& at) {
+  if (v.kind == Val::Kind::absent) return dflt;
+  if (!v.is_number() || !v.integral || (v.num != 0 && v.num != 1))
+    return fwd_error(v.loc.line ? v.loc : at, what + " must be True or False, found " + v.describe());
+  return v.num != 0;
+}
 
 Expected<int64_t> dim_arg(const Val& v, const TensorType& t, const std::string& what, const Loc& at,
                           int64_t extra) {

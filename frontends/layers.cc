@@ -1,5 +1,5 @@
-// Layers: the registry, Linear, Conv2d, pools, activations and Flatten.
-// Transformer layers live in layers_transformer.cc.
+// Layers: the registry, Linear, Conv2d, pools and Flatten. Activations live
+// in layers_activation.cc, transformer layers in layers_transformer.cc.
 #include "frontends/layers.h"
 
 #include <array>
@@ -180,19 +180,6 @@ class Pool2d : public Layer {
   }
 };
 
-class Activation : public Layer {
- public:
-  int64_t max_ops() const override { return 1; }  // the activation op
-  OpCode code = OpCode::Relu;
-  std::string approximate;  // GELU only
-  Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
-    MLC_CHECK_OK(require_float(ctx, x, false));
-    Attrs attrs;
-    if (code == OpCode::Gelu) attrs.set("approximate", approximate);
-    return emit_op(ctx.b, code, {x}, std::move(attrs));
-  }
-};
-
 class Flatten : public Layer {
  public:
   int64_t max_ops() const override { return 1; }  // reshape
@@ -266,18 +253,6 @@ Expected<std::unique_ptr<Layer>> parse_pool(const Fields& f, bool max) {
   return std::unique_ptr<Layer>(std::move(l));
 }
 
-Expected<std::unique_ptr<Layer>> parse_activation(const Fields& f, OpCode code) {
-  auto l = std::make_unique<Activation>();
-  l->code = code;
-  if (code == OpCode::Gelu) {
-    MLC_CHECK_OK(f.allow(with_common_fields({"approximate"})));
-    MLC_TRY(l->approximate, f.choice("approximate", "none", {"none", "tanh"}));
-  } else {
-    MLC_CHECK_OK(f.allow(with_common_fields({})));
-  }
-  return std::unique_ptr<Layer>(std::move(l));
-}
-
 Expected<std::unique_ptr<Layer>> parse_flatten(const Fields& f) {
   MLC_CHECK_OK(f.allow(with_common_fields({"start_dim", "end_dim"})));
   auto l = std::make_unique<Flatten>();
@@ -295,8 +270,10 @@ Expected<std::unique_ptr<Layer>> parse_flatten(const Fields& f) {
 const std::vector<std::string>& layer_types() {
   static const std::vector<std::string> types = {
       "Linear",  "Conv2d",    "MaxPool2d", "AvgPool2d", "ReLU",
-      "GELU",    "SiLU",      "Tanh",      "Sigmoid",   "Flatten",
-      "Embedding", "LayerNorm", "RMSNorm", "CausalSelfAttention", "SwiGLU",
+      "GELU",    "SiLU",      "Tanh",      "Sigmoid",   "LeakyReLU",
+      "ELU",     "SELU",      "Softplus",  "Hardswish", "Mish",
+      "PReLU",   "Softmax",   "LogSoftmax", "Softmax2d", "Identity",
+      "Flatten", "Embedding", "LayerNorm", "RMSNorm", "CausalSelfAttention", "SwiGLU",
       "BatchNorm1d", "BatchNorm2d", "Dropout"};
   return types;
 }
@@ -312,13 +289,9 @@ Expected<std::unique_ptr<Layer>> parse_layer(const Fields& f, const std::string&
   if (type == "Linear") l = parse_linear(f);
   else if (type == "Conv2d") l = parse_conv2d(f);
   else if (type == "MaxPool2d" || type == "AvgPool2d") l = parse_pool(f, type == "MaxPool2d");
-  else if (type == "ReLU") l = parse_activation(f, OpCode::Relu);
-  else if (type == "GELU") l = parse_activation(f, OpCode::Gelu);
-  else if (type == "SiLU") l = parse_activation(f, OpCode::Silu);
-  else if (type == "Tanh") l = parse_activation(f, OpCode::Tanh);
-  else if (type == "Sigmoid") l = parse_activation(f, OpCode::Sigmoid);
   else if (type == "Flatten") l = parse_flatten(f);
-  else l = parse_transformer_layer(f, type);
+  else l = parse_activation_layer(f, type);
+  if (l && !*l) l = parse_transformer_layer(f, type);
   if (l && !*l) l = parse_train_mode_layer(f, type);
   if (!l) return l.take_error();
   if (!*l) return f.doc().error(f.node(), "internal: layer type " + squote(type) + " has no parser");

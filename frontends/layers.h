@@ -114,6 +114,8 @@ void linear_params(std::vector<ParamDecl>& out, const std::string& prefix, int64
 Expected<Value*> emit_linear(LayerContext& ctx, Value* x, const std::string& prefix, bool bias);
 // Fields allowed for a layer of this type, besides "type" and "trainable".
 std::vector<std::string> with_common_fields(std::vector<std::string> fields);
+// Activations, softmaxes and Identity (layers_activation.cc); nullptr result if `type` is not one.
+Expected<std::unique_ptr<Layer>> parse_activation_layer(const Fields& f, const std::string& type);
 // Transformer-style layers (layers_transformer.cc); nullptr result if `type` is not one.
 Expected<std::unique_ptr<Layer>> parse_transformer_layer(const Fields& f, const std::string& type);
 // Layers that differ between training and evaluation, BatchNorm1d/2d and Dropout

@@ -6,6 +6,7 @@
 #include "frontends/dsl_parse.h"
 #include "frontends/emit_util.h"
 #include "frontends/json_doc.h"
+#include "frontends/losses.h"
 #include "frontends/model_settings.h"
 #include "frontends/parallel_section.h"
 #include "frontends/module_tree.h"
@@ -55,6 +56,53 @@ std::vector<int64_t> all_dims(const Value* v) {
   std::vector<int64_t> dims(static_cast<size_t>(v->type.rank()));
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<int64_t>(i);
   return dims;
+}
+
+// A constant f32 tensor [n] of the section's numbers.
+Expected<Value*> section_constant(Builder& b, const std::vector<double>& values, DType dtype) {
+  Attrs attrs;
+  attrs.set("value", values);
+  return b.try_create(OpCode::Constant, {}, std::move(attrs),
+                      TensorType{dtype, {static_cast<int64_t>(values.size())}});
+}
+
+// The "loss" section's loss of the model's output `out`: in @eval summed
+// (the evaluation divides by the positions), in @loss with its reduction.
+Expected<Value*> emit_section_loss(Builder& b, const LossSpec& spec, const ModelConfig& c, Value* out,
+                                   const std::vector<Value*>& inputs, bool eval, int64_t batch) {
+  if (spec.type == "output") {
+    if (out->type.rank() != 0 || !is_float(out->type.dtype))
+      return error_at(spec.loc, "with \"type\": \"output\" the model's output is the loss, so it must be a 0-d "
+                                "float tensor (e.g. F.mse_loss(y, t) + 0.1 * kl), found " + out->type.str());
+    if (!eval) return out;
+    MLC_TRY(Value* n, emit_scalar(b, static_cast<double>(batch), out->type.dtype));
+    return emit_op(b, OpCode::Mul, {out, n});
+  }
+  Value* targets = inputs[static_cast<size_t>(find_input(c.inputs, spec.targets) - c.inputs.data())];
+  if (c.classifier && !is_integer(targets->type.dtype))
+    return error_at(spec.loc, spec.type + " targets " + squote(spec.targets) +
+                                  " must be class indices (i32 or i64), found " + targets->type.str());
+  LossArgs args;
+  args.reduction = eval ? "sum" : spec.reduction;
+  args.ignore_index = spec.ignore_index;
+  args.label_smoothing = spec.label_smoothing;
+  args.beta = spec.beta;
+  args.delta = spec.delta;
+  args.log_target = spec.log_target;
+  const DType dtype = is_float(out->type.dtype) ? out->type.dtype : DType::f32;
+  if (!spec.weight.empty()) {
+    const auto classes = static_cast<size_t>(out->type.rank() ? out->type.shape.back() : 0);
+    if (c.classifier && spec.weight.size() != classes)
+      return error_at(spec.weight_loc, spec.type + ": 'weight' needs one number per class, " + std::to_string(classes) +
+                                           " for the output " + out->type.str() + ", found " +
+                                           std::to_string(spec.weight.size()));
+    MLC_TRY(args.weight, section_constant(b, spec.weight, dtype));
+  }
+  if (!spec.pos_weight.empty()) {
+    MLC_TRY(args.pos_weight, section_constant(b, spec.pos_weight, dtype));
+  }
+  const std::string name = spec.type == "mse" ? "mse_loss" : spec.type;
+  return emit_loss(b, name, {out, targets}, args, spec.type, spec.loc);
 }
 
 }  // namespace
@@ -116,9 +164,9 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
   MLC_TRY(LossSpec loss, parse_loss(doc, loss_node, c.inputs));
   c.loss_type = loss.type;
   c.loss_targets = loss.targets;
-  c.classifier = loss.type == "cross_entropy";
-  mf.loss_loc_ = loss.loc;
-  mf.loss_reduction_ = loss.reduction;
+  c.classifier = is_class_index_loss(loss.type);
+  c.loss_ignore_index = loss.ignore_index;
+  mf.loss_ = std::make_shared<const LossSpec>(std::move(loss));
   if (auto data = top.get("data")) {
     MLC_TRY(c.data, parse_data(doc, *data, c.inputs, path));
   }
@@ -186,15 +234,8 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial) const {
     }
     Builder b(f);
     MLC_TRY(Value* out, emit_module(*model_, b, state, "", model_args, &custom));
-    Value* targets = inputs[static_cast<size_t>(find_input(c.inputs, c.loss_targets) - c.inputs.data())];
-    b.set_loc(loss_loc_);
-    std::string reduction = eval ? "sum" : loss_reduction_;
-    if (c.classifier && !is_integer(targets->type.dtype))
-      return error_at(loss_loc_, "cross_entropy targets " + squote(c.loss_targets) +
-                                     " must be class indices (i32 or i64), found " +
-                                     targets->type.str());
-    OpCode code = c.classifier ? OpCode::CrossEntropy : OpCode::Mse;
-    MLC_TRY(Value* loss, emit_op(b, code, {out, targets}, {{"reduction", reduction}}));
+    b.set_loc(loss_->loc);
+    MLC_TRY(Value* loss, emit_section_loss(b, *loss_, c, out, inputs, eval, batch));
     f.results.push_back(loss);
     // Training: the buffers' new values follow the loss, in state_dict order.
     for (const ParamInfo& p : c.params) {
@@ -204,6 +245,7 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial) const {
       f.result_updates.push_back(arg_index.at(p.name));
     }
     if (!eval || !c.classifier) continue;
+    Value* targets = inputs[static_cast<size_t>(find_input(c.inputs, c.loss_targets) - c.inputs.data())];
     MLC_TRY(Value* pred, emit_op(b, OpCode::Argmax, {out}, {{"axis", out->type.rank() - 1}}));
     MLC_TRY(Value* t64, emit_cast(b, targets, DType::i64));
     MLC_TRY(Value* hit, emit_op(b, OpCode::Compare, {pred, t64}, {{"direction", std::string("eq")}}));

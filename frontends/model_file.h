@@ -16,12 +16,17 @@
 //                   (buffers {buffer}) [, %step {step}]) -> (f32[] [, buffer'...])
 //        func @eval(<inputs, params and buffers>) -> (f32[] summed loss, i64[] correct argmax predictions)
 //      }
+//    The loss is the "loss" section's (frontends/losses.h) of the model's output
+//    and targets; with "type": "output" it is the output itself (a 0-d float
+//    tensor), and @eval returns it times the batch (the eval's mean weighs
+//    each batch by its examples).
 //    @loss is the forward in training mode: BatchNorm's batch statistics, whose
 //    running-statistics updates are results updating their {buffer}
 //    arguments (state_dict order), and Dropout, whose masks read the {step}
 //    argument (added only when a dropout draws). @eval is the forward in
 //    evaluation mode (running statistics, no dropout) and updates nothing.
-//    (@eval returns only the summed loss for mse.) With custom ops, the
+//    (@eval returns only the summed loss for losses other than cross_entropy
+//    and nll_loss.) With custom ops, the
 //    functions above call them (`call`, ir/ops.def) and the module also holds
 //    each custom op's @F and @F_vjp per argument types (frontends/custom_ops.h);
 //    inline_calls (ir/inline_calls.h) gives functions without calls, after
@@ -43,6 +48,7 @@
 namespace mlc {
 
 struct ModuleNode;
+struct LossSpec;
 class CustomOps;
 
 // Whether a model file is read as the model language (frontends/dsl_parse.h):
@@ -72,8 +78,7 @@ class ModelFile {
   std::shared_ptr<const ModuleNode> model_;
   std::shared_ptr<const CustomOps> custom_ops_;
   std::vector<std::string> model_inputs_;  // the top-level model's inputs (names in config_.inputs)
-  Loc loss_loc_;
-  std::string loss_reduction_;
+  std::shared_ptr<const LossSpec> loss_;
 };
 
 }  // namespace mlc

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "frontends/forward_expr.h"
+#include "frontends/losses.h"
 #include "frontends/mixed_precision.h"
 #include "frontends/optimizer_settings.h"
 #include "ir/diagnostics.h"
@@ -140,20 +142,107 @@ Expected<std::vector<InputInfo>> parse_inputs(const JsonDoc& doc, const Node& no
   return inputs;
 }
 
+namespace {
+
+constexpr size_t kMaxListedNumbers = size_t{1} << 20;
+
+// A number or a list of numbers (a constant tensor along the last dim).
+Expected<std::vector<double>> number_list(const JsonDoc& doc, const Node& n) {
+  std::vector<double> out;
+  if (!n.json->is_array()) {
+    MLC_TRY(double v, doc.as_number(n));
+    return std::vector<double>{v};
+  }
+  if (n.json->empty() || n.json->size() > kMaxListedNumbers)
+    return doc.error(n, field_prefix(n) + "expected 1 to " + std::to_string(kMaxListedNumbers) +
+                            " numbers, found " + std::to_string(n.json->size()));
+  for (size_t i = 0; i < n.json->size(); ++i) {
+    MLC_TRY(double v, doc.as_number(n.element(i)));
+    out.push_back(v);
+  }
+  return out;
+}
+
+// The fields a loss type takes besides "type", "targets" and "reduction".
+std::vector<std::string> loss_options(const std::string& type) {
+  if (type == "cross_entropy") return {"weight", "ignore_index", "label_smoothing"};
+  if (type == "nll_loss") return {"weight", "ignore_index"};
+  if (type == "binary_cross_entropy") return {"weight"};
+  if (type == "binary_cross_entropy_with_logits") return {"weight", "pos_weight"};
+  if (type == "smooth_l1_loss") return {"beta"};
+  if (type == "huber_loss") return {"delta"};
+  if (type == "kl_div") return {"log_target"};
+  return {};
+}
+
+}  // namespace
+
 Expected<LossSpec> parse_loss(const JsonDoc& doc, const Node& node,
                               const std::vector<InputInfo>& inputs) {
   MLC_TRY(Fields f, Fields::of(doc, node, "'loss'"));
-  MLC_CHECK_OK(f.allow({"type", "targets", "reduction"}));
   LossSpec loss;
   loss.loc = doc.loc(node);
   if (!f.has("type")) return f.missing("type");
-  MLC_TRY(loss.type, f.choice("type", "", {"cross_entropy", "mse"}));
+  MLC_TRY(Node type, f.require("type"));
+  MLC_TRY(loss.type, doc.as_string(type));
+  std::vector<std::string> types = loss_names();
+  types.erase(std::remove(types.begin(), types.end(), "cosine_embedding_loss"), types.end());
+  types.insert(types.begin() + 2, "mse");
+  types.push_back("output");
+  if (std::find(types.begin(), types.end(), loss.type) == types.end()) {
+    std::string list;
+    for (const std::string& t : types) list += (list.empty() ? "\"" : ", \"") + t + "\"";
+    std::string hint = loss.type == "cosine_embedding_loss"
+                           ? " (cosine_embedding_loss compares two embeddings: compute it in the forward, "
+                             "F.cosine_embedding_loss(a, b, y), and use \"type\": \"output\")"
+                           : "";
+    return doc.error(type, "'type': must be one of " + list + ", found " + squote(loss.type) + hint);
+  }
+  if (loss.type == "output") {
+    MLC_CHECK_OK(f.allow({"type"}));
+    loss.reduction = "mean";
+    return loss;
+  }
+  std::vector<std::string> allowed{"type", "targets", "reduction"};
+  for (std::string& o : loss_options(loss.type)) allowed.push_back(std::move(o));
+  MLC_CHECK_OK(f.allow(allowed));
   MLC_TRY(Node targets, f.require("targets"));
   MLC_TRY(loss.targets, doc.as_string(targets));
   if (!has_input(inputs, loss.targets))
     return doc.error(targets, "loss targets " + squote(loss.targets) +
                                   " is not an input (inputs: " + input_names(inputs) + ")");
-  MLC_TRY(loss.reduction, f.choice("reduction", "mean", {"mean", "sum"}));
+  loss.reduction = "mean";
+  if (f.has("reduction")) {
+    MLC_TRY(loss.reduction, f.string("reduction"));
+  }
+  const bool batchmean = loss.type == "kl_div";
+  if (loss.reduction != "mean" && loss.reduction != "sum" && !(batchmean && loss.reduction == "batchmean")) {
+    Node r = *f.get("reduction");
+    if (loss.reduction == "none")
+      return doc.error(r, "'reduction': \"none\" keeps one loss per element, but the training loss is one "
+                          "number: use \"mean\" or \"sum\" (reduction='none' is for the functional form in a "
+                          "forward, e.g. F.mse_loss(a, b, reduction='none'))");
+    return doc.error(r, std::string("'reduction': must be one of \"mean\", \"sum\"") +
+                            (batchmean ? ", \"batchmean\"" : "") + ", found " + squote(loss.reduction));
+  }
+  for (auto [key, out, at] : {std::tuple{"weight", &loss.weight, &loss.weight_loc},
+                              std::tuple{"pos_weight", &loss.pos_weight, &loss.pos_weight_loc}})
+    if (auto n = f.get(key)) {
+      MLC_TRY(*out, number_list(doc, *n));
+      *at = doc.loc(*n);
+    }
+  if (f.has("ignore_index")) {
+    MLC_TRY(loss.ignore_index, f.integer("ignore_index", -100));
+  }
+  MLC_TRY(loss.label_smoothing, f.number("label_smoothing", 0));
+  if (loss.label_smoothing < 0 || loss.label_smoothing > 1)
+    return doc.error(*f.get("label_smoothing"), "'label_smoothing': must be in [0, 1], found " +
+                                                    float_to_string(loss.label_smoothing));
+  MLC_TRY(loss.beta, f.number("beta", 1));
+  if (loss.beta < 0) return doc.error(*f.get("beta"), "'beta': must be >= 0");
+  MLC_TRY(loss.delta, f.number("delta", 1));
+  if (loss.delta <= 0) return doc.error(*f.get("delta"), "'delta': must be > 0");
+  MLC_TRY(loss.log_target, f.boolean("log_target", false));
   return loss;
 }
 

@@ -3,6 +3,7 @@
 // the offending key or value.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,10 +17,20 @@ namespace mlc {
 // batch = 1, at most 2^40 elements.
 Expected<std::vector<InputInfo>> parse_inputs(const JsonDoc& doc, const Node& node);
 
+// The "loss" section (docs/model-format.md, "Losses"): a loss of the model's
+// output and an input, by torch.nn.functional's name, or "output": the model's
+// output is the loss (a forward that computes it, e.g. a VAE's BCE + KL).
 struct LossSpec {
-  std::string type;       // "cross_entropy" | "mse"
-  std::string targets;    // an input name
-  std::string reduction;  // "mean" | "sum"
+  std::string type;       // a loss_names() entry, "mse" (mse_loss), or "output"
+  std::string targets;    // an input name ("" for "output")
+  std::string reduction;  // "mean" | "sum" (kl_div: also "batchmean")
+  // Constant tensors as numbers: cross_entropy/nll_loss class weights [C];
+  // binary_cross_entropy(_with_logits) weight and pos_weight, along the last dim.
+  std::vector<double> weight, pos_weight;
+  Loc weight_loc, pos_weight_loc;
+  std::optional<int64_t> ignore_index;
+  double label_smoothing = 0, beta = 1, delta = 1;
+  bool log_target = false;
   Loc loc;
 };
 Expected<LossSpec> parse_loss(const JsonDoc& doc, const Node& node,

@@ -17,10 +17,11 @@ namespace mlc {
 
 // PyTorch's default initializations.
 struct ParamInit {
-  enum class Kind { kaiming_uniform, uniform, normal, ones, zeros } kind = Kind::zeros;
+  enum class Kind { kaiming_uniform, uniform, normal, ones, zeros, constant } kind = Kind::zeros;
   double fan_in = 1;  // kaiming_uniform(a = sqrt(5)): U(-b, b), b = sqrt(3) * sqrt(1/3) / sqrt(fan_in)
   double bound = 0;   // uniform: U(-bound, bound)
   double stddev = 1;  // normal: N(0, stddev^2)
+  double value = 0;   // constant: every element (PReLU's 0.25)
 };
 
 struct ParamInfo {
@@ -245,9 +246,12 @@ struct ModelConfig {
   // BatchNorm layers without "sync": true (state_dict path, location): a mesh
   // that splits the batch refuses them (their statistics would be per device).
   std::vector<std::pair<std::string, Loc>> unsynced_batch_norms;
-  std::string loss_type;  // "cross_entropy" or "mse"
-  std::string loss_targets;
-  bool classifier = false;  // cross-entropy: evaluation reports accuracy
+  std::string loss_type;  // the "loss" section's type: "cross_entropy", "mse", ..., "output"
+  std::string loss_targets;  // "" for "output"
+  bool classifier = false;  // cross_entropy or nll_loss: evaluation reports accuracy
+  // A classifier's ignore_index when the loss section gives one: targets equal
+  // to it are ignored (the data check allows them); others must be classes.
+  std::optional<int64_t> loss_ignore_index;
   DataConfig data;
   TrainConfig train;
   ParallelConfig parallel;

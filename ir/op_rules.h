@@ -34,6 +34,14 @@ const std::vector<AttrSpec>& attrs_constant();
 const std::vector<AttrSpec>& attrs_gelu();
 const std::vector<AttrSpec>& attrs_eps();
 const std::vector<AttrSpec>& attrs_reduction();
+const std::vector<AttrSpec>& attrs_leaky_relu();
+const std::vector<AttrSpec>& attrs_elu();
+const std::vector<AttrSpec>& attrs_softplus();
+const std::vector<AttrSpec>& attrs_nll_loss();
+const std::vector<AttrSpec>& attrs_smooth_l1();
+const std::vector<AttrSpec>& attrs_huber();
+const std::vector<AttrSpec>& attrs_kl_div();
+const std::vector<AttrSpec>& attrs_cosine_embedding();
 const std::vector<AttrSpec>& attrs_all_reduce();
 const std::vector<AttrSpec>& attrs_comm_dim();
 const std::vector<AttrSpec>& attrs_all_to_all();
@@ -79,7 +87,12 @@ Expected<TensorType> infer_softmax(const InferContext&);
 Expected<TensorType> infer_layer_norm(const InferContext&);
 Expected<TensorType> infer_rms_norm(const InferContext&);
 Expected<TensorType> infer_cross_entropy(const InferContext&);
-Expected<TensorType> infer_mse(const InferContext&);
+Expected<TensorType> infer_cumsum(const InferContext&);
+Expected<TensorType> infer_nll_loss(const InferContext&);
+Expected<TensorType> infer_pointwise_loss(const InferContext&);
+Expected<TensorType> infer_bce_with_logits(const InferContext&);
+Expected<TensorType> infer_kl_div(const InferContext&);
+Expected<TensorType> infer_cosine_embedding(const InferContext&);
 Expected<std::vector<TensorType>> infer_fusion(const InferContext&);
 Expected<std::vector<TensorType>> infer_call(const InferContext&);
 Expected<TensorType> infer_all_reduce(const InferContext&);
@@ -112,7 +125,22 @@ Value* decompose_log_softmax(Builder&, const Op&);
 Value* decompose_layer_norm(Builder&, const Op&);
 Value* decompose_rms_norm(Builder&, const Op&);
 Value* decompose_cross_entropy(Builder&, const Op&);
+Value* decompose_log1p(Builder&, const Op&);
+Value* decompose_leaky_relu(Builder&, const Op&);
+Value* decompose_elu(Builder&, const Op&);
+Value* decompose_softplus(Builder&, const Op&);
+Value* decompose_hardswish(Builder&, const Op&);
+Value* decompose_mish(Builder&, const Op&);
+Value* decompose_cumsum(Builder&, const Op&);
+Value* decompose_nll_loss(Builder&, const Op&);
 Value* decompose_mse(Builder&, const Op&);
+Value* decompose_l1_loss(Builder&, const Op&);
+Value* decompose_smooth_l1_loss(Builder&, const Op&);
+Value* decompose_huber_loss(Builder&, const Op&);
+Value* decompose_binary_cross_entropy(Builder&, const Op&);
+Value* decompose_bce_with_logits(Builder&, const Op&);
+Value* decompose_kl_div(Builder&, const Op&);
+Value* decompose_cosine_embedding(Builder&, const Op&);
 std::vector<Value*> decompose_split(Builder&, const Op&);
 std::vector<Value*> decompose_fusion(Builder&, const Op&);
 
@@ -122,5 +150,9 @@ Error infer_error(const InferContext& ctx, const std::string& message);  // "<op
 Expected<TensorType> require_declared(const InferContext& ctx);
 // Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalize_axis(int64_t axis, int64_t rank);
+// "operand i must be a float tensor, got ..." unless operand i is float.
+Status require_float_operand(const InferContext& ctx, size_t i);
+// The last dim of v (-1 for a scalar).
+inline int64_t last_axis(const Value* v) { return v->type.rank() - 1; }
 
 }  // namespace mlc::rules

@@ -18,26 +18,15 @@ const std::vector<AttrSpec>& attrs_eps() {
   static const std::vector<AttrSpec> specs = {{"eps", AttrKind::Float, AttrValue{1e-5}}};
   return specs;
 }
-const std::vector<AttrSpec>& attrs_reduction() {
-  static const std::vector<AttrSpec> specs = {
-      {"reduction", AttrKind::String, AttrValue{std::string("mean")}}};
-  return specs;
-}
 
-namespace {
-Status require_float(const InferContext& ctx, size_t i) {
+Status require_float_operand(const InferContext& ctx, size_t i) {
   if (!is_float(ctx.operand(i).dtype))
     return infer_error(ctx, "operand " + std::to_string(i) + " must be a float tensor, got " +
                                 ctx.operand(i).str());
   return {};
 }
 
-Status check_reduction(const InferContext& ctx) {
-  const std::string& r = ctx.attrs.get_string("reduction");
-  if (r != "mean" && r != "sum")
-    return infer_error(ctx, "reduction must be \"mean\" or \"sum\", got \"" + r + "\"");
-  return {};
-}
+namespace {
 
 // A norm's weight (and bias) must be [D] with D the last dim of x.
 Status check_norm_param(const InferContext& ctx, size_t i, const char* what) {
@@ -50,8 +39,6 @@ Status check_norm_param(const InferContext& ctx, size_t i, const char* what) {
                                 " (the last dim of " + x.str() + "), got " + p.str());
   return {};
 }
-
-int64_t last_axis(const Value* v) { return v->type.rank() - 1; }
 }  // namespace
 
 Expected<TensorType> infer_gelu(const InferContext& ctx) {
@@ -62,7 +49,7 @@ Expected<TensorType> infer_gelu(const InferContext& ctx) {
 }
 
 Expected<TensorType> infer_softmax(const InferContext& ctx) {
-  MLC_CHECK_OK(require_float(ctx, 0));
+  MLC_CHECK_OK(require_float_operand(ctx, 0));
   const TensorType& x = ctx.operand(0);
   auto axis = normalize_axis(ctx.attrs.get_int("axis"), x.rank());
   if (!axis)
@@ -74,7 +61,7 @@ Expected<TensorType> infer_softmax(const InferContext& ctx) {
 }
 
 Expected<TensorType> infer_layer_norm(const InferContext& ctx) {
-  MLC_CHECK_OK(require_float(ctx, 0));
+  MLC_CHECK_OK(require_float_operand(ctx, 0));
   MLC_CHECK_OK(check_norm_param(ctx, 1, "weight"));
   MLC_CHECK_OK(check_norm_param(ctx, 2, "bias"));
   if (ctx.attrs.get_float("eps") < 0) return infer_error(ctx, "eps must be >= 0");
@@ -82,38 +69,10 @@ Expected<TensorType> infer_layer_norm(const InferContext& ctx) {
 }
 
 Expected<TensorType> infer_rms_norm(const InferContext& ctx) {
-  MLC_CHECK_OK(require_float(ctx, 0));
+  MLC_CHECK_OK(require_float_operand(ctx, 0));
   MLC_CHECK_OK(check_norm_param(ctx, 1, "weight"));
   if (ctx.attrs.get_float("eps") < 0) return infer_error(ctx, "eps must be >= 0");
   return ctx.operand(0);
-}
-
-Expected<TensorType> infer_cross_entropy(const InferContext& ctx) {
-  MLC_CHECK_OK(require_float(ctx, 0));
-  MLC_CHECK_OK(check_reduction(ctx));
-  const TensorType& logits = ctx.operand(0);
-  const TensorType& targets = ctx.operand(1);
-  if (!is_integer(targets.dtype))
-    return infer_error(ctx, "targets must be class indices (i32 or i64), got " + targets.str());
-  Shape expected(logits.shape.begin(), logits.shape.end() - (logits.rank() ? 1 : 0));
-  if (logits.rank() < 1 || targets.shape != expected)
-    return infer_error(ctx, "targets " + targets.str() + " must have the shape of logits " +
-                                logits.str() + " without its last (class) dim");
-  if (logits.shape.back() == 0) return infer_error(ctx, "logits " + logits.str() + " have no classes");
-  if (targets.num_elements() == 0 && ctx.attrs.get_string("reduction") == "mean")
-    return infer_error(ctx, "mean over zero positions of " + targets.str());
-  return TensorType{logits.dtype, {}};
-}
-
-Expected<TensorType> infer_mse(const InferContext& ctx) {
-  MLC_CHECK_OK(require_float(ctx, 0));
-  MLC_CHECK_OK(check_reduction(ctx));
-  if (ctx.operand(0) != ctx.operand(1))
-    return infer_error(ctx, "prediction " + ctx.operand(0).str() + " and target " +
-                                ctx.operand(1).str() + " must have the same type");
-  if (ctx.operand(0).num_elements() == 0 && ctx.attrs.get_string("reduction") == "mean")
-    return infer_error(ctx, "mean over zero elements of " + ctx.operand(0).str());
-  return TensorType{ctx.operand(0).dtype, {}};
 }
 
 Cost cost_composite(const Op& op) {
@@ -175,14 +134,6 @@ Value* mean(Builder& b, Value* x, std::vector<int64_t> dims) {
   for (int64_t d : dims) n *= x->type.shape[d];
   return b.div(b.reduce_sum(x, std::move(dims), true), b.scalar(static_cast<double>(n), x->type.dtype));
 }
-// Sum over all elements, then divide by the count for "mean".
-Value* reduce_all(Builder& b, Value* x, const std::string& reduction) {
-  std::vector<int64_t> dims;
-  for (int64_t i = 0; i < x->type.rank(); ++i) dims.push_back(i);
-  Value* sum = b.reduce_sum(x, dims, false);
-  if (reduction == "sum") return sum;
-  return b.div(sum, b.scalar(static_cast<double>(x->type.num_elements()), x->type.dtype));
-}
 }  // namespace
 
 Value* decompose_softmax(Builder& b, const Op& op) {
@@ -213,26 +164,6 @@ Value* decompose_rms_norm(Builder& b, const Op& op) {
   Value* ms = mean(b, b.mul(x, x), {last_axis(x)});
   Value* eps = b.scalar(op.attrs.get_float("eps"), x->type.dtype);
   return b.mul(b.mul(x, b.unary(OpCode::Rsqrt, b.add(ms, eps))), op.operands[1]);
-}
-
-Value* decompose_cross_entropy(Builder& b, const Op& op) {
-  Value* logits = op.operands[0];
-  Value* targets = op.operands[1];
-  int64_t axis = last_axis(logits);
-  Value* logp = b.create(OpCode::LogSoftmax, {logits}, {{"axis", axis}});
-  // One-hot selection of the target class: iota over classes == target.
-  Value* classes = b.iota(TensorType{targets->type.dtype, logits->type.shape}, axis);
-  Shape keep = targets->type.shape;
-  keep.push_back(1);
-  Value* hit = b.compare(classes, b.reshape(targets, keep), "eq");
-  Value* picked = b.select(hit, logp, b.scalar(0.0, logits->type.dtype));
-  Value* nll = b.unary(OpCode::Neg, b.reduce_sum(picked, {axis}, false));
-  return reduce_all(b, nll, op.attrs.get_string("reduction"));
-}
-
-Value* decompose_mse(Builder& b, const Op& op) {
-  Value* d = b.sub(op.operands[0], op.operands[1]);
-  return reduce_all(b, b.mul(d, d), op.attrs.get_string("reduction"));
 }
 
 std::vector<Value*> decompose_split(Builder& b, const Op& op) {

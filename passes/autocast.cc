@@ -26,7 +26,15 @@ CastPolicy policy_of(OpCode code) {
     case OpCode::Dot:
     case OpCode::Conv2d: return CastPolicy::lower_precision;
     case OpCode::CrossEntropy:
-    case OpCode::Mse: return CastPolicy::fp32;
+    case OpCode::NllLoss:
+    case OpCode::Mse:
+    case OpCode::L1Loss:
+    case OpCode::SmoothL1Loss:
+    case OpCode::HuberLoss:
+    case OpCode::BinaryCrossEntropy:
+    case OpCode::BinaryCrossEntropyWithLogits:
+    case OpCode::KlDiv:
+    case OpCode::CosineEmbeddingLoss: return CastPolicy::fp32;
     default: return CastPolicy::promote;  // promote with one float operand is follow
   }
 }

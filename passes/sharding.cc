@@ -436,7 +436,9 @@ class Sharder {
     Builder b(*out_);
     b.set_loc(op.loc);
     b.set_scope(op.meta.scope);
-    auto made = b.try_create_results(op.code, std::move(operands), op.attrs, declared);
+    const Attrs attrs = slice_attrs_for(op, op.operands.empty() ? Shape{} : op.operands[0]->type.shape,
+                                        operands.empty() ? Shape{} : operands[0]->type.shape);
+    auto made = b.try_create_results(op.code, std::move(operands), attrs, declared);
     if (!made)
       return make_error("mlc internal error: sharding " + describe_op(op) + ": " + made.error().message);
     for (size_t r = 0; r < op.results.size(); ++r) {

@@ -315,6 +315,16 @@ std::vector<ShardingSignature> sharding_signatures(const Op& op) {
   return s.take();
 }
 
+Attrs slice_attrs_for(const Op& op, const Shape& from, const Shape& to) {
+  Attrs attrs = op.attrs;
+  if (op.code != OpCode::Slice) return attrs;
+  std::vector<int64_t> limit = attrs.get_ints("limit");
+  for (size_t d = 0; d < limit.size(); ++d)
+    if (limit[d] == from[d]) limit[d] = to[d];
+  attrs.set("limit", limit);
+  return attrs;
+}
+
 Status check_sharding_rules(const Function& f, const Mesh& mesh) {
   for (const auto& op : f.ops) {
     if (uses_mesh_axis(op->code)) continue;
@@ -327,7 +337,9 @@ Status check_sharding_rules(const Function& f, const Mesh& mesh) {
                                          ArgKind::input));
     std::vector<TensorType> results;
     for (const Value* v : op->results) results.push_back({v->type.dtype, global_shape(v->type.shape, v->placements, mesh)});
-    const Op& global = *scratch.insert_op(0, op->code, operands, op->attrs, results, op->loc);
+    const Attrs attrs = slice_attrs_for(*op, op->operands.empty() ? Shape{} : op->operands[0]->type.shape,
+                                        operands.empty() ? Shape{} : operands[0]->type.shape);
+    const Op& global = *scratch.insert_op(0, op->code, operands, attrs, results, op->loc);
     const std::vector<ShardingSignature> sigs = sharding_signatures(global);
     for (size_t a = 0; a < mesh.axes.size(); ++a) {
       auto allowed = [&](const ShardingSignature& s) {

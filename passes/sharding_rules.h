@@ -66,4 +66,9 @@ std::vector<ShardingSignature> sharding_signatures(const Op& op);
 //   "m.json:3:5: error: sharding rules: dot on axis 'tp' has (S(1), S(0)) -> S(1), which its rule does not allow"
 Status check_sharding_rules(const Function& f, const Mesh& mesh);
 
+// A slice's attributes moved between a global and a local operand shape: a
+// dim it takes whole (the only kind its rule shards) has limit `from`'s size,
+// which becomes `to`'s. Other ops' attributes are returned as they are.
+Attrs slice_attrs_for(const Op& op, const Shape& from, const Shape& to);
+
 }  // namespace mlc

@@ -106,6 +106,28 @@ void silu_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   Value* s = b.unary(OpCode::Sigmoid, x);
   dx[0] = b.mul(dy, b.mul(s, b.add(one, b.mul(x, b.sub(one, s)))));
 }
+void log1p_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  Value* x = operand(op, 0);
+  dx[0] = b.div(dy, b.add(scalar(b, 1, x->type.dtype), x));
+}
+void softplus_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // PyTorch's softplus_backward: x * beta > threshold ? dy : dy * z / (z + 1),
+  // z = exp(x * beta) (an overflowing z is never selected).
+  Value* x = operand(op, 0);
+  const DType t = x->type.dtype;
+  Value* bx = b.mul(x, scalar(b, op.attrs.get_float("beta"), t));
+  Value* z = b.unary(OpCode::Exp, bx);
+  Value* smooth = b.div(b.mul(dy, z), b.add(z, scalar(b, 1, t)));
+  dx[0] = b.select(b.compare(bx, scalar(b, op.attrs.get_float("threshold"), t), "gt"), dy, smooth);
+}
+void hardswish_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
+  // PyTorch's hardswish_backward: 0 below -3, dy (x / 3 + 0.5) up to 3, dy above.
+  Value* x = operand(op, 0);
+  const DType t = x->type.dtype;
+  Value* ramp = b.mul(dy, b.add(b.div(x, scalar(b, 3, t)), scalar(b, 0.5, t)));
+  Value* upper = b.select(b.compare(x, scalar(b, 3, t), "le"), ramp, dy);
+  dx[0] = b.select(b.compare(x, scalar(b, -3, t), "lt"), zeros(b, x->type), upper);
+}
 
 // ---- softmax and log_softmax over `axis`, as PyTorch's backward kernels
 // compute them from the result y (the max subtracted in the forward pass
@@ -412,7 +434,12 @@ constexpr VjpRule AllReduce = rule(all_reduce_rule), AllGather = rule(all_gather
                   Recv = kNone;
 constexpr VjpRule Relu = rule(relu_rule), Silu = rule(silu_rule), Gelu = kDecompose,
                   Softmax = rule(softmax_rule), LogSoftmax = rule(log_softmax_rule), LayerNorm = kDecompose,
-                  RmsNorm = kDecompose, CrossEntropy = kDecompose, Mse = kDecompose;
+                  RmsNorm = kDecompose;
+constexpr VjpRule Log1p = rule(log1p_rule), Softplus = rule(softplus_rule), Hardswish = rule(hardswish_rule),
+                  LeakyRelu = kDecompose, Elu = kDecompose, Mish = kDecompose, Cumsum = kDecompose;
+constexpr VjpRule CrossEntropy = kDecompose, NllLoss = kDecompose, Mse = kDecompose, L1Loss = kDecompose,
+                  SmoothL1Loss = kDecompose, HuberLoss = kDecompose, BinaryCrossEntropy = kDecompose,
+                  BinaryCrossEntropyWithLogits = kDecompose, KlDiv = kDecompose, CosineEmbeddingLoss = kDecompose;
 }  // namespace vjp
 
 const VjpRule& vjp_rule(OpCode code) {

@@ -48,6 +48,7 @@ inline std::string_view init_kind_name(ParamInit::Kind k) {
     case ParamInit::Kind::normal: return "normal";
     case ParamInit::Kind::ones: return "ones";
     case ParamInit::Kind::zeros: return "zeros";
+    case ParamInit::Kind::constant: return "constant";
   }
   return "zeros";
 }

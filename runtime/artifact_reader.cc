@@ -244,7 +244,7 @@ Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir
     MLC_TRY(std::string kind, init.string("kind"));
     bool known = false;
     for (auto k : {ParamInit::Kind::kaiming_uniform, ParamInit::Kind::uniform, ParamInit::Kind::normal,
-                   ParamInit::Kind::ones, ParamInit::Kind::zeros})
+                   ParamInit::Kind::ones, ParamInit::Kind::zeros, ParamInit::Kind::constant})
       if (kind == init_kind_name(k)) {
         p.init.kind = k;
         known = true;
@@ -253,6 +253,9 @@ Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir
     MLC_TRY(p.init.fan_in, init.number("fan_in"));
     MLC_TRY(p.init.bound, init.number("bound"));
     MLC_TRY(p.init.stddev, init.number("stddev"));
+    if (p.init.kind == ParamInit::Kind::constant) {
+      MLC_TRY(p.init.value, init.number("value"));
+    }
     MLC_TRY(p.trainable, f.boolean("trainable"));
     if (f.json().contains("buffer")) {
       MLC_TRY(p.buffer, f.boolean("buffer"));
@@ -262,6 +265,11 @@ Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir
   MLC_TRY(c.loss_type, m.string("loss_type"));
   MLC_TRY(c.loss_targets, m.string("loss_targets"));
   MLC_TRY(c.classifier, m.boolean("classifier"));
+  if (m.json().contains("loss_ignore_index")) {
+    MLC_TRY(Field ignore, m.get("loss_ignore_index"));
+    MLC_TRY(int64_t v, ignore.as_integer(-kMaxElements, kMaxElements));
+    c.loss_ignore_index = v;
+  }
   MLC_TRY(Field classes, m.get("num_classes"));
   if (!classes.json().is_null()) {
     MLC_TRY(int64_t n, classes.as_integer(1, kMaxElements));

@@ -70,6 +70,8 @@ Json model_json(const Artifact& a, const std::string& artifact_dir) {
                       {"trainable", p.trainable}});
   for (size_t i = 0; i < c.params.size(); ++i)
     if (c.params[i].buffer) params[i]["buffer"] = true;  // absent: a parameter
+  for (size_t i = 0; i < c.params.size(); ++i)
+    if (c.params[i].init.kind == ParamInit::Kind::constant) params[i]["init"]["value"] = c.params[i].init.value;
   // The data file, relative to the artifact's folder when it can be.
   std::string data_file = c.data.file;
   if (!data_file.empty() && !std::filesystem::path(data_file).is_absolute()) {
@@ -94,7 +96,7 @@ Json model_json(const Artifact& a, const std::string& artifact_dir) {
                 {"optimizer", optimizer}, {"eval_every", t.eval_every}, {"grad_stats_every", t.grad_stats_every}};
   // Written only when set, so that artifacts without it stay byte-identical.
   if (t.grad_accumulation_steps != 1) train["grad_accumulation_steps"] = t.grad_accumulation_steps;
-  return {{"name", c.name},
+  Json model = {{"name", c.name},
           {"inputs", inputs},
           {"params", params},
           {"loss_type", c.loss_type},
@@ -103,6 +105,8 @@ Json model_json(const Artifact& a, const std::string& artifact_dir) {
           {"num_classes", a.num_classes ? Json(*a.num_classes) : Json(nullptr)},
           {"data", {{"file", data_file}, {"train", slices_json(c.data.train)}, {"eval", slices_json(c.data.eval)}}},
           {"train", train}};
+  if (c.loss_ignore_index) model["loss_ignore_index"] = *c.loss_ignore_index;  // only when set, as above
+  return model;
 }
 
 // Appends bytes to the blobs, 64-byte aligned; returns [offset, size].

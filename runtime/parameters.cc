@@ -49,6 +49,9 @@ void fill(Tensor& t, const ParamInit& init, std::mt19937& gen) {
       break;
     case ParamInit::Kind::zeros:
       break;
+    case ParamInit::Kind::constant:
+      for (float& x : out) x = static_cast<float>(init.value);
+      break;
   }
 }
 

@@ -84,6 +84,7 @@ Plan make_plan(const ModelConfig& config, const Module& m, int64_t batch) {
   for (const Value* v : kept) p.activation_bytes += v->type.num_bytes();
   p.activations = static_cast<int64_t>(kept.size());
   for (const Op* op : fwd) p.forward_flops += op_cost(*op).flops;
+  if (config.loss_targets.empty()) p.tokens = batch;  // a loss the forward computes: its examples
   for (const InputInfo& in : config.inputs)
     if (in.name == config.loss_targets) {
       p.tokens = batch;

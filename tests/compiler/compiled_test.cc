@@ -76,8 +76,7 @@ using Ints = std::vector<int64_t>;
 // (up and down), f16 subnormals and the ties between them, half the smallest
 // f16 subnormal, f16's largest finite value and the first that overflows,
 // f32 subnormals, bf16's overflow to inf.
-enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow, zeros_below, zeros_above, minus_inf,
-                  half_edges };
+enum class Fill { uniform, positive, special, predicate, indices, small_ints, underflow, zeros_below, zeros_above, minus_inf, half_edges, unit, signs, wide };
 
 using Arg = mlc::testing::OpArg<Fill>;
 using Case = mlc::testing::OpCase<Fill>;
@@ -296,6 +295,23 @@ std::vector<Case> cases() {
     c.push_back({name(t, ""), OpCode::RmsNorm, {A(t, {4, 24}), A(t, {24})}, {}, {}, 4});
     c.push_back({name(t, "mean"), OpCode::CrossEntropy, {A(t, {2, 3, 10}), I({2, 3}, 10)}, {}, {}, 4});
     c.push_back({name(t, "sum"), OpCode::Mse, {A(t, {6, 5}), A(t, {6, 5})}, {{"reduction", std::string("sum")}}, {}, 2});
+    c.push_back({name(t, "wide"), OpCode::Log1p, {A(t, {3, 9}, Fill::positive)}, {}, {}, 8});  // activations, losses: libmvec
+    c.push_back({name(t, "special"), OpCode::LeakyRelu, {A(t, {3, 9}, Fill::special)}, {{"negative_slope", 0.2}}});
+    c.push_back({name(t, "selu"), OpCode::Elu, {A(t, {3, 9}, Fill::wide)}, {{"alpha", 1.6732632423543772}, {"scale", 1.0507009873554805}}, {}, 8});
+    c.push_back({name(t, "threshold"), OpCode::Softplus, {A(t, {3, 9}, Fill::wide)}, {{"beta", 2.0}, {"threshold", 3.0}}, {}, 8});
+    c.push_back({name(t, ""), OpCode::Hardswish, {A(t, {3, 9}, Fill::wide)}});
+    c.push_back({name(t, ""), OpCode::Mish, {A(t, {3, 9}, Fill::wide)}, {}, {}, 8});
+    c.push_back({name(t, "inner"), OpCode::Cumsum, {A(t, {3, 7, 2})}, {{"axis", int64_t{1}}}, {}, 4});
+    c.push_back({name(t, "weighted"), OpCode::NllLoss, {A(t, {6, 5}), I({6}, 5), A(t, {5}, Fill::positive)}, {{"ignore_index", int64_t{2}}}, {}, 4});
+    c.push_back({name(t, "none"), OpCode::CrossEntropy, {A(t, {4, 5}), I({4}, 5)}, {{"reduction", std::string("none")}}, {}, 8});
+    c.push_back({name(t, ""), OpCode::L1Loss, {A(t, {6, 5}), A(t, {6, 5})}, {}, {}, 2});
+    c.push_back({name(t, "none"), OpCode::SmoothL1Loss, {A(t, {6, 5}), A(t, {6, 5})}, {{"reduction", std::string("none")}, {"beta", 0.5}}});
+    c.push_back({name(t, "sum"), OpCode::HuberLoss, {A(t, {6, 5}), A(t, {6, 5})}, {{"reduction", std::string("sum")}, {"delta", 0.7}}, {}, 2});
+    c.push_back({name(t, ""), OpCode::BinaryCrossEntropy, {A(t, {6, 5}, Fill::unit), A(t, {6, 5}, Fill::unit)}, {}, {}, 8});
+    c.push_back({name(t, "pos_weight"), OpCode::BinaryCrossEntropyWithLogits, {A(t, {6, 5}, Fill::wide), A(t, {6, 5}, Fill::unit), A(t, {5}, Fill::positive)}, {}, {}, 8});
+    c.push_back({name(t, "batchmean"), OpCode::KlDiv, {A(t, {6, 5}), A(t, {6, 5}, Fill::unit)}, {{"reduction", std::string("batchmean")}}, {}, 8});
+    c.push_back({name(t, "log_target"), OpCode::KlDiv, {A(t, {6, 5}), A(t, {6, 5})}, {{"reduction", std::string("none")}, {"log_target", true}}, {}, 8});
+    c.push_back({name(t, "margin"), OpCode::CosineEmbeddingLoss, {A(t, {6, 5}), A(t, {6, 5}), A(kI64, {6}, Fill::signs)}, {{"margin", 0.1}}, {}, 8});
   }
   for (DType t : {kI32, kI64}) {
     for (OpCode b : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Max, OpCode::Min, OpCode::Div})
@@ -389,6 +405,9 @@ rt::Tensor random_tensor(const Arg& a, std::mt19937_64& rng) {
     switch (a.fill) {
       case Fill::uniform: v[i] = u(rng); break;
       case Fill::positive: v[i] = p(rng); break;
+      case Fill::unit: v[i] = 0.05 + 0.225 * (u(rng) + 2); break;  // (0.05, 0.95): probabilities
+      case Fill::signs: v[i] = std::array{1.0, -1.0, 1.0, 0.0}[rng() % 4]; break;  // cosine_embedding_loss's y
+      case Fill::wide: v[i] = 4 * u(rng); break;  // every branch of hardswish and softplus
       case Fill::special: v[i] = i % 3 == 0 ? special[rng() % 8] : u(rng); break;
       case Fill::predicate: v[i] = rng() % 2; break;
       case Fill::indices: v[i] = static_cast<double>(rng() % a.bound); break;

@@ -60,7 +60,7 @@ std::string missing(const char* path, const char* tool) {
 
 // ---- cases
 
-enum class Fill { uniform, positive, special, pairs, minus_inf, indices, small_ints, nonzero_ints, predicate };
+enum class Fill { uniform, positive, special, pairs, minus_inf, indices, small_ints, nonzero_ints, predicate, unit, signs };
 
 using Arg = mlc::testing::OpArg<Fill>;
 // ulps: 0 is bit-exact (NaN matches any NaN); otherwise the tolerance in
@@ -243,6 +243,21 @@ std::vector<Case> cases() {
   add("f32_mean", OpCode::CrossEntropy, {A(kF32, {2, 3, 10}), I(kI64, {2, 3}, 10)});
   add("bf16_sum", OpCode::CrossEntropy, {A(kBF16, {4, 5}), I(kI32, {4}, 5)}, {{"reduction", std::string("sum")}});
   add("f32_sum", OpCode::Mse, {A(kF32, {6, 5}), A(kF32, {6, 5})}, {{"reduction", std::string("sum")}});
+  add("f32", OpCode::Log1p, {A(kF32, {3, 9}, Fill::positive)});
+  add("f32", OpCode::LeakyRelu, {A(kF32, {3, 9}, Fill::special)});
+  add("f64", OpCode::Elu, {A(kF64, {3, 9})}, {{"alpha", 0.5}});
+  add("f32", OpCode::Softplus, {A(kF32, {3, 9})}, {{"beta", 2.0}, {"threshold", 1.0}});
+  add("f32", OpCode::Hardswish, {A(kF32, {3, 9})});
+  add("f32", OpCode::Mish, {A(kF32, {3, 9})});
+  add("f32", OpCode::Cumsum, {A(kF32, {3, 7})}, {{"axis", int64_t{1}}});
+  add("f32_weighted", OpCode::NllLoss, {A(kF32, {6, 5}), I(kI64, {6}, 5), A(kF32, {5}, Fill::positive)});
+  add("f32", OpCode::L1Loss, {A(kF32, {6, 5}), A(kF32, {6, 5})});
+  add("f32", OpCode::SmoothL1Loss, {A(kF32, {6, 5}), A(kF32, {6, 5})}, {{"beta", 0.5}});
+  add("f32", OpCode::HuberLoss, {A(kF32, {6, 5}), A(kF32, {6, 5})}, {{"reduction", std::string("none")}});
+  add("f32", OpCode::BinaryCrossEntropy, {A(kF32, {6, 5}, Fill::unit), A(kF32, {6, 5}, Fill::unit)});
+  add("f32", OpCode::BinaryCrossEntropyWithLogits, {A(kF32, {6, 5}), A(kF32, {6, 5}, Fill::unit)});
+  add("f32", OpCode::KlDiv, {A(kF32, {6, 5}), A(kF32, {6, 5}, Fill::unit)}, {{"reduction", std::string("batchmean")}});
+  add("f32", OpCode::CosineEmbeddingLoss, {A(kF32, {6, 5}), A(kF32, {6, 5}), A(kI64, {6}, Fill::signs)});
   return c;
 }
 
@@ -256,6 +271,8 @@ rt::Tensor input(const Arg& a, size_t arg_index, std::mt19937_64& rng) {
     switch (a.fill) {
       case Fill::uniform: v[i] = u(rng); break;
       case Fill::positive: v[i] = p(rng); break;
+      case Fill::unit: v[i] = 0.05 + 0.225 * (u(rng) + 2); break;  // (0.05, 0.95): probabilities
+      case Fill::signs: v[i] = std::array{1.0, -1.0, 1.0, 0.0}[rng() % 4]; break;
       case Fill::special: v[i] = i % 2 == 0 ? special[rng() % 10] : u(rng); break;
       case Fill::pairs: v[i] = pair_values[(arg_index == 0 ? i : i / 5) % 5]; break;
       case Fill::minus_inf: v[i] = -inf; break;

@@ -84,11 +84,13 @@ TEST(ModelLanguage, EveryExampleShipsInBothFormsAndBuildsTheSameIR) {
     EXPECT_TRUE(fs::exists(fs::path(mlc).replace_extension(".json"))) << mlc;
 }
 
-// Every valid model of the fuzz corpus and the examples: JSON -> language ->
+// Every valid model of the fuzz corpus, the examples and the loss oracle's: JSON -> language ->
 // JSON keeps the model, and printing is a fixed point.
 TEST(ModelLanguage, ConversionKeepsTheModel) {
   std::vector<fs::path> models = files_with("examples", ".json");
   for (const fs::path& p : files_with("tests/fuzz/corpus/model", ".json")) models.push_back(p);
+  // The losses and activations of tests/oracle/losses.py (strings in forward statements).
+  for (const fs::path& p : files_with("tests/data/oracle/losses", ".json")) models.push_back(p);
   int converted = 0;
   for (const fs::path& p : models) {
     SCOPED_TRACE(p.string());

@@ -72,14 +72,19 @@ TEST(OpTable, CompositesDecomposeToPrimitives) {
     if (info.code == OpCode::LayerNorm || info.code == OpCode::RmsNorm) {
       args.push_back(f.add_arg("w", {DType::f32, {4}}, ArgKind::param));
       if (info.code == OpCode::LayerNorm) args.push_back(f.add_arg("b", {DType::f32, {4}}, ArgKind::param));
-    } else if (info.code == OpCode::CrossEntropy) {
+    } else if (info.code == OpCode::CrossEntropy || info.code == OpCode::NllLoss) {
       args.push_back(f.add_arg("t", {DType::i64, {2, 3}}, ArgKind::input));
-    } else if (info.code == OpCode::Mse) {
-      args.push_back(f.add_arg("t", x, ArgKind::input));
+    } else if (info.code == OpCode::CosineEmbeddingLoss) {
+      args[0] = f.add_arg("x1", {DType::f32, {3, 4}}, ArgKind::input);
+      args.push_back(f.add_arg("x2", {DType::f32, {3, 4}}, ArgKind::input));
+      args.push_back(f.add_arg("y", {DType::i64, {3}}, ArgKind::input));
+    } else if (info.arity == 2 || info.code == OpCode::BinaryCrossEntropyWithLogits) {  // the pointwise losses
+      if (info.has(kReduction)) args.push_back(f.add_arg("t", x, ArgKind::input));
     }
     ASSERT_EQ(static_cast<int>(args.size()), info.arity < 0 ? static_cast<int>(args.size()) : info.arity);
     Attrs attrs;
-    if (info.code == OpCode::Softmax || info.code == OpCode::LogSoftmax) attrs.set("axis", int64_t{-1});
+    if (info.code == OpCode::Softmax || info.code == OpCode::LogSoftmax || info.code == OpCode::Cumsum)
+      attrs.set("axis", int64_t{-1});
     if (info.code == OpCode::Split) attrs = {{"axis", int64_t{1}}, {"sizes", std::vector<int64_t>{1, 0, 2}}};
     if (info.code == OpCode::Fusion) args.push_back(f.add_arg("b", {DType::f32, {4}}, ArgKind::param));
     Builder b(f);

@@ -119,7 +119,8 @@ Module make_all_ops() {
   b.set_loc(Loc{"we\"ird\\path.json", 1, 2});
   for (OpCode c : {OpCode::Neg, OpCode::Abs, OpCode::Exp, OpCode::Log, OpCode::Sqrt, OpCode::Rsqrt,
                    OpCode::Tanh, OpCode::Sigmoid, OpCode::Erf, OpCode::Sin, OpCode::Cos,
-                   OpCode::Relu, OpCode::Silu})
+                   OpCode::Relu, OpCode::Silu, OpCode::Log1p, OpCode::LeakyRelu, OpCode::Elu, OpCode::Softplus,
+                   OpCode::Hardswish, OpCode::Mish})
     f.results.push_back(b.unary(c, x));
   b.set_loc(Loc{});
   for (OpCode c : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Max, OpCode::Min,
@@ -192,6 +193,13 @@ Module make_all_ops() {
   Value* labels = b.create(OpCode::Constant, {}, {{"value", std::vector<int64_t>{0, 2}}},
                            TensorType{DType::i32, {2}});
   f.results.push_back(b.create(OpCode::CrossEntropy, {x, labels}));
+  f.results.push_back(b.create(OpCode::Cumsum, {x}, {{"axis", int64_t{1}}}));
+  f.results.push_back(b.create(OpCode::NllLoss, {x, labels, w}, {{"ignore_index", int64_t{1}}}));
+  const Attrs none{{"reduction", std::string("none")}};
+  for (OpCode c : {OpCode::L1Loss, OpCode::SmoothL1Loss, OpCode::HuberLoss, OpCode::BinaryCrossEntropy,
+                   OpCode::BinaryCrossEntropyWithLogits, OpCode::KlDiv})
+    f.results.push_back(b.create(c, {x, x}, none));
+  f.results.push_back(b.create(OpCode::CosineEmbeddingLoss, {x, x, labels}, {{"margin", 0.25}}));
   m.add_function("empty");
   // The collectives, over the module's mesh.
   m.set_mesh(*Mesh::parse("dp=2"));

@@ -19,7 +19,7 @@
 namespace mlc {
 namespace {
 
-enum class Fill { uniform, positive, predicate, indices };
+enum class Fill { uniform, positive, predicate, indices, unit, wide, signs };
 
 struct ArgSpec {
   TensorType type;
@@ -104,6 +104,29 @@ std::vector<Case> cases() {
   c.push_back({"mean", OpCode::CrossEntropy, {x({2, 3, 4}), idx({2, 3}, 4)}});
   c.push_back({"sum", OpCode::CrossEntropy, {x({3, 4}), idx({3}, 4)}, {{"reduction", std::string("sum")}}});
   c.push_back({"", OpCode::Mse, {x({2, 3}), x({2, 3})}});
+  // Activations and losses (ir/ops.def); wide inputs reach every branch.
+  const ArgSpec wide{f64({2, 5}), Fill::wide}, unit{f64({2, 3}), Fill::unit};
+  const Attrs none{{"reduction", std::string("none")}};
+  c.push_back({"", OpCode::Log1p, {x({2, 3})}});
+  c.push_back({"", OpCode::LeakyRelu, {x({2, 3})}, {{"negative_slope", 0.2}}});
+  c.push_back({"", OpCode::Elu, {wide}, {{"alpha", 0.7}, {"scale", 1.2}, {"input_scale", 0.9}}});
+  c.push_back({"", OpCode::Softplus, {wide}, {{"beta", 2.0}, {"threshold", 3.0}}});
+  c.push_back({"", OpCode::Hardswish, {wide}});
+  c.push_back({"", OpCode::Mish, {wide}});
+  c.push_back({"", OpCode::Cumsum, {x({2, 3, 4})}, {{"axis", int64_t{1}}}});
+  c.push_back({"weighted", OpCode::NllLoss, {x({4, 3}), idx({4}, 3), pos({3})}, {{"ignore_index", int64_t{1}}}});
+  c.push_back({"none", OpCode::NllLoss, {x({2, 2, 3}), idx({2, 2}, 3)}, none});
+  c.push_back({"none", OpCode::CrossEntropy, {x({3, 4}), idx({3}, 4)}, none});
+  c.push_back({"", OpCode::L1Loss, {x({2, 3}), x({2, 3})}});
+  c.push_back({"", OpCode::SmoothL1Loss, {x({2, 3}), x({2, 3})}, {{"beta", 0.5}}});
+  c.push_back({"", OpCode::HuberLoss, {x({2, 3}), x({2, 3})}, {{"delta", 0.5}, {"reduction", std::string("sum")}}});
+  c.push_back({"", OpCode::BinaryCrossEntropy, {unit, unit}});
+  c.push_back({"pos_weight", OpCode::BinaryCrossEntropyWithLogits, {x({2, 3}), unit, pos({3})}, none});
+  c.push_back({"", OpCode::BinaryCrossEntropyWithLogits, {x({2, 3}), unit}});
+  c.push_back({"batchmean", OpCode::KlDiv, {x({2, 3}), pos({2, 3})}, {{"reduction", std::string("batchmean")}}});
+  c.push_back({"log_target", OpCode::KlDiv, {x({2, 3}), x({2, 3})}, {{"log_target", true}}});
+  c.push_back({"", OpCode::CosineEmbeddingLoss, {x({3, 4}), x({3, 4}), {{DType::i64, {3}}, Fill::signs}},
+               {{"margin", -0.5}}});
   return c;
 }
 
@@ -117,6 +140,9 @@ rt::Tensor random_tensor(const ArgSpec& spec, std::mt19937_64& rng) {
         else t.data<double>()[i] = u(rng);
         break;
       case Fill::positive: t.data<double>()[i] = p(rng); break;
+      case Fill::unit: t.data<double>()[i] = 0.1 + 0.4 * (u(rng) + 1); break;  // (0.1, 0.9)
+      case Fill::wide: t.data<double>()[i] = 4 * u(rng); break;
+      case Fill::signs: t.data<int64_t>()[i] = i % 3 == 1 ? -1 : 1; break;
       case Fill::predicate: t.data<bool>()[i] = (i % 3) != 1; break;
       case Fill::indices: t.data<int64_t>()[i] = static_cast<int64_t>(rng() % spec.bound); break;
     }

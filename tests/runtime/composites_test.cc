@@ -1,5 +1,7 @@
 // The meaning of the composite ops (relu, silu, gelu, softmax, log_softmax,
-// layer_norm, rms_norm, cross_entropy, mse), against hand-computed values.
+// layer_norm, rms_norm, cross_entropy, mse, nll_loss, log1p, kl_div,
+// cosine_embedding_loss), against hand-computed values (the others against
+// PyTorch: tests/tools/losses_oracle_test.cc).
 // Composites have no reference kernel: each case runs a one-op function
 // through rt::Interpreter, which decomposes the op into primitives
 // (ir/op_rules_composite.cc) before running it.
@@ -120,6 +122,41 @@ TEST(Mse, MeanAndSum) {
   Tensor t = make_tensor(DType::f32, {2, 2}, {1, 0, 3, 0});
   expect_near(run_composite(OpCode::Mse, {&p, &t}, {{"reduction", std::string("mean")}}), {DType::f32, {}}, {5}, 0);
   expect_near(run_composite(OpCode::Mse, {&p, &t}, {{"reduction", std::string("sum")}}), {DType::f32, {}}, {20}, 0);
+}
+
+TEST(NllLoss, WeightsAndIgnoredTargets) {
+  // Position 0: target 0, weight 1 -> 1; position 1: target 2, weight 3 -> 7.5;
+  // position 2: ignored. Mean: 8.5 over the kept weights 1 + 3.
+  Tensor logp = make_tensor(DType::f64, {3, 3}, {-1, -2, -3, -0.5, -1.5, -2.5, -0.1, -0.2, -0.3});
+  Tensor targets = make_tensor(DType::i64, {3}, {0, 2, 1});
+  Tensor weight = make_tensor(DType::f64, {3}, {1, 2, 3});
+  const Attrs ignore_1{{"ignore_index", int64_t{1}}};
+  expect_near(run_composite(OpCode::NllLoss, {&logp, &targets, &weight}, ignore_1), {DType::f64, {}}, {8.5 / 4}, 1e-15);
+  expect_near(run_composite(OpCode::NllLoss, {&logp, &targets}, {{"reduction", std::string("none")}}),
+              {DType::f64, {3}}, {1, 2.5, 0.2}, 1e-15);
+}
+
+TEST(Log1p, AccurateForTinyArguments) {
+  // log(1 + x) rounds 1 + x: off by ~1e-17 here, 1e-7 of the value.
+  Tensor x = make_tensor(DType::f64, {2}, {1e-10, -1e-12});
+  expect_near(run_composite(OpCode::Log1p, {&x}), {DType::f64, {2}}, {std::log1p(1e-10), std::log1p(-1e-12)}, 1e-25);
+}
+
+TEST(KlDiv, ZeroTargetsContributeZero) {
+  // xlogy(0, 0) = 0; 0.5 log 0.5 + 0.5: batchmean over dim 0 (size 1).
+  Tensor input = make_tensor(DType::f64, {1, 2}, {0.5, -1});
+  Tensor target = make_tensor(DType::f64, {1, 2}, {0, 0.5});
+  expect_near(run_composite(OpCode::KlDiv, {&input, &target}, {{"reduction", std::string("batchmean")}}),
+              {DType::f64, {}}, {0.5 * std::log(0.5) + 0.5}, 1e-15);
+}
+
+TEST(CosineEmbeddingLoss, SimilarAndDissimilarPairs) {
+  // Pair 0: cos 1, target 1 -> 0; pair 1: cos 1/sqrt(2), target -1, margin 0.5 -> 1/sqrt(2) - 0.5.
+  Tensor a = make_tensor(DType::f64, {2, 2}, {1, 0, 1, 0});
+  Tensor b = make_tensor(DType::f64, {2, 2}, {2, 0, 1, 1});
+  Tensor y = make_tensor(DType::i64, {2}, {1, -1});
+  expect_near(run_composite(OpCode::CosineEmbeddingLoss, {&a, &b, &y}, {{"margin", 0.5}, {"reduction", std::string("none")}}),
+              {DType::f64, {2}}, {0, M_SQRT1_2 - 0.5}, 1e-12);
 }
 
 TEST(LayerNorm, NormalizesTheLastDim) {
