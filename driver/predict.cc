@@ -17,6 +17,9 @@ Expected<Predictions> predict(const Program& program, const std::vector<rt::Name
     return make_error(config.path + ": error: no data file: give \"data\": {\"file\": ...} or --data");
   if (options.split != "eval" && options.split != "train")
     return make_error("error: --split: expected eval or train, got '" + options.split + "'");
+  if (config.loss_type == "output")
+    return make_error(config.path + ": error: mlc predict: the forward returns the loss itself (\"loss\": {\"type\": "
+                      "\"output\"}), so the model has no output apart from it to predict");
   const std::vector<InputMapping>& mapping = options.split == "eval" ? config.data.eval : config.data.train;
   // The inputs @predict reads (its {input} arguments), at a trial batch.
   MLC_TRY(const Function* trial, program.ir("predict", 1));
