@@ -30,11 +30,10 @@ void request_stop() { requested.store(true, std::memory_order_relaxed); }
 bool stop_requested() { return requested.load(std::memory_order_relaxed); }
 void clear_stop_request() { requested.store(false, std::memory_order_relaxed); }
 
-bool agreed_stop(const Rank& rank) {
+Expected<bool> agreed_stop(const Rank& rank) {
   int64_t stop = stop_requested() ? 1 : 0;
-  if (rank.world &&
-      !rank.world->all().all_reduce(&stop, 1, DType::i64, rt::ReduceOp::sum, "whether to stop (Ctrl-C)").ok())
-    return true;  // a failed collective ends the run anyway
+  if (rank.world)
+    MLC_CHECK_OK(rank.world->all().all_reduce(&stop, 1, DType::i64, rt::ReduceOp::sum, "whether to stop (Ctrl-C)"));
   return stop > 0;
 }
 

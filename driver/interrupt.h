@@ -24,7 +24,7 @@ void clear_stop_request();
 
 // Whether the ranks stop after this step: any rank's request, agreed by an
 // all_reduce over the world on a mesh (every rank calls it after every step).
-bool agreed_stop(const Rank& rank);
+Expected<bool> agreed_stop(const Rank& rank);
 // Makes `dir` (the checkpoint directory of a run stopped without one).
 Status prepare_interrupt_dir(const std::string& dir);
 

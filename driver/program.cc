@@ -151,12 +151,10 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
     auto& slot = predict_modules_[batch];
     if (!slot) {
       MLC_TRY(const Function* eval, ir("eval", batch));
+      MLC_TRY(std::unique_ptr<Function> predict, build_predict_function(*eval));
       auto m = std::make_shared<Module>();
       m->name = config().name;
-      m->functions.push_back(eval->clone());
-      MLC_TRY(Function * predict, build_predict_function(*m));
-      (void)predict;
-      std::erase_if(m->functions, [](const auto& f) { return f->name == "eval"; });
+      m->functions.push_back(std::move(predict));
       slot = std::move(m);
     }
     return slot->find("predict");

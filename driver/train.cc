@@ -700,7 +700,11 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
         ((o.checkpoint_every > 0 && (s + 1) % o.checkpoint_every == 0) || s + 1 == total_steps))
       MLC_CHECK_OK(checkpoint(s + 1, o.checkpoint_dir));
     // Ctrl-C (driver/interrupt.h): every rank stops after the same step, with a checkpoint.
-    if (o.stop_on_interrupt && s + 1 < total_steps && agreed_stop(rank)) {
+    bool stop = false;
+    if (o.stop_on_interrupt && s + 1 < total_steps) {
+      MLC_TRY(stop, agreed_stop(rank));
+    }
+    if (stop) {
       const std::string dir = o.checkpoint_dir.empty() ? o.interrupt_dir : o.checkpoint_dir;
       MLC_CHECK_OK(prepare_interrupt_dir(dir));
       if (o.checkpoint_dir.empty() || !(o.checkpoint_every > 0 && (s + 1) % o.checkpoint_every == 0))

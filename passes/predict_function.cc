@@ -6,12 +6,10 @@
 
 namespace mlc {
 
-Expected<Function*> build_predict_function(Module& module) {
-  const Function* eval = module.find("eval");
-  if (!eval) return make_error("mlc internal error: predict: the module has no @eval");
-  if (eval->results.empty() || !eval->results[0]->producer || eval->results[0]->producer->operands.empty())
+Expected<std::unique_ptr<Function>> build_predict_function(const Function& eval) {
+  if (eval.results.empty() || !eval.results[0]->producer || eval.results[0]->producer->operands.empty())
     return make_error("mlc internal error: predict: @eval's first result is not a loss of the model's output");
-  std::unique_ptr<Function> f = eval->clone();
+  std::unique_ptr<Function> f = eval.clone();
   f->name = "predict";
   // The clone's values are its own: find the loss by position.
   const Op* loss = f->results[0]->producer;
@@ -34,13 +32,7 @@ Expected<Function*> build_predict_function(Module& module) {
   f->args = std::move(args);
   f->arg_kinds = std::move(kinds);
   f->erase_dead_values();
-  for (auto& existing : module.functions)
-    if (existing->name == "predict") {
-      existing = std::move(f);
-      return existing.get();
-    }
-  module.functions.push_back(std::move(f));
-  return module.functions.back().get();
+  return f;
 }
 
 }  // namespace mlc

@@ -7,17 +7,19 @@
 //
 //   @predict(<inputs the forward reads> {input}..., <params and buffers>...) -> (outputs)
 //
-// Contract: `module` holds @eval as the frontend builds it (calls inlined);
-// @eval's first result is produced by a loss op (cross_entropy, mse, ...)
-// whose operand 0 is the model's output. Errors name what is missing.
+// Contract: `eval` is @eval as the frontend builds it (calls inlined); its
+// first result is produced by a loss op (cross_entropy, mse, ...) whose
+// operand 0 is the model's output. Errors name what is missing.
 #pragma once
+
+#include <memory>
 
 #include "ir/expected.h"
 #include "ir/graph.h"
 
 namespace mlc {
 
-// Adds @predict to `module` (replacing one it has) and returns it.
-Expected<Function*> build_predict_function(Module& module);
+// @predict, made from `eval`.
+Expected<std::unique_ptr<Function>> build_predict_function(const Function& eval);
 
 }  // namespace mlc

@@ -24,7 +24,10 @@ void print_outputs(const Predictions& p, bool classifier) {
   const rt::Tensor& y = p.outputs;
   const int64_t shown = std::min<int64_t>(p.examples, 8);
   const int64_t per = y.num_elements() / p.examples;
-  if (y.dtype() != DType::f32) return;
+  if (y.dtype() != DType::f32) {
+    std::printf("  (%s outputs are not printed: -o OUT.safetensors writes them)\n", dtype_name(y.dtype()).data());
+    return;
+  }
   const float* v = y.data<float>();
   for (int64_t i = 0; i < shown; ++i) {
     const float* row = v + i * per;

@@ -375,10 +375,11 @@ int cmd_run(const std::vector<std::string>& argv) {
   o.best_path = args.get("save-best");
   if (args.has("best-metric") && !args.has("save-best"))
     return usage_error("--best-metric goes with --save-best PATH (where the best parameters go)");
-  o.best_metric = args.get("best-metric", (model ? model->config() : program->config()).classifier ? "accuracy" : "loss");
+  const ModelConfig& config = model ? model->config() : program->config();
+  o.best_metric = args.get("best-metric", config.classifier ? "accuracy" : "loss");
   if (o.best_metric != "loss" && o.best_metric != "accuracy")
     return usage_error("--best-metric: expected loss or accuracy, got '" + o.best_metric + "'");
-  if (o.best_metric == "accuracy" && !(model ? model->config() : program->config()).classifier)
+  if (o.best_metric == "accuracy" && !config.classifier)
     return usage_error("--best-metric accuracy: the model is not a classifier (its loss is not cross_entropy); use loss");
   o.checkpoint_dir = args.get("checkpoint-dir");
   o.resume = args.has("resume");
@@ -388,7 +389,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!rt::launched_by_mpi() && !o.eval_only) {
     stop_on_interrupt();
     o.stop_on_interrupt = true;
-    o.interrupt_dir = (model ? model->config() : program->config()).name + ".interrupted";
+    o.interrupt_dir = config.name + ".interrupted";
   }
   auto summary = !on_mesh ? train(*program, o)
                  : artifact ? train_on_mesh(*program, Program::from_artifact(compiled, file, false, o.device.executor), o)
