@@ -107,9 +107,21 @@ const std::vector<BuiltinSpec>& table() {
       {"kl_div", kFunction, {"input", "target", "size_average", "reduce", "reduction", "log_target"}, 2},
       {"cosine_embedding_loss", kFunction,
        {"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"}, 3},
+      // randomness on the keyed generator (random_ops.h; forward_eval.cc draws)
+      {"dropout", kFunction, {"input", "p", "training", "inplace"}, 1, -1, 10},
+      {"rand_like", kFunction, {"input", "dtype"}, 1, -1, 5},
+      {"randn_like", kFunction, {"input", "dtype"}, 1, -1, 20},
   };
   return specs;
 }
+
+}  // namespace
+
+bool is_random_builtin(std::string_view name) {
+  return name == "dropout" || name == "rand_like" || name == "randn_like";
+}
+
+namespace {
 
 constexpr std::pair<std::string_view, DType> kCasts[] = {
     {"float", DType::f32}, {"double", DType::f64}, {"half", DType::f16},

@@ -35,6 +35,12 @@ struct BuiltinSpec {
 };
 
 const BuiltinSpec* find_builtin(std::string_view name, unsigned form);
+// dropout, rand_like and randn_like: run_forward evaluates them with its
+// ForwardRandom (forward_expr.h, random_ops.h), not emit_builtin.
+bool is_random_builtin(std::string_view name);
+// `self.training` in a forward: a name the evaluator defines (True in
+// training mode, False in evaluation mode).
+inline constexpr std::string_view kSelfTraining = "self.training";
 // Names callable in `form` (for messages), in table order.
 std::vector<std::string> builtin_names(unsigned form);
 inline std::vector<std::string> builtin_function_names() { return builtin_names(kFunction); }

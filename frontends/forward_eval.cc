@@ -7,6 +7,7 @@
 #include "frontends/forward_builtins.h"
 #include "frontends/forward_expr.h"
 #include "frontends/forward_shape_ops.h"
+#include "frontends/random_ops.h"
 #include "ir/attributes.h"
 #include "ir/diagnostics.h"
 
@@ -56,10 +57,13 @@ Expected<Val> fold(const Expr& e, const Val& a, const Val& c) {
 
 class Evaluator {
  public:
-  Evaluator(Builder& b, const LayerCall& call, const ParamLookup& param)
-      : b_(b), call_(call), param_(param) {}
+  Evaluator(Builder& b, const LayerCall& call, const ParamLookup& param, const ForwardRandom* random)
+      : b_(b), call_(call), param_(param), random_(random) {}
 
   Expected<Value*> run(const ForwardProgram& program, const std::vector<Value*>& inputs) {
+    Val training = Val::number(random_ && random_->training, true, {});
+    training.boolean = true;
+    vars_[std::string(kSelfTraining)] = training;
     for (size_t i = 0; i < program.inputs.size() && i < inputs.size(); ++i)
       vars_[program.inputs[i]] = Val::tensor(inputs[i], {});
     Val last;
@@ -251,6 +255,7 @@ class Evaluator {
         args.push_back(std::move(x));
       }
       b_.set_loc(stmt_loc_);
+      if (is_random_builtin(e.name)) return random_builtin(e.name, args, e.loc);
       return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute), std::move(args),
                           e.loc);
     }
@@ -265,9 +270,59 @@ class Evaluator {
     return Val::tensor(y, e.loc);
   }
 
+  // dropout(input, p, training, inplace), rand_like(input, dtype),
+  // randn_like(input, dtype) on the keyed generator (random_ops.h).
+  Expected<Val> random_builtin(const std::string& name, const std::vector<Val>& args, const Loc& at) {
+    if (!random_)
+      return fwd_error(at, squote(name) + " draws random numbers, which a custom op's forward cannot");
+    MLC_TRY(Value* x, tensor_arg(args[0], name, at));
+    if (!is_float(x->type.dtype)) return fwd_error(at, name + " expects a float tensor, found " + x->type.str());
+    double p = 0;
+    bool draw = true;
+    if (name == "dropout") {
+      MLC_TRY(p, number_arg(args[1], 0.5, "p", at));
+      if (p < 0 || p > 1) return fwd_error(args[1].loc, "dropout's p must be in [0, 1], found " + number_text(p, false));
+      MLC_TRY(draw, bool_arg(args[2], true, "training", at));
+      MLC_TRY(bool inplace, bool_arg(args[3], false, "inplace", at));
+      (void)inplace;  // the result is a new value either way
+      if (!draw || p == 0) return Val::tensor(x, at);
+      if (p == 1) {  // torch: every element dropped
+        MLC_TRY(Value* zero, emit_scalar(b_, 0, x->type.dtype));
+        MLC_TRY(Value* y, emit_op(b_, OpCode::Mul, {x, zero}));
+        return Val::tensor(y, at);
+      }
+    } else if (args[1].kind != Val::Kind::absent && args[1].kind != Val::Kind::none) {
+      if (args[1].kind != Val::Kind::dtype || !is_float(args[1].dtype))
+        return fwd_error(args[1].loc, name + "'s dtype must be a float dtype, found " + args[1].describe());
+    }
+    RandomKey key{random_->seed, random_->stream(random_calls_++), nullptr};
+    if (random_->training) {
+      key.step = random_->step();
+    } else {
+      MLC_TRY(key.step, emit_scalar(b_, -1, DType::i64));
+    }
+    Value* y = nullptr;
+    if (name == "dropout") {
+      MLC_TRY(y, emit_dropout(b_, x, p, key));
+      return Val::tensor(y, at);
+    }
+    if (name == "rand_like") {
+      MLC_TRY(y, emit_uniform_draws(b_, x->type.shape, key));
+    } else {
+      MLC_TRY(y, emit_normal_draws(b_, x->type.shape, key));
+    }
+    const DType dtype = args[1].kind == Val::Kind::dtype ? args[1].dtype : x->type.dtype;
+    if (dtype != DType::f32) {
+      MLC_TRY(y, emit_cast(b_, y, dtype));
+    }
+    return Val::tensor(y, at);
+  }
+
   Builder& b_;
   const LayerCall& call_;
   const ParamLookup& param_;
+  const ForwardRandom* random_;
+  int64_t random_calls_ = 0;
   std::unordered_map<std::string, Val> vars_;
   Loc stmt_loc_;
 };
@@ -275,8 +330,9 @@ class Evaluator {
 }  // namespace
 
 Expected<Value*> run_forward(const ForwardProgram& program, const std::vector<Value*>& inputs,
-                             Builder& b, const LayerCall& call_layer, const ParamLookup& param) {
-  Evaluator ev(b, call_layer, param);
+                             Builder& b, const LayerCall& call_layer, const ParamLookup& param,
+                             const ForwardRandom* random) {
+  Evaluator ev(b, call_layer, param, random);
   return ev.run(program, inputs);
 }
 

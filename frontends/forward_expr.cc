@@ -476,6 +476,14 @@ class StatementParser {
       return parse_builtin_call(inner, depth);
     }
     if (is_punct(tok(), "(")) return parse_call(t, depth);
+    if (!defined && !is_layer(name) && name == "self" && is_punct(tok(), ".") && next().kind == Token::ident &&
+        next().text == "training") {  // self.training: the forward's mode
+      pos_ += 2;
+      auto e = make(Expr::Kind::name, t.offset);
+      e->name = std::string(kSelfTraining);
+      e->maybe_number = true;
+      return finish(std::move(e), t.offset);
+    }
     if (!defined && is_layer(name) && is_punct(tok(), ".")) return parse_param(t);
     return parse_name(t);
   }

@@ -149,7 +149,20 @@ using LayerCall =
 // full state_dict name (parse_forward checked it).
 using ParamLookup = std::function<Value*(const std::string& path, bool full)>;
 
+// What the random built-ins (dropout, rand_like, randn_like: random_ops.h)
+// draw from, and the value of `self.training`. Without it (a custom op's
+// forward) they are errors and self.training is False.
+struct ForwardRandom {
+  bool training = false;  // self.training: the mode the forward is lowered in
+  uint64_t seed = 0;      // train.seed
+  // The {step} argument (training mode; evaluation draws at step -1).
+  std::function<Value*()> step;
+  // The stream of the k-th random built-in evaluated in this run of the forward.
+  std::function<uint32_t(int64_t k)> stream;
+};
+
 Expected<Value*> run_forward(const ForwardProgram& program, const std::vector<Value*>& inputs,
-                             Builder& b, const LayerCall& call_layer, const ParamLookup& param);
+                             Builder& b, const LayerCall& call_layer, const ParamLookup& param,
+                             const ForwardRandom* random = nullptr);
 
 }  // namespace mlc

@@ -5,6 +5,7 @@
 #include "frontends/custom_ops.h"
 #include "frontends/dsl_parse.h"
 #include "frontends/emit_util.h"
+#include "frontends/init_section.h"
 #include "frontends/json_doc.h"
 #include "frontends/losses.h"
 #include "frontends/model_settings.h"
@@ -139,7 +140,7 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
     return doc.error(doc.root(), "a model file must be a JSON object, found " +
                                      json_kind(*doc.root().json));
   Fields top(doc, doc.root(), "the model file");
-  MLC_CHECK_OK(top.allow({"name", "inputs", "custom_ops", "model", "loss", "data", "train", "parallel"}));
+  MLC_CHECK_OK(top.allow({"name", "inputs", "custom_ops", "model", "loss", "data", "train", "parallel", "init"}));
   ModelFile mf;
   ModelConfig& c = mf.config_;
   c.path = path;
@@ -176,6 +177,7 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
   collect_params(*tree, "", true, c.params);
   collect_unsynced_batch_norms(*tree, "", c.unsynced_batch_norms);
   MLC_CHECK_OK(check_ties(*tree, c.params));
+  if (auto init = top.get("init")) MLC_CHECK_OK(parse_init_section(doc, *init, c.params));
   c.layers = collect_top_layers(*tree);
   if (auto parallel = top.get("parallel")) {
     MLC_TRY(c.parallel, parse_parallel(doc, *parallel, c.params, c.layers));

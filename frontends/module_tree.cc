@@ -451,7 +451,13 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
         ParamLookup param = [&](const std::string& path, bool full) {
           return state.values.at(full ? path : prefix + path);
         };
-        return run_forward(*m.forward, args, b, call, param);
+        // The k-th random built-in of this run draws on stream "<path>/k" of
+        // the container's call (docs/model-format.md, "Randomness in forward").
+        ForwardRandom random{state.training, state.seed, state.step, [&](int64_t k) {
+                               const std::string site = path + "/" + std::to_string(k);
+                               return stream_of(site, state.calls[site]++);
+                             }};
+        return run_forward(*m.forward, args, b, call, param, &random);
       }
       Value* v = args.at(0);
       for (const auto& [name, c] : m.children) {

@@ -15,13 +15,23 @@
 
 namespace mlc {
 
-// PyTorch's default initializations.
+// PyTorch's default initializations, and the torch.nn.init functions a model
+// file's "init" section names (docs/model-format.md, "init"), reduced to what
+// the runtime draws: the frontend computes bounds, deviations and gains.
 struct ParamInit {
-  enum class Kind { kaiming_uniform, uniform, normal, ones, zeros, constant } kind = Kind::zeros;
+  enum class Kind {
+    kaiming_uniform, uniform, normal, ones, zeros, constant,
+    uniform_range,  // uniform_(low, high)
+    trunc_normal,   // trunc_normal_(mean, stddev, low, high)
+    orthogonal,     // orthogonal_(gain)
+  } kind = Kind::zeros;
   double fan_in = 1;  // kaiming_uniform(a = sqrt(5)): U(-b, b), b = sqrt(3) * sqrt(1/3) / sqrt(fan_in)
   double bound = 0;   // uniform: U(-bound, bound)
-  double stddev = 1;  // normal: N(0, stddev^2)
+  double stddev = 1;  // normal, trunc_normal: N(mean, stddev^2)
   double value = 0;   // constant: every element (PReLU's 0.25)
+  double mean = 0;    // normal, trunc_normal
+  double low = 0, high = 0;  // uniform_range: U(low, high); trunc_normal: the bounds a, b
+  double gain = 1;    // orthogonal
 };
 
 struct ParamInfo {
@@ -38,6 +48,9 @@ struct ParamInfo {
   // Names of tied uses ("head.weight" for a Linear tied by "tie_weight"): PyTorch's
   // state_dict lists the tensor under them too; an --init file may hold them, equal.
   std::vector<std::string> aliases;
+  // The model file's "init" rule for it, drawn after every parameter's default
+  // (as torch.nn.init calls after the model's constructor: docs/model-format.md).
+  std::optional<ParamInit> explicit_init;
 };
 
 // One model input read from the data file: `tensor[slices]`.

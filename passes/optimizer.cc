@@ -9,6 +9,7 @@
 #include "passes/loss_scaling.h"
 #include "passes/lr_schedule.h"
 #include "passes/optimizer_rules.h"
+#include "support/glob.h"
 
 namespace mlc {
 
@@ -55,27 +56,6 @@ std::string unused_arg_name(const Function& f, const std::string& base) {
   std::string name = base;
   for (int i = 1; taken.count(name); ++i) name = base + "_" + std::to_string(i);
   return name;
-}
-
-// torch's fnmatch-like glob: '*' any characters (dots too), '?' one.
-bool glob_match(std::string_view pattern, std::string_view name) {
-  size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-      ++p;
-      ++n;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = n;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      n = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
 }
 
 // Each slot's parameter group (OptimizerConfig::param_groups): the first

@@ -49,6 +49,9 @@ inline std::string_view init_kind_name(ParamInit::Kind k) {
     case ParamInit::Kind::ones: return "ones";
     case ParamInit::Kind::zeros: return "zeros";
     case ParamInit::Kind::constant: return "constant";
+    case ParamInit::Kind::uniform_range: return "uniform_range";
+    case ParamInit::Kind::trunc_normal: return "trunc_normal";
+    case ParamInit::Kind::orthogonal: return "orthogonal";
   }
   return "zeros";
 }

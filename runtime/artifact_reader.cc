@@ -217,6 +217,38 @@ Expected<std::vector<InputMapping>> read_mappings(const Field& f, std::string_vi
   return out;
 }
 
+// A ParamInit as init_json (artifact_writer.cc) writes it.
+Expected<ParamInit> read_init(const Field& init) {
+  ParamInit out;
+  MLC_TRY(std::string kind, init.string("kind"));
+  bool known = false;
+  for (auto k : {ParamInit::Kind::kaiming_uniform, ParamInit::Kind::uniform, ParamInit::Kind::normal,
+                 ParamInit::Kind::ones, ParamInit::Kind::zeros, ParamInit::Kind::constant,
+                 ParamInit::Kind::uniform_range, ParamInit::Kind::trunc_normal, ParamInit::Kind::orthogonal})
+    if (kind == init_kind_name(k)) {
+      out.kind = k;
+      known = true;
+    }
+  if (!known) return init.error("unknown initialization \"" + kind + "\"");
+  MLC_TRY(out.fan_in, init.number("fan_in"));
+  MLC_TRY(out.bound, init.number("bound"));
+  MLC_TRY(out.stddev, init.number("stddev"));
+  if (out.kind == ParamInit::Kind::constant) {
+    MLC_TRY(out.value, init.number("value"));
+  }
+  if (init.json().contains("mean")) {
+    MLC_TRY(out.mean, init.number("mean"));
+  }
+  if (out.kind == ParamInit::Kind::uniform_range || out.kind == ParamInit::Kind::trunc_normal) {
+    MLC_TRY(out.low, init.number("low"));
+    MLC_TRY(out.high, init.number("high"));
+  }
+  if (out.kind == ParamInit::Kind::orthogonal) {
+    MLC_TRY(out.gain, init.number("gain"));
+  }
+  return out;
+}
+
 Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir, std::optional<int64_t>& num_classes) {
   ModelConfig c;
   MLC_TRY(c.name, m.string("name"));
@@ -241,20 +273,10 @@ Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir
     MLC_TRY(p.name, f.string("name"));
     MLC_TRY(p.type, read_type(f, "type"));
     MLC_TRY(Field init, f.get("init"));
-    MLC_TRY(std::string kind, init.string("kind"));
-    bool known = false;
-    for (auto k : {ParamInit::Kind::kaiming_uniform, ParamInit::Kind::uniform, ParamInit::Kind::normal,
-                   ParamInit::Kind::ones, ParamInit::Kind::zeros, ParamInit::Kind::constant})
-      if (kind == init_kind_name(k)) {
-        p.init.kind = k;
-        known = true;
-      }
-    if (!known) return init.error("unknown initialization \"" + kind + "\"");
-    MLC_TRY(p.init.fan_in, init.number("fan_in"));
-    MLC_TRY(p.init.bound, init.number("bound"));
-    MLC_TRY(p.init.stddev, init.number("stddev"));
-    if (p.init.kind == ParamInit::Kind::constant) {
-      MLC_TRY(p.init.value, init.number("value"));
+    MLC_TRY(p.init, read_init(init));
+    if (f.json().contains("explicit_init")) {
+      MLC_TRY(Field explicit_init, f.get("explicit_init"));
+      MLC_TRY(p.explicit_init, read_init(explicit_init));
     }
     MLC_TRY(p.trainable, f.boolean("trainable"));
     if (f.json().contains("buffer")) {

@@ -57,6 +57,20 @@ Json slices_json(const std::vector<InputMapping>& list) {
 }
 
 
+// A ParamInit in the manifest: the fields its kind reads.
+Json init_json(const ParamInit& i) {
+  Json j = {{"kind", std::string(init_kind_name(i.kind))}, {"fan_in", i.fan_in}, {"bound", i.bound},
+            {"stddev", i.stddev}};
+  if (i.kind == ParamInit::Kind::constant) j["value"] = i.value;
+  if (i.mean != 0) j["mean"] = i.mean;
+  if (i.kind == ParamInit::Kind::uniform_range || i.kind == ParamInit::Kind::trunc_normal) {
+    j["low"] = i.low;
+    j["high"] = i.high;
+  }
+  if (i.kind == ParamInit::Kind::orthogonal) j["gain"] = i.gain;
+  return j;
+}
+
 Json model_json(const Artifact& a, const std::string& artifact_dir) {
   const ModelConfig& c = a.config;
   Json inputs = Json::array(), params = Json::array();
@@ -64,14 +78,12 @@ Json model_json(const Artifact& a, const std::string& artifact_dir) {
     inputs.push_back({{"name", i.name}, {"dtype", std::string(dtype_name(i.dtype))}, {"shape", i.shape},
                       {"batched", i.batched}, {"batch_dim", i.batch_dim}});
   for (const ParamInfo& p : c.params)
-    params.push_back({{"name", p.name}, {"type", type_json(p.type)},
-                      {"init", {{"kind", std::string(init_kind_name(p.init.kind))}, {"fan_in", p.init.fan_in},
-                                {"bound", p.init.bound}, {"stddev", p.init.stddev}}},
+    params.push_back({{"name", p.name}, {"type", type_json(p.type)}, {"init", init_json(p.init)},
                       {"trainable", p.trainable}});
-  for (size_t i = 0; i < c.params.size(); ++i)
+  for (size_t i = 0; i < c.params.size(); ++i) {
     if (c.params[i].buffer) params[i]["buffer"] = true;  // absent: a parameter
-  for (size_t i = 0; i < c.params.size(); ++i)
-    if (c.params[i].init.kind == ParamInit::Kind::constant) params[i]["init"]["value"] = c.params[i].init.value;
+    if (c.params[i].explicit_init) params[i]["explicit_init"] = init_json(*c.params[i].explicit_init);
+  }
   // The data file, relative to the artifact's folder when it can be.
   std::string data_file = c.data.file;
   if (!data_file.empty() && !std::filesystem::path(data_file).is_absolute()) {

@@ -3,58 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <random>
 
+#include "runtime/init_fill.h"
 #include "runtime/safetensors.h"
 
 namespace mlc::rt {
 
 namespace {
-// torch's CPU uniform_ for float: 24 random bits of a 32-bit mt19937 draw as a
-// fraction in [0, 1), scaled in double from float bounds, rounded to float.
-float torch_uniform(std::mt19937& gen, float from, float to) {
-  double x = static_cast<double>(gen() & ((1u << 24) - 1)) * 0x1p-24;
-  return static_cast<float>(x * (static_cast<double>(to) - static_cast<double>(from)) +
-                            static_cast<double>(from));
-}
-
-void fill_uniform(std::span<float> out, double bound, std::mt19937& gen) {
-  float from = static_cast<float>(-bound), to = static_cast<float>(bound);
-  for (float& x : out) x = torch_uniform(gen, from, to);
-}
-
-void fill(Tensor& t, const ParamInit& init, std::mt19937& gen) {
-  if (t.dtype() != DType::f32) return;  // parameters are f32 (mixed precision arrives later)
-  std::span<float> out = t.span<float>();
-  switch (init.kind) {
-    case ParamInit::Kind::kaiming_uniform: {
-      // torch.nn.init.kaiming_uniform_(a=sqrt(5)), computed as torch does.
-      double gain = std::sqrt(2.0 / (1 + 5.0));
-      fill_uniform(out, std::sqrt(3.0) * (gain / std::sqrt(init.fan_in)), gen);
-      break;
-    }
-    case ParamInit::Kind::uniform:
-      fill_uniform(out, init.bound, gen);
-      break;
-    case ParamInit::Kind::normal: {
-      // Box-Muller on torch-style uniforms.
-      for (float& x : out) {
-        double u1 = 1.0 - torch_uniform(gen, 0.0f, 1.0f), u2 = torch_uniform(gen, 0.0f, 1.0f);
-        x = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * M_PI * u2) * init.stddev);
-      }
-      break;
-    }
-    case ParamInit::Kind::ones:
-      for (float& x : out) x = 1.0f;
-      break;
-    case ParamInit::Kind::zeros:
-      break;
-    case ParamInit::Kind::constant:
-      for (float& x : out) x = static_cast<float>(init.value);
-      break;
-  }
-}
-
 std::string list(const std::vector<std::string>& items) {
   std::string s;
   for (size_t i = 0; i < items.size() && i < 10; ++i) s += (i ? ", " : "") + items[i];
@@ -64,13 +19,18 @@ std::string list(const std::vector<std::string>& items) {
 }  // namespace
 
 std::vector<NamedTensor> init_parameters(const std::vector<ParamInfo>& params, uint64_t seed) {
-  std::mt19937 gen(static_cast<std::mt19937::result_type>(seed));
+  TorchGenerator gen(seed);
   std::vector<NamedTensor> out;
+  // Every default first (the model's constructor), then the explicit rules in
+  // state_dict order (torch.nn.init calls after it).
   for (const ParamInfo& p : params) {
     Tensor t(p.type);
-    fill(t, p.init, gen);
+    if (t.dtype() == DType::f32) fill_init(t.span<float>(), p.type.shape, p.init, gen);
     out.push_back({p.name, std::move(t)});
   }
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].explicit_init && out[i].tensor.dtype() == DType::f32)
+      fill_init(out[i].tensor.span<float>(), params[i].type.shape, *params[i].explicit_init, gen);
   return out;
 }
 

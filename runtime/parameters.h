@@ -18,13 +18,13 @@ struct NamedTensor {
   Tensor tensor;
 };
 
-// Draws every parameter from its ParamInit, in order, from one generator
-// seeded by `seed`. Uniform draws reproduce PyTorch's CPU generator bit for
-// bit (mt19937, 24-bit mantissas, torch's float arithmetic), so Linear and
-// Conv2d layers declared in the order of a torch.nn.Module's constructor get
-// exactly the weights torch.manual_seed(seed) gives them. Normal draws
-// (Embedding) follow the same distribution but not torch's vectorized bit
-// stream: load PyTorch's weights with `load_parameters` for those.
+// Draws every parameter from its ParamInit, in order, then every explicit_init
+// (a model file's "init" rule) in order, from one generator seeded by `seed`:
+// PyTorch's CPU generator after torch.manual_seed(seed), bit for bit
+// (runtime/torch_generator.h, runtime/init_fill.h: orthogonal_ within f32
+// rounding), so layers declared in the order of a torch.nn.Module's
+// constructor, then torch.nn.init's calls in state_dict order, get exactly
+// torch's values.
 std::vector<NamedTensor> init_parameters(const std::vector<ParamInfo>& params, uint64_t seed);
 
 // Loads `params` by name from a safetensors file. The file must hold exactly
