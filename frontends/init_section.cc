@@ -4,6 +4,7 @@
 
 #include "support/glob.h"
 #include "support/quote.h"
+#include "support/suggest.h"
 
 namespace mlc {
 
@@ -87,8 +88,11 @@ Expected<ParamInit> rule_for(const JsonDoc& doc, const Node& node, const ParamIn
   bool known = false;
   for (std::string_view name : kFunctions) known |= name == fn;
   const Node& at = fields && fields->has("type") ? *fields->get("type") : node;
-  if (!known)
-    return doc.error(at, "unknown init function " + squote(fn) + " (torch.nn.init's: " + choices(kFunctions) + ")");
+  if (!known) {
+    std::string hint = did_you_mean(fn, std::vector<std::string>(kFunctions.begin(), kFunctions.end()));
+    return doc.error(at, "unknown init function " + squote(fn) +
+                             (hint.empty() ? " (torch.nn.init's: " + choices(kFunctions) + ")" : hint));
+  }
   Fields none(doc, node, "init rule");
   const Fields& f = fields ? *fields : none;
   auto allow = [&](std::initializer_list<std::string_view> names) -> Status {
