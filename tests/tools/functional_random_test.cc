@@ -33,8 +33,8 @@ std::string model(const std::string& body, int64_t n = 6, const std::string& dty
   "train": {"batch_size": 4, "steps": 1, "seed": 5, "optimizer": {"type": "sgd", "lr": 0.1}}})";
 }
 
-const char* kAll = R"(["n = torch.randn_like(x)", "u = torch.rand_like(x)",
-  "return F.dropout(x * n + u * x * x, 0.3, training=self.training)"])";
+const char* kAll = R"x(["n = torch.randn_like(x)", "u = torch.rand_like(x)",
+  "return F.dropout(x * n + u * x * x, 0.3, training=self.training)"])x";
 
 Module build(const std::string& text, int64_t batch = 4) {
   auto mf = ModelFile::parse(text, "rnd.json");
@@ -64,10 +64,10 @@ TEST(FunctionalRandom, DropoutFollowsSelfTraining) {
   const std::string loss = print_function(*m.find("loss")), eval = print_function(*m.find("eval"));
   EXPECT_EQ(count(loss, "random_uniform("), 4);  // randn_like: 2, rand_like: 1, dropout: 1
   EXPECT_EQ(count(eval, "random_uniform("), 3);
-  Module off = build(model(R"(["return F.dropout(x, 0.3, training=False) + F.dropout(x, p=0)"])"));
+  Module off = build(model(R"x(["return F.dropout(x, 0.3, training=False) + F.dropout(x, p=0)"])x"));
   EXPECT_EQ(count(print_function(*off.find("loss")), "random_uniform("), 0);
   // PyTorch's default training=True draws in evaluation too.
-  Module on = build(model(R"(["return F.dropout(x, 0.3)"])"));
+  Module on = build(model(R"x(["return F.dropout(x, 0.3)"])x"));
   EXPECT_EQ(count(print_function(*on.find("eval")), "random_uniform("), 1);
 }
 
@@ -94,25 +94,25 @@ double sum_of_squares(const std::string& body) {
 // E[(u1 - u2)^2] = 1/6 for independent draws (0 on one stream).
 TEST(FunctionalRandom, DrawsNormalAndUniformValues) {
   const double n = 20000;
-  EXPECT_NEAR(sum_of_squares(R"(["return torch.randn_like(x)"])") / n, 1.0, 5 * std::sqrt(2.0 / n));
-  EXPECT_NEAR(sum_of_squares(R"(["return torch.rand_like(x)"])") / n, 1.0 / 3, 5 * std::sqrt(4.0 / 45 / n));
-  EXPECT_NEAR(sum_of_squares(R"(["return torch.rand_like(x) - torch.rand_like(x)"])") / n, 1.0 / 6, 0.01);
+  EXPECT_NEAR(sum_of_squares(R"x(["return torch.randn_like(x)"])x") / n, 1.0, 5 * std::sqrt(2.0 / n));
+  EXPECT_NEAR(sum_of_squares(R"x(["return torch.rand_like(x)"])x") / n, 1.0 / 3, 5 * std::sqrt(4.0 / 45 / n));
+  EXPECT_NEAR(sum_of_squares(R"x(["return torch.rand_like(x) - torch.rand_like(x)"])x") / n, 1.0 / 6, 0.01);
 }
 
 TEST(FunctionalRandom, Errors) {
-  auto bad_p = ModelFile::parse(model(R"(["return F.dropout(x, 1.5)"])"), "rnd.json");
+  auto bad_p = ModelFile::parse(model(R"x(["return F.dropout(x, 1.5)"])x"), "rnd.json");
   ASSERT_FALSE(bad_p.ok());
   EXPECT_NE(bad_p.error().message.find("dropout's p must be in [0, 1], found 1.5"), std::string::npos)
       << bad_p.error().message;
-  auto ints = ModelFile::parse(model(R"(["return torch.rand_like(x)"])", 6, "i64"), "rnd.json");
+  auto ints = ModelFile::parse(model(R"x(["return torch.rand_like(x)"])x", 6, "i64"), "rnd.json");
   ASSERT_FALSE(ints.ok());
   EXPECT_NE(ints.error().message.find("rand_like expects a float tensor, found i64[4,6]"), std::string::npos)
       << ints.error().message;
-  std::string custom = model(R"(["return noisy(x)"])");
+  std::string custom = model(R"x(["return noisy(x)"])x");
   custom.replace(custom.find("\"model\""), 0,
-                 R"("custom_ops": {"noisy": {"inputs": ["a"], "forward": ["return a * torch.randn_like(a)"],
+                 R"x("custom_ops": {"noisy": {"inputs": ["a"], "forward": ["return a * torch.randn_like(a)"],
                      "backward": {"a": ["return grad"]}}},
-  )");
+  )x");
   auto c = ModelFile::parse(custom, "rnd.json");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("'randn_like' draws random numbers, which a custom op's forward cannot"),
@@ -131,14 +131,14 @@ TEST(FunctionalRandom, CompiledMatchesTheInterpreter) {
   for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = std::cos(0.7f * static_cast<float>(i));
   const std::string data = (dir / "data.safetensors").string();
   ASSERT_TRUE(rt::write_safetensors(data, {{"x", &x}, {"t", &t}}).ok());
-  const std::string text = R"({"name": "rnd", "inputs": {"x": {"dtype": "f32", "shape": ["batch", 6]},
+  const std::string text = R"x({"name": "rnd", "inputs": {"x": {"dtype": "f32", "shape": ["batch", 6]},
       "t": {"dtype": "f32", "shape": ["batch", 3]}},
     "model": {"inputs": ["x"], "layers": {"fc": {"type": "Linear", "in_features": 6, "out_features": 3}},
       "forward": ["h = F.dropout(fc(x), 0.25, training=self.training)",
                   "return h + 0.1 * torch.randn_like(h) * torch.rand_like(h)"]},
     "loss": {"type": "mse", "targets": "t"},
-    "data": {"file": ")" + data + R"(", "train": {"x": "x", "t": "t"}},
-    "train": {"batch_size": 4, "steps": 4, "seed": 2, "optimizer": {"type": "sgd", "lr": 0.1}}})";
+    "data": {"file": ")x" + data + R"x(", "train": {"x": "x", "t": "t"}},
+    "train": {"batch_size": 4, "steps": 4, "seed": 2, "optimizer": {"type": "sgd", "lr": 0.1}}})x";
   auto mf = ModelFile::parse(text, (dir / "rnd.json").string());
   ASSERT_TRUE(mf.ok()) << mf.error().message;
   std::vector<std::vector<double>> losses;

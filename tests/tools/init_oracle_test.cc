@@ -8,11 +8,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "frontends/model_file.h"
 #include "runtime/parameters.h"
 #include "runtime/safetensors.h"
+#include "tests/tools/run_mlc.h"
 
 namespace mlc {
 namespace {
@@ -53,6 +55,36 @@ void expect_init_matches(const std::string& model, const std::vector<std::string
 TEST(InitOracle, ConvAndLinearRules) { expect_init_matches("model_a.json", {"fc2.weight"}); }
 TEST(InitOracle, EveryFunctionInTheModelLanguage) { expect_init_matches("model_b.mlc", {"l2.weight"}); }
 TEST(InitOracle, EmbeddingDefaultAndTruncNormal) { expect_init_matches("model_c.json"); }
+
+// The rules travel in an artifact: `mlc run ART.mlcx` trains from the same
+// initial parameters as the model file (one step of model_c on 4 examples:
+// the same saved parameters, bit for bit).
+TEST(InitOracle, AnArtifactCarriesTheRules) {
+  const auto dir = testing::scratch_dir("mlc_init_artifact");
+  rt::Tensor tokens(TensorType{DType::i64, {4, 4}}), y(TensorType{DType::i64, {4}});
+  for (int64_t i = 0; i < 16; ++i) tokens.data<int64_t>()[i] = (i * 7) % 10;
+  for (int64_t i = 0; i < 4; ++i) y.data<int64_t>()[i] = i % 3;
+  const std::string data = (dir / "data.safetensors").string();
+  ASSERT_TRUE(rt::write_safetensors(data, {{"tokens", &tokens}, {"y", &y}}).ok());
+  std::string text = testing::slurp(kDir + "model_c.json");
+  text.replace(text.find("\"loss\""), 0, "\"data\": {\"file\": \"" + data + "\", \"train\": {\"tokens\": \"tokens\", \"y\": \"y\"}},\n  ");
+  const std::string model = (dir / "model.json").string(), artifact = (dir / "model.mlcx").string();
+  std::ofstream(model) << text;
+  auto compiled = testing::run_mlc("compile " + model + " -o " + artifact);
+  ASSERT_EQ(compiled.status, 0) << compiled.err;
+  for (const std::string& from : {model, artifact}) {
+    auto r = testing::run_mlc("run " + from + " --save " + from + ".saved.safetensors");
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  auto a = rt::read_safetensors(model + ".saved.safetensors"), b = rt::read_safetensors(artifact + ".saved.safetensors");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->entries.size(), 3u);
+  for (const rt::SafetensorsEntry& e : a->entries) {
+    const rt::SafetensorsEntry* f = b->find(e.name);
+    ASSERT_NE(f, nullptr) << e.name;
+    EXPECT_EQ(std::memcmp(e.tensor.bytes(), f->tensor.bytes(), e.tensor.num_bytes()), 0) << e.name;
+  }
+}
 
 }  // namespace
 }  // namespace mlc
