@@ -14,8 +14,8 @@
 
 namespace mlc::testing {
 
-inline const char* const kExampleNames[] = {"digits_mlp", "digits_cnn", "digits_cnn_bn", "batchnorm_mlp",
-                                            "legendre",   "tiny_gpt",   "gpt2_tied"};
+inline const char* const kExampleNames[] = {"digits_mlp", "digits_cnn",    "digits_cnn_bn", "batchnorm_mlp", "legendre",
+                                            "tiny_gpt",   "gpt2_tied",     "pytorch/mnist", "pytorch/vae"};
 
 struct ExampleKernel {
   std::string where;  // "tiny_gpt bf16 @train_step"
@@ -38,6 +38,9 @@ inline std::vector<ExampleKernel> example_kernels(const std::string& example, co
     if (!m.ok()) return out;
     PassPipelineOptions o;
     o.optimizer = model->config().train.optimizer;
+    // An "epoch" schedule (pytorch/mnist's StepLR) needs the data's steps per
+    // epoch; the kernels do not depend on its value.
+    if (o.optimizer) o.optimizer->steps_per_epoch = 1;
     o.mixed_precision = config;
     Status ran = run_pass_pipeline(*m, o);
     EXPECT_TRUE(ran) << ran.error().message;

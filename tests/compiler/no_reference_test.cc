@@ -34,8 +34,8 @@ struct MeshPlan {
 };
 const MeshPlan kPlans[] = {{"", 0}, {"dp=2", 0}, {"dp=2", 3}, {"tp=2", 0}, {"dp=2,tp=2", 1}};
 
-const char* const kExamples[] = {"digits_mlp", "digits_cnn", "digits_cnn_bn", "batchnorm_mlp",
-                                 "legendre",   "tiny_gpt",   "gpt2_tied"};
+const char* const kExamples[] = {"digits_mlp", "digits_cnn",    "digits_cnn_bn", "batchnorm_mlp", "legendre",
+                                 "tiny_gpt",   "gpt2_tied",     "pytorch/mnist", "pytorch/vae"};
 
 class NoReference : public ::testing::TestWithParam<const char*> {};
 
@@ -56,6 +56,9 @@ TEST_P(NoReference, EveryCompiledFunctionUnderEveryPolicyAndPlan) {
       ASSERT_TRUE(m.ok()) << m.error().message;
       PassPipelineOptions o;
       o.optimizer = model->config().train.optimizer;
+      // An "epoch" schedule (pytorch/mnist's StepLR) needs the data's steps per
+      // epoch; the kernels do not depend on its value.
+      if (o.optimizer) o.optimizer->steps_per_epoch = 1;
       o.mixed_precision = policy.config;
       if (*plan.mesh) {
         o.parallel.mesh = Mesh::parse(plan.mesh).value();
