@@ -106,18 +106,18 @@ int cmd_generate(const std::vector<std::string>& argv) {
   auto model = ModelFile::load(args.positional[0]);
   if (!model) return user_error(model.error().message);
   if (auto window = model->generation_window(); !window) return user_error(window.error().message);
-  // The vocabulary: the data file's metadata (mlc data text), if it has one.
+  // The vocabulary: the data file's metadata (mlc data text), if it has one;
+  // a prompt of text needs it, a prompt of ids prints ids without it.
   std::optional<rt::Vocabulary> vocab;
   const std::string data = args.get("data", model->config().data.file);
-  if (!data.empty()) {
-    auto file = rt::read_safetensors(data);
-    if (!file) return user_error(file.error().message);
-    auto v = rt::vocabulary_of(file->metadata, data);
-    if (v) vocab = std::move(*v);
-    else if (args.has("prompt")) return user_error(v.error().message + "; give the prompt as --prompt-tokens IDS");
-  } else if (args.has("prompt")) {
+  if (data.empty() && args.has("prompt"))
     return user_error(model->config().path + ": error: the model file names no data file to read a vocabulary "
                       "from; give --data F (a token file of mlc data text) or --prompt-tokens IDS");
+  if (!data.empty()) {
+    auto file = rt::read_safetensors(data);
+    auto v = file ? rt::vocabulary_of(file->metadata, data) : Expected<rt::Vocabulary>(file.take_error());
+    if (v) vocab = std::move(*v);
+    else if (args.has("prompt")) return user_error(v.error().message + "; give the prompt as --prompt-tokens IDS");
   }
   if (args.has("prompt")) {
     auto ids = rt::encode(*vocab, args.get("prompt"), "--prompt");
@@ -125,8 +125,15 @@ int cmd_generate(const std::vector<std::string>& argv) {
     if (ids->empty()) return usage_error("--prompt is empty");
     o.prompt = std::move(*ids);
   }
-  auto params = rt::read_init_parameters(model->config().params, args.get("init"), model->config().name, nullptr);
-  if (!params) return user_error(params.error().message);
+  // `--init seed`: train.seed's draw of the initial parameters (for timing).
+  std::vector<rt::NamedTensor> params;
+  if (args.get("init") == "seed") {
+    params = rt::init_parameters(model->config().params, model->config().train.seed);
+  } else {
+    auto read = rt::read_init_parameters(model->config().params, args.get("init"), model->config().name, nullptr);
+    if (!read) return user_error(read.error().message);
+    params = std::move(read->params);
+  }
   const bool as_text = vocab && !args.has("print-tokens");
   if (as_text)
     for (int64_t id : o.prompt) std::fputs(rt::decode(*vocab, id).c_str(), stdout);
@@ -138,7 +145,7 @@ int cmd_generate(const std::vector<std::string>& argv) {
     std::fflush(stdout);
   };
   const Program program = Program::from_model(*model, *backend);
-  auto g = generate(program, params->params, o);
+  auto g = generate(program, params, o);
   std::printf("\n");
   std::fflush(stdout);
   if (!g) return user_error(g.error().message);

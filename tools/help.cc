@@ -244,7 +244,8 @@ const std::vector<CommandDoc>& docs() {
        "in a forward, found by checking the first step against @prefill) runs @prefill for every token, and a note\n"
        "says so. Text goes in and out through the vocabulary of the data file's metadata (mlc data text); without\n"
        "one, tokens are ids. Prints the prompt and the new tokens on stdout, a summary on stderr.",
-       {{"init", "F", "the trained parameters: mlc run --save's file, an mlc checkpoint or PyTorch's weights"},
+       {{"init", "F|seed", "the trained parameters: mlc run --save's file, an mlc checkpoint or PyTorch's weights; "
+                           "seed: train.seed's initialization (for timing)"},
         {"prompt", "TEXT", "the prompt, as text in the data file's vocabulary"},
         {"prompt-tokens", "IDS", "the prompt as token ids, separated by spaces or commas"},
         {"max-new-tokens", "N", "how many tokens to generate"},
