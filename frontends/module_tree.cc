@@ -409,9 +409,26 @@ Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
   return check_ties_in(root, "", by_name);
 }
 
+namespace {
+Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                                  const std::vector<Value*>& args, CustomOpEmitter* custom);
+}  // namespace
+
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom) {
+  MLC_TRY(Value* out, emit_module_body(m, b, state, prefix, args, custom));
+  if (!state.capture_path.empty() && !prefix.empty()) {
+    const std::string path = prefix.substr(0, prefix.size() - 1);
+    if (!state.captured && path == state.capture_path) state.captured = out;
+    if (std::find(state.called.begin(), state.called.end(), path) == state.called.end()) state.called.push_back(path);
+  }
+  return out;
+}
+
+namespace {
+Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                                  const std::vector<Value*>& args, CustomOpEmitter* custom) {
   // Ops emitted for this module carry its state_dict path as their scope.
   struct ScopeGuard {
     Builder& b;
@@ -470,5 +487,6 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
   }
   return args.at(0);
 }
+}  // namespace
 
 }  // namespace mlc
