@@ -1,14 +1,17 @@
 #include "driver/lbfgs.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
+#include <numeric>
 
 #include "runtime/safetensors.h"
 #include "runtime/sampler.h"
 #include "driver/evaluate.h"
 #include "driver/lbfgs_step.h"
 #include "driver/metrics_file.h"
+#include "driver/progress.h"
 #include "driver/train_metrics.h"
 
 namespace mlc {
@@ -108,6 +111,8 @@ Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& 
   MLC_TRY(Evaluator evaluator, Evaluator::create(functions.program(), setup.eval_split.num_examples(), setup.eval_batch));
   const int64_t eval_every = o.eval_every.value_or(tc.eval_every);
   Lbfgs lbfgs(tc.optimizer);
+  Progress progress(o.progress_bar, setup.total_steps);
+  std::vector<double> step_ms;
   TrainSummary summary;
   EpochLoss epoch_loss;
   std::vector<int64_t> order;
@@ -132,22 +137,36 @@ Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& 
       }
       return c->fn.result(0).data<float>()[0];
     };
+    const auto t0 = std::chrono::steady_clock::now();
     MLC_TRY(double loss, lbfgs.step(x, evaluate));
     copy_params(false);
+    step_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    progress.step(s + 1, loss);
     summary.final_loss = loss;
     ++summary.steps_run;
     if (metrics) metrics->write({{"step", s}, {"epoch", epoch}, {"loss", loss}});
     epoch_loss.add(loss);
     if (o.on_step) o.on_step(s, loss);
     const bool epoch_end = i == setup.steps_per_epoch - 1 || s + 1 == setup.total_steps;
-    if (i == setup.steps_per_epoch - 1 && metrics) metrics->write(epoch_loss.finish(epoch));
+    const double epoch_mean = epoch_loss.mean();
+    if (i == setup.steps_per_epoch - 1) {  // a completed epoch
+      const nlohmann::ordered_json record = epoch_loss.finish(epoch);
+      if (metrics) metrics->write(record);
+    }
     if (epoch_end || (eval_every > 0 && (s + 1) % eval_every == 0)) {
       MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params));
       if (metrics) metrics->write(eval_record(epoch, s + 1, r));
       summary.eval_loss = r.loss;
       summary.eval_accuracy = r.accuracy;
       summary.eval = r;
+      if (epoch_end) progress.epoch(epoch, setup.epochs, epoch_mean, r);
+      else progress.eval(s + 1, r);
     }
+  }
+  if (!step_ms.empty()) {
+    summary.mean_step_ms = std::accumulate(step_ms.begin(), step_ms.end(), 0.0) / static_cast<double>(step_ms.size());
+    std::sort(step_ms.begin(), step_ms.end());
+    summary.median_step_ms = step_ms[step_ms.size() / 2];
   }
   if (metrics) MLC_CHECK_OK(metrics->status());
   if (!o.save_path.empty()) {

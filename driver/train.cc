@@ -205,6 +205,7 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
                       " examples, fewer than one batch of " + std::to_string(batch));
   MLC_CHECK_OK(apply_accumulate(config, n, o, mesh, data_path, s));  // K batches per step
   MLC_CHECK_OK(check_plateau(config, mesh));
+  MLC_CHECK_OK(check_lbfgs(config, o, mesh));
   program.set_steps_per_epoch(s.steps_per_epoch);
   s.total_steps = o.steps ? *o.steps
                   : o.epochs ? *o.epochs * s.steps_per_epoch

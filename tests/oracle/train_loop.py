@@ -24,6 +24,7 @@ and lbfgs_data.safetensors.
 
   /usr/bin/python3 tests/oracle/train_loop.py --oracle ORACLE_DIR --out tests/data/train_loop
 """
+import json
 import os
 import sys
 from collections import OrderedDict
@@ -207,6 +208,35 @@ def run_lbfgs(st, out):
         optimizers.write_case(st, out, name, doc, {"losses": losses}, model)
 
 
+# ReduceLROnPlateau alone: the lr after each scheduler.step(metric) of a fixed
+# metric sequence, for settings the training runs above do not reach (rel
+# max, eps swallowing a reduction, cooldown with patience, NaN and inf).
+PLATEAU_TRACES = [
+    {"mode": "min", "factor": 0.5, "patience": 2, "threshold": 0.1, "threshold_mode": "rel", "cooldown": 2,
+     "min_lr": 0.01, "eps": 1e-8},
+    {"mode": "max", "factor": 0.1, "patience": 1, "threshold": 0.05, "threshold_mode": "rel", "cooldown": 0,
+     "min_lr": 0.0, "eps": 1e-8},
+    {"mode": "min", "factor": 0.5, "patience": 0, "threshold": 0.0, "threshold_mode": "abs", "cooldown": 1,
+     "min_lr": 0.0, "eps": 0.05},
+]
+METRICS = [1.0, 0.95, 0.99, 0.8, 0.8, 0.81, float("nan"), 0.5, 0.49, 0.7, float("inf"), 0.45, 0.45, 0.2, 0.3, 0.3]
+
+
+def run_plateau_traces(out):
+    traces = []
+    for kw in PLATEAU_TRACES:
+        opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.3)
+        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, **kw)
+        lrs = []
+        for m in METRICS:
+            sched.step(m)
+            lrs.append(opt.param_groups[0]["lr"])
+        traces.append({"settings": kw, "lr": 0.3, "metrics": [str(m) for m in METRICS], "lrs": lrs})
+    with open(os.path.join(out, "plateau_traces.json"), "w") as f:
+        json.dump({"traces": traces, "torch": torch.__version__}, f, indent=1)
+        f.write("\n")
+
+
 def main():
     a, st = optimizers.recorder_setup(__doc__)
     data, _ = st.load(os.path.join(DATA, "data.safetensors"))
@@ -214,6 +244,7 @@ def main():
     run_accumulate(st, a.out, data["x"], data["y"], init)
     run_plateau(st, a.out, data["x"], data["y"], init)
     run_lbfgs(st, a.out)
+    run_plateau_traces(a.out)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@
 // run without a stop ends, and the loop's refusals name what conflicts.
 #include <gtest/gtest.h>
 
+#include "ir/lr_plateau_state.h"
 #include "tests/tools/oracle_compare.h"
+#include "driver/lr_plateau.h"
 
 namespace mlc {
 namespace {
@@ -95,6 +97,39 @@ TEST(PlateauResume, ContinuesBitForBit) {
   EXPECT_EQ(bytes_of(second.save_path), bytes_of(straight.save_path));
 }
 
+// plateau_step against torch's ReduceLROnPlateau on fixed metric sequences
+// (NaN and inf among them; tests/oracle/train_loop.py): the same lr after
+// every step, exactly (both multiply and compare the same doubles).
+TEST(PlateauStep, FollowsTorchsTraces) {
+  for (const nlohmann::json& t : read_json(kRef + "plateau_traces.json")["traces"]) {
+    const nlohmann::json& kw = t["settings"];
+    ScheduleConfig sc;
+    sc.type = "plateau";
+    sc.mode = kw["mode"];
+    sc.factor = kw["factor"];
+    sc.patience = kw["patience"];
+    sc.threshold = kw["threshold"];
+    sc.threshold_mode = kw["threshold_mode"];
+    sc.cooldown = kw["cooldown"];
+    sc.min_lr = kw["min_lr"];
+    sc.plateau_eps = kw["eps"];
+    std::vector<rt::NamedTensor> state = {{plateau::lr_name(0), rt::Tensor(DType::f64, {})},
+                                          {plateau::kBest, rt::Tensor(DType::f64, {})}};
+    for (const char* name : {plateau::kNumBadEpochs, plateau::kCooldownCounter, plateau::kLastEpoch})
+      state.push_back({name, rt::Tensor(DType::i64, {})});
+    state[0].tensor.data<double>()[0] = t["lr"];
+    state[1].tensor.data<double>()[0] = 0;
+    for (size_t i = 2; i < state.size(); ++i) state[i].tensor.data<int64_t>()[0] = 0;
+    const std::vector<std::string> metrics = t["metrics"];
+    const std::vector<double> lrs = t["lrs"];
+    ASSERT_EQ(metrics.size(), lrs.size());
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      ASSERT_TRUE(plateau_step(sc, std::stod(metrics[i]), state).ok());
+      EXPECT_EQ(state[0].tensor.data<double>()[0], lrs[i]) << kw.dump() << " after step " << i;
+    }
+  }
+}
+
 std::string error_of(const std::string& model_path, TrainOptions o) {
   ModelFile model = load_model(model_path);
   auto s = train(model, o);
@@ -110,6 +145,7 @@ TEST(TrainLoopErrors, ConflictsAreNamed) {
                    "(accumulate takes K whole batches per step, --grad-accum splits each batch into micro-batches)");
   TrainOptions steps = o;
   steps.grad_accumulation_steps.reset();
+  steps.data_path.clear();
   steps.checkpoint_dir = temp_dir("lbfgs_ckpt");
   EXPECT_EQ(error_of(kRef + "lbfgs_linear.json", steps),
             kRef + "lbfgs_linear.json: error: optimizer \"lbfgs\" keeps its history on the host: checkpoints "
