@@ -13,8 +13,11 @@
 // run without a stop ends, and the loop's refusals name what conflicts.
 #include <gtest/gtest.h>
 
+#include "ir/dtype.h"
 #include "ir/lr_plateau_state.h"
 #include "tests/tools/oracle_compare.h"
+#include "driver/program.h"
+#include "driver/accumulate.h"
 #include "driver/lr_plateau.h"
 
 namespace mlc {
@@ -97,6 +100,31 @@ TEST(PlateauResume, ContinuesBitForBit) {
   EXPECT_EQ(bytes_of(second.save_path), bytes_of(straight.save_path));
 }
 
+// The scheduler's lr and counters are {state} arguments of @train_step after
+// every parameter's own state (ir/lr_plateau_state.h), which @optimizer_init
+// starts at the optimizer's lr and zeros.
+TEST(PlateauState, IsTheUpdatesState) {
+  ModelFile model = load_model(kRef + "plateau_sgd_loss.json");
+  const Program program = Program::from_model(model, Backend::interp);
+  auto step = program.ir("train_step", 16);
+  ASSERT_TRUE(step.ok()) << step.error().message;
+  std::vector<std::string> state;
+  for (size_t i = 0; i < (*step)->args.size(); ++i)
+    if ((*step)->arg_kinds[i] == ArgKind::state)
+      state.push_back((*step)->args[i]->name + ":" + std::string(dtype_name((*step)->args[i]->type.dtype)));
+  EXPECT_EQ(state, (std::vector<std::string>{"fc1.weight.momentum_buffer:f32", "fc1.bias.momentum_buffer:f32",
+                                             "fc2.weight.momentum_buffer:f32", "fc2.bias.momentum_buffer:f32",
+                                             "lr_scheduler.lr:f64", "lr_scheduler.best:f64",
+                                             "lr_scheduler.num_bad_epochs:i64", "lr_scheduler.cooldown_counter:i64",
+                                             "lr_scheduler.last_epoch:i64"}));
+  auto init = program.function("optimizer_init", 16);
+  ASSERT_TRUE(init.ok()) << init.error().message;
+  ASSERT_TRUE(init->run({}).ok());
+  ASSERT_EQ(init->num_results(), state.size());
+  EXPECT_EQ(init->result(4).data<double>()[0], 0.5);  // the optimizer's lr
+  EXPECT_EQ(init->result(8).data<int64_t>()[0], 0);
+}
+
 // plateau_step against torch's ReduceLROnPlateau on fixed metric sequences
 // (NaN and inf among them; tests/oracle/train_loop.py): the same lr after
 // every step, exactly (both multiply and compare the same doubles).
@@ -150,6 +178,42 @@ TEST(TrainLoopErrors, ConflictsAreNamed) {
   EXPECT_EQ(error_of(kRef + "lbfgs_linear.json", steps),
             kRef + "lbfgs_linear.json: error: optimizer \"lbfgs\" keeps its history on the host: checkpoints "
                    "and --resume are not supported; train without --checkpoint-dir");
+}
+
+// accumulate's setup and refusals (driver/accumulate.h), on the K = 3,
+// batch 8 case: 64 examples are 8 batches, 2 steps of 3 and 2 left over.
+TEST(Accumulate, StepsCountWholeGroupsAndConflictsAreRefused) {
+  ModelFile model = load_model(kRef + "accumulate_sgd_k3.json");
+  ModelConfig config = model.config();
+  auto setup = [&](int64_t n, const TrainOptions& o = {}, const std::string& mesh = "") -> Expected<TrainSetup> {
+    TrainSetup s;
+    s.batch = config.train.batch_size;
+    MLC_CHECK_OK(apply_accumulate(config, n, o, mesh, "d.safetensors", s));
+    return s;
+  };
+  auto s = setup(64);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->batch, 24);
+  EXPECT_EQ(s->grad_accumulation_steps, 3);
+  EXPECT_EQ(s->steps_per_epoch, 2);
+  const std::string file = kRef + "accumulate_sgd_k3.json";
+  EXPECT_EQ(setup(16).error().message, "d.safetensors: error: the training split has 16 examples, 2 batches of 8: "
+                                       "fewer than the 3 batches of one optimizer step of train.accumulate 3");
+  EXPECT_EQ(setup(64, {}, "dp=2").error().message,
+            file + ": error: train.accumulate 3 with --mesh dp=2: gradient accumulation is not supported on a mesh "
+                   "yet; train on one device");
+  config.train.drop_last = false;  // 70 examples: 9 batches, the partial ninth in the third step
+  EXPECT_EQ(setup(70).error().message,
+            "d.safetensors: error: the training split has 70 examples: the last batch of every epoch (6 examples) is "
+            "partial and would be one of an optimizer step's 3 batches of train.accumulate 3; set \"drop_last\": true "
+            "in \"train\"");
+  EXPECT_EQ(setup(62)->steps_per_epoch, 2);  // 8 batches, the partial eighth among the 2 left over
+  config.params[0].buffer = true;  // as BatchNorm's running statistics are
+  EXPECT_EQ(setup(64).error().message,
+            file + ": error: train.accumulate 3: each epoch's last 2 batches fill no optimizer step and are not run, "
+                   "but the model has forward buffers (BatchNorm's running statistics) that PyTorch's forward would "
+                   "update on them; use a training split whose batches per epoch (8) divide by 3");
+  EXPECT_TRUE(setup(72).ok());  // 9 batches: none left over
 }
 
 }  // namespace
