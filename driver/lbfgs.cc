@@ -30,8 +30,6 @@ Status check_lbfgs(const ModelConfig& config, const TrainOptions& o, const std::
                   "--checkpoint-dir");
   if (tc.grad_accumulation_steps > 1 || tc.accumulate > 1 || o.grad_accumulation_steps.value_or(1) > 1)
     return refuse("re-evaluates the loss within its step: gradient accumulation is not supported");
-  if (tc.optimizer.line_search_fn == "strong_wolfe")
-    return refuse("with line_search_fn \"strong_wolfe\": not implemented yet; leave line_search_fn out (None)");
   if (tc.optimizer.schedule.type != "constant")
     return refuse("with a learning-rate schedule: not supported (its lr is the optimizer's)");
   if (tc.optimizer.clip_grad_norm > 0) return refuse("with clip_grad_norm: not supported");
@@ -69,17 +67,20 @@ Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& 
   int64_t numel = 0;
   for (const rt::NamedTensor* p : trained) numel += p->tensor.num_elements();
   std::vector<float> x(static_cast<size_t>(numel));
-  auto copy_params = [&](bool to_x) {
+  // The trained parameters set from `flat`, in order.
+  auto set_params = [&](const std::vector<float>& flat) {
     size_t at = 0;
     for (rt::NamedTensor* p : trained) {
-      float* data = p->tensor.data<float>();
       const size_t count = static_cast<size_t>(p->tensor.num_elements());
-      if (to_x) std::memcpy(x.data() + at, data, count * sizeof(float));
-      else std::memcpy(data, x.data() + at, count * sizeof(float));
+      std::memcpy(p->tensor.data<float>(), flat.data() + at, count * sizeof(float));
       at += count;
     }
   };
-  copy_params(true);
+  for (size_t at = 0; const rt::NamedTensor* p : trained) {
+    const size_t count = static_cast<size_t>(p->tensor.num_elements());
+    std::memcpy(x.data() + at, p->tensor.data<float>(), count * sizeof(float));
+    at += count;
+  }
 
   rt::Tensor step_tensor(DType::i64, {});
   std::map<int64_t, Closure> closures;  // by batch size (a last partial batch has its own)
@@ -125,9 +126,8 @@ Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& 
     setup.train_split.gather_into(std::span<const int64_t>(order).subspan(begin, end - begin), c->batch);
     step_tensor.data<int64_t>()[0] = s + 1;
     // The closure: the parameters set to `at`, @loss_grad run, its gradients gathered flat.
-    // Lbfgs::step passes the x it is given (ours) to its closure.
-    auto evaluate = [&](const std::vector<float>&, std::vector<float>& grad) -> Expected<float> {
-      copy_params(false);
+    auto evaluate = [&](const std::vector<float>& at, std::vector<float>& grad) -> Expected<float> {
+      set_params(at);
       MLC_CHECK_OK(c->fn.run(c->args));
       size_t off = 0;
       for (size_t k = 0; k < trained.size(); ++k) {
@@ -139,12 +139,13 @@ Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& 
     };
     const auto t0 = std::chrono::steady_clock::now();
     MLC_TRY(double loss, lbfgs.step(x, evaluate));
-    copy_params(false);
+    set_params(x);
     step_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     progress.step(s + 1, loss);
     summary.final_loss = loss;
     ++summary.steps_run;
-    if (metrics) metrics->write({{"step", s}, {"epoch", epoch}, {"loss", loss}});
+    // func_evals: the closure's calls so far, torch's state["func_evals"].
+    if (metrics) metrics->write({{"step", s}, {"epoch", epoch}, {"loss", loss}, {"func_evals", lbfgs.func_evals()}});
     epoch_loss.add(loss);
     if (o.on_step) o.on_step(s, loss);
     const bool epoch_end = i == setup.steps_per_epoch - 1 || s + 1 == setup.total_steps;

@@ -4,15 +4,15 @@
 // runs the step's batch through @loss_grad (the compiled loss and gradient,
 // or the interpreter's) as often as the algorithm asks, with the parameters
 // it proposes, and the two-loop recursion and the parameter updates run on
-// the host (driver/lbfgs_step.h). A step's reported loss is the closure's
+// the host (driver/lbfgs_step.h; the strong Wolfe line search,
+// driver/lbfgs_wolfe.h, evaluates at the points it tries). A step's reported loss is the closure's
 // first loss, at the parameters the step started from (what
 // optimizer.step(closure) returns). Evaluation runs after every epoch's end
 // and every eval_every steps, as for the other optimizers.
 //
 // One device; no checkpoints, --resume or gradient accumulation, and no
 // forward buffers (BatchNorm's running statistics), each refused by
-// check_lbfgs with an Error naming the model file; line_search_fn
-// "strong_wolfe" is refused too (not implemented yet).
+// check_lbfgs with an Error naming the model file.
 #pragma once
 
 #include <string>

@@ -54,7 +54,7 @@ Expected<double> Lbfgs::step(std::vector<float>& x, const Closure& closure) {
       h_diag_ = 1;
     } else {
       std::vector<float> y(flat_grad.size()), s(flat_grad.size());
-      const float t = f32(t_);
+      const float t = static_cast<float>(t_.v);
       for (size_t i = 0; i < y.size(); ++i) {
         y[i] = flat_grad[i] - prev_flat_grad_[i];
         s[i] = d_[i] * t;
@@ -93,27 +93,45 @@ Expected<double> Lbfgs::step(std::vector<float>& x, const Closure& closure) {
     if (n_iter_ == 1) {
       double sum = 0;
       for (float v : flat_grad) sum += std::fabs(v);
-      const float inv = 1.0f / static_cast<float>(sum);
-      t_ = inv < 1.0f ? static_cast<double>(inv * f32(c.lr)) : c.lr;
+      const TorchScalar inv = TorchScalar::f32(1.0f / static_cast<float>(sum));
+      t_ = (inv < TorchScalar::py(1.0) ? inv : TorchScalar::py(1.0)) * TorchScalar::py(c.lr);
     } else {
-      t_ = c.lr;
+      t_ = TorchScalar::py(c.lr);
     }
     const float gtd = dot(flat_grad, d_);
     if (gtd > f32(-c.tolerance_change)) break;
 
-    add_scaled(x, d_, f32(t_));
     int64_t ls_func_evals = 0;
-    if (n_iter != c.max_iter) {
-      MLC_TRY(float l, closure(x, flat_grad));
-      loss = l;
+    if (c.line_search_fn == "strong_wolfe") {
+      const std::vector<float> x_init = x;
+      std::vector<float> x_try;
+      auto directional = [&](TorchScalar t, std::vector<float>& grad) -> Expected<float> {
+        x_try = x_init;
+        add_scaled(x_try, d_, static_cast<float>(t.v));
+        return closure(x_try, grad);
+      };
+      MLC_TRY(LineSearch ls, strong_wolfe(directional, t_, d_, static_cast<float>(loss), flat_grad,
+                                          TorchScalar::f32(gtd), c.tolerance_change));
+      loss = ls.loss;
+      flat_grad = std::move(ls.grad);
+      t_ = ls.t;
+      ls_func_evals = ls.evals;
+      add_scaled(x, d_, static_cast<float>(t_.v));
       opt_cond = abs_max(flat_grad) <= f32(c.tolerance_grad);
-      ls_func_evals = 1;
+    } else {
+      add_scaled(x, d_, static_cast<float>(t_.v));
+      if (n_iter != c.max_iter) {
+        MLC_TRY(float l, closure(x, flat_grad));
+        loss = l;
+        opt_cond = abs_max(flat_grad) <= f32(c.tolerance_grad);
+        ls_func_evals = 1;
+      }
     }
     current_evals += ls_func_evals;
     func_evals_ += ls_func_evals;
     if (n_iter == c.max_iter || current_evals >= max_eval || opt_cond) break;
     float step_max = 0;  // |d * t|'s max
-    for (float v : d_) step_max = std::fmax(step_max, std::fabs(v * f32(t_)));
+    for (float v : d_) step_max = std::fmax(step_max, std::fabs(v * static_cast<float>(t_.v)));
     if (step_max <= f32(c.tolerance_change)) break;
     if (std::fabs(loss - prev_loss_) < c.tolerance_change) break;
   }

@@ -1,4 +1,5 @@
-// torch.optim.LBFGS.step(closure) (torch 1.13, line_search_fn None) on the
+// torch.optim.LBFGS.step(closure) (torch 1.13, line_search_fn None or
+// "strong_wolfe", driver/lbfgs_wolfe.h) on the
 // host, over the parameters as one flat f32 vector (PyTorch's
 // _gather_flat_grad order: the {param} arguments of @loss_grad in order).
 //
@@ -19,6 +20,7 @@
 
 #include "ir/expected.h"
 #include "ir/model_config.h"
+#include "driver/lbfgs_wolfe.h"
 
 namespace mlc {
 
@@ -40,7 +42,8 @@ class Lbfgs {
  private:
   OptimizerConfig config_;
   std::vector<float> d_, prev_flat_grad_;
-  double t_ = 0, prev_loss_ = 0;
+  TorchScalar t_;  // the last step: a Python float or, after some steps, an f32 tensor
+  double prev_loss_ = 0;
   std::deque<std::vector<float>> old_dirs_, old_stps_;
   std::deque<float> ro_;
   std::vector<float> al_;

@@ -5,10 +5,11 @@
 // each on the compiled backend and the interpreter. Losses are checked at
 // 1e-5 relative and final parameters at 1e-5 absolute, training_test.cc's
 // tolerances for f32 runs whose sums PyTorch orders differently. LBFGS
-// without a line search amplifies rounding from step to step; its cases are
-// ones where torch itself, perturbed by 1e-7 relative or run in f64, moves by
-// at most 6.4e-7 (tests/oracle/train_loop.py), so 1e-5 tests the algorithm
-// (driver/lbfgs_step.h: dot products ulps apart from torch's BLAS).
+// amplifies rounding from step to step; its cases are ones where torch
+// itself, perturbed by 1e-7 relative or run in f64, moves by at most 6.6e-7
+// (tests/oracle/train_loop.py), so 1e-5 tests the algorithm
+// (driver/lbfgs_step.h: dot products ulps apart from torch's BLAS), with and
+// without the strong Wolfe line search (driver/lbfgs_wolfe.h).
 // Also: a plateau run resumed from a checkpoint ends bit for bit where the
 // run without a stop ends, and the loop's refusals name what conflicts.
 #include <gtest/gtest.h>
@@ -43,15 +44,16 @@ std::vector<Case> cases(const std::vector<std::string>& names) {
 }
 
 // Trains recorded case `c` from `init` (with `data`, else the model file's)
-// against PyTorch's losses and final parameters.
-void expect_case_matches(const Case& c, const std::string& init, const std::string& data = "") {
+// against PyTorch's losses and final parameters; returns the run's folder.
+std::string expect_case_matches(const Case& c, const std::string& init, const std::string& data = "") {
   ModelFile model = load_model(kRef + c.name + ".json");
   TrainOptions o;
   o.backend = c.backend;
   o.init_path = init;
   o.data_path = data;
-  expect_training_matches(model, o, temp_dir(label(c)), kRef + c.name + ".losses.json",
-                          kRef + c.name + ".final.safetensors", 1e-5);
+  const std::string dir = temp_dir(label(c));
+  expect_training_matches(model, o, dir, kRef + c.name + ".losses.json", kRef + c.name + ".final.safetensors", 1e-5);
+  return dir;
 }
 
 // The classifier's cases train on tests/data/optimizers' data and initial weights.
@@ -69,9 +71,20 @@ INSTANTIATE_TEST_SUITE_P(Recorded, ClassifierLoop,
 // The regressions train on tests/data/train_loop/lbfgs_data.safetensors from their own initial weights.
 class LbfgsLoop : public ::testing::TestWithParam<Case> {};
 
-TEST_P(LbfgsLoop, MatchesPyTorch) { expect_case_matches(GetParam(), kRef + GetParam().name + ".init.safetensors"); }
+// Besides the losses, the closure's calls over the run equal torch's
+// state["func_evals"]: the same iterations, line-search trials and stops.
+TEST_P(LbfgsLoop, MatchesPyTorch) {
+  const Case& c = GetParam();
+  const std::string dir = expect_case_matches(c, kRef + c.name + ".init.safetensors");
+  int64_t evals = -1;
+  std::ifstream in(dir + "/metrics.jsonl");
+  for (std::string line; std::getline(in, line);)
+    if (auto j = nlohmann::json::parse(line); j.contains("func_evals")) evals = j["func_evals"];
+  EXPECT_EQ(evals, read_json(kRef + c.name + ".losses.json")["func_evals"].get<int64_t>());
+}
 
-INSTANTIATE_TEST_SUITE_P(Recorded, LbfgsLoop, ::testing::ValuesIn(cases({"lbfgs_tanh", "lbfgs_linear"})),
+INSTANTIATE_TEST_SUITE_P(Recorded, LbfgsLoop,
+                         ::testing::ValuesIn(cases({"lbfgs_tanh", "lbfgs_linear", "lbfgs_wolfe"})),
                          case_name);
 
 // The scheduler's state is optimizer state: 6 steps, a checkpoint, then
