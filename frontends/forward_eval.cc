@@ -3,6 +3,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "frontends/decode_positions.h"
 #include "frontends/emit_util.h"
 #include "frontends/forward_builtins.h"
 #include "frontends/forward_expr.h"
@@ -57,8 +58,9 @@ Expected<Val> fold(const Expr& e, const Val& a, const Val& c) {
 
 class Evaluator {
  public:
-  Evaluator(Builder& b, const LayerCall& call, const ParamLookup& param, const ForwardRandom* random)
-      : b_(b), call_(call), param_(param), random_(random) {}
+  Evaluator(Builder& b, const LayerCall& call, const ParamLookup& param, const DecodeState* decode,
+            const ForwardRandom* random)
+      : b_(b), call_(call), param_(param), decode_(decode), random_(random) {}
 
   Expected<Value*> run(const ForwardProgram& program, const std::vector<Value*>& inputs) {
     Val training = Val::number(random_ && random_->training, true, {});
@@ -255,6 +257,7 @@ class Evaluator {
         args.push_back(std::move(x));
       }
       b_.set_loc(stmt_loc_);
+      if (decode_ && e.name == "arange") return decode_positions(b_, *decode_, args, e.loc);
       if (is_random_builtin(e.name)) return random_builtin(e.name, args, e.loc);
       return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute), std::move(args),
                           e.loc);
@@ -321,6 +324,7 @@ class Evaluator {
   Builder& b_;
   const LayerCall& call_;
   const ParamLookup& param_;
+  const DecodeState* decode_;
   const ForwardRandom* random_;
   int64_t random_calls_ = 0;
   std::unordered_map<std::string, Val> vars_;
@@ -331,8 +335,8 @@ class Evaluator {
 
 Expected<Value*> run_forward(const ForwardProgram& program, const std::vector<Value*>& inputs,
                              Builder& b, const LayerCall& call_layer, const ParamLookup& param,
-                             const ForwardRandom* random) {
-  Evaluator ev(b, call_layer, param, random);
+                             const DecodeState* decode, const ForwardRandom* random) {
+  Evaluator ev(b, call_layer, param, decode, random);
   return ev.run(program, inputs);
 }
 

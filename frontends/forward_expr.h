@@ -53,6 +53,8 @@
 
 namespace mlc {
 
+struct DecodeState;
+
 inline constexpr int kMaxExprDepth = 32;
 inline constexpr int kMaxExprHeight = 256;
 
@@ -161,8 +163,10 @@ struct ForwardRandom {
   std::function<uint32_t(int64_t k)> stream;
 };
 
+// `decode`: building for incremental decoding (frontends/decode_state.h);
+// then arange(n) denotes the positions being computed. `random`: see ForwardRandom.
 Expected<Value*> run_forward(const ForwardProgram& program, const std::vector<Value*>& inputs,
                              Builder& b, const LayerCall& call_layer, const ParamLookup& param,
-                             const ForwardRandom* random = nullptr);
+                             const DecodeState* decode = nullptr, const ForwardRandom* random = nullptr);
 
 }  // namespace mlc

@@ -409,9 +409,26 @@ Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
   return check_ties_in(root, "", by_name);
 }
 
+namespace {
+Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                                  const std::vector<Value*>& args, CustomOpEmitter* custom);
+}  // namespace
+
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom) {
+  MLC_TRY(Value* out, emit_module_body(m, b, state, prefix, args, custom));
+  if (!state.capture_path.empty() && !prefix.empty()) {
+    const std::string path = prefix.substr(0, prefix.size() - 1);
+    if (!state.captured && path == state.capture_path) state.captured = out;
+    if (std::find(state.called.begin(), state.called.end(), path) == state.called.end()) state.called.push_back(path);
+  }
+  return out;
+}
+
+namespace {
+Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                                  const std::vector<Value*>& args, CustomOpEmitter* custom) {
   // Ops emitted for this module carry its state_dict path as their scope.
   struct ScopeGuard {
     Builder& b;
@@ -437,6 +454,7 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
       ctx.step = state.step;
       ctx.seed = state.seed;
       ctx.stream = stream_of(path, state.calls[path]++);
+      ctx.decode = state.decode;
       b.set_loc(m.layer->loc());
       return m.layer->apply(ctx, args.at(0));
     }
@@ -457,7 +475,7 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                                const std::string site = path + "/" + std::to_string(k);
                                return stream_of(site, state.calls[site]++);
                              }};
-        return run_forward(*m.forward, args, b, call, param, &random);
+        return run_forward(*m.forward, args, b, call, param, state.decode, &random);
       }
       Value* v = args.at(0);
       for (const auto& [name, c] : m.children) {
@@ -475,5 +493,6 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
   }
   return args.at(0);
 }
+}  // namespace
 
 }  // namespace mlc
