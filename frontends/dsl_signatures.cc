@@ -27,6 +27,11 @@ constexpr std::array kBatchNorm{"num_features"sv, "eps"sv, "momentum"sv, "affine
 constexpr std::array kDropout{"p"sv};
 constexpr std::array kAttention{"dim"sv, "heads"sv};
 constexpr std::array kSwiGlu{"dim"sv, "hidden"sv};
+// nn.RNN/LSTM/GRU(*args): RNNBase's order (nonlinearity is a keyword of RNN).
+constexpr std::array kRecurrent{"input_size"sv, "hidden_size"sv, "num_layers"sv, "bias"sv,
+                                "batch_first"sv, "dropout"sv, "bidirectional"sv};
+constexpr std::array kRnnCell{"input_size"sv, "hidden_size"sv, "bias"sv, "nonlinearity"sv};
+constexpr std::array kCell{"input_size"sv, "hidden_size"sv, "bias"sv};
 
 struct Entry {
   std::string_view type;
@@ -55,6 +60,12 @@ constexpr Entry kSignatures[] = {
     {"Dropout", kDropout, 1},
     {"CausalSelfAttention", kAttention, 2},
     {"SwiGLU", kSwiGlu, 2},
+    {"RNN", kRecurrent, 2},
+    {"LSTM", kRecurrent, 2},
+    {"GRU", kRecurrent, 2},
+    {"RNNCell", kRnnCell, 2},
+    {"LSTMCell", kCell, 2},
+    {"GRUCell", kCell, 2},
 };
 
 }  // namespace

@@ -72,28 +72,68 @@ class Evaluator {
         if (!st.is_return()) MLC_CHECK_OK(assign(st, st.targets[0], last));
         continue;
       }
-      size_t n = st.targets.size();
-      if (last.kind != Val::Kind::list)
-        return fwd_error(st.target_loc, "cannot unpack " + last.describe() + " into " + names(st) +
-                                            "; sizes unpack: B, T, C = x.size()");
-      if (last.items.size() != n)
-        return fwd_error(st.target_loc, std::string(last.items.size() > n ? "too many" : "not enough") +
-                                            " values to unpack: " + std::to_string(last.items.size()) +
-                                            " values into " + names(st));
-      for (size_t i = 0; i < n; ++i) MLC_CHECK_OK(assign(st, st.targets[i], last.items[i]));
+      MLC_CHECK_OK(unpack(st, last));
     }
     return last.v;
   }
 
  private:
+  // `a, b = v` and `out, (h, c) = v`: st.groups says which targets are groups.
+  Status unpack(const Statement& st, const Val& v) {
+    MLC_CHECK_OK(check_unpack(st, v, st.groups.size(), names(st)));
+    size_t next = 0;
+    for (size_t i = 0; i < st.groups.size(); ++i) {
+      const size_t g = st.groups[i];
+      if (g == 0) {
+        MLC_CHECK_OK(assign(st, st.targets[next++], v.items[i]));
+        continue;
+      }
+      std::string group = std::to_string(g) + " names (";
+      for (size_t k = 0; k < g; ++k) group += (k ? ", " : "") + st.targets[next + k];
+      MLC_CHECK_OK(check_unpack(st, v.items[i], g, group + ")"));
+      for (size_t k = 0; k < g; ++k) MLC_CHECK_OK(assign(st, st.targets[next++], v.items[i].items[k]));
+    }
+    return {};
+  }
+
+  static Status check_unpack(const Statement& st, const Val& v, size_t n, const std::string& into) {
+    if (v.kind != Val::Kind::list)
+      return fwd_error(st.target_loc, "cannot unpack " + v.describe() + " into " + into +
+                                          "; sizes unpack: B, T, C = x.size()");
+    if (v.items.size() != n)
+      return fwd_error(st.target_loc, std::string(v.items.size() > n ? "too many" : "not enough") +
+                                          " values to unpack: " + std::to_string(v.items.size()) +
+                                          " values into " + into);
+    return {};
+  }
+
+  // A tensor, or a list of tensors and such lists (a recurrent layer's state).
+  static bool is_tensor_tuple(const Val& v) {
+    if (v.is_tensor()) return true;
+    return v.kind == Val::Kind::list && !v.items.empty() &&
+           std::all_of(v.items.begin(), v.items.end(), [](const Val& i) { return is_tensor_tuple(i); });
+  }
+  static TensorTuple to_tuple(const Val& v) {
+    if (v.is_tensor()) return TensorTuple::of(v.v);
+    std::vector<TensorTuple> items;
+    for (const Val& i : v.items) items.push_back(to_tuple(i));
+    return TensorTuple::tuple(std::move(items));
+  }
+  static Val from_tuple(const TensorTuple& t, const Loc& loc) {
+    if (t.is_tensor()) return Val::tensor(t.tensor, loc);
+    Val v = Val::of(Val::Kind::list, loc);
+    for (const TensorTuple& i : t.items) v.items.push_back(from_tuple(i, loc));
+    return v;
+  }
+
   // Tensors and sizes (numbers, lists of numbers) can be assigned.
   Status assign(const Statement& st, const std::string& name, const Val& v) {
     bool size = v.is_number() ||
                 (v.kind == Val::Kind::list &&
                  std::all_of(v.items.begin(), v.items.end(), [](const Val& i) { return i.is_number(); }));
-    if (!v.is_tensor() && !size)
+    if (!is_tensor_tuple(v) && !size)
       return fwd_error(st.loc, "cannot assign " + v.describe() + " to " + squote(name) +
-                                   "; only tensors and numbers (sizes) can be assigned");
+                                   "; only tensors, tuples of tensors and numbers (sizes) can be assigned");
     vars_[name] = v;
     return {};
   }
@@ -254,15 +294,18 @@ class Evaluator {
       return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute), std::move(args),
                           e.loc);
     }
-    std::vector<Value*> args;
+    std::vector<TensorTuple> args;
     for (const auto& a : e.args) {
       MLC_TRY(Val x, eval(*a));
-      if (!x.is_tensor())
-        return fwd_error(a->loc, squote(e.name) + " expects a tensor, found " + x.describe());
-      args.push_back(x.v);
+      if (!is_tensor_tuple(x))
+        return fwd_error(a->loc, squote(e.name) + " expects a tensor or a tuple of tensors, found " +
+                                     x.describe());
+      args.push_back(to_tuple(x));
     }
-    MLC_TRY(Value* y, call_(e.name, std::move(args), e.loc));
-    return Val::tensor(y, e.loc);
+    MLC_TRY(TensorTuple y, call_(e.name, std::move(args), e.loc));
+    // A tuple result (output, state) used as a tensor is its output.
+    while (!e.whole && !y.is_tensor()) y = TensorTuple(y.items.at(0));
+    return from_tuple(y, e.loc);
   }
 
   Builder& b_;

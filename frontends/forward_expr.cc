@@ -117,17 +117,23 @@ class StatementParser {
       ++pos_;
     } else if (tok().kind == Token::ident && (is_punct(next(), "=") || is_punct(next(), ","))) {
       st.target_loc = loc(tok().offset);
-      for (;;) {  // name [',' name]... [','] '='
-        MLC_CHECK_OK(check_target(tok()));
-        st.targets.emplace_back(tok().text);
-        ++pos_;
+      for (;;) {  // target [',' target]... [','] '='
+        if (st.unpack && is_punct(tok(), "(")) {
+          MLC_TRY(size_t n, parse_target_group(st));
+          st.groups.push_back(n);
+        } else {
+          MLC_CHECK_OK(check_target(tok()));
+          st.targets.emplace_back(tok().text);
+          st.groups.push_back(0);
+          ++pos_;
+        }
         if (accept("=")) break;
         if (!accept(","))
           return error(tok().offset, "expected ',' or '=' after " + squote(st.targets.back()) + ", found " +
                                          tok().describe());
         st.unpack = true;
         if (accept("=")) break;
-        if (tok().kind != Token::ident)
+        if (tok().kind != Token::ident && !is_punct(tok(), "("))
           return error(tok().offset, "expected a name after ',', found " + tok().describe());
       }
     } else {
@@ -137,6 +143,7 @@ class StatementParser {
     MLC_TRY(st.expr, parse_expr(0));
     if (tok().kind != Token::end)
       return error(tok().offset, "unexpected " + tok().describe() + " after the expression");
+    if (st.unpack && st.expr->kind == Expr::Kind::call && !st.expr->builtin) st.expr->whole = true;
     return st;
   }
 
@@ -149,6 +156,27 @@ class StatementParser {
   const Token& next() const { return tokens_[pos_ + 1]; }
   bool is_punct(const Token& t, std::string_view p) const {
     return t.kind == Token::punct && t.text == p;
+  }
+
+  // '(' name (',' name)+ ')' of an unpacking target: adds the names, returns their count.
+  Expected<size_t> parse_target_group(Statement& st) {
+    const size_t open = tok().offset;
+    ++pos_;  // '('
+    size_t n = 0;
+    for (;;) {
+      if (tok().kind != Token::ident)
+        return error(tok().offset, "expected a name inside '( ... )', found " + tok().describe());
+      MLC_CHECK_OK(check_target(tok()));
+      st.targets.emplace_back(tok().text);
+      ++pos_;
+      ++n;
+      if (accept(")")) break;
+      if (!accept(","))
+        return error(tok().offset, "expected ',' or ')' after " + squote(st.targets.back()) + ", found " +
+                                       tok().describe());
+    }
+    if (n < 2) return error(open, "a parenthesized target needs two or more names: (h, c)");
+    return n;
   }
 
   // The previous token ends a value, so '.' after it is an attribute, not a number.
@@ -369,6 +397,7 @@ class StatementParser {
     size_t off = tok().offset;
     ++pos_;  // '['
     auto e = make(Expr::Kind::subscript, off);
+    if (base->kind == Expr::Kind::call && !base->builtin) base->whole = true;  // lstm(x)[0]
     e->args.push_back(std::move(base));
     auto add = [&](std::unique_ptr<Expr> x) {
       e->args.push_back(std::move(x));
@@ -651,10 +680,12 @@ class StatementParser {
         return error(a.offset, "layer " + squote(name) + " takes positional arguments only");
       e->args.push_back(std::move(a.value));
     }
-    if (static_cast<int>(e->args.size()) != *arity)
-      return error(t.offset, squote(name) + " takes " + std::to_string(*arity) + " argument" +
-                                 (*arity == 1 ? "" : "s") + ", given " +
-                                 std::to_string(e->args.size()));
+    const int most = scope_.layer_max_arity ? std::max(*arity, scope_.layer_max_arity(name)) : *arity;
+    const auto given = static_cast<int>(e->args.size());
+    if (given < *arity || given > most)
+      return error(t.offset, squote(name) + " takes " + std::to_string(*arity) +
+                                 (most > *arity ? " to " + std::to_string(most) : "") + " argument" +
+                                 (most == 1 ? "" : "s") + ", given " + std::to_string(given));
     return finish(std::move(e), t.offset);
   }
 

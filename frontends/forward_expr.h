@@ -1,7 +1,8 @@
 // The statement language of a container's "forward": a subset of the Python
 // that PyTorch users write in a module's forward.
 //
-//   statement  := name '=' expr | name (',' name)+ [','] '=' expr | 'return' expr
+//   statement  := name '=' expr | target (',' target)+ [','] '=' expr | 'return' expr
+//   target     := name | '(' name (',' name)+ ')'    (`out, (h, c) = lstm(x)`)
 //   expr       := sum [('<' | '>' | '<=' | '>=' | '==' | '!=') sum]
 //   sum        := term (('+' | '-') term)*
 //   term       := unary (('*' | '/' | '//' | '@') unary)*
@@ -20,7 +21,8 @@
 // Names are the container's inputs and earlier assignments (tensors, or
 // numbers and lists of numbers: sizes, static since shapes are), True, False, None,
 // inf and the dtypes (f32, bf16, float32, bfloat16, ...). Callees are the
-// container's layers (any arity the layer takes) or the built-ins of
+// container's layers (any arity the layer takes; a tuple argument `(h, c)` is a
+// list of tensors) or the built-ins of
 // forward_builtins.h (also as methods, x.sum(-1), and the attributes x.T,
 // x.mT). `+ - * / ** <...` use numpy broadcasting; a number next to a tensor
 // becomes a scalar constant of the tensor's dtype; numbers fold, and `//`
@@ -49,6 +51,7 @@
 #include <vector>
 
 #include "frontends/json_doc.h"
+#include "frontends/tensor_tuple.h"
 #include "ir/builder.h"
 
 namespace mlc {
@@ -81,6 +84,9 @@ struct Expr {
   std::string op;         // binary: "+", "-", "*", "/", "@", "**", "<", "<=", ...
   bool builtin = false;   // call: of a built-in (not a layer of the container)
   bool tied = false;      // param: `name` is a full state_dict name
+  bool whole = false;     // call of a layer: keeps a tuple result whole (the value
+                          // unpacked or subscripted); else a tuple gives its first
+                          // item (`out = lstm(x)` is the output)
   bool maybe_number = false;  // name: may hold a number (a size), which becomes a
                               // constant next to a tensor (the work budget counts it)
   int height = 1;
@@ -98,6 +104,9 @@ struct Statement {
   // the value is a list of as many items, one per name, in order.
   std::vector<std::string> targets;
   bool unpack = false;
+  // unpack: per item of the value, 0 for a name, or n for a parenthesized group
+  // of the next n names (`out, (h, c)`: {0, 2}).
+  std::vector<size_t> groups;
   Loc target_loc;  // of the first name
   std::unique_ptr<Expr> expr;
   Loc loc;  // of the JSON string
@@ -131,6 +140,9 @@ struct ForwardScope {
   std::vector<std::string> inputs;
   // Number of arguments a layer of the container takes, or nullopt if no such layer.
   std::function<std::optional<int>(const std::string&)> layer_arity;
+  // The most arguments a layer takes when its arity is a range (a recurrent
+  // layer's optional state); unset, or below the arity: exactly the arity.
+  std::function<int(const std::string&)> layer_max_arity;
   // What "a.b.c" names below the container (a is a layer of it).
   std::function<PathInfo(const std::string&)> resolve_path;
 };
@@ -141,10 +153,11 @@ bool is_forward_builtin(std::string_view name);
 Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
                                        const ForwardScope& scope);
 
-// Calls a layer of the container with tensor arguments; `call` locates the call.
+// Calls a layer of the container with tensor (or tuple) arguments; `call`
+// locates the call.
 using LayerCall =
-    std::function<Expected<Value*>(const std::string& layer, std::vector<Value*> args,
-                                   const Loc& call)>;
+    std::function<Expected<TensorTuple>(const std::string& layer, std::vector<TensorTuple> args,
+                                        const Loc& call)>;
 // The value of a parameter, by its path below the container or (`full`) its
 // full state_dict name (parse_forward checked it).
 using ParamLookup = std::function<Value*(const std::string& path, bool full)>;

@@ -274,7 +274,8 @@ const std::vector<std::string>& layer_types() {
       "ELU",     "SELU",      "Softplus",  "Hardswish", "Mish",
       "PReLU",   "Softmax",   "LogSoftmax", "Softmax2d", "Identity",
       "Flatten", "Embedding", "LayerNorm", "RMSNorm", "CausalSelfAttention", "SwiGLU",
-      "BatchNorm1d", "BatchNorm2d", "Dropout"};
+      "BatchNorm1d", "BatchNorm2d", "Dropout",
+      "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"};
   return types;
 }
 
@@ -293,6 +294,7 @@ Expected<std::unique_ptr<Layer>> parse_layer(const Fields& f, const std::string&
   else l = parse_activation_layer(f, type);
   if (l && !*l) l = parse_transformer_layer(f, type);
   if (l && !*l) l = parse_train_mode_layer(f, type);
+  if (l && !*l) l = parse_recurrent_layer(f, type);
   if (!l) return l.take_error();
   if (!*l) return f.doc().error(f.node(), "internal: layer type " + squote(type) + " has no parser");
   (*l)->type_ = type;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "frontends/json_doc.h"
+#include "frontends/tensor_tuple.h"
 #include "ir/builder.h"
 #include "ir/model_config.h"
 
@@ -77,6 +78,16 @@ class Layer {
   virtual std::vector<ParamDecl> buffers() const { return {}; }
   // Emits the layer on `x` (the builder's loc is set to loc() by the caller).
   virtual Expected<Value*> apply(LayerContext& ctx, Value* x) const = 0;
+  // Arguments a forward's call may pass: the first is required, the others are
+  // optional (a recurrent layer's initial state).
+  virtual int max_args() const { return 1; }
+  // A forward's call with 1 to max_args() arguments; a layer may return a tuple
+  // (a recurrent layer: (output, state)). Default: apply() on one tensor.
+  virtual Expected<TensorTuple> call(LayerContext& ctx, const std::vector<TensorTuple>& args) const {
+    if (args.size() != 1 || !args[0].is_tensor()) return error(ctx, "expected one tensor argument");
+    MLC_TRY(Value* y, apply(ctx, args[0].tensor));
+    return TensorTuple::of(y);
+  }
   // An upper bound on the ops one apply() emits, whatever the input: the model
   // file's work budget counts it before anything is emitted
   // (tests/frontends/layers_test.cc checks it for every layer type).
@@ -121,6 +132,12 @@ Expected<std::unique_ptr<Layer>> parse_transformer_layer(const Fields& f, const 
 // Layers that differ between training and evaluation, BatchNorm1d/2d and Dropout
 // (layers_train_mode.cc); nullptr result if `type` is not one.
 Expected<std::unique_ptr<Layer>> parse_train_mode_layer(const Fields& f, const std::string& type);
+// Recurrent layers, RNN/LSTM/GRU and their cells (layers_recurrent.cc); nullptr
+// result if `type` is not one.
+Expected<std::unique_ptr<Layer>> parse_recurrent_layer(const Fields& f, const std::string& type);
+// Training-mode dropout of x with probability p on random stream `stream`
+// (layers_train_mode.cc: the Dropout layer's mask, 9 ops).
+Expected<Value*> emit_dropout(LayerContext& ctx, Value* x, double p, uint32_t stream);
 // A BatchNorm layer without "sync": true (a mesh with a data axis refuses it).
 bool is_unsynced_batch_norm(const Layer& layer);
 

@@ -230,6 +230,10 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
       if (const CustomOp* op = custom ? custom->find(n) : nullptr) return static_cast<int>(op->inputs.size());
       return std::nullopt;
     };
+    scope.layer_max_arity = [&m](const std::string& n) {
+      const ModuleNode* c = m->child(n);
+      return c && c->kind == ModuleNode::Kind::layer ? c->layer->max_args() : 0;
+    };
     scope.resolve_path = [&m](const std::string& path) { return resolve_path(*m, path); };
     MLC_TRY(m->forward, parse_forward(doc, *fwd, scope));
     m->work.forward_ops = m->forward->ops;
@@ -409,6 +413,36 @@ Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
   return check_ties_in(root, "", by_name);
 }
 
+namespace {
+// A layer's call under `prefix` (its state_dict path and a dot): its context
+// (parameters, mode, buffer updates, random stream) and Layer::call.
+Expected<TensorTuple> emit_layer_call(const ModuleNode& m, Builder& b, EmitState& state,
+                                      const std::string& prefix, const std::vector<TensorTuple>& args) {
+  const std::string path = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
+  LayerContext ctx{b, path, [&](const std::string& n) {
+                     for (const TiedParam& t : m.layer->ties())
+                       if (t.param == n) return state.values.at(t.target);
+                     return state.values.at(prefix + n);
+                   }};
+  ctx.training = state.training;
+  ctx.training_batch = state.training_batch;
+  ctx.update_buffer = [&](const std::string& n, Value* v) {
+    Value*& slot = state.values.at(prefix + n);
+    if (!slot->producer) state.updated.push_back(prefix + n);  // first update: still the argument
+    slot = v;
+  };
+  ctx.step = state.step;
+  ctx.seed = state.seed;
+  ctx.stream = stream_of(path, state.calls[path]++);
+  b.set_loc(m.layer->loc());
+  std::string saved = b.scope();
+  b.set_scope(path);
+  auto y = m.layer->call(ctx, args);
+  b.set_scope(std::move(saved));
+  return y;
+}
+}  // namespace
+
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom) {
@@ -422,31 +456,28 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
   b.set_scope(path);
   switch (m.kind) {
     case ModuleNode::Kind::layer: {
-      LayerContext ctx{b, path, [&](const std::string& n) {
-                         for (const TiedParam& t : m.layer->ties())
-                           if (t.param == n) return state.values.at(t.target);
-                         return state.values.at(prefix + n);
-                       }};
-      ctx.training = state.training;
-      ctx.training_batch = state.training_batch;
-      ctx.update_buffer = [&](const std::string& n, Value* v) {
-        Value*& slot = state.values.at(prefix + n);
-        if (!slot->producer) state.updated.push_back(prefix + n);  // first update: still the argument
-        slot = v;
-      };
-      ctx.step = state.step;
-      ctx.seed = state.seed;
-      ctx.stream = stream_of(path, state.calls[path]++);
-      b.set_loc(m.layer->loc());
-      return m.layer->apply(ctx, args.at(0));
+      MLC_TRY(TensorTuple y, emit_layer_call(m, b, state, prefix, {TensorTuple::of(args.at(0))}));
+      return y.tensor ? y.tensor : y.items.at(0).tensor;  // a recurrent layer's output
     }
     case ModuleNode::Kind::container: {
       if (m.forward) {
-        LayerCall call = [&](const std::string& name, std::vector<Value*> call_args,
-                             const Loc& at) -> Expected<Value*> {
-          if (const ModuleNode* c = m.child(name)) return emit_module(*c, b, state, prefix + name + ".", call_args, custom);
+        LayerCall call = [&](const std::string& name, std::vector<TensorTuple> call_args,
+                             const Loc& at) -> Expected<TensorTuple> {
+          const ModuleNode* c = m.child(name);
+          if (c && c->kind == ModuleNode::Kind::layer)
+            return emit_layer_call(*c, b, state, prefix + name + ".", call_args);
+          std::vector<Value*> tensors;
+          for (const TensorTuple& a : call_args) {
+            if (!a.is_tensor()) return error_at(at, "forward: " + squote(name) + " takes tensors, found a tuple");
+            tensors.push_back(a.tensor);
+          }
+          if (c) {
+            MLC_TRY(Value* y, emit_module(*c, b, state, prefix + name + ".", tensors, custom));
+            return TensorTuple::of(y);
+          }
           b.set_loc(at);
-          return custom->call(b, name, call_args);
+          MLC_TRY(Value* y, custom->call(b, name, tensors));
+          return TensorTuple::of(y);
         };
         ParamLookup param = [&](const std::string& path, bool full) {
           return state.values.at(full ? path : prefix + path);

@@ -258,6 +258,15 @@ TEST(FrontendLayers, EveryLayerEmitsAtMostMaxOps) {
       {"BatchNorm1d", R"("num_features": 3)", R"("x": {"dtype": "f32", "shape": [2, 3, 2]}, "t": {"dtype": "f32", "shape": [2, 3, 2]})"},
       {"BatchNorm2d", R"("num_features": 3)", R"("x": {"dtype": "f32", "shape": [2, 3, 2, 2]}, "t": {"dtype": "f32", "shape": [2, 3, 2, 2]})"},
       {"Dropout", R"("p": 0.5)", R"("x": {"dtype": "f32", "shape": [2, 3]}, "t": {"dtype": "f32", "shape": [2, 3]})"},
+      {"RNN", R"("input_size": 2, "hidden_size": 3, "num_layers": 2, "bidirectional": true, "batch_first": true, "dropout": 0.5)",
+       R"("x": {"dtype": "f32", "shape": [2, 4, 2]}, "t": {"dtype": "f32", "shape": [2, 4, 6]})"},
+      {"LSTM", R"("input_size": 2, "hidden_size": 3, "num_layers": 2, "bidirectional": true, "dropout": 0.5)",
+       R"("x": {"dtype": "f32", "shape": [4, 2]}, "t": {"dtype": "f32", "shape": [4, 6]})"},
+      {"GRU", R"("input_size": 2, "hidden_size": 3, "num_layers": 2, "dropout": 0.5)",
+       R"("x": {"dtype": "f32", "shape": [4, 2, 2]}, "t": {"dtype": "f32", "shape": [4, 2, 3]})"},
+      {"RNNCell", R"("input_size": 2, "hidden_size": 3, "nonlinearity": "relu")", R"("x": {"dtype": "f32", "shape": [2]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"LSTMCell", R"("input_size": 2, "hidden_size": 3)", R"("x": {"dtype": "f32", "shape": [2, 2]}, "t": {"dtype": "f32", "shape": [2, 3]})"},
+      {"GRUCell", R"("input_size": 2, "hidden_size": 3)", R"("x": {"dtype": "f32", "shape": [2]}, "t": {"dtype": "f32", "shape": [3]})"},
   };
   // Layers without fields, on a vector.
   for (const char* type : {"ReLU", "SiLU", "Tanh", "Sigmoid", "SELU", "Hardswish", "Mish", "Identity"})

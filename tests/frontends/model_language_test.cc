@@ -56,6 +56,7 @@ void expect_same_model(const Json& a, const Json& b, const std::string& where) {
 
 TEST(ModelLanguage, EveryExampleShipsInBothFormsAndBuildsTheSameIR) {
   auto jsons = files_with("examples", ".json");
+  for (const fs::path& p : files_with("examples/pytorch", ".json")) jsons.push_back(p);
   ASSERT_GE(jsons.size(), 3u);
   for (const fs::path& json : jsons) {
     fs::path mlc = fs::path(json).replace_extension(".mlc");
@@ -80,6 +81,8 @@ TEST(ModelLanguage, EveryExampleShipsInBothFormsAndBuildsTheSameIR) {
     ASSERT_TRUE(da.ok() && db.ok());
     expect_same_model(*da->root().json, *db->root().json, "root");
   }
+  for (const fs::path& mlc : files_with("examples/pytorch", ".mlc"))
+    EXPECT_TRUE(fs::exists(fs::path(mlc).replace_extension(".json"))) << mlc;
   for (const fs::path& mlc : files_with("examples", ".mlc"))
     EXPECT_TRUE(fs::exists(fs::path(mlc).replace_extension(".json"))) << mlc;
 }
@@ -88,6 +91,7 @@ TEST(ModelLanguage, EveryExampleShipsInBothFormsAndBuildsTheSameIR) {
 // JSON keeps the model, and printing is a fixed point.
 TEST(ModelLanguage, ConversionKeepsTheModel) {
   std::vector<fs::path> models = files_with("examples", ".json");
+  for (const fs::path& p : files_with("examples/pytorch", ".json")) models.push_back(p);
   for (const fs::path& p : files_with("tests/fuzz/corpus/model", ".json")) models.push_back(p);
   // The losses and activations of tests/oracle/losses.py (strings in forward statements).
   for (const fs::path& p : files_with("tests/data/oracle/losses", ".json")) models.push_back(p);
