@@ -64,20 +64,30 @@ class Evaluator {
       vars_[program.inputs[i]] = Val::tensor(inputs[i], {});
     Val last;
     for (const Statement& st : program.statements) {
-      stmt_loc_ = st.loc;
-      MLC_TRY(last, eval(*st.expr));
-      if (!last.is_tensor() && (st.is_return() || &st == &program.statements.back()))
-        return fwd_error(st.loc, "the result must be a tensor, found " + last.describe());
-      if (!st.unpack) {
-        if (!st.is_return()) MLC_CHECK_OK(assign(st, st.targets[0], last));
+      if (st.is_loop()) {
+        for (int64_t i = 0; i < st.loop_count; ++i) {
+          vars_[st.loop_var] = Val::number(static_cast<double>(i), true, st.loc);
+          for (const Statement& inner : st.body) MLC_CHECK_OK(exec(inner, last));
+        }
         continue;
       }
-      MLC_CHECK_OK(unpack(st, last));
+      MLC_CHECK_OK(exec(st, last));
+      if (!last.is_tensor() && (st.is_return() || &st == &program.statements.back()))
+        return fwd_error(st.loc, "the result must be a tensor, found " + last.describe());
     }
     return last.v;
   }
 
  private:
+  // Evaluates a statement's expression into `value` and assigns it.
+  Status exec(const Statement& st, Val& value) {
+    stmt_loc_ = st.loc;
+    MLC_TRY(value, eval(*st.expr));
+    if (st.unpack) return unpack(st, value);
+    if (!st.is_return()) return assign(st, st.targets[0], value);
+    return {};
+  }
+
   // `a, b = v` and `out, (h, c) = v`: st.groups says which targets are groups.
   Status unpack(const Statement& st, const Val& v) {
     MLC_CHECK_OK(check_unpack(st, v, st.groups.size(), names(st)));
@@ -203,6 +213,10 @@ class Evaluator {
 
   Expected<Val> binary(const Expr& e, Val a, Val c) {
     const std::string& op = e.op;
+    if (op == "+" && a.kind == Val::Kind::list && c.kind == Val::Kind::list) {  // outs + [h]
+      a.items.insert(a.items.end(), c.items.begin(), c.items.end());
+      return a;
+    }
     for (const Val* v : {&a, &c})
       if (!v->is_tensor() && !v->is_number())
         return fwd_error(e.loc, "operands of '" + op + "' must be tensors or numbers, found " +

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "frontends/forward_builtins.h"
+#include "frontends/forward_loop.h"
 #include "ir/diagnostics.h"
 
 namespace mlc {
@@ -758,13 +759,40 @@ Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
     MLC_TRY(std::string text, doc.as_string(n));
     if (!program.statements.empty() && program.statements.back().is_return())
       return doc.error(n, "forward: statement after 'return'");
-    StatementParser parser(doc, n, text, scope, defined);
-    MLC_TRY(Statement st, parser.parse());
-    const bool maybe_number = st.unpack || !surely_tensor(*st.expr);
-    for (const std::string& name : st.targets) defined.add(name, maybe_number);
-    count_work(*st.expr, program);
-    program.statements.push_back(std::move(st));
+    auto parse_one = [&](const std::string& statement, ForwardProgram& work) -> Expected<Statement> {
+      StatementParser parser(doc, n, statement, scope, defined);
+      MLC_TRY(Statement st, parser.parse());
+      const bool maybe_number = st.unpack || !surely_tensor(*st.expr);
+      for (const std::string& name : st.targets) defined.add(name, maybe_number);
+      count_work(*st.expr, work);
+      return st;
+    };
+    if (!is_loop_statement(text)) {
+      MLC_TRY(Statement st, parse_one(text, program));
+      program.statements.push_back(std::move(st));
+      continue;
+    }
+    MLC_TRY(LoopHeader h, parse_loop_header(doc, n, text));
+    Statement loop;
+    loop.loc = doc.loc(n);
+    loop.loop_var = h.var;
+    loop.loop_count = h.count;
+    defined.add(h.var, true);
+    ForwardProgram body_work;
+    for (auto [begin, end] : h.parts) {
+      const std::string part = only_part(text, begin, end);
+      if (is_loop_statement(part)) return error_at(doc.string_locator(n).at(begin), "forward: loops do not nest");
+      MLC_TRY(Statement st, parse_one(part, body_work));
+      if (st.is_return()) return error_at(doc.string_locator(n).at(begin), "forward: a loop's body cannot return");
+      loop.body.push_back(std::move(st));
+    }
+    // At most 2^20 statements of bounded work, times at most 2^16: no overflow.
+    program.ops += body_work.ops * h.count;
+    for (const auto& [callee, k] : body_work.calls) program.calls[callee] += k * h.count;
+    program.statements.push_back(std::move(loop));
   }
+  if (program.statements.back().is_loop())
+    return doc.error(forward.element(forward.json->size() - 1), "forward: the last statement is a loop; return a value after it");
   return program;
 }
 

@@ -2,6 +2,8 @@
 // that PyTorch users write in a module's forward.
 //
 //   statement  := name '=' expr | target (',' target)+ [','] '=' expr | 'return' expr
+//               | 'for' name 'in' 'range' '(' integer ')' ':' statement (';' statement)*
+//                 (frontends/forward_loop.h)
 //   target     := name | '(' name (',' name)+ ')'    (`out, (h, c) = lstm(x)`)
 //   expr       := sum [('<' | '>' | '<=' | '>=' | '==' | '!=') sum]
 //   sum        := term (('+' | '-') term)*
@@ -110,7 +112,13 @@ struct Statement {
   Loc target_loc;  // of the first name
   std::unique_ptr<Expr> expr;
   Loc loc;  // of the JSON string
-  bool is_return() const { return targets.empty(); }
+  // A loop (`for t in range(N): ...`): `body` runs `loop_count` times with
+  // `loop_var` bound to 0 .. N-1; `expr` is null.
+  std::string loop_var;
+  int64_t loop_count = 0;
+  std::vector<Statement> body;
+  bool is_loop() const { return loop_count > 0; }
+  bool is_return() const { return targets.empty() && !is_loop(); }
 };
 
 struct ForwardProgram {

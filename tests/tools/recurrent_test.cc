@@ -2,9 +2,9 @@
 //  - against PyTorch 1.13 (tests/oracle/recurrent.py, recorded in
 //    tests/data/oracle/{word_language_model_lstm,time_sequence_prediction,
 //    recurrent_mix}): from PyTorch's initial weights, every training loss within
-//    1e-5 relative, step 0's gradients and the final parameters within 1e-5
-//    and 1e-4 of each tensor's largest magnitude, on the compiled backend and
-//    on the interpreter;
+//    1e-5 relative and the final parameters within 1e-4 of each tensor's
+//    largest magnitude, on the compiled backend and on the interpreter, and
+//    (interpreter) step 0's gradients within 1e-5 of their largest magnitude;
 //  - the word model's oracle file is the example with dropout 0 (torch's masks
 //    are not mlc's keyed ones); the example itself trains with its dropout;
 //  - finite differences in f64 of every layer type's loss gradient with
@@ -39,14 +39,17 @@ void expect_matches(const Case& c, Backend backend) {
   o.init_path = ref + "/init.safetensors";
   o.metrics_path = dir + "/metrics.jsonl";
   o.save_path = dir + "/final.safetensors";
-  o.dump_grads_path = dir + "/grads.safetensors";
+  // The compiled backend builds a separate gradient function to dump step 0's
+  // gradients (seconds of lowering for the unrolled steps): the interpreter's
+  // run compares them, both compare every loss and the final parameters.
+  if (backend == Backend::interp) o.dump_grads_path = dir + "/grads.safetensors";
   oracle::run(model, o);
   auto want = oracle::read_json(ref + "/losses.json")["losses"].get<std::vector<double>>();
   oracle::Metrics m = oracle::read_metrics(o.metrics_path);
   ASSERT_GE(want.size(), 20u);
   ASSERT_EQ(m.losses.size(), want.size());
   oracle::expect_losses(m.losses, want, want.size(), 1e-5);
-  oracle::expect_tensors(o.dump_grads_path, ref + "/grads_step0.safetensors", 1e-5, true);
+  if (backend == Backend::interp) oracle::expect_tensors(o.dump_grads_path, ref + "/grads_step0.safetensors", 1e-5, true);
   // The word model's lr 20 (the example's) moves parameters by up to
   // lr * clip = 5 a step (decoder.bias by 2.5 in all), so f32's differences
   // are compared with each tensor's largest magnitude.

@@ -1,0 +1,122 @@
+// Loops of the forward language (forward_loop.h).
+#include "frontends/forward_loop.h"
+
+#include <cctype>
+
+#include "ir/diagnostics.h"
+
+namespace mlc {
+
+namespace {
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+class HeaderReader {
+ public:
+  HeaderReader(const JsonDoc& doc, const Node& node, std::string_view text)
+      : text_(text), locator_(doc.string_locator(node)) {}
+
+  Expected<LoopHeader> read() {
+    LoopHeader h;
+    MLC_CHECK_OK(keyword("for"));
+    MLC_TRY(h.var, word("a loop variable"));
+    MLC_CHECK_OK(keyword("in"));
+    MLC_CHECK_OK(keyword("range"));
+    MLC_CHECK_OK(punct('('));
+    skip_spaces();
+    const size_t at = pos_;
+    int64_t n = 0;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) && n <= kMaxLoopCount)
+      n = n * 10 + (text_[pos_++] - '0');
+    if (pos_ == at || n < 1 || n > kMaxLoopCount)
+      return error(at, "a loop runs over range(N), N an integer literal from 1 to " + std::to_string(kMaxLoopCount) +
+                           " (the model's shapes are static)");
+    h.count = n;
+    MLC_CHECK_OK(punct(')'));
+    MLC_CHECK_OK(punct(':'));
+    MLC_CHECK_OK(split_body(h));
+    return h;
+  }
+
+ private:
+  Error error(size_t offset, const std::string& message) const {
+    return error_at(locator_.at(offset), "forward: " + message);
+  }
+  void skip_spaces() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  std::string_view next_word() {
+    skip_spaces();
+    size_t end = pos_;
+    while (end < text_.size() && word_char(text_[end])) ++end;
+    return text_.substr(pos_, end - pos_);
+  }
+  Expected<std::string> word(const char* what) {
+    std::string_view w = next_word();
+    if (w.empty() || std::isdigit(static_cast<unsigned char>(w[0])))
+      return error(pos_, std::string("expected ") + what + " in 'for NAME in range(N): statements'");
+    pos_ += w.size();
+    return std::string(w);
+  }
+  Status keyword(std::string_view k) {
+    if (next_word() != k)
+      return error(pos_, "expected '" + std::string(k) + "' in 'for NAME in range(N): statements'");
+    pos_ += k.size();
+    return {};
+  }
+  Status punct(char c) {
+    skip_spaces();
+    if (pos_ >= text_.size() || text_[pos_] != c)
+      return error(pos_, std::string("expected '") + c + "' in 'for NAME in range(N): statements'");
+    ++pos_;
+    return {};
+  }
+  // The statements after ':', split at ';' outside brackets and strings.
+  Status split_body(LoopHeader& h) {
+    int depth = 0;
+    char quote = 0;
+    size_t begin = pos_;
+    for (size_t i = pos_; i <= text_.size(); ++i) {
+      const char c = i < text_.size() ? text_[i] : ';';
+      if (quote) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '\'' || c == '"') quote = c;
+      else if (c == '(' || c == '[') ++depth;
+      else if (c == ')' || c == ']') --depth;
+      else if (c == ';' && (depth == 0 || i == text_.size())) {
+        size_t b = begin;
+        while (b < i && std::isspace(static_cast<unsigned char>(text_[b]))) ++b;
+        if (b == i) return error(b, "expected a statement in the loop's body");
+        h.parts.emplace_back(b, i);
+        begin = i + 1;
+      }
+    }
+    return {};
+  }
+
+  std::string_view text_;
+  StringLocator locator_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+bool is_loop_statement(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  return text.substr(i, 3) == "for" && (i + 3 == text.size() || !word_char(text[i + 3]));
+}
+
+Expected<LoopHeader> parse_loop_header(const JsonDoc& doc, const Node& node, std::string_view text) {
+  return HeaderReader(doc, node, text).read();
+}
+
+std::string only_part(std::string_view text, size_t begin, size_t end) {
+  std::string s(text.size(), ' ');
+  for (size_t i = begin; i < end; ++i) s[i] = text[i];
+  return s;
+}
+
+}  // namespace mlc
