@@ -772,23 +772,8 @@ Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
       program.statements.push_back(std::move(st));
       continue;
     }
-    MLC_TRY(LoopHeader h, parse_loop_header(doc, n, text));
-    Statement loop;
-    loop.loc = doc.loc(n);
-    loop.loop_var = h.var;
-    loop.loop_count = h.count;
-    defined.add(h.var, true);
-    ForwardProgram body_work;
-    for (auto [begin, end] : h.parts) {
-      const std::string part = only_part(text, begin, end);
-      if (is_loop_statement(part)) return error_at(doc.string_locator(n).at(begin), "forward: loops do not nest");
-      MLC_TRY(Statement st, parse_one(part, body_work));
-      if (st.is_return()) return error_at(doc.string_locator(n).at(begin), "forward: a loop's body cannot return");
-      loop.body.push_back(std::move(st));
-    }
-    // At most 2^20 statements of bounded work, times at most 2^16: no overflow.
-    program.ops += body_work.ops * h.count;
-    for (const auto& [callee, k] : body_work.calls) program.calls[callee] += k * h.count;
+    MLC_TRY(Statement loop, parse_loop(doc, n, text, [&](const std::string& v) { defined.add(v, true); },
+                                       parse_one, program));
     program.statements.push_back(std::move(loop));
   }
   if (program.statements.back().is_loop())

@@ -2,12 +2,19 @@
 #include "frontends/forward_loop.h"
 
 #include <cctype>
+#include <utility>
 
 #include "ir/diagnostics.h"
 
 namespace mlc {
 
 namespace {
+
+struct LoopHeader {
+  std::string var;
+  int64_t count = 0;
+  std::vector<std::pair<size_t, size_t>> parts;  // [begin, end) of each body statement in the text
+};
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -109,14 +116,28 @@ bool is_loop_statement(std::string_view text) {
   return text.substr(i, 3) == "for" && (i + 3 == text.size() || !word_char(text[i + 3]));
 }
 
-Expected<LoopHeader> parse_loop_header(const JsonDoc& doc, const Node& node, std::string_view text) {
-  return HeaderReader(doc, node, text).read();
-}
-
-std::string only_part(std::string_view text, size_t begin, size_t end) {
-  std::string s(text.size(), ' ');
-  for (size_t i = begin; i < end; ++i) s[i] = text[i];
-  return s;
+Expected<Statement> parse_loop(const JsonDoc& doc, const Node& node, std::string_view text,
+                               const std::function<void(const std::string&)>& define,
+                               const ParseStatement& parse_one, ForwardProgram& program) {
+  MLC_TRY(LoopHeader h, HeaderReader(doc, node, text).read());
+  Statement loop;
+  loop.loc = doc.loc(node);
+  loop.loop_var = h.var;
+  loop.loop_count = h.count;
+  define(h.var);
+  ForwardProgram body_work;
+  for (auto [begin, end] : h.parts) {
+    std::string part(text.size(), ' ');  // the statement alone, at its offsets
+    for (size_t i = begin; i < end; ++i) part[i] = text[i];
+    if (is_loop_statement(part)) return error_at(doc.string_locator(node).at(begin), "forward: loops do not nest");
+    MLC_TRY(Statement st, parse_one(part, body_work));
+    if (st.is_return()) return error_at(doc.string_locator(node).at(begin), "forward: a loop's body cannot return");
+    loop.body.push_back(std::move(st));
+  }
+  // At most 2^20 statements of bounded work, times at most 2^16: no overflow.
+  program.ops += body_work.ops * h.count;
+  for (const auto& [callee, k] : body_work.calls) program.calls[callee] += k * h.count;
+  return loop;
 }
 
 }  // namespace mlc
