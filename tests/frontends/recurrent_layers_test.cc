@@ -118,5 +118,26 @@ TEST(RecurrentLayers, ForwardCallsTakeStatesAndGiveTuples) {
             "t.json:1:311: error: forward: a parenthesized target needs two or more names: (h, c)");
 }
 
+// The model language takes PyTorch's positional arguments: RNNBase's order
+// (nonlinearity by keyword) and the cells' (input_size, hidden_size, bias).
+TEST(RecurrentLayers, ModelLanguageTakesPyTorchsPositionalArguments) {
+  const std::string head = "name = t\ninputs:\n    x: f32[5, batch, 2]\n    t: f32[5, batch, 6]\nmodel(x):\n";
+  const std::string tail = "loss = mse(targets=t)\n";
+  auto mlc = ModelFile::parse(head + "    l = GRU(2, 3, 1, True, False, 0.0, True)\n" + tail, "t.mlc");
+  ASSERT_TRUE(mlc.ok()) << mlc.error().message;
+  auto json = ModelFile::parse(
+      rnn_model(R"x("x": {"dtype": "f32", "shape": [5, "batch", 2]}, "t": {"dtype": "f32", "shape": [5, "batch", 6]})x",
+                R"x({"type": "GRU", "input_size": 2, "hidden_size": 3, "bidirectional": true})x"),
+      "t.json");
+  ASSERT_TRUE(json.ok()) << json.error().message;
+  ASSERT_EQ(mlc->config().params.size(), json->config().params.size());
+  for (size_t i = 0; i < json->config().params.size(); ++i)
+    EXPECT_EQ(mlc->config().params[i].type, json->config().params[i].type) << json->config().params[i].name;
+  auto too_many = ModelFile::parse(head + "    l = LSTMCell(2, 3, True, 1)\n" + tail, "t.mlc");
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_EQ(too_many.error().message,
+            "t.mlc:6:30: error: LSTMCell takes at most 3 positional arguments (input_size, hidden_size, bias)");
+}
+
 }  // namespace
 }  // namespace mlc
