@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,21 @@ TEST(RecurrentLayers, ModelLanguageTakesPyTorchsPositionalArguments) {
   ASSERT_FALSE(too_many.ok());
   EXPECT_EQ(too_many.error().message,
             "t.mlc:6:30: error: LSTMCell takes at most 3 positional arguments (input_size, hidden_size, bias)");
+}
+
+// Dropout between layers: training mode only, one mask per layer but the
+// last, each on its own random stream.
+TEST(RecurrentLayers, DropoutBetweenLayersInTrainingModeOnly) {
+  auto mf = ModelFile::parse(
+      rnn_model(kSeq, R"x({"type": "LSTM", "input_size": 2, "hidden_size": 3, "num_layers": 3, "dropout": 0.5})x"), "t.json");
+  ASSERT_TRUE(mf.ok()) << mf.error().message;
+  auto m = mf->build(4);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  std::set<int64_t> streams;
+  for (const auto& op : m->find("loss")->ops)
+    if (op->code == OpCode::RandomUniform) streams.insert(op->attrs.get_int("stream"));
+  EXPECT_EQ(streams.size(), 2u);
+  for (const auto& op : m->find("eval")->ops) EXPECT_NE(op->code, OpCode::RandomUniform);
 }
 
 }  // namespace
