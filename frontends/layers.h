@@ -84,7 +84,7 @@ class Layer {
   // A forward's call with 1 to max_args() arguments; a layer may return a tuple
   // (a recurrent layer: (output, state)). Default: apply() on one tensor.
   virtual Expected<TensorTuple> call(LayerContext& ctx, const std::vector<TensorTuple>& args) const {
-    if (args.size() != 1 || !args[0].is_tensor()) return error(ctx, "expected one tensor argument");
+    if (args.size() != 1 || !args[0].is_tensor()) return error(ctx, "expected a tensor argument, found a tuple");
     MLC_TRY(Value* y, apply(ctx, args[0].tensor));
     return TensorTuple::of(y);
   }

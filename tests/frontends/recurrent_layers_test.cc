@@ -117,6 +117,9 @@ TEST(RecurrentLayers, ForwardCallsTakeStatesAndGiveTuples) {
             "t.json:1:306: error: forward: not enough values to unpack: 2 values into 3 names (h, c, d)");
   EXPECT_EQ(build_error(rnn_model(kSeq + state, lstm, R"x("out, (h) = l(x)", "return out")x")),
             "t.json:1:311: error: forward: a parenthesized target needs two or more names: (h, c)");
+  EXPECT_EQ(build_error(rnn_model(kSeq + state, R"x({"type": "Linear", "in_features": 2, "out_features": 3})x",
+                                  R"x("return l((x, x))")x")),
+            "t.json:1:200: error: Linear 'l': expected a tensor argument, found a tuple");
 }
 
 // The model language takes PyTorch's positional arguments: RNNBase's order
