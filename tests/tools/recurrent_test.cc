@@ -8,7 +8,8 @@
 //  - the word model's oracle file is the example with dropout 0 (torch's masks
 //    are not mlc's keyed ones); the example itself trains with its dropout;
 //  - finite differences in f64 of every layer type's loss gradient with
-//    respect to its input, initial state and parameters.
+//    respect to its input, initial state and parameters;
+//  - seeded initialization equals torch.manual_seed(0)'s, bit for bit.
 #include <gtest/gtest.h>
 
 #include "tests/tools/grad_check.h"
@@ -67,6 +68,17 @@ INSTANTIATE_TEST_SUITE_P(All, RecurrentOracle,
                            return cases()[std::get<0>(info.param)].name +
                                   (std::get<1>(info.param) == Backend::interp ? "_interp" : "_compiled");
                          });
+
+// Seeded initialization draws PyTorch's numbers for the recurrent layers (every
+// parameter U(+-1/sqrt(H)) in registration order) as for Linear:
+// torch.manual_seed(0) and the modules built in the model file's order.
+TEST(RecurrentInit, SeedZeroIsPyTorchsInitBitForBit) {
+  for (size_t c : {size_t{1}, size_t{2}}) {
+    SCOPED_TRACE(cases()[c].name);
+    oracle::expect_seed_zero_init_is(oracle::load_model(cases()[c].model),
+                                     "tests/data/oracle/" + cases()[c].name + "/init.safetensors");
+  }
+}
 
 // The oracle's word model is the example but for its two dropout rates.
 TEST(RecurrentOracleFiles, WordModelIsTheExampleWithoutDropout) {
