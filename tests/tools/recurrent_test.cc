@@ -9,7 +9,8 @@
 //    are not mlc's keyed ones); the example itself trains with its dropout;
 //  - finite differences in f64 of every layer type's loss gradient with
 //    respect to its input, initial state and parameters;
-//  - seeded initialization equals torch.manual_seed(0)'s, bit for bit.
+//  - seeded initialization equals torch.manual_seed(0)'s, bit for bit;
+//  - the word model on a dp=2 mesh matches PyTorch too.
 #include <gtest/gtest.h>
 
 #include "tests/tools/grad_check.h"
@@ -31,12 +32,13 @@ const std::vector<Case>& cases() {
   return c;
 }
 
-void expect_matches(const Case& c, Backend backend) {
+void expect_matches(const Case& c, Backend backend, const char* mesh = "") {
   const std::string ref = "tests/data/oracle/" + c.name;
   ModelFile model = oracle::load_model(c.model);
   TrainOptions o;
   o.backend = backend;
-  const std::string dir = oracle::temp_dir(c.name + (backend == Backend::interp ? "_interp" : "_compiled"));
+  if (*mesh) o.parallel.mesh = *Mesh::parse(mesh);
+  const std::string dir = oracle::temp_dir(c.name + (backend == Backend::interp ? "_interp" : "_compiled") + mesh);
   o.init_path = ref + "/init.safetensors";
   o.metrics_path = dir + "/metrics.jsonl";
   o.save_path = dir + "/final.safetensors";
@@ -68,6 +70,10 @@ INSTANTIATE_TEST_SUITE_P(All, RecurrentOracle,
                            return cases()[std::get<0>(info.param)].name +
                                   (std::get<1>(info.param) == Backend::interp ? "_interp" : "_compiled");
                          });
+
+// On a data-parallel mesh the recurrent steps shard over the batch: the
+// global batch's losses are PyTorch's.
+TEST(RecurrentOracleMesh, WordModelOnDp2MatchesPyTorch) { expect_matches(cases()[0], Backend::compiled, "dp=2"); }
 
 // Seeded initialization draws PyTorch's numbers for the recurrent layers (every
 // parameter U(+-1/sqrt(H)) in registration order) as for Linear:
