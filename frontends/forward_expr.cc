@@ -772,8 +772,7 @@ Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
       program.statements.push_back(std::move(st));
       continue;
     }
-    MLC_TRY(Statement loop, parse_loop(doc, n, text, [&](const std::string& v) { defined.add(v, true); },
-                                       parse_one, program));
+    MLC_TRY(Statement loop, parse_loop(doc, n, text, parse_one, program));
     program.statements.push_back(std::move(loop));
   }
   if (program.statements.back().is_loop())

@@ -12,6 +12,7 @@ namespace {
 
 struct LoopHeader {
   std::string var;
+  size_t var_at = 0;  // its offset in the text
   int64_t count = 0;
   std::vector<std::pair<size_t, size_t>> parts;  // [begin, end) of each body statement in the text
 };
@@ -26,6 +27,8 @@ class HeaderReader {
   Expected<LoopHeader> read() {
     LoopHeader h;
     MLC_CHECK_OK(keyword("for"));
+    skip_spaces();
+    h.var_at = pos_;
     MLC_TRY(h.var, word("a loop variable"));
     MLC_CHECK_OK(keyword("in"));
     MLC_CHECK_OK(keyword("range"));
@@ -117,14 +120,19 @@ bool is_loop_statement(std::string_view text) {
 }
 
 Expected<Statement> parse_loop(const JsonDoc& doc, const Node& node, std::string_view text,
-                               const std::function<void(const std::string&)>& define,
                                const ParseStatement& parse_one, ForwardProgram& program) {
   MLC_TRY(LoopHeader h, HeaderReader(doc, node, text).read());
   Statement loop;
   loop.loc = doc.loc(node);
   loop.loop_var = h.var;
   loop.loop_count = h.count;
-  define(h.var);
+  // The variable is assigned as `t = 0` would be (the same names refused, the
+  // errors at it): ' in ' after it leaves room for ' = 0'.
+  std::string decl(text.size(), ' ');
+  decl.replace(h.var_at, h.var.size() + 4, h.var + " = 0");
+  ForwardProgram scratch;
+  auto declared = parse_one(decl, scratch);
+  if (!declared) return declared.take_error();
   ForwardProgram body_work;
   for (auto [begin, end] : h.parts) {
     std::string part(text.size(), ' ');  // the statement alone, at its offsets

@@ -26,13 +26,13 @@ inline constexpr int64_t kMaxLoopCount = 65536;
 // Whether `text` is a loop statement (starts with the word `for`).
 bool is_loop_statement(std::string_view text);
 
-// A loop statement: `define` adds the loop variable to the names in scope;
-// `parse_one` parses a body statement (the text of the whole JSON string with
-// all but the statement blanked, so locations hold) adding its work to the
-// given program; the body's work is added to `program` N times.
+// A loop statement. `parse_one` parses a statement (the text of the whole JSON
+// string with all but the statement blanked, so locations hold), defines the
+// names it assigns and adds its work to the given program: the loop variable
+// is defined as `t = 0` would be, and the body's work is added to `program` N
+// times.
 using ParseStatement = std::function<Expected<Statement>(const std::string& text, ForwardProgram& work)>;
 Expected<Statement> parse_loop(const JsonDoc& doc, const Node& node, std::string_view text,
-                               const std::function<void(const std::string&)>& define,
                                const ParseStatement& parse_one, ForwardProgram& program);
 
 }  // namespace mlc

@@ -67,6 +67,8 @@ TEST(ForwardLoop, MistakesAreLocated) {
             "t.json:2:136: error: forward: loops do not nest");
   EXPECT_EQ(error_of(R"x("h = x[:, 0]", "for t in range(3): h = cell(x[:, t], h);", "return h")x"),
             "t.json:2:157: error: forward: expected a statement in the loop's body");
+  EXPECT_EQ(error_of(R"x("h = x[:, 0]", "for cell in range(3): h = h", "return h")x"),
+            "t.json:2:121: error: forward: cannot assign to 'cell': it is a layer");
   EXPECT_EQ(error_of(R"x("h = zeros(x.size(0), 4)", "for t in range(3): h = cell(x[:, t], h)")x"),
             "t.json:2:128: error: forward: the last statement is a loop; return a value after it");
 }
