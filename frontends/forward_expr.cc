@@ -9,6 +9,7 @@
 
 #include "frontends/forward_builtins.h"
 #include "frontends/forward_loop.h"
+#include "frontends/forward_work.h"
 #include "ir/diagnostics.h"
 
 namespace mlc {
@@ -116,6 +117,22 @@ class StatementParser {
     st.loc = doc_.loc(node_);
     if (tok().kind == Token::ident && tok().text == "return") {
       ++pos_;
+    } else if (tok().kind == Token::ident && is_punct(next(), "+") && is_punct(tokens_[pos_ + 2], "=") &&
+               tokens_[pos_ + 2].offset == next().offset + 1) {  // outs += [h]: outs = outs + [h]
+      const Token t = tok();
+      const size_t plus = next().offset;
+      MLC_CHECK_OK(check_target(t));
+      if (!is_defined(t.text)) return error(t.offset, squote(std::string(t.text)) + " is not defined before '+='");
+      st.target_loc = loc(t.offset);
+      st.targets.emplace_back(t.text);
+      st.groups.push_back(0);
+      pos_ += 3;
+      MLC_TRY(auto rhs, parse_expr(0));
+      MLC_TRY(auto lhs, parse_name(t));
+      MLC_TRY(st.expr, binary("+", plus, std::move(lhs), std::move(rhs)));
+      if (tok().kind != Token::end)
+        return error(tok().offset, "unexpected " + tok().describe() + " after the expression");
+      return st;
     } else if (tok().kind == Token::ident && (is_punct(next(), "=") || is_punct(next(), ","))) {
       st.target_loc = loc(tok().offset);
       for (;;) {  // target [',' target]... [','] '='
@@ -699,41 +716,6 @@ class StatementParser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
 };
-
-// Ops an expression node emits itself, at most.
-int64_t own_ops(const Expr& e) {
-  switch (e.kind) {
-    case Expr::Kind::call: {
-      if (!e.builtin) return 0;
-      int64_t n = find_builtin(e.name, kFunction | kMethod | kAttribute)->max_ops;
-      if (e.name == "stack" && e.args[0] && e.args[0]->kind == Expr::Kind::list)
-        n += static_cast<int64_t>(e.args[0]->args.size());  // a reshape per 0-d tensor
-      return n;
-    }
-    case Expr::Kind::binary: return e.op == "@" ? 8 : 1;
-    case Expr::Kind::subscript: return 2;  // slice, reshape
-    case Expr::Kind::number:
-    case Expr::Kind::negate: return 1;
-    case Expr::Kind::name: return e.maybe_number ? 1 : 0;
-    default: return 0;
-  }
-}
-
-// Adds the work of one expression to the program's (iteratively: expressions
-// are at most kMaxExprHeight deep, but this need not rely on it).
-void count_work(const Expr& root, ForwardProgram& program) {
-  std::vector<const Expr*> stack{&root};
-  while (!stack.empty()) {
-    const Expr* e = stack.back();
-    stack.pop_back();
-    if (e->kind == Expr::Kind::call && !e->builtin)
-      ++program.calls[e->name];
-    else
-      program.ops += own_ops(*e);
-    for (const auto& a : e->args)
-      if (a) stack.push_back(a.get());
-  }
-}
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // that PyTorch users write in a module's forward.
 //
 //   statement  := name '=' expr | target (',' target)+ [','] '=' expr | 'return' expr
+//               | name '+=' expr                   (name = name + expr)
 //               | 'for' name 'in' 'range' '(' integer ')' ':' statement (';' statement)*
 //                 (frontends/forward_loop.h)
 //   target     := name | '(' name (',' name)+ ')'    (`out, (h, c) = lstm(x)`)

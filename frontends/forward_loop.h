@@ -1,5 +1,5 @@
 // A loop of the forward language over a static range, on one line as Python
-// allows it: `for t in range(40): h, c = cell(x[:, t], (h, c)); outs = outs + [h]`.
+// allows it: `for t in range(40): h, c = cell(x[:, t], (h, c)); outs += [h]`.
 //
 // Contracts:
 //  - parse_loop reads `for NAME in range(N):` with N an integer literal in

@@ -46,12 +46,16 @@ std::string error_of(const std::string& forward) {
 TEST(ForwardLoop, BuildsTheUnrolledStatements) {
   auto loop = ir_of(cell_model(
       R"x("h = zeros(x.size(0), 4)", "outs = []", "for t in range(3): h = cell(x[:, t], h); outs = outs + [h]", "return cat(outs, dim=1)")x"));
+  auto augmented = ir_of(cell_model(
+      R"x("h = zeros(x.size(0), 4)", "outs = []", "for t in range(3): h = cell(x[:, t], h); outs += [h]", "return cat(outs, dim=1)")x"));
   auto unrolled = ir_of(cell_model(
       R"x("h = zeros(x.size(0), 4)", "h = cell(x[:, 0], h)", "o0 = h", "h = cell(x[:, 1], h)", "o1 = h",
           "h = cell(x[:, 2], h)", "return cat([o0, o1, h], dim=1)")x"));
   ASSERT_TRUE(loop.ok()) << loop.error().message;
   ASSERT_TRUE(unrolled.ok()) << unrolled.error().message;
   EXPECT_EQ(*loop, *unrolled);
+  ASSERT_TRUE(augmented.ok()) << augmented.error().message;
+  EXPECT_EQ(*augmented, *unrolled);
 }
 
 TEST(ForwardLoop, MistakesAreLocated) {
@@ -67,6 +71,8 @@ TEST(ForwardLoop, MistakesAreLocated) {
             "t.json:2:136: error: forward: loops do not nest");
   EXPECT_EQ(error_of(R"x("h = x[:, 0]", "for t in range(3): h = cell(x[:, t], h);", "return h")x"),
             "t.json:2:157: error: forward: expected a statement in the loop's body");
+  EXPECT_EQ(error_of(R"x("h = x[:, 0]", "outs += [h]", "return h")x"),
+            "t.json:2:117: error: forward: 'outs' is not defined before '+='");
   EXPECT_EQ(error_of(R"x("h = x[:, 0]", "for cell in range(3): h = h", "return h")x"),
             "t.json:2:121: error: forward: cannot assign to 'cell': it is a layer");
   EXPECT_EQ(error_of(R"x("h = zeros(x.size(0), 4)", "for t in range(3): h = cell(x[:, t], h)")x"),
