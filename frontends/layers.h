@@ -26,6 +26,8 @@
 
 namespace mlc {
 
+struct DecodeState;
+
 struct ParamDecl {
   std::string name;  // relative to the layer
   Shape shape;
@@ -54,6 +56,9 @@ struct LayerContext {
   bool training_batch = false;
   uint64_t seed = 0;    // train.seed: keys random_uniform
   uint32_t stream = 0;  // this call's random stream: a hash of the layer path and call number
+  // Incremental decoding (frontends/decode_state.h), null otherwise: layers
+  // that mix positions (attention) read and write its caches.
+  DecodeState* decode = nullptr;
 };
 
 // A parameter a layer uses but does not own: `param` (relative, "weight") is
