@@ -17,12 +17,13 @@ Expected<Predictions> predict(const Program& program, const std::vector<rt::Name
     return make_error(config.path + ": error: no data file: give \"data\": {\"file\": ...} or --data");
   if (options.split != "eval" && options.split != "train")
     return make_error("error: --split: expected eval or train, got '" + options.split + "'");
-  if (config.loss_type == "output")
+  const std::string function = options.value.empty() ? "predict" : "predict:" + options.value;
+  if (config.loss_type == "output" && options.value.empty())
     return make_error(config.path + ": error: mlc predict: the forward returns the loss itself (\"loss\": {\"type\": "
-                      "\"output\"}), so the model has no output apart from it to predict");
+                      "\"output\"}), so the model has no output apart from it to predict; --value PATH gives a module's output");
   const std::vector<InputMapping>& mapping = options.split == "eval" ? config.data.eval : config.data.train;
   // The inputs @predict reads (its {input} arguments), at a trial batch.
-  MLC_TRY(const Function* trial, program.ir("predict", 1));
+  MLC_TRY(const Function* trial, program.ir(function, 1));
   std::vector<InputInfo> inputs;
   std::vector<InputMapping> read;
   for (size_t i = 0; i < trial->args.size(); ++i) {
@@ -44,7 +45,7 @@ Expected<Predictions> predict(const Program& program, const std::vector<rt::Name
   auto function_for = [&](int64_t batch) -> Expected<StepFunction*> {
     for (auto& [b, f] : functions)
       if (b == batch) return &f;
-    MLC_TRY(StepFunction f, program.function("predict", batch));
+    MLC_TRY(StepFunction f, program.function(function, batch));
     functions.emplace_back(batch, std::move(f));
     return &functions.back().second;
   };

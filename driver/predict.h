@@ -19,6 +19,7 @@ struct PredictOptions {
   std::string data_path;  // empty: the model file's data file
   std::string split = "eval";  // "eval" or "train": the model file's mapping of that split
   int64_t batch = 0;           // 0: train.eval_batch_size, else up to 1024
+  std::string value;           // a module's state_dict path: its output (ModelFile::build_module_output)
 };
 
 struct Predictions {

@@ -159,6 +159,16 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
     }
     return slot->find("predict");
   }
+  if (name.rfind("predict:", 0) == 0) {  // a module's output (mlc predict --value)
+    auto& slot = generation_modules_[name + "@" + std::to_string(batch)];
+    if (!slot) {
+      MLC_TRY(Module m, model_->build_module_output(batch, name.substr(8)));
+      inline_calls(m);
+      drop_unread(*m.functions.at(0));
+      slot = std::make_shared<Module>(std::move(m));
+    }
+    return slot->find("predict");
+  }
   if (name == "prefill" || name == "decode") {  // frontends/decode_state.h
     auto& slot = generation_modules_[name];
     if (!slot) {

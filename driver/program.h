@@ -6,7 +6,8 @@
 // pipeline), "accumulate_grads" and "apply_update" (the same, with the
 // optimizer pass's update functions: gradient accumulation, passes/optimizer.h),
 // "eval" and "loss" (as the frontend builds them), "predict" (the model's
-// outputs, passes/predict_function.h; model files only), "prefill" and
+// outputs, passes/predict_function.h; model files only), "predict:PATH" (the
+// output of the module at PATH, mlc predict --value; model files only), "prefill" and
 // "decode" (`mlc generate`'s, batch 1; model files only), each for a batch size. An artifact holds the batch sizes it was compiled for; asking it
 // for another is an Error that says which it has and how to compile more.
 #pragma once
@@ -98,7 +99,8 @@ class Program {
   Expected<const Function*> stage_function(int stage, const std::string& name, int64_t micro) const;
   // @predict by batch (passes/predict_function.h).
   mutable std::map<int64_t, std::shared_ptr<Module>> predict_modules_;
-  // @prefill and @decode (ModelFile::build_generation), by name.
+  // @prefill and @decode (ModelFile::build_generation), by name, and
+  // "predict:PATH@BATCH" (ModelFile::build_module_output).
   mutable std::map<std::string, std::shared_ptr<Module>> generation_modules_;
   // Built modules by (pipeline?, batch, with the update functions?).
   mutable std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<Module>> modules_;

@@ -19,14 +19,17 @@
 #include "runtime/safetensors.h"
 #include "runtime/sampler.h"
 #include "runtime/sharded_checkpoint.h"
+#include "driver/accumulate.h"
 #include "driver/evaluate.h"
 #include "driver/grad_stats.h"
+#include "driver/lr_plateau.h"
 #include "driver/mesh_train.h"
 #include "driver/non_finite.h"
 #include "driver/progress.h"
 #include "driver/sharded_checkpoint.h"
 #include "driver/step_runner.h"
 #include "driver/interrupt.h"
+#include "driver/lbfgs.h"
 #include "driver/pipeline_step_schedule.h"
 #include "driver/step_schedule.h"
 #include "driver/metrics_file.h"
@@ -170,61 +173,6 @@ Expected<std::optional<rt::TrainState>> newest_checkpoint(const std::string& dir
   return newest;
 }
 
-
-}  // namespace
-
-Status check_global_batch(const ModelConfig& config, int64_t data_ranks, const std::string& mesh) {
-  const int64_t batch = config.train.batch_size;
-  const std::string w = std::to_string(data_ranks);
-  if (data_ranks > 0 && batch % data_ranks)
-    return make_error(config.path + ": error: train.batch_size is the global batch, split over the " + w +
-                      " data-parallel ranks of mesh " + mesh + ": it must divide by " + w + ", got " +
-                      std::to_string(batch));
-  return {};
-}
-
-Status check_data_ranks(const ModelConfig& config, int64_t n, int64_t data_ranks, const std::string& mesh,
-                        const std::string& data_path) {
-  const int64_t batch = config.train.batch_size;
-  const std::string w = std::to_string(data_ranks);
-  MLC_CHECK_OK(check_global_batch(config, data_ranks, mesh));
-  // A last partial batch must split evenly: it has n % batch examples, and
-  // n % batch % W == n % W. Else DistributedSampler would pad it with repeats,
-  // which one device does not train on.
-  if (!config.train.drop_last && n % data_ranks)
-    return make_error(data_path + ": error: the training split has " + std::to_string(n) +
-                      " examples, which do not divide by the " + w + " data-parallel ranks of mesh " + mesh +
-                      ": the last partial batch of every epoch (" + std::to_string(n % batch) +
-                      " examples) cannot split evenly; set \"drop_last\": true in \"train\", or use a training "
-                      "split whose size divides by " + w);
-  return {};
-}
-
-Status check_grad_accumulation(const ModelConfig& config, int64_t n, int64_t k, bool from_flag,
-                               const std::string& mesh, const std::string& data_path) {
-  const int64_t batch = config.train.batch_size;
-  const std::string what = from_flag ? "--grad-accum " + std::to_string(k)
-                                     : "train.grad_accumulation_steps " + std::to_string(k);
-  if (k < 1) return make_error(config.path + ": error: " + what + ": must be >= 1");
-  if (batch % k)
-    return make_error(config.path + ": error: " + what + " must divide train.batch_size " + std::to_string(batch) +
-                      " (each step takes " + std::to_string(k) + " micro-batches of equal size)");
-  if (k == 1) return {};
-  if (!mesh.empty())
-    return make_error(config.path + ": error: " + what + " with --mesh " + mesh +
-                      ": gradient accumulation is not supported on a mesh yet; train on one device, or set it to 1");
-  if (config.train.mixed_precision.loss_scale.enabled)
-    return make_error(config.path + ": error: " + what + " with dynamic loss scaling (train.mixed_precision with "
-                      "f16) is not supported; set it to 1");
-  if (!config.train.drop_last && n % batch % k)
-    return make_error(data_path + ": error: the training split has " + std::to_string(n) +
-                      " examples: the last partial batch of every epoch (" + std::to_string(n % batch) +
-                      " examples) does not split into the " + std::to_string(k) + " micro-batches of " + what +
-                      "; set \"drop_last\": true in \"train\", or use a training split whose last batch does");
-  return {};
-}
-
-namespace {
 // prepare_training without the out-of-memory guard; `stage` says what it is doing.
 Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions& o, int64_t data_ranks,
                                     const std::string& mesh, bool notes, std::string& stage) {
@@ -255,6 +203,9 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   if (s.steps_per_epoch == 0)
     return make_error(config.path + ": error: the training split has " + std::to_string(n) +
                       " examples, fewer than one batch of " + std::to_string(batch));
+  MLC_CHECK_OK(apply_accumulate(config, n, o, mesh, data_path, s));  // K batches per step
+  MLC_CHECK_OK(check_plateau(config, mesh));
+  MLC_CHECK_OK(check_lbfgs(config, o, mesh));
   program.set_steps_per_epoch(s.steps_per_epoch);
   s.total_steps = o.steps ? *o.steps
                   : o.epochs ? *o.epochs * s.steps_per_epoch
@@ -265,15 +216,17 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   MLC_CHECK_OK(check_class_targets(program, s.eval_split, data_path, "eval"));
 
   // Parameters and optimizer state (optimizer_init is never sharded).
-  stage = "compiling the train step";
-  MLC_TRY(StepFunction init, functions.get("optimizer_init", batch));
-  const int64_t k = s.grad_accumulation_steps;
-  MLC_TRY(Signature step, functions.signature(optimizer_state_function(k), batch / k));
-  stage = "creating the parameters and optimizer state";
-  MLC_CHECK_OK(init.run({}));
-  std::vector<const rt::Tensor*> init_state;
-  for (size_t k = 0; k < init.num_results(); ++k) init_state.push_back(&init.result(k));
-  s.state = state_layout(step, std::move(init_state));
+  if (!is_lbfgs(config)) {  // LBFGS keeps its state on the host (driver/lbfgs.h)
+    stage = "compiling the train step";
+    MLC_TRY(StepFunction init, functions.get("optimizer_init", s.batch));
+    const int64_t k = s.grad_accumulation_steps;
+    MLC_TRY(Signature step, functions.signature(optimizer_state_function(k), s.batch / k));
+    stage = "creating the parameters and optimizer state";
+    MLC_CHECK_OK(init.run({}));
+    std::vector<const rt::Tensor*> init_state;
+    for (size_t k = 0; k < init.num_results(); ++k) init_state.push_back(&init.result(k));
+    s.state = state_layout(step, std::move(init_state));
+  }
   if (!o.init_path.empty()) {
     // A checkpoint's position is not restored (--start-step); evaluation reads no optimizer state.
     MLC_TRY(rt::InitParameters init,
@@ -302,7 +255,7 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
       return make_error(o.checkpoint_dir + ": error: --resume: no checkpoint in this directory (a run with "
                         "--checkpoint-dir writes step_NNNNNNNN.safetensors, or step_NNNNNNNN.index.json on a mesh); "
                         "run without --resume to start at step 0");
-    if (ckpt->batch_size != batch || ckpt->steps_per_epoch != s.steps_per_epoch || ckpt->shuffle != tc.shuffle ||
+    if (ckpt->batch_size != s.batch || ckpt->steps_per_epoch != s.steps_per_epoch || ckpt->shuffle != tc.shuffle ||
         ckpt->seed != s.seed)
       return make_error(o.checkpoint_dir + ": error: the checkpoint was written with other data "
                         "settings (batch, shuffle or seed) than this run");
@@ -508,6 +461,12 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   auto run_eval = [&](int64_t epoch, int64_t steps_done, double epoch_mean, bool epoch_end) -> Status {
     MLC_TRY(EvalResult r, evaluator.run(setup.eval_split, params.tensors));
     write_metric(eval_record(epoch, steps_done, r));
+    if (has_plateau(config)) {  // scheduler.step(metric): the next update reads the new lr
+      MLC_TRY(double metric, plateau_metric(config, r.loss, r.accuracy));
+      MLC_CHECK_OK(rank.to_host(state.tensors));
+      MLC_CHECK_OK(plateau_step(tc.optimizer.schedule, metric, state.tensors));
+      rank.host_wrote(state.tensors);
+    }
     // The best parameters by the evaluation's metric (every rank has the same result).
     if (!o.best_path.empty()) {
       const bool by_accuracy = o.best_metric == "accuracy";
@@ -770,6 +729,7 @@ Expected<TrainSummary> train_rank(const TrainSetup& setup, const TrainOptions& o
 Expected<TrainSummary> train(const Program& program, const TrainOptions& o) {
   FunctionCache functions(program);
   MLC_TRY(TrainSetup setup, prepare_training(functions, o, 1, ""));
+  if (is_lbfgs(program.config())) return train_lbfgs(setup, o, functions);
   Rank rank;
   rank.functions = &functions;
   return train_rank(setup, o, rank);

@@ -77,6 +77,11 @@ class ModelFile {
   // The model must take one integer token input [batch, T] and return [batch, T, V].
   // Errors say why a model cannot be decoded this way.
   Expected<Module> build_generation(bool step) const;
+  // `mlc predict --value PATH`: @predict(<inputs> {input}, <params, buffers>)
+  // -> (the output of the module at state_dict path PATH: its first call), the
+  // forward in evaluation mode; every input is an argument (the caller drops
+  // those nothing reads). An error names PATH and the modules the forward calls.
+  Expected<Module> build_module_output(int64_t batch, const std::string& path) const;
   // T: the length of the model's token input, or an error saying why the
   // model is not a causal language model `mlc generate` can run.
   Expected<int64_t> generation_window() const;

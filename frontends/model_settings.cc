@@ -325,7 +325,7 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   MLC_TRY(Fields f, Fields::of(doc, node, "'train'"));
   MLC_CHECK_OK(f.allow({"batch_size", "epochs", "steps", "shuffle", "drop_last", "seed",
                         "eval_batch_size", "optimizer", "schedule", "clip_grad_norm", "eval_every",
-                        "grad_stats_every", "grad_accumulation_steps", "mixed_precision"}));
+                        "grad_stats_every", "grad_accumulation_steps", "accumulate", "mixed_precision"}));
   TrainConfig t;
   MLC_TRY(t.batch_size, f.positive("batch_size"));
   if (f.has("epochs") && f.has("steps"))
@@ -352,6 +352,11 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
                      "'grad_accumulation_steps': must divide batch_size " + std::to_string(t.batch_size) +
                          " (each step takes " + std::to_string(t.grad_accumulation_steps) +
                          " micro-batches of equal size), got " + std::to_string(t.grad_accumulation_steps));
+  MLC_TRY(t.accumulate, f.positive("accumulate", 1));
+  if (t.accumulate > 1 && t.grad_accumulation_steps > 1)
+    return doc.key_error(*f.get("accumulate"),
+                         "give either 'accumulate' (K batches of batch_size per optimizer step) or "
+                         "'grad_accumulation_steps' (each batch split into micro-batches), not both");
   if (auto mp = f.get("mixed_precision")) {  // mixed precision
     MLC_TRY(t.mixed_precision, parse_mixed_precision(doc, *mp));
   }

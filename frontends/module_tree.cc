@@ -414,6 +414,18 @@ Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
 }
 
 namespace {
+Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                                  const std::vector<Value*>& args, CustomOpEmitter* custom);
+
+// The module under `prefix` was called and gave `out` (a recurrent layer: its
+// output): the first call's value of the captured path, and the paths called.
+void record_call(EmitState& state, const std::string& prefix, Value* out) {
+  if (state.capture_path.empty() || prefix.empty()) return;
+  const std::string path = prefix.substr(0, prefix.size() - 1);
+  if (!state.captured && path == state.capture_path) state.captured = out;
+  if (std::find(state.called.begin(), state.called.end(), path) == state.called.end()) state.called.push_back(path);
+}
+
 // A layer's call under `prefix` (its state_dict path and a dot): its context
 // (parameters, mode, buffer updates, random stream) and Layer::call.
 Expected<TensorTuple> emit_layer_call(const ModuleNode& m, Builder& b, EmitState& state,
@@ -440,6 +452,7 @@ Expected<TensorTuple> emit_layer_call(const ModuleNode& m, Builder& b, EmitState
   b.set_scope(path);
   auto y = m.layer->call(ctx, args);
   b.set_scope(std::move(saved));
+  if (y) record_call(state, prefix, y->is_tensor() ? y->tensor : y->items.at(0).tensor);
   return y;
 }
 }  // namespace
@@ -447,6 +460,14 @@ Expected<TensorTuple> emit_layer_call(const ModuleNode& m, Builder& b, EmitState
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom) {
+  MLC_TRY(Value* out, emit_module_body(m, b, state, prefix, args, custom));
+  record_call(state, prefix, out);
+  return out;
+}
+
+namespace {
+Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                                  const std::vector<Value*>& args, CustomOpEmitter* custom) {
   // Ops emitted for this module carry its state_dict path as their scope.
   struct ScopeGuard {
     Builder& b;
@@ -501,5 +522,6 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
   }
   return args.at(0);
 }
+}  // namespace
 
 }  // namespace mlc

@@ -109,6 +109,11 @@ struct EmitState {
   std::unordered_map<std::string, int64_t> calls;  // layer path -> calls so far (random streams)
   std::vector<std::string> updated;                // buffers updated, in first-update order
   DecodeState* decode = nullptr;                   // incremental decoding (frontends/decode_state.h)
+  // A module's output to keep (`mlc predict --value PATH`): the output of
+  // the first call of the module at this state_dict path, null until then.
+  std::string capture_path;
+  Value* captured = nullptr;
+  std::vector<std::string> called;  // every module path called, when capture_path is set (for messages)
 };
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,

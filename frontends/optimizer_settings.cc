@@ -55,7 +55,7 @@ OptimizerConfig torch_defaults(const std::string& type) {
   if (type == "adam" || type == "adamw" || type == "radam") o.lr = 1e-3;
   if (type == "adamax" || type == "nadam") o.lr = 2e-3;
   if (type == "rmsprop" || type == "adagrad") o.lr = 1e-2;
-  if (type == "adadelta") o.lr = 1.0;
+  if (type == "adadelta" || type == "lbfgs") o.lr = 1.0;
   if (type == "adamw") o.weight_decay = 0.01;
   if (type == "adagrad") o.eps = 1e-10;
   if (type == "adadelta") o.eps = 1e-6;
@@ -71,7 +71,24 @@ std::vector<std::string> own_fields(const std::string& t) {
   if (t == "adadelta") return {"rho", "eps", "maximize"};
   if (t == "adamax") return {"betas", "eps", "maximize"};
   if (t == "nadam") return {"betas", "eps", "momentum_decay"};
+  if (t == "lbfgs") return {"max_iter", "max_eval", "tolerance_grad", "tolerance_change", "history_size", "line_search_fn"};
   return {"betas", "eps"};  // radam
+}
+
+// torch.optim.LBFGS's settings (its defaults: max_eval = max_iter * 5 / 4).
+Status parse_lbfgs(const JsonDoc& doc, const Fields& f, OptimizerConfig& opt) {
+  MLC_TRY(opt.max_iter, f.positive("max_iter", 20));
+  MLC_TRY(opt.max_eval, f.positive("max_eval", opt.max_iter * 5 / 4));
+  MLC_TRY(opt.history_size, f.positive("history_size", 100));
+  MLC_TRY(opt.tolerance_grad, non_negative(f, "tolerance_grad", 1e-7));
+  MLC_TRY(opt.tolerance_change, non_negative(f, "tolerance_change", 1e-9));
+  if (auto fn = f.get("line_search_fn"); fn && !fn->json->is_null()) {
+    MLC_TRY(opt.line_search_fn, f.choice("line_search_fn", "", {"strong_wolfe"}));
+  }
+  if (f.has("weight_decay") || f.has("decay"))
+    return doc.key_error(*f.get(f.has("weight_decay") ? "weight_decay" : "decay"),
+                         "torch.optim.LBFGS has no weight decay; add it to the loss instead");
+  return {};
 }
 
 // The settings of `f` over those in `opt` (PyTorch's defaults, or for a
@@ -129,6 +146,7 @@ Status parse_settings(const JsonDoc& doc, const Fields& f, OptimizerConfig& opt,
   if (takes("momentum_decay")) {
     MLC_TRY(opt.momentum_decay, non_negative(f, "momentum_decay", opt.momentum_decay));
   }
+  if (takes("max_iter")) MLC_CHECK_OK(parse_lbfgs(doc, f, opt));
   if (opt.nesterov && (opt.momentum <= 0 || opt.dampening != 0))
     return f.has("nesterov") ? doc.error(*f.get("nesterov"), "'nesterov': needs momentum > 0 and dampening 0")
                              : f.doc().error(f.node(), "nesterov needs momentum > 0 and dampening 0");
@@ -163,11 +181,13 @@ Expected<OptimizerConfig> parse_optimizer(const JsonDoc& doc, const Node& node) 
   MLC_TRY(Fields f, Fields::of(doc, node, "'optimizer'"));
   if (!f.has("type")) return f.missing("type");
   MLC_TRY(std::string type, f.choice("type", "", {"sgd", "adam", "adamw", "rmsprop", "adagrad", "adadelta", "adamax",
-                                                  "nadam", "radam"}));
+                                                  "nadam", "radam", "lbfgs"}));
   OptimizerConfig opt = torch_defaults(type);
   opt.loc = doc.loc(node);
   MLC_CHECK_OK(parse_settings(doc, f, opt, false));
   if (auto groups = f.get("param_groups")) {
+    if (type == "lbfgs")
+      return doc.key_error(*groups, "torch.optim.LBFGS doesn't support per-parameter options (parameter groups)");
     MLC_CHECK_OK(doc.expect_array(*groups));
     for (size_t i = 0; i < groups->json->size(); ++i) {
       Node g = groups->element(i);
@@ -213,6 +233,8 @@ std::vector<std::string> schedule_fields(const std::string& t) {
   if (t == "cosine_warm_restarts") return {"T_0", "T_mult", "eta_min"};
   if (t == "sequential") return {"schedules", "milestones"};
   if (t == "chained") return {"schedules"};
+  if (t == "plateau")
+    return {"mode", "factor", "patience", "threshold", "threshold_mode", "cooldown", "min_lr", "eps", "metric"};
   return {};  // constant
 }
 
@@ -260,19 +282,40 @@ Status parse_one_cycle(const JsonDoc& doc, const Fields& f, ScheduleConfig& s) {
   return {};
 }
 
+// ReduceLROnPlateau's arguments, with torch's defaults and checks.
+Status parse_plateau(const JsonDoc& doc, const Fields& f, ScheduleConfig& s) {
+  MLC_TRY(s.mode, f.choice("mode", "min", {"min", "max"}));
+  MLC_TRY(s.factor, non_negative(f, "factor", 0.1));
+  if (s.factor >= 1) return doc.error(*f.get("factor"), "'factor': must be < 1 (ReduceLROnPlateau multiplies the lr by it)");
+  MLC_TRY(s.patience, f.integer("patience", 10));
+  if (s.patience < 0) return doc.error(*f.get("patience"), "'patience': must be >= 0");
+  MLC_TRY(s.threshold, non_negative(f, "threshold", 1e-4));
+  MLC_TRY(s.threshold_mode, f.choice("threshold_mode", "rel", {"rel", "abs"}));
+  MLC_TRY(s.cooldown, f.integer("cooldown", 0));
+  if (s.cooldown < 0) return doc.error(*f.get("cooldown"), "'cooldown': must be >= 0");
+  MLC_TRY(s.min_lr, non_negative(f, "min_lr", 0));
+  MLC_TRY(s.plateau_eps, non_negative(f, "eps", 1e-8));
+  MLC_TRY(s.metric, f.choice("metric", "loss", {"loss", "accuracy"}));
+  return {};
+}
+
 Expected<ScheduleConfig> parse_one_schedule(const JsonDoc& doc, const Node& node, bool top) {
   MLC_TRY(Fields f, Fields::of(doc, node, "'schedule'"));
   ScheduleConfig s;
   s.loc = doc.loc(node);
   if (!f.has("type")) return f.missing("type");
   MLC_TRY(s.type, f.choice("type", "", {"constant", "linear_warmup", "linear", "cosine", "step", "exponential",
-                                        "multistep", "onecycle", "cosine_warm_restarts", "sequential", "chained"}));
+                                        "multistep", "onecycle", "cosine_warm_restarts", "sequential", "chained",
+                                        "plateau"}));
+  if (!top && s.type == "plateau")
+    return doc.error(*f.get("type"), "plateau steps on an evaluation metric and must be the whole schedule, not one "
+                                     "of its 'schedules'");
   if (!top && f.has("interval"))
     return doc.key_error(*f.get("interval"), "'interval' applies to the whole schedule: give it on the outer "
                                              "schedule, not on one of its 'schedules'");
   std::vector<std::string> allowed = schedule_fields(s.type);
   allowed.push_back("type");
-  if (top) allowed.push_back("interval");
+  if (top && s.type != "plateau") allowed.push_back("interval");
   MLC_CHECK_OK(f.allow(allowed));
   MLC_TRY(s.interval, f.choice("interval", "step", {"step", "epoch"}));
   const std::string& t = s.type;
@@ -311,6 +354,8 @@ Expected<ScheduleConfig> parse_one_schedule(const JsonDoc& doc, const Node& node
     MLC_TRY(s.eta_min, non_negative(f, "eta_min", 0));
   } else if (t == "sequential" || t == "chained") {
     MLC_CHECK_OK(parse_children(doc, f, s));
+  } else if (t == "plateau") {
+    MLC_CHECK_OK(parse_plateau(doc, f, s));
   }
   return s;
 }

@@ -78,6 +78,9 @@ struct DataConfig {
 //   cosine_warm_restarts: eta_min + (lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2
 //   sequential:    schedules[i](s - milestones[i-1]) where milestones[i-1] <= s < milestones[i]
 //   chained:       lr * the product of the schedules' factors (multiplicative ones only)
+//   plateau:       ReduceLROnPlateau: no function of s; the lr is optimizer
+//                  state (passes/lr_plateau.h) that the driver lowers after
+//                  evaluations (driver/lr_plateau.h)
 struct ScheduleConfig {
   std::string type = "constant";
   std::string interval = "step";  // "step" or "epoch" (top-level schedule only)
@@ -97,6 +100,11 @@ struct ScheduleConfig {
   int64_t T_0 = 1, T_mult = 1;                                                   // cosine_warm_restarts
   double eta_min = 0;                                                            // cosine_warm_restarts
   std::vector<ScheduleConfig> schedules;                                         // sequential, chained
+  // plateau (torch.optim.lr_scheduler.ReduceLROnPlateau; min_lr above): steps
+  // on the eval `metric` ("loss" or "accuracy") after every evaluation.
+  std::string mode = "min", threshold_mode = "rel", metric = "loss";
+  double factor = 0.1, threshold = 1e-4, plateau_eps = 1e-8;
+  int64_t patience = 10, cooldown = 0;
   Loc loc;
   // Scales the lr by a factor of s alone (what ChainedScheduler composes).
   bool multiplicative() const {
@@ -107,7 +115,7 @@ struct ScheduleConfig {
 
 // PyTorch's optimizers (torch 1.13 single-tensor update rules) and defaults.
 struct OptimizerConfig {
-  std::string type;  // "sgd", "adam", "adamw", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "radam"
+  std::string type;  // "sgd", "adam", "adamw", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "radam", "lbfgs"
   double lr = 0;
   double momentum = 0, dampening = 0, weight_decay = 0;  // weight_decay: adamw 0.01, else 0
   bool nesterov = false;
@@ -120,6 +128,11 @@ struct OptimizerConfig {
   double momentum_decay = 4e-3;       // nadam
   bool amsgrad = false;               // adam, adamw
   bool maximize = false;              // sgd, adam, adamw, rmsprop, adagrad, adadelta, adamax
+  // lbfgs (torch.optim.LBFGS; lr default 1), run by the driver on the host
+  // around @loss_grad (driver/lbfgs.h); max_eval 0: max_iter * 5 / 4.
+  int64_t max_iter = 20, max_eval = 0, history_size = 100;
+  double tolerance_grad = 1e-7, tolerance_change = 1e-9;
+  std::string line_search_fn;  // "" (none) or "strong_wolfe"
   std::string decay = "all";  // which params get weight decay: "all" or "2d" (rank >= 2)
   double clip_grad_norm = 0;  // global-norm clipping threshold; 0: off
   ScheduleConfig schedule;
@@ -177,6 +190,10 @@ struct TrainConfig {
   // Each step accumulates the gradients of K micro-batches of batch_size / K
   // (driver/step_schedule.h); 1: one call of @train_step.
   int64_t grad_accumulation_steps = 1;
+  // Each optimizer step accumulates the gradients of K whole batches of
+  // batch_size (PyTorch's `(loss / K).backward()` loop, driver/accumulate.h);
+  // 1: one batch per step. Not with grad_accumulation_steps > 1.
+  int64_t accumulate = 1;
   MixedPrecisionConfig mixed_precision;  // off by default
 };
 

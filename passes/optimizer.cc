@@ -7,6 +7,7 @@
 
 #include "ir/builder.h"
 #include "passes/loss_scaling.h"
+#include "passes/lr_plateau.h"
 #include "passes/lr_schedule.h"
 #include "passes/optimizer_rules.h"
 
@@ -118,8 +119,9 @@ void add_state_args(Function& f, std::vector<Slot>& slots) {
 // learning rate of each group, clipping, then each slot's param and new_state
 // set to their updated values. The one emitter of the update formulas, for
 // @train_step and @apply_update alike.
+// With `plateau` lrs (passes/lr_plateau.h) each group's lr is its argument.
 Status emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>& slots, Value* step, Value* opt_step,
-                   Value* norms = nullptr) {
+                   const PlateauArgs& plateau, Value* norms = nullptr) {
   Scalars k(b, step, opt_step);
   // Each group's lr (f64) and f32(-lr), built where first needed.
   struct GroupLr {
@@ -131,7 +133,12 @@ Status emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>&
   auto lr_of = [&](const OptimizerConfig* group) -> Expected<GroupLr> {
     for (const GroupLr& l : lrs)
       if (l.group == group) return l;
-    MLC_TRY(ScheduledValues v, scheduled_values(b, config, group->lr, step));
+    ScheduledValues v;
+    if (!plateau.lrs.empty()) {
+      v.lr = plateau.lrs[group == &config ? 0 : static_cast<size_t>(group - config.param_groups.data()) + 1];
+    } else {
+      MLC_TRY(v, scheduled_values(b, config, group->lr, step));
+    }
     if (v.momentum) k.momentum = v.momentum;
     lrs.push_back({group, v.lr, k.to_f32(b.unary(OpCode::Neg, v.lr))});
     return lrs.back();
@@ -169,6 +176,7 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
     if (f.arg_kinds[i] == ArgKind::param) slots.push_back({f.args[i], f.results[grad_index++], f.args[i], {}, {}});
   MLC_CHECK_OK(assign_groups(config, slots));
   add_state_args(f, slots);
+  const PlateauArgs plateau = add_plateau_args(f, config);
   std::optional<LossScaling> scaling;
   if (loss_scale.enabled) {
     MLC_TRY(scaling, add_loss_scale_state(f));
@@ -208,7 +216,7 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
     opt_step = b.sub(step, scaling->skipped);
     b.set_scope("");
   }
-  MLC_CHECK_OK(emit_update(b, config, slots, step, opt_step));
+  MLC_CHECK_OK(emit_update(b, config, slots, step, opt_step, plateau));
   if (scaling) {
     // A step whose gradients overflowed changes nothing but the scaler.
     b.set_scope("grad_scaler");
@@ -247,6 +255,7 @@ Expected<Function*> build_train_step(Module& module, const OptimizerConfig& conf
       Value* v = ib.scalar(s.initial, slot.param->type.dtype);
       init.results.push_back(s.scalar ? v : ib.broadcast_to(v, slot.param->type.shape));
     }
+  add_plateau_initial_state(ib, config, init.results);
   if (scaling) init.results.insert(init.results.end(), scaler_init.begin() + 1, scaler_init.end());
   module.functions.insert(module.functions.end() - 1, std::move(owned));
   return module.find("train_step");
@@ -289,6 +298,7 @@ Status build_update_functions(Module& module, const OptimizerConfig& config, con
   for (size_t i = 0; i < params.size(); ++i) slots[i].grad = f.add_arg(params[i]->name + ".grad", params[i]->type, ArgKind::input);
   MLC_CHECK_OK(assign_groups(config, slots));
   add_state_args(f, slots);
+  const PlateauArgs plateau = add_plateau_args(f, config);
   // A pipeline stage's part: the model's squared norms, summed over the stages.
   const bool split_clip = split && config.clip_grad_norm > 0;
   if (split_clip && split->norm_index.size() != params.size())
@@ -298,7 +308,7 @@ Status build_update_functions(Module& module, const OptimizerConfig& config, con
   Value* norms = split_clip ? f.add_arg(std::string(kGradNormsArg), norms_type, ArgKind::input) : nullptr;
   Value* step = f.add_arg(unused_arg_name(f, "step"), TensorType{DType::i64, {}}, ArgKind::step);
   Builder b(f);
-  MLC_CHECK_OK(emit_update(b, config, slots, step, step, norms));
+  MLC_CHECK_OK(emit_update(b, config, slots, step, step, plateau, norms));
   // Results: the params, then their state, each updating its argument.
   int arg = 0;
   for (Slot& slot : slots) {
@@ -348,7 +358,8 @@ Status build_update_functions(Module& module, const OptimizerConfig& config, con
 }
 
 Expected<bool> OptimizerPass::run(Module& module) {
-  if (module.find("train_step")) return false;
+  // LBFGS re-evaluates @loss_grad within its step: the driver runs it (driver/lbfgs.h).
+  if (config_.type == "lbfgs" || module.find("train_step")) return false;
   MLC_TRY(Function * f, build_train_step(module, config_, loss_scale_));
   (void)f;
   if (update_functions_) MLC_CHECK_OK(build_update_functions(module, config_, loss_scale_));

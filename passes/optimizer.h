@@ -27,6 +27,10 @@
 //                 %step: i64[] {step}) -> (<param'>..., <state'>...)
 //       @train_step's update (schedule, clipping, formulas) of the gradients
 //       given as arguments.
+// With schedule "plateau" (ReduceLROnPlateau) both functions take the lrs and
+// the scheduler's counters as {state} after the parameters' state
+// (passes/lr_plateau.h). Optimizer "lbfgs" builds nothing: the driver runs
+// torch.optim.LBFGS around @loss_grad (driver/lbfgs.h).
 #pragma once
 
 #include "ir/model_config.h"

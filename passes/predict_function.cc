@@ -16,23 +16,26 @@ Expected<std::unique_ptr<Function>> build_predict_function(const Function& eval)
   Value* output = loss->operands[0];
   f->results.assign(1, output);
   f->result_updates.clear();
-  eliminate_dead_ops(*f);
-  // Arguments nothing reads any more (the targets), in their order otherwise.
+  drop_unread(*f);
+  return f;
+}
+
+void drop_unread(Function& f) {
+  eliminate_dead_ops(f);
   std::unordered_set<const Value*> read;
-  for (const auto& op : f->ops)
+  for (const auto& op : f.ops)
     for (const Value* v : op->operands) read.insert(v);
-  for (const Value* v : f->results) read.insert(v);
+  for (const Value* v : f.results) read.insert(v);
   std::vector<Value*> args;
   std::vector<ArgKind> kinds;
-  for (size_t i = 0; i < f->args.size(); ++i)
-    if (read.count(f->args[i])) {
-      args.push_back(f->args[i]);
-      kinds.push_back(f->arg_kinds[i]);
+  for (size_t i = 0; i < f.args.size(); ++i)
+    if (read.count(f.args[i])) {
+      args.push_back(f.args[i]);
+      kinds.push_back(f.arg_kinds[i]);
     }
-  f->args = std::move(args);
-  f->arg_kinds = std::move(kinds);
-  f->erase_dead_values();
-  return f;
+  f.args = std::move(args);
+  f.arg_kinds = std::move(kinds);
+  f.erase_dead_values();
 }
 
 }  // namespace mlc

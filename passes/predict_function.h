@@ -22,4 +22,9 @@ namespace mlc {
 // @predict, made from `eval`.
 Expected<std::unique_ptr<Function>> build_predict_function(const Function& eval);
 
+// `f` without the ops and arguments its results do not read (the targets of
+// @eval, the inputs a module's output does not depend on), the others in
+// their order.
+void drop_unread(Function& f);
+
 }  // namespace mlc

@@ -124,6 +124,14 @@ int cmd_compile(const std::vector<std::string>& argv) {
   if (tc.optimizer.type.empty())
     return user_error(config.path + ": error: the model file has no " +
                       spelled_field(config.path, "train", "optimizer"));
+  // The driver's own loop features: their run-time settings are not in an artifact's manifest.
+  const char* loop_feature = tc.optimizer.type == "lbfgs"                ? "optimizer \"lbfgs\""
+                             : tc.optimizer.schedule.type == "plateau" ? "schedule \"plateau\""
+                             : tc.accumulate > 1                       ? "train.accumulate"
+                                                                       : nullptr;
+  if (loop_feature)
+    return user_error(config.path + ": error: " + loop_feature + " is not supported in an artifact yet; train "
+                      "the model file with mlc run");
   if (args.has("data")) config.data.file = args.get("data");
   if (config.data.file.empty())
     return user_error(config.path + ": error: no data file to size the batches: give " +

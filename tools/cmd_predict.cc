@@ -1,5 +1,5 @@
 // mlc predict MODEL --init F [--data F] [--split eval|train] [--batch N]
-// [--backend compiled|interp] [-o OUT.safetensors]: the model's outputs for
+// [--value PATH] [--backend compiled|interp] [-o OUT.safetensors]: the model's outputs (or a module's) for
 // every example of a split (driver/predict.h), written as one tensor
 // "outputs" [examples, ...] with the model, split and data file in the
 // metadata; without -o, a summary and each of the first examples' outputs
@@ -62,6 +62,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   PredictOptions o;
   o.data_path = args.get("data");
   o.split = args.get("split", "eval");
+  o.value = args.get("value");
   if (args.has("batch")) {
     const std::string n = args.get("batch");
     char* end = nullptr;
@@ -83,11 +84,14 @@ int cmd_predict(const std::vector<std::string>& argv) {
               static_cast<long long>(p->examples), o.split.c_str(), p->data_path.c_str(),
               static_cast<long long>(p->batch), p->outputs.type().str().c_str());
   if (output.empty()) {
-    print_outputs(*p, model->config().classifier);
+    print_outputs(*p, model->config().classifier && o.value.empty());
     return kOk;
   }
   Status written = rt::write_safetensors(output, {{"outputs", &p->outputs}},
-                                         {{"model", model->config().name}, {"split", o.split}, {"data", p->data_path}});
+                                         {{"model", model->config().name},
+                                          {"split", o.split},
+                                          {"data", p->data_path},
+                                          {"value", o.value.empty() ? "output" : o.value}});
   if (!written) return user_error(written.error().message);
   std::printf("wrote %s\n", output.c_str());
   return kOk;

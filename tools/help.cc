@@ -232,6 +232,8 @@ const std::vector<CommandDoc>& docs() {
         {"data", "F", "the data file (default: the model file's data.file)"},
         {"split", "eval|train", "which of the model file's data mappings to read (default eval)"},
         {"batch", "N", "examples per call (default: train.eval_batch_size, else up to 1024)"},
+        {"value", "PATH", "the output of the module at state_dict path PATH instead (its first call in the forward: "
+                          "a VAE's fc21, a block's layers.1), as a forward hook on it would see it"},
         {"backend", "compiled|interp", "the compiled code (default) or the reference interpreter"},
         {"output", "OUT.safetensors", "the file to write (also -o)"}}},
       {"generate", "MODEL.json|MODEL.mlc",

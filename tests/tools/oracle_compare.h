@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ inline Metrics read_metrics(const std::string& path) {
     if (j.contains("eval") && j["eval"].contains("accuracy")) m.eval_accuracy.push_back(j["eval"]["accuracy"]);
   }
   return m;
+}
+
+// A file's bytes (for bit-for-bit comparisons of saved parameters).
+inline std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 inline nlohmann::json read_json(const std::string& path) {

@@ -101,6 +101,36 @@ TEST(Predict, DataWithoutTargetsIsEnough) {
   EXPECT_NE(train.err.find("train_images"), std::string::npos) << train.err;
 }
 
+// --value PATH: a module's output, as a forward hook on it sees it. The last
+// layer's is the model's output; ReLU's is fc1's clamped at 0.
+TEST(Predict, AModulesOutputByItsPath) {
+  const fs::path dir = testing::scratch_dir("mlc_predict_value");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string params = (dir / "init.safetensors").string();
+  ASSERT_EQ(run_mlc("run examples/digits_mlp.json --steps 3 --save " + params).status, 0);
+  auto outputs = [&](const std::string& flags) -> rt::Tensor {
+    const std::string out = (dir / "out.safetensors").string();
+    RunResult r = run_mlc("predict examples/digits_mlp.mlc --init " + params + flags + " -o " + out);
+    EXPECT_EQ(r.status, 0) << r.err;
+    auto f = rt::read_safetensors(out);
+    EXPECT_TRUE(f.ok());
+    return f.ok() ? tensor(*f, "outputs") : rt::Tensor();
+  };
+  const rt::Tensor logits = outputs(""), fc2 = outputs(" --value fc2");
+  const rt::Tensor fc1 = outputs(" --value fc1"), relu = outputs(" --value relu");
+  ASSERT_EQ(fc2.shape(), logits.shape());
+  for (int64_t i = 0; i < logits.num_elements(); ++i) EXPECT_EQ(fc2.data<float>()[i], logits.data<float>()[i]);
+  ASSERT_EQ(fc1.shape(), (Shape{357, 128}));
+  ASSERT_EQ(relu.shape(), fc1.shape());
+  for (int64_t i = 0; i < fc1.num_elements(); ++i)
+    EXPECT_EQ(relu.data<float>()[i], std::max(fc1.data<float>()[i], 0.0f)) << i;
+  RunResult wrong = run_mlc("predict examples/digits_mlp.mlc --init " + params + " --value fc");
+  EXPECT_EQ(wrong.status, 1);
+  EXPECT_EQ(wrong.err, "examples/digits_mlp.mlc: error: --value: the forward calls no module 'fc'; did you mean "
+                       "'fc1'? (modules: flatten, fc1, relu, fc2)\n");
+}
+
 TEST(Predict, BadInvocationsSayWhatIsMissing) {
   RunResult no_init = run_mlc("predict examples/digits_mlp.json");
   EXPECT_EQ(no_init.status, 2);

@@ -245,13 +245,6 @@ INSTANTIATE_TEST_SUITE_P(Recorded, GradAccumulation,
                                            std::pair<std::string, int64_t>{"adamw_2d_cosine", 4}),
                          [](const auto& info) { return info.param.first + "_k" + std::to_string(info.param.second); });
 
-std::string bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // N steps straight vs N/2 steps, stop, resume: bit-identical parameters. A
 // truncated newest checkpoint is reported and the previous one is used.
 TEST(Resume, BitIdenticalAndSurvivesATruncatedCheckpoint) {
