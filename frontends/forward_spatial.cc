@@ -35,7 +35,7 @@ Expected<std::array<double, 2>> scale_pair(const Val& v, const std::string& what
 }
 
 Expected<Val> interpolate(Builder& b, const std::vector<Val>& args, const Loc& at) {
-  const std::string n = "forward: interpolate";
+  const std::string n = "interpolate";
   MLC_TRY(Value* x, tensor_arg(args[0], "interpolate", at));
   if (given(args[1]) == given(args[2]))
     return fwd_error(at, given(args[1]) ? n + ": only one of size or scale_factor should be defined"
@@ -65,12 +65,12 @@ Expected<Val> interpolate(Builder& b, const std::vector<Val>& args, const Loc& a
   }
   a.size = interpolate_size(x->type.shape, size, scale);
   if (!recompute) a.scale_factor = scale;
-  MLC_TRY(Value* y, emit_interpolate(b, x, a, n, at));
+  MLC_TRY(Value* y, emit_interpolate(b, x, a, "forward: " + n, at));
   return Val::tensor(y, at);
 }
 
 Expected<Val> pad(Builder& b, const std::vector<Val>& args, const Loc& at) {
-  const std::string n = "forward: pad";
+  const std::string n = "pad";
   MLC_TRY(Value* x, tensor_arg(args[0], "pad", at));
   MLC_TRY(std::vector<int64_t> p, int_list(args[1], "pad's pad", at));
   MLC_TRY(std::string mode, string_arg(args[2], "constant", "pad's mode", at));
@@ -79,7 +79,7 @@ Expected<Val> pad(Builder& b, const std::vector<Val>& args, const Loc& at) {
   MLC_TRY(double value, number_arg(args[3], 0, "pad's value", at));
   if (mode != "constant" && given(args[3]) && value != 0)
     return fwd_error(where(args[3], at), n + ": padding mode \"" + mode + "\" doesn't take in value argument");
-  MLC_TRY(Value* y, emit_pad_mode(b, x, p, mode, value, n, at));
+  MLC_TRY(Value* y, emit_pad_mode(b, x, p, mode, value, "forward: " + n, at));
   return Val::tensor(y, at);
 }
 
@@ -96,33 +96,33 @@ std::optional<Expected<Val>> emit_spatial_builtin(Builder& b, const BuiltinSpec&
     if (n == "pixel_shuffle" || n == "pixel_unshuffle") {
       MLC_TRY(int64_t r, int_arg(args[1], n + "'s " + std::string(spec.params[1]), at));
       if (r < 1 || r > 65536)
-        return fwd_error(where(args[1], at), "forward: " + n + ": the factor must be in 1 .. 65536, found " +
+        return fwd_error(where(args[1], at), n + ": the factor must be in 1 .. 65536, found " +
                                                  std::to_string(r));
       MLC_TRY(y, emit_pixel_shuffle(b, x, r, n == "pixel_unshuffle", "forward: " + n, at));
     } else if (n == "adaptive_avg_pool2d" || n == "adaptive_max_pool2d") {
       MLC_TRY(auto out, size_pair(args[1], n + "'s output_size", at));
       if (n == "adaptive_max_pool2d") {
         MLC_TRY(bool indices, bool_arg(args[2], false, n + "'s return_indices", at));
-        if (indices) return fwd_error(where(args[2], at), "forward: " + n + ": return_indices=True is not supported");
+        if (indices) return fwd_error(where(args[2], at), n + ": return_indices=True is not supported");
       }
       const Shape& s = x->type.shape;
       if (x->type.rank() >= 3 && (s[s.size() - 2] % out[0] != 0 || s[s.size() - 1] % out[1] != 0) &&
           (out[0] > kFunctionalAdaptiveMax || out[1] > kFunctionalAdaptiveMax))
-        return fwd_error(where(args[1], at), "forward: " + n + ": an output_size above " +
+        return fwd_error(where(args[1], at), n + ": an output_size above " +
                                                  std::to_string(kFunctionalAdaptiveMax) +
                                                  " needs windows of equal size (input sizes divisible by it); "
                                                  "use the Adaptive*Pool2d layer");
       MLC_TRY(y, emit_adaptive_pool2d(b, x, out, n == "adaptive_max_pool2d", "forward: " + n, at));
     } else if (n == "group_norm") {
       MLC_TRY(int64_t groups, int_arg(args[1], "group_norm's num_groups", at));
-      if (groups < 1) return fwd_error(where(args[1], at), "forward: group_norm: num_groups must be >= 1");
+      if (groups < 1) return fwd_error(where(args[1], at), "group_norm: num_groups must be >= 1");
       Value* affine[2] = {nullptr, nullptr};
       for (int i = 0; i < 2; ++i) {
         if (!given(args[2 + i])) continue;
         MLC_TRY(affine[i], tensor_arg(args[2 + i], "group_norm's " + std::string(spec.params[2 + i]), at));
         const Shape want{x->type.rank() >= 2 ? x->type.shape[1] : 0};
         if (affine[i]->type.shape != want || affine[i]->type.dtype != x->type.dtype)
-          return fwd_error(where(args[2 + i], at), "forward: group_norm: " + std::string(spec.params[2 + i]) +
+          return fwd_error(where(args[2 + i], at), "group_norm: " + std::string(spec.params[2 + i]) +
                                                        " must be " + TensorType{x->type.dtype, want}.str() +
                                                        " (one per channel of " + x->type.str() + "), found " +
                                                        affine[i]->type.str());

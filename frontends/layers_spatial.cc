@@ -287,8 +287,8 @@ Expected<std::unique_ptr<Layer>> parse_upsample(const Fields& f) {
   MLC_CHECK_OK(f.allow(with_common_fields({"size", "scale_factor", "mode", "align_corners", "recompute_scale_factor"})));
   auto l = std::make_unique<Upsample>();
   if (given(f, "size") == given(f, "scale_factor"))
-    return given(f, "size") ? f.doc().key_error(*f.get("scale_factor"), "only one of size or scale_factor should be defined")
-                            : f.doc().error(f.node(), f.what() + ": either size or scale_factor should be defined");
+    return given(f, "size") ? f.doc().key_error(*f.get("scale_factor"), "'scale_factor': only one of size or scale_factor should be defined")
+                            : f.doc().error(f.node(), "Upsample: either size or scale_factor should be defined");
   if (given(f, "size")) {
     MLC_TRY(Pair size, pair_field(f, "size", {}, false));
     l->size = size;
@@ -300,7 +300,7 @@ Expected<std::unique_ptr<Layer>> parse_upsample(const Fields& f) {
   if (given(f, "align_corners")) {
     if (!l->bilinear)
       return f.doc().key_error(*f.get("align_corners"),
-                               "align_corners option can only be set with the interpolating modes: bilinear");
+                               "'align_corners': align_corners option can only be set with the interpolating modes: bilinear");
     MLC_TRY(l->align_corners, f.boolean("align_corners", false));
   }
   if (given(f, "recompute_scale_factor")) {
