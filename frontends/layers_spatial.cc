@@ -77,9 +77,9 @@ class Conv : public Layer {
     if (!transposed) {
       for (int i = 0; i < 2; ++i)
         if (kernel[i] - 1 > (x4->type.shape[2 + i] + 2 * padding[i] - 1) / dilation[i])
-          return error(ctx, "kernel " + shape_to_string(weight_shape()) + " (dilation " +
-                                shape_to_string(ints(dilation)) + ", padding " + shape_to_string(ints(padding)) +
-                                ") does not fit input " + x->type.str());
+          return error(ctx, "kernel_size " + str(kernel[i]) + " (dilation " + str(dilation[i]) + ", padding " +
+                                str(padding[i]) + ") does not fit input " + x->type.str() +
+                                (one_d ? "" : " in dim " + str(2 + i)));
       MLC_TRY(y, emit_op(b, OpCode::Conv2d, {x4, w4}, std::move(attrs)));
     } else {
       // conv2d_input_grad yields the sizes whose conv2d gives back x's; the rest

@@ -16,7 +16,9 @@ with torch 1.13, as tests/oracle/losses.py does:
                     InstanceNorm2d (affine), ReflectionPad2d,
                     ReplicationPad2d, PixelUnshuffle, PixelShuffle,
                     ZeroPad2d, ConstantPad2d
-  functional        a forward of F.interpolate, F.pad (constant, reflect,
+  functional        a forward of F.interpolate (nearest by an integer and a
+                    fractional scale, bilinear by scales and to a size, with
+                    align_corners), F.pad (constant, reflect,
                     replicate), F.pixel_shuffle / pixel_unshuffle,
                     F.adaptive_avg_pool2d / adaptive_max_pool2d and
                     F.group_norm
@@ -55,9 +57,10 @@ def layer(t, **fields):
     return dict(type=t, **fields)
 
 
-# name: (input, [(layer name, torch module, mlc layer)])
+# name: (input, a function making [(layer name, torch module, mlc layer)] after
+# torch.manual_seed(0)).
 CONFIGS = OrderedDict([
-    ("conv1d", ("x1d", [
+    ("conv1d", ("x1d", lambda: [
         ("conv", nn.Conv1d(2, 4, 3, padding=1, groups=2),
          layer("Conv1d", in_channels=2, out_channels=4, kernel_size=3, padding=1, groups=2)),
         ("act", nn.Tanh(), layer("Tanh")),
@@ -67,7 +70,7 @@ CONFIGS = OrderedDict([
         ("flat", nn.Flatten(), layer("Flatten")),
         ("fc", nn.Linear(75, 4), layer("Linear", in_features=75, out_features=4)),
     ])),
-    ("conv_transpose2d", ("x6", [
+    ("conv_transpose2d", ("x6", lambda: [
         ("up1", nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1),
          layer("ConvTranspose2d", in_channels=3, out_channels=4, kernel_size=3, stride=2, padding=1,
                output_padding=1)),
@@ -80,7 +83,7 @@ CONFIGS = OrderedDict([
         ("flat", nn.Flatten(), layer("Flatten")),
         ("fc", nn.Linear(40, 4), layer("Linear", in_features=40, out_features=4)),
     ])),
-    ("pools", ("x9", [
+    ("pools", ("x9", lambda: [
         ("conv", nn.Conv2d(3, 4, 3), layer("Conv2d", in_channels=3, out_channels=4, kernel_size=3)),
         ("mpool", nn.AdaptiveMaxPool2d((4, 5)), layer("AdaptiveMaxPool2d", output_size=[4, 5])),
         ("norm", nn.GroupNorm(2, 4), layer("GroupNorm", num_groups=2, num_channels=4)),
@@ -88,7 +91,7 @@ CONFIGS = OrderedDict([
         ("flat", nn.Flatten(), layer("Flatten")),
         ("fc", nn.Linear(36, 4), layer("Linear", in_features=36, out_features=4)),
     ])),
-    ("resize", ("x56", [
+    ("resize", ("x56", lambda: [
         ("up1", nn.Upsample(scale_factor=2), layer("Upsample", scale_factor=2)),
         ("conv", nn.Conv2d(2, 3, 3), layer("Conv2d", in_channels=2, out_channels=3, kernel_size=3)),
         ("up2", nn.Upsample(size=(11, 7), mode="bilinear"), layer("Upsample", size=[11, 7], mode="bilinear")),
@@ -110,6 +113,8 @@ CONFIGS = OrderedDict([
 FUNCTIONAL_STATEMENTS = [
     "h = conv(x)",
     "a = F.interpolate(h, scale_factor=2)",
+    "a = F.interpolate(a, scale_factor=1.5)",
+    "a = F.interpolate(a, scale_factor=(0.7, 0.55), mode='bilinear')",
     "a = F.interpolate(a, size=(9, 7), mode='bilinear')",
     "a = F.interpolate(a, scale_factor=(1.7, 0.6), mode='bilinear', align_corners=True)",
     "a = F.pad(a, (1, 2, 2, 0))",
@@ -130,8 +135,9 @@ def main():
     st.save(d, os.path.join(a.out, "data.safetensors"))
     f32 = lambda *shape: {"dtype": "f32", "shape": ["batch", *shape]}
     i64 = {"dtype": "i64", "shape": ["batch"]}
-    for name, (x, layers) in CONFIGS.items():
+    for name, (x, make) in CONFIGS.items():
         torch.manual_seed(0)
+        layers = make()
         m = nn.Sequential(OrderedDict((n, t) for n, t, _ in layers))
         write_json(a.out, name, model_json(
             name, {"x": f32(*d[x].shape[1:]), "y": i64},
