@@ -36,7 +36,11 @@ TEST_P(SpatialOracle, MatchesPyTorchStepForStep) {
   o.init_path = base + ".init.safetensors";
   o.dump_grads_path = dir + "/grads.safetensors";
   oracle::expect_training_matches(model, o, dir, base + ".losses.json", base + ".final.safetensors", 1e-4);
-  oracle::expect_tensors(o.dump_grads_path, base + ".grads_step0.safetensors", 1e-5, true);
+  // resize's conv feeds InstanceNorm, which subtracts each channel's mean: the
+  // true gradient of conv.bias is 0, and both sides hold f32 rounding noise.
+  std::vector<std::string> noise_only;
+  if (c.name == "resize") noise_only.push_back("conv.bias");
+  oracle::expect_tensors(o.dump_grads_path, base + ".grads_step0.safetensors", 1e-5, true, noise_only);
 }
 
 std::vector<SpatialCase> cases() {
