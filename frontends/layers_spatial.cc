@@ -367,7 +367,7 @@ Expected<std::unique_ptr<Layer>> parse_norm(const Fields& f, bool instance) {
                                                      " is not divisible by num_groups " + str(l->groups));
   }
   MLC_TRY(l->eps, f.number("eps", 1e-5));
-  if (!(l->eps > 0)) return f.doc().error(*f.get("eps"), "'eps': must be > 0");
+  if (l->eps < 0) return f.doc().error(*f.get("eps"), "'eps': must be >= 0");
   return std::unique_ptr<Layer>(std::move(l));
 }
 
@@ -395,6 +395,8 @@ Expected<std::unique_ptr<Layer>> parse_spatial_layer(const Fields& f, const std:
     auto l = std::make_unique<PixelShuffle>();
     l->unshuffle = un;
     MLC_TRY(l->factor, f.positive(key));
+    if (l->factor > 65536)
+      return f.doc().error(*f.get(key), "'" + std::string(key) + "': at most 65536, found " + str(l->factor));
     return std::unique_ptr<Layer>(std::move(l));
   }
   if (type == "ReflectionPad2d" || type == "ReplicationPad2d" || type == "ZeroPad2d" || type == "ConstantPad2d")
