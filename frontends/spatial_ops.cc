@@ -152,7 +152,8 @@ std::array<int64_t, 2> interpolate_size(const Shape& in, std::optional<std::arra
   if (size) return *size;
   std::array<int64_t, 2> out{};
   for (int d = 0; d < 2; ++d)
-    out[d] = static_cast<int64_t>(std::floor(static_cast<double>(in[in.size() - 2 + d]) * (*scale_factor)[d]));
+    out[d] = static_cast<int64_t>(std::min(std::floor(static_cast<double>(in[in.size() - 2 + d]) * (*scale_factor)[d]),
+                                           static_cast<double>(kMaxGatheredDim + 1)));
   return out;
 }
 
@@ -160,10 +161,14 @@ Expected<Value*> emit_interpolate(Builder& b, Value* x, const InterpolateArgs& a
                                   const Loc& at) {
   if (!is_float(x->type.dtype) || x->type.rank() != 4)
     return fail(what, at, "expected a float input [N,C,H,W], found " + x->type.str());
-  for (int d = 0; d < 2; ++d)
+  for (int d = 0; d < 2; ++d) {
     if (a.size[d] < 1)
       return fail(what, at, "the output size " + str(a.size[0]) + "x" + str(a.size[1]) + " of input " +
                                 x->type.str() + " is empty");
+    if (a.size[d] > kMaxGatheredDim)
+      return fail(what, at, "output sizes above " + str(kMaxGatheredDim) + " per dim are not supported, found " +
+                                str(a.size[0]) + "x" + str(a.size[1]));
+  }
   Value* y = x;
   // W first, then H: PyTorch's h0l * (w0l * x00 + w1l * x01) + h1l * (...), in its order.
   for (int d = 1; d >= 0; --d) {
@@ -207,6 +212,9 @@ Expected<Value*> emit_pad_mode(Builder& b, Value* x, const std::vector<int64_t>&
     if (mode == "reflect" && (lo >= n || hi >= n))
       return fail(what, at, "reflect padding (" + str(lo) + ", " + str(hi) + ") must be smaller than dim " +
                                 str(axis) + " of input " + x->type.str());
+    if (n + lo + hi > kMaxGatheredDim)
+      return fail(what, at, mode + " padding to a dim above " + str(kMaxGatheredDim) + " is not supported, found " +
+                                str(n + lo + hi));
     std::vector<int64_t> idx;
     for (int64_t j = -lo; j < n + hi; ++j) {
       int64_t s = j;
@@ -259,6 +267,7 @@ Expected<Value*> emit_adaptive_pool2d(Builder& b, Value* x, std::array<int64_t, 
     MLC_TRY(x4, emit_reshape(b, x, {1, x->type.shape[0], x->type.shape[1], x->type.shape[2]}));
   }
   const int64_t h = x4->type.shape[2], w = x4->type.shape[3];
+  if (h == out[0] && w == out[1]) return x;  // windows of one element
   Value* y = nullptr;
   if (h % out[0] == 0 && w % out[1] == 0) {
     // Equal windows: one pooling op (the same windows, sums and choices).

@@ -24,6 +24,11 @@
 
 namespace mlc {
 
+// The largest dim a gather of constant indices makes (interpolate's output
+// sizes, a reflect or replicate padded dim): the indices are a constant of
+// that many elements in the IR.
+inline constexpr int64_t kMaxGatheredDim = int64_t{1} << 20;
+
 struct InterpolateArgs {
   std::array<int64_t, 2> size{};                      // the output's [H, W]
   std::optional<std::array<double, 2>> scale_factor;  // given (and not recomputed): the kernel's scale is 1/it
@@ -32,7 +37,8 @@ struct InterpolateArgs {
 };
 
 // The output size F.interpolate gives a size and scale factor: `size`, or
-// floor(in * scale_factor) per dim.
+// floor(in * scale_factor) per dim (at most kMaxGatheredDim + 1: larger
+// sizes are refused by emit_interpolate).
 std::array<int64_t, 2> interpolate_size(const Shape& in, std::optional<std::array<int64_t, 2>> size,
                                         std::optional<std::array<double, 2>> scale_factor);
 
