@@ -27,6 +27,15 @@ constexpr std::array kBatchNorm{"num_features"sv, "eps"sv, "momentum"sv, "affine
 constexpr std::array kDropout{"p"sv};
 constexpr std::array kAttention{"dim"sv, "heads"sv};
 constexpr std::array kSwiGlu{"dim"sv, "hidden"sv};
+constexpr std::array kConvTranspose{"in_channels"sv, "out_channels"sv, "kernel_size"sv, "stride"sv, "padding"sv,
+                                    "output_padding"sv, "groups"sv, "bias"sv, "dilation"sv};
+constexpr std::array kAdaptivePool{"output_size"sv};
+constexpr std::array kUpsample{"size"sv, "scale_factor"sv, "mode"sv, "align_corners"sv, "recompute_scale_factor"sv};
+constexpr std::array kPixelShuffle{"upscale_factor"sv};
+constexpr std::array kPixelUnshuffle{"downscale_factor"sv};
+constexpr std::array kPad{"padding"sv};
+constexpr std::array kConstantPad{"padding"sv, "value"sv};
+constexpr std::array kGroupNorm{"num_groups"sv, "num_channels"sv, "eps"sv, "affine"sv};
 
 struct Entry {
   std::string_view type;
@@ -55,6 +64,20 @@ constexpr Entry kSignatures[] = {
     {"Dropout", kDropout, 1},
     {"CausalSelfAttention", kAttention, 2},
     {"SwiGLU", kSwiGlu, 2},
+    {"Conv1d", kConv2d, 3},
+    {"ConvTranspose1d", kConvTranspose, 3},
+    {"ConvTranspose2d", kConvTranspose, 3},
+    {"AdaptiveAvgPool2d", kAdaptivePool, 1},
+    {"AdaptiveMaxPool2d", kAdaptivePool, 1},
+    {"Upsample", kUpsample, 0},
+    {"PixelShuffle", kPixelShuffle, 1},
+    {"PixelUnshuffle", kPixelUnshuffle, 1},
+    {"ReflectionPad2d", kPad, 1},
+    {"ReplicationPad2d", kPad, 1},
+    {"ZeroPad2d", kPad, 1},
+    {"ConstantPad2d", kConstantPad, 2},
+    {"GroupNorm", kGroupNorm, 2},
+    {"InstanceNorm2d", kBatchNorm, 1},
 };
 
 }  // namespace

@@ -7,6 +7,8 @@
 
 #include "frontends/forward_functional.h"
 #include "frontends/forward_shape_ops.h"
+#include "frontends/forward_spatial.h"
+#include "frontends/spatial_ops.h"
 #include "ir/attributes.h"
 #include "ir/diagnostics.h"
 
@@ -107,6 +109,18 @@ const std::vector<BuiltinSpec>& table() {
       {"kl_div", kFunction, {"input", "target", "size_average", "reduce", "reduction", "log_target"}, 2},
       {"cosine_embedding_loss", kFunction,
        {"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"}, 3},
+      // torch.nn.functional's spatial functions (forward_spatial.cc)
+      {"interpolate", kFunction,
+       {"input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor", "antialias"}, 1, -1,
+       kInterpolateMaxOps},
+      {"pad", kFunction, {"input", "pad", "mode", "value"}, 2, -1, kPadMaxOps},
+      {"pixel_shuffle", kFunction, {"input", "upscale_factor"}, 2, -1, kPixelShuffleMaxOps},
+      {"pixel_unshuffle", kFunction, {"input", "downscale_factor"}, 2, -1, kPixelShuffleMaxOps},
+      {"adaptive_avg_pool2d", kFunction, {"input", "output_size"}, 2, -1,
+       4 * kFunctionalAdaptiveMax + 10},
+      {"adaptive_max_pool2d", kFunction, {"input", "output_size", "return_indices"}, 2, -1,
+       4 * kFunctionalAdaptiveMax + 10},
+      {"group_norm", kFunction, {"input", "num_groups", "weight", "bias", "eps"}, 2, -1, kGroupNormMaxOps},
   };
   return specs;
 }
@@ -368,6 +382,7 @@ Expected<Val> emit_builtin(Builder& b, const BuiltinSpec& spec, std::vector<Val>
   }
   if (auto shaped = emit_shape_builtin(b, spec, args, at)) return std::move(*shaped);
   if (auto functional = emit_functional_builtin(b, spec, args, at)) return std::move(*functional);
+  if (auto spatial = emit_spatial_builtin(b, spec, args, at)) return std::move(*spatial);
   MLC_TRY(Value* x, tensor_arg(args[0], std::string(n), at));
   if (n == "pow") {
     if (!is_float(x->type.dtype))

@@ -14,6 +14,7 @@
 //    emits ops with the layer's Loc. It never aborts on user input.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -117,6 +118,10 @@ void linear_params(std::vector<ParamDecl>& out, const std::string& prefix, int64
                    int64_t out_features, bool bias);
 // y = x W^T (+ b) for the Linear parameters under `prefix`; x's last dim must be `in`.
 Expected<Value*> emit_linear(LayerContext& ctx, Value* x, const std::string& prefix, bool bias);
+// An int or a pair of ints at `key` (`dflt` when absent): sizes (>= 1), or
+// paddings (>= 0) with `allow_zero`; errors at the value.
+Expected<std::array<int64_t, 2>> pair_field(const Fields& f, std::string_view key, std::array<int64_t, 2> dflt,
+                                            bool allow_zero);
 // Fields allowed for a layer of this type, besides "type" and "trainable".
 std::vector<std::string> with_common_fields(std::vector<std::string> fields);
 // Activations, softmaxes and Identity (layers_activation.cc); nullptr result if `type` is not one.
@@ -126,6 +131,10 @@ Expected<std::unique_ptr<Layer>> parse_transformer_layer(const Fields& f, const 
 // Layers that differ between training and evaluation, BatchNorm1d/2d and Dropout
 // (layers_train_mode.cc); nullptr result if `type` is not one.
 Expected<std::unique_ptr<Layer>> parse_train_mode_layer(const Fields& f, const std::string& type);
+// Spatial layers (layers_spatial.cc): Conv1d, ConvTranspose1d/2d, adaptive
+// pools, Upsample, PixelShuffle/Unshuffle, padding layers, GroupNorm and
+// InstanceNorm2d; nullptr result if `type` is not one.
+Expected<std::unique_ptr<Layer>> parse_spatial_layer(const Fields& f, const std::string& type);
 // A BatchNorm layer without "sync": true (a mesh with a data axis refuses it).
 bool is_unsynced_batch_norm(const Layer& layer);
 

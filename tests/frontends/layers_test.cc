@@ -259,6 +259,28 @@ TEST(FrontendLayers, EveryLayerEmitsAtMostMaxOps) {
       {"BatchNorm2d", R"("num_features": 3)", R"("x": {"dtype": "f32", "shape": [2, 3, 2, 2]}, "t": {"dtype": "f32", "shape": [2, 3, 2, 2]})"},
       {"Dropout", R"("p": 0.5)", R"("x": {"dtype": "f32", "shape": [2, 3]}, "t": {"dtype": "f32", "shape": [2, 3]})"},
   };
+  // The spatial layers (layers_spatial.cc), each in its costliest form.
+  auto io = [](const std::string& x, const std::string& t) {
+    return R"("x": {"dtype": "f32", "shape": )" + x + R"(}, "t": {"dtype": "f32", "shape": )" + t + "}";
+  };
+  for (const Case& c : std::vector<Case>{
+           {"Conv1d", R"("in_channels": 2, "out_channels": 4, "kernel_size": 3)", io("[1, 2, 5]", "[1, 4, 3]")},
+           {"ConvTranspose1d", R"("in_channels": 2, "out_channels": 4, "kernel_size": 3, "dilation": 2, "output_padding": 1)",
+            io("[1, 2, 4]", "[1, 4, 9]")},
+           {"ConvTranspose2d", R"("in_channels": 2, "out_channels": 4, "kernel_size": 2, "stride": 2, "output_padding": 1)",
+            io("[1, 2, 3, 3]", "[1, 4, 7, 7]")},
+           {"AdaptiveAvgPool2d", R"("output_size": [2, 3])", io("[2, 5, 7]", "[2, 2, 3]")},
+           {"AdaptiveMaxPool2d", R"("output_size": [2, 3])", io("[2, 5, 7]", "[2, 2, 3]")},
+           {"Upsample", R"("size": [5, 7], "mode": "bilinear")", io("[1, 2, 3, 4]", "[1, 2, 5, 7]")},
+           {"PixelShuffle", R"("upscale_factor": 2)", io("[2, 8, 2, 3]", "[2, 2, 4, 6]")},
+           {"PixelUnshuffle", R"("downscale_factor": 2)", io("[2, 2, 4, 6]", "[2, 8, 2, 3]")},
+           {"ReflectionPad2d", R"("padding": [1, 2, 0, 1])", io("[1, 2, 3, 4]", "[1, 2, 4, 7]")},
+           {"ReplicationPad2d", R"("padding": 1)", io("[1, 2, 3, 4]", "[1, 2, 5, 6]")},
+           {"ZeroPad2d", R"("padding": 1)", io("[1, 2, 3, 4]", "[1, 2, 5, 6]")},
+           {"ConstantPad2d", R"("padding": 1, "value": 0.5)", io("[1, 2, 3, 4]", "[1, 2, 5, 6]")},
+           {"GroupNorm", R"("num_groups": 2, "num_channels": 4)", io("[2, 4, 3]", "[2, 4, 3]")},
+           {"InstanceNorm2d", R"("num_features": 3, "affine": true)", io("[3, 2, 2]", "[3, 2, 2]")}})
+    cases.push_back(c);
   // Layers without fields, on a vector.
   for (const char* type : {"ReLU", "SiLU", "Tanh", "Sigmoid", "SELU", "Hardswish", "Mish", "Identity"})
     cases.push_back({type, "", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"});
