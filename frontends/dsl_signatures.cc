@@ -27,6 +27,13 @@ constexpr std::array kBatchNorm{"num_features"sv, "eps"sv, "momentum"sv, "affine
 constexpr std::array kDropout{"p"sv};
 constexpr std::array kAttention{"dim"sv, "heads"sv};
 constexpr std::array kSwiGlu{"dim"sv, "hidden"sv};
+constexpr std::array kMultihead{"embed_dim"sv, "num_heads"sv, "dropout"sv,  "bias"sv,       "add_bias_kv"sv,
+                                "add_zero_attn"sv, "kdim"sv,    "vdim"sv, "batch_first"sv};
+constexpr std::array kTransformerLayer{"d_model"sv,        "nhead"sv,       "dim_feedforward"sv,
+                                       "dropout"sv,        "activation"sv,  "layer_norm_eps"sv,
+                                       "batch_first"sv,    "norm_first"sv,  "bias"sv};
+constexpr std::array kEncoder{"encoder_layer"sv, "num_layers"sv, "norm"sv};
+constexpr std::array kDecoder{"decoder_layer"sv, "num_layers"sv, "norm"sv};
 
 struct Entry {
   std::string_view type;
@@ -55,6 +62,11 @@ constexpr Entry kSignatures[] = {
     {"Dropout", kDropout, 1},
     {"CausalSelfAttention", kAttention, 2},
     {"SwiGLU", kSwiGlu, 2},
+    {"MultiheadAttention", kMultihead, 2},
+    {"TransformerEncoderLayer", kTransformerLayer, 2},
+    {"TransformerDecoderLayer", kTransformerLayer, 2},
+    {"TransformerEncoder", kEncoder, 2},
+    {"TransformerDecoder", kDecoder, 2},
 };
 
 }  // namespace

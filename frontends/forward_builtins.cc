@@ -93,6 +93,8 @@ const std::vector<BuiltinSpec>& table() {
       {"split", kFM, {"tensor", "split_size_or_sections", "dim"}, 2},
       {"stack", kFunction, {"tensors", "dim"}, 1, -1, 3},  // and a reshape per 0-d tensor
       {"einsum", kFunction, {"equation", "operands"}, 2, 1, 10},
+      {"scaled_dot_product_attention", kFunction,  // forward_attention.cc
+       {"query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale"}, 3, -1, 16},
       // torch.nn.functional's losses (frontends/losses.h)
       {"cross_entropy", kFunction,
        {"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"}, 2, -1, 40},

@@ -254,15 +254,20 @@ class Evaluator {
       return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute), std::move(args),
                           e.loc);
     }
-    std::vector<Value*> args;
+    std::vector<Val> args;
     for (const auto& a : e.args) {
+      if (!a) {  // an optional argument of a layer's call spec, not given
+        args.emplace_back();
+        continue;
+      }
       MLC_TRY(Val x, eval(*a));
-      if (!x.is_tensor())
+      if (!e.keywords && !x.is_tensor())
         return fwd_error(a->loc, squote(e.name) + " expects a tensor, found " + x.describe());
-      args.push_back(x.v);
+      args.push_back(std::move(x));
     }
-    MLC_TRY(Value* y, call_(e.name, std::move(args), e.loc));
-    return Val::tensor(y, e.loc);
+    MLC_TRY(Val y, call_(e.name, std::move(args), e.loc));
+    y.loc = e.loc;
+    return y;
   }
 
   Builder& b_;

@@ -644,6 +644,14 @@ class StatementParser {
       return parse_builtin_call(t, depth);
     }
     MLC_TRY(auto args, parse_args({}, depth));
+    if (const BuiltinSpec* layer_spec = scope_.layer_spec ? scope_.layer_spec(name) : nullptr) {
+      BuiltinSpec spec = *layer_spec;  // messages name the layer: 'attn' needs the argument 'value'
+      spec.name = name;
+      MLC_TRY(auto e, bind_builtin(spec, t, std::move(args), false));
+      e->builtin = false;
+      e->keywords = true;
+      return e;
+    }
     auto e = make(Expr::Kind::call, t.offset);
     e->name = name;
     for (Arg& a : args) {

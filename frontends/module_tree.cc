@@ -230,6 +230,10 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
       if (const CustomOp* op = custom ? custom->find(n) : nullptr) return static_cast<int>(op->inputs.size());
       return std::nullopt;
     };
+    scope.layer_spec = [&m](const std::string& n) -> const BuiltinSpec* {
+      const ModuleNode* c = m->child(n);
+      return c && c->kind == ModuleNode::Kind::layer ? c->layer->call_spec() : nullptr;
+    };
     scope.resolve_path = [&m](const std::string& path) { return resolve_path(*m, path); };
     MLC_TRY(m->forward, parse_forward(doc, *fwd, scope));
     m->work.forward_ops = m->forward->ops;
@@ -409,6 +413,55 @@ Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
   return check_ties_in(root, "", by_name);
 }
 
+namespace {
+// Emits layer `m` under `prefix` ("layers.0.attn."): `emit` gets its context.
+template <typename Emit>
+auto emit_layer(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                const std::string& path, Emit&& emit) {
+  LayerContext ctx{b, path, [&](const std::string& n) {
+                     for (const TiedParam& t : m.layer->ties())
+                       if (t.param == n) return state.values.at(t.target);
+                     return state.values.at(prefix + n);
+                   }};
+  ctx.training = state.training;
+  ctx.training_batch = state.training_batch;
+  ctx.update_buffer = [&](const std::string& n, Value* v) {
+    Value*& slot = state.values.at(prefix + n);
+    if (!slot->producer) state.updated.push_back(prefix + n);  // first update: still the argument
+    slot = v;
+  };
+  ctx.step = state.step;
+  ctx.seed = state.seed;
+  ctx.stream = stream_of(path, state.calls[path]++);
+  b.set_loc(m.layer->loc());
+  return emit(ctx);
+}
+
+// A call of child `name` of container `m` from its forward.
+Expected<Val> call_child(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                         const std::string& name, std::vector<Val> args, const Loc& at,
+                         CustomOpEmitter* custom) {
+  const ModuleNode* c = m.child(name);
+  if (c && c->kind == ModuleNode::Kind::layer && c->layer->call_spec()) {
+    struct ScopeGuard {
+      Builder& b;
+      std::string saved;
+      ~ScopeGuard() { b.set_scope(std::move(saved)); }
+    } guard{b, b.scope()};
+    const std::string path = prefix + name;
+    b.set_scope(path);
+    return emit_layer(*c, b, state, path + ".", path,
+                      [&](LayerContext& ctx) { return c->layer->apply_call(ctx, args, at); });
+  }
+  std::vector<Value*> tensors;
+  for (const Val& v : args) tensors.push_back(v.v);  // run_forward checked they are tensors
+  Expected<Value*> y = c ? emit_module(*c, b, state, prefix + name + ".", tensors, custom)
+                         : (b.set_loc(at), custom->call(b, name, tensors));
+  if (!y) return y.take_error();
+  return Val::tensor(*y, at);
+}
+}  // namespace
+
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom) {
@@ -421,32 +474,13 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
   const std::string path = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
   b.set_scope(path);
   switch (m.kind) {
-    case ModuleNode::Kind::layer: {
-      LayerContext ctx{b, path, [&](const std::string& n) {
-                         for (const TiedParam& t : m.layer->ties())
-                           if (t.param == n) return state.values.at(t.target);
-                         return state.values.at(prefix + n);
-                       }};
-      ctx.training = state.training;
-      ctx.training_batch = state.training_batch;
-      ctx.update_buffer = [&](const std::string& n, Value* v) {
-        Value*& slot = state.values.at(prefix + n);
-        if (!slot->producer) state.updated.push_back(prefix + n);  // first update: still the argument
-        slot = v;
-      };
-      ctx.step = state.step;
-      ctx.seed = state.seed;
-      ctx.stream = stream_of(path, state.calls[path]++);
-      b.set_loc(m.layer->loc());
-      return m.layer->apply(ctx, args.at(0));
-    }
+    case ModuleNode::Kind::layer:
+      return emit_layer(m, b, state, prefix, path,
+                        [&](LayerContext& ctx) { return m.layer->apply(ctx, args.at(0)); });
     case ModuleNode::Kind::container: {
       if (m.forward) {
-        LayerCall call = [&](const std::string& name, std::vector<Value*> call_args,
-                             const Loc& at) -> Expected<Value*> {
-          if (const ModuleNode* c = m.child(name)) return emit_module(*c, b, state, prefix + name + ".", call_args, custom);
-          b.set_loc(at);
-          return custom->call(b, name, call_args);
+        LayerCall call = [&](const std::string& name, std::vector<Val> call_args, const Loc& at) {
+          return call_child(m, b, state, prefix, name, std::move(call_args), at, custom);
         };
         ParamLookup param = [&](const std::string& path, bool full) {
           return state.values.at(full ? path : prefix + path);
