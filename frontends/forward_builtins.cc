@@ -30,6 +30,8 @@ const std::vector<BuiltinSpec>& table() {
       {"sqrt", kFM, {"input"}, 1},
       {"rsqrt", kFM, {"input"}, 1},
       {"abs", kFM, {"input"}, 1},
+      {"sin", kFM, {"input"}, 1},
+      {"cos", kFM, {"input"}, 1},
       {"pow", kFM, {"input", "exponent"}, 2},
       {"softmax", kFM, {"input", "dim"}, 1},
       // torch.nn.functional's activations (forward_functional.cc)
@@ -137,7 +139,8 @@ Expected<Val> unary(Builder& b, const BuiltinSpec& spec, Value* x, const Loc& at
   static const std::pair<std::string_view, OpCode> kOps[] = {
       {"relu", OpCode::Relu}, {"gelu", OpCode::Gelu}, {"silu", OpCode::Silu},
       {"tanh", OpCode::Tanh}, {"sigmoid", OpCode::Sigmoid}, {"exp", OpCode::Exp},
-      {"log", OpCode::Log}, {"sqrt", OpCode::Sqrt}, {"rsqrt", OpCode::Rsqrt}, {"abs", OpCode::Abs}};
+      {"log", OpCode::Log}, {"sqrt", OpCode::Sqrt}, {"rsqrt", OpCode::Rsqrt}, {"abs", OpCode::Abs},
+      {"sin", OpCode::Sin},   {"cos", OpCode::Cos}};
   for (auto [n, code] : kOps) {
     if (n != spec.name) continue;
     if (!is_float(x->type.dtype))
