@@ -91,9 +91,12 @@ class Evaluator {
     bool size = v.is_number() ||
                 (v.kind == Val::Kind::list &&
                  std::all_of(v.items.begin(), v.items.end(), [](const Val& i) { return i.is_number(); }));
-    if (!v.is_tensor() && !size)
+    if (!v.is_tensor() && !size) {
+      const bool tuple = v.kind == Val::Kind::list && !v.items.empty() && v.items[0].is_tensor();
       return fwd_error(st.loc, "cannot assign " + v.describe() + " to " + squote(name) +
-                                   "; only tensors and numbers (sizes) can be assigned");
+                                   "; only tensors and numbers (sizes) can be assigned" +
+                                   (tuple ? " (index or unpack it: h = attn(q, k, v)[0], or h, w = ...)" : ""));
+    }
     vars_[name] = v;
     return {};
   }

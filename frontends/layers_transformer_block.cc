@@ -50,6 +50,9 @@ struct Masks {
   bool is_causal = false;
 };
 
+// Words an error of a layer call (the layer's name and where it is called).
+using Fail = std::function<Error(const std::string&)>;
+
 class Block : public Layer {
  public:
   BlockConfig c;
@@ -86,7 +89,7 @@ class Block : public Layer {
 
   Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
     if (decoder) return error(ctx, "takes tgt and memory: call it in a forward, layer(tgt, memory)");
-    return forward(ctx, x, nullptr, {}, {}, loc());
+    return forward(ctx, x, nullptr, {}, {}, [&](const std::string& m) { return error(ctx, m); });
   }
 
   Expected<Val> apply_call(LayerContext& ctx, const std::vector<Val>& args, const Loc& at) const override {
@@ -110,7 +113,8 @@ class Block : public Layer {
       MLC_TRY(self.is_causal, flag(6));
       MLC_TRY(cross.is_causal, flag(7));
     }
-    MLC_TRY(Value* y, forward(ctx, x, memory, self, cross, at));
+    auto fail = [&](const std::string& m) { return fwd_error(at, type() + " '" + ctx.path + "': " + m); };
+    MLC_TRY(Value* y, forward(ctx, x, memory, self, cross, fail));
     return Val::tensor(y, at);
   }
 
@@ -128,17 +132,15 @@ class Block : public Layer {
   }
 
   Expected<Value*> attend(LayerContext& ctx, const std::string& prefix, Site site, Value* q, Value* kv,
-                          const Masks& m, const Loc& at) const {
+                          const Masks& m, const Fail& fail) const {
     MhaCall call;
     call.query = q;
     call.key = call.value = kv;
     call.attn_mask = m.attn_mask;
     call.key_padding_mask = m.key_padding_mask;
     call.is_causal = m.is_causal;
-    auto fail = [&](const std::string& msg) {
-      return fwd_error(at, type() + " '" + ctx.path + "': " + prefix + ": " + msg);
-    };
-    MLC_TRY(Attention a, emit_mha(ctx, c.attention(), prefix + ".", call, sub_stream(ctx.stream, site), fail));
+    auto in_block = [&](const std::string& msg) { return fail(prefix + ": " + msg); };
+    MLC_TRY(Attention a, emit_mha(ctx, c.attention(), prefix + ".", call, sub_stream(ctx.stream, site), in_block));
     return emit_dropout(ctx, a.out, c.dropout, sub_stream(ctx.stream, site == kSelfAttn ? kDropout1 : kDropout2));
   }
 
@@ -154,18 +156,18 @@ class Block : public Layer {
   // PyTorch's forward: with norm_first x + block(norm(x)), else norm(x + block(x)), for the
   // blocks self-attention, (decoder) cross-attention on memory, feed-forward.
   Expected<Value*> forward(LayerContext& ctx, Value* x, Value* memory, const Masks& self, const Masks& cross,
-                           const Loc& at) const {
-    MLC_CHECK_OK(require_float(ctx, x, true));
+                           const Fail& fail) const {
+    if (x->type.dtype != DType::f32) return fail("expected an f32 input, found " + x->type.str());
     if (x->type.rank() == 0 || x->type.shape.back() != c.d_model)
-      return fwd_error(at, type() + " '" + ctx.path + "': input " + x->type.str() + " has " +
-                               (x->type.rank() ? std::to_string(x->type.shape.back()) : "no") +
-                               " features but d_model is " + std::to_string(c.d_model));
+      return fail("input " + x->type.str() + " has " +
+                  (x->type.rank() ? std::to_string(x->type.shape.back()) : "no") + " features but d_model is " +
+                  std::to_string(c.d_model));
     Builder& b = ctx.b;
     const int blocks = decoder ? 3 : 2;
     for (int i = 1; i <= blocks; ++i) {
       auto block = [&](Value* in) -> Expected<Value*> {
-        if (i == 1) return attend(ctx, "self_attn", kSelfAttn, in, in, self, at);
-        if (decoder && i == 2) return attend(ctx, "multihead_attn", kCrossAttn, in, memory, cross, at);
+        if (i == 1) return attend(ctx, "self_attn", kSelfAttn, in, in, self, fail);
+        if (decoder && i == 2) return attend(ctx, "multihead_attn", kCrossAttn, in, memory, cross, fail);
         return feed_forward(ctx, in);
       };
       if (c.norm_first) {

@@ -67,8 +67,10 @@ def data():
     mem_lengths = torch.randint(2, S + 1, (N,), generator=g)
     mem_pad = torch.arange(S)[None, :] >= mem_lengths[:, None]
     fmask = -2.0 * torch.rand(N, 2, T, T, generator=g)  # per batch row and head
+    x8, mem8 = torch.randn(N, 4, 8, generator=g), torch.randn(N, 3, 8, generator=g)  # attention_test.cc
     return OrderedDict([("x", x), ("mem", mem), ("mem_k", mem_k), ("mem_v", mem_v), ("y", y), ("pad", pad),
-                        ("mem_pad", mem_pad), ("fmask", fmask)])
+                        ("mem_pad", mem_pad), ("fmask", fmask), ("x8", x8),
+                        ("mem8", mem8)])
 
 
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
@@ -102,7 +104,8 @@ def mlc_layer(type_, **fields):
     return OrderedDict([("type", type_)] + list(fields.items()))
 
 
-# name: (torch modules, mlc layers, inputs, statements, torch's statements where they differ)
+# name: (torch modules (made after torch.manual_seed(0)), mlc layers, inputs, statements,
+# torch's statements where they differ)
 def configs():
     enc = lambda **kw: nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.0, **kw)
     dec = lambda **kw: nn.TransformerDecoderLayer(16, 4, dim_feedforward=32, dropout=0.0, **kw)
@@ -112,23 +115,23 @@ def configs():
                                      dropout=0.0, **kw)
     mha = lambda **kw: mlc_layer("MultiheadAttention", embed_dim=16, **kw)
     return OrderedDict([
-        ("mha_self", ([("attn", nn.MultiheadAttention(16, 4, batch_first=True))],
+        ("mha_self", (lambda: [("attn", nn.MultiheadAttention(16, 4, batch_first=True))],
                       [("attn", mha(num_heads=4, batch_first=True))], ["x", "y"],
                       ["h = attn(x, x, x, need_weights=False)[0]", "return F.mse_loss(h, y)"], None)),
-        ("mha_masks", ([("attn", nn.MultiheadAttention(16, 2))], [("attn", mha(num_heads=2))], ["x", "y", "pad"],
+        ("mha_masks", (lambda: [("attn", nn.MultiheadAttention(16, 2))], [("attn", mha(num_heads=2))], ["x", "y", "pad"],
                        ["xs = x.transpose(0, 1)",
                         "h, w = attn(xs, xs, xs, key_padding_mask=pad, attn_mask=tril(ones(6, 6)) == 0)",
                         "return F.mse_loss(h.transpose(0, 1), y) + (w * w).sum() * 0.1"], None)),
-        ("mha_float_mask", ([("attn", nn.MultiheadAttention(16, 2, batch_first=True))],
+        ("mha_float_mask", (lambda: [("attn", nn.MultiheadAttention(16, 2, batch_first=True))],
                             [("attn", mha(num_heads=2, batch_first=True))], ["x", "y", "fmask", "pad"],
                             ["h = attn(x, x, x, pad, False, fmask.reshape(-1, 6, 6))[0]",
                              "return F.mse_loss(h, y)"], None)),
-        ("mha_cross", ([("attn", nn.MultiheadAttention(16, 4, kdim=12, vdim=10, batch_first=True))],
+        ("mha_cross", (lambda: [("attn", nn.MultiheadAttention(16, 4, kdim=12, vdim=10, batch_first=True))],
                        [("attn", mha(num_heads=4, kdim=12, vdim=10, batch_first=True))],
                        ["x", "mem_k", "mem_v", "y", "mem_pad"],
                        ["h, w = attn(x, mem_k, mem_v, key_padding_mask=mem_pad, average_attn_weights=False)",
                         "return F.mse_loss(h, y) + (w * w).mean()"], None)),
-        ("sdpa", ([("wq", nn.Linear(16, 16)), ("wkv", nn.Linear(16, 32))],
+        ("sdpa", (lambda: [("wq", nn.Linear(16, 16)), ("wkv", nn.Linear(16, 32))],
                   [("wq", losses.linear(16, 16)), ("wkv", losses.linear(16, 32))], ["x", "mem", "y", "pad"],
                   ["B = x.size(0)",
                    "q = wq(x).view(B, 6, 2, 8).transpose(1, 2)",
@@ -137,22 +140,22 @@ def configs():
                    "keep = (pad.float() < 0.5).view(B, 1, 1, 6)",
                    "c = F.scaled_dot_product_attention(q, k, v, attn_mask=keep, scale=0.3)",
                    "return F.mse_loss((a + c).transpose(1, 2).reshape(B, 6, 16), y)"], None)),
-        ("encoder_post", ([("enc", enc(batch_first=True))], [("enc", enc_mlc(batch_first=True))], ["x", "y", "pad"],
+        ("encoder_post", (lambda: [("enc", enc(batch_first=True))], [("enc", enc_mlc(batch_first=True))], ["x", "y", "pad"],
                           ["return F.mse_loss(enc(x, src_key_padding_mask=pad), y)"], None)),
-        ("encoder_pre", ([("enc", enc(norm_first=True, activation="gelu"))],
+        ("encoder_pre", (lambda: [("enc", enc(norm_first=True, activation="gelu"))],
                          [("enc", enc_mlc(norm_first=True, activation="gelu"))], ["x", "y"],
                          ["h = enc(x.transpose(0, 1), is_causal=True)", "return F.mse_loss(h.transpose(0, 1), y)"],
                          ["h = enc(x.transpose(0, 1), src_mask=CAUSAL)", "return F.mse_loss(h.transpose(0, 1), y)"])),
-        ("encoder_stack", ([("encoder", nn.TransformerEncoder(enc(batch_first=True), 2, norm=nn.LayerNorm(16)))],
+        ("encoder_stack", (lambda: [("encoder", nn.TransformerEncoder(enc(batch_first=True), 2, norm=nn.LayerNorm(16)))],
                            [("encoder", mlc_layer("TransformerEncoder", encoder_layer=enc_mlc(batch_first=True),
                                                   num_layers=2, norm=mlc_layer("LayerNorm", normalized_shape=16)))],
                            ["x", "y", "pad"],
                            ["return F.mse_loss(encoder(x, tril(ones(6, 6)) == 0, pad), y)"], None)),
-        ("decoder_post", ([("dec", dec(batch_first=True))], [("dec", dec_mlc(batch_first=True))],
+        ("decoder_post", (lambda: [("dec", dec(batch_first=True))], [("dec", dec_mlc(batch_first=True))],
                           ["x", "mem", "y", "mem_pad"],
                           ["h = dec(x, mem, tgt_mask=tril(ones(6, 6)) == 0, memory_key_padding_mask=mem_pad)",
                            "return F.mse_loss(h, y)"], None)),
-        ("decoder_pre", ([("decoder", nn.TransformerDecoder(dec(norm_first=True, activation="gelu"), 2,
+        ("decoder_pre", (lambda: [("decoder", nn.TransformerDecoder(dec(norm_first=True, activation="gelu"), 2,
                                                             norm=nn.LayerNorm(16)))],
                          [("decoder", mlc_layer("TransformerDecoder",
                                                 decoder_layer=dec_mlc(norm_first=True, activation="gelu"),
@@ -175,7 +178,7 @@ def main():
     dtypes = {n: "bool" if t.dtype == torch.bool else "f32" for n, t in d.items()}
     for name, (modules, layers, inputs, statements, torch_statements) in configs().items():
         torch.manual_seed(0)
-        module = Statements(modules, torch_statements or statements, inputs)
+        module = Statements(modules(), torch_statements or statements, inputs)
         write_json(a.out, name, model_json(
             name, OrderedDict((n, {"dtype": dtypes[n], "shape": ["batch", *shapes[n]]}) for n in inputs),
             OrderedDict([("inputs", inputs), ("layers", OrderedDict(layers)), ("forward", statements)]),
