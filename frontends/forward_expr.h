@@ -20,7 +20,9 @@
 // Names are the container's inputs and earlier assignments (tensors, or
 // numbers and lists of numbers: sizes, static since shapes are), True, False, None,
 // inf and the dtypes (f32, bf16, float32, bfloat16, ...). Callees are the
-// container's layers (any arity the layer takes) or the built-ins of
+// container's layers (any arity the layer takes; a layer with a call spec,
+// Layer::call_spec, binds positional and keyword arguments as a built-in
+// does and may return a list, a tuple) or the built-ins of
 // forward_builtins.h (also as methods, x.sum(-1), and the attributes x.T,
 // x.mT). `+ - * / ** <...` use numpy broadcasting; a number next to a tensor
 // becomes a scalar constant of the tensor's dtype; numbers fold, and `//`
