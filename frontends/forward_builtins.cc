@@ -30,8 +30,8 @@ const std::vector<BuiltinSpec>& table() {
       {"sqrt", kFM, {"input"}, 1},
       {"rsqrt", kFM, {"input"}, 1},
       {"abs", kFM, {"input"}, 1},
-      {"sin", kFM, {"input"}, 1},
-      {"cos", kFM, {"input"}, 1},
+      {"sin", kMethod | kQualified, {"input"}, 1},  // torch.sin(x), x.sin()
+      {"cos", kMethod | kQualified, {"input"}, 1},
       {"pow", kFM, {"input", "exponent"}, 2},
       {"softmax", kFM, {"input", "dim"}, 1},
       // torch.nn.functional's activations (forward_functional.cc)
