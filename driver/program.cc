@@ -159,6 +159,15 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
     }
     return slot->find("predict");
   }
+  if (name == "prefill" || name == "decode") {  // frontends/decode_state.h
+    auto& slot = generation_modules_[name];
+    if (!slot) {
+      MLC_TRY(Module m, model_->build_generation(name == "decode"));
+      inline_calls(m);
+      slot = std::make_shared<Module>(std::move(m));
+    }
+    return slot->find(name);
+  }
   if (parallel_.pipelined())
     if (auto stage = stage_function_name(name)) return stage_function(stage->first, stage->second, batch);
   const MixedPrecisionConfig& mp = config().train.mixed_precision;
@@ -212,6 +221,11 @@ Expected<const std::vector<LedgerEntry>*> Program::stage_ledger(const std::strin
   const auto& by_function = stage_ledgers_[batch][stage->first];
   const auto it = by_function.find(stage->second);
   return it == by_function.end() ? &kNone : &it->second;
+}
+
+Expected<int64_t> Program::generation_window() const {
+  if (!model_) return make_error(path_ + ": error: mlc generate runs model files, not artifacts");
+  return model_->generation_window();
 }
 
 Expected<StepFunction> Program::function(const std::string& name, int64_t batch) const {

@@ -6,7 +6,8 @@
 // pipeline), "accumulate_grads" and "apply_update" (the same, with the
 // optimizer pass's update functions: gradient accumulation, passes/optimizer.h),
 // "eval" and "loss" (as the frontend builds them), "predict" (the model's
-// outputs, passes/predict_function.h; model files only), each for a batch size. An artifact holds the batch sizes it was compiled for; asking it
+// outputs, passes/predict_function.h; model files only), "prefill" and
+// "decode" (`mlc generate`'s, batch 1; model files only), each for a batch size. An artifact holds the batch sizes it was compiled for; asking it
 // for another is an Error that says which it has and how to compile more.
 #pragma once
 
@@ -47,6 +48,10 @@ class Program {
   // What the errors of a run name: the model file or the artifact.
   const std::string& path() const { return path_; }
   Expected<StepFunction> function(const std::string& name, int64_t batch) const;
+  // Model files only: the window T of a causal language model
+  // (ModelFile::generation_window), whose "prefill" and "decode" functions
+  // (batch 1; ModelFile::build_generation) `mlc generate` runs.
+  Expected<int64_t> generation_window() const;
   // Classes of a classifier's cross-entropy; nullopt for other losses.
   Expected<std::optional<int64_t>> num_classes() const;
 
@@ -93,6 +98,8 @@ class Program {
   Expected<const Function*> stage_function(int stage, const std::string& name, int64_t micro) const;
   // @predict by batch (passes/predict_function.h).
   mutable std::map<int64_t, std::shared_ptr<Module>> predict_modules_;
+  // @prefill and @decode (ModelFile::build_generation), by name.
+  mutable std::map<std::string, std::shared_ptr<Module>> generation_modules_;
   // Built modules by (pipeline?, batch, with the update functions?).
   mutable std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<Module>> modules_;
   mutable int64_t steps_per_epoch_ = 0;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "frontends/decode_positions.h"
 #include "frontends/emit_util.h"
 #include "frontends/forward_builtins.h"
 #include "frontends/forward_expr.h"
@@ -56,8 +57,8 @@ Expected<Val> fold(const Expr& e, const Val& a, const Val& c) {
 
 class Evaluator {
  public:
-  Evaluator(Builder& b, const LayerCall& call, const ParamLookup& param)
-      : b_(b), call_(call), param_(param) {}
+  Evaluator(Builder& b, const LayerCall& call, const ParamLookup& param, const DecodeState* decode)
+      : b_(b), call_(call), param_(param), decode_(decode) {}
 
   Expected<Value*> run(const ForwardProgram& program, const std::vector<Value*>& inputs) {
     for (size_t i = 0; i < program.inputs.size() && i < inputs.size(); ++i)
@@ -254,6 +255,7 @@ class Evaluator {
         args.push_back(std::move(x));
       }
       b_.set_loc(stmt_loc_);
+      if (decode_ && e.name == "arange") return decode_positions(b_, *decode_, args, e.loc);
       return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute), std::move(args),
                           e.loc);
     }
@@ -276,6 +278,7 @@ class Evaluator {
   Builder& b_;
   const LayerCall& call_;
   const ParamLookup& param_;
+  const DecodeState* decode_;
   std::unordered_map<std::string, Val> vars_;
   Loc stmt_loc_;
 };
@@ -283,8 +286,9 @@ class Evaluator {
 }  // namespace
 
 Expected<Value*> run_forward(const ForwardProgram& program, const std::vector<Value*>& inputs,
-                             Builder& b, const LayerCall& call_layer, const ParamLookup& param) {
-  Evaluator ev(b, call_layer, param);
+                             Builder& b, const LayerCall& call_layer, const ParamLookup& param,
+                             const DecodeState* decode) {
+  Evaluator ev(b, call_layer, param, decode);
   return ev.run(program, inputs);
 }
 

@@ -56,6 +56,8 @@
 
 namespace mlc {
 
+struct DecodeState;
+
 inline constexpr int kMaxExprDepth = 32;
 inline constexpr int kMaxExprHeight = 256;
 
@@ -158,7 +160,10 @@ using LayerCall =
 // full state_dict name (parse_forward checked it).
 using ParamLookup = std::function<Value*(const std::string& path, bool full)>;
 
+// `decode`: building for incremental decoding (frontends/decode_state.h);
+// then arange(n) denotes the positions being computed.
 Expected<Value*> run_forward(const ForwardProgram& program, const std::vector<Value*>& inputs,
-                             Builder& b, const LayerCall& call_layer, const ParamLookup& param);
+                             Builder& b, const LayerCall& call_layer, const ParamLookup& param,
+                             const DecodeState* decode = nullptr);
 
 }  // namespace mlc

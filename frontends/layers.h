@@ -26,6 +26,7 @@
 namespace mlc {
 
 struct BuiltinSpec;  // forward_builtins.h
+struct DecodeState;
 struct Val;
 
 struct ParamDecl {
@@ -56,6 +57,9 @@ struct LayerContext {
   bool training_batch = false;
   uint64_t seed = 0;    // train.seed: keys random_uniform
   uint32_t stream = 0;  // this call's random stream: a hash of the layer path and call number
+  // Incremental decoding (frontends/decode_state.h), null otherwise: layers
+  // that mix positions (attention) read and write its caches.
+  DecodeState* decode = nullptr;
 };
 
 // A parameter a layer uses but does not own: `param` (relative, "weight") is

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "frontends/attention_decode.h"
 #include "frontends/emit_util.h"
 #include "frontends/layers.h"
 #include "ir/diagnostics.h"
@@ -70,7 +71,8 @@ class Norm : public Layer {
 
 class CausalSelfAttention : public Layer {
  public:
-  int64_t max_ops() const override { return 34; }  // 3 x (linear, reshape, transpose), 12, linear
+  // 3 x (linear, reshape, transpose), 12, linear; decoding step: 3 more (attention_decode.h).
+  int64_t max_ops() const override { return 37; }
   int64_t dim = 0, heads = 0;
   bool bias = false;
   // The projections' names, in the order query, key, value, output.
@@ -96,12 +98,21 @@ class CausalSelfAttention : public Layer {
     MLC_TRY(Value* q, split(names[0]));
     MLC_TRY(Value* k, split(names[1]));
     MLC_TRY(Value* v, split(names[2]));
+    Value* above = nullptr;  // true: a later position, masked out
+    if (ctx.decode) {  // keys and values over the cache (attention_decode.h)
+      MLC_TRY(CachedAttention cached, attend_cached(ctx, k, v));
+      k = cached.k;
+      v = cached.v;
+      above = cached.masked;
+    }
     MLC_TRY(Value* s, emit_op(b, OpCode::Dot, {q, k}, {{"transpose_b", true}}));
     MLC_TRY(Value* scale, emit_scalar(b, 1.0 / std::sqrt(static_cast<double>(hd)), DType::f32));
     MLC_TRY(s, emit_op(b, OpCode::Mul, {s, scale}));
-    MLC_TRY(Value* row, emit_iota(b, TensorType{DType::i64, {T, T}}, 0));
-    MLC_TRY(Value* col, emit_iota(b, TensorType{DType::i64, {T, T}}, 1));
-    MLC_TRY(Value* above, emit_op(b, OpCode::Compare, {col, row}, {{"direction", std::string("gt")}}));
+    if (!above) {
+      MLC_TRY(Value* row, emit_iota(b, TensorType{DType::i64, {T, T}}, 0));
+      MLC_TRY(Value* col, emit_iota(b, TensorType{DType::i64, {T, T}}, 1));
+      MLC_TRY(above, emit_op(b, OpCode::Compare, {col, row}, {{"direction", std::string("gt")}}));
+    }
     MLC_TRY(Value* ninf, emit_scalar(b, -std::numeric_limits<double>::infinity(), DType::f32));
     MLC_TRY(s, emit_op(b, OpCode::Select, {above, ninf, s}));
     MLC_TRY(Value* att, emit_op(b, OpCode::Softmax, {s}, {{"axis", int64_t{-1}}}));

@@ -67,6 +67,19 @@ class ModelFile {
   // The "custom_ops" section (frontends/custom_ops.h); empty without one.
   const CustomOps& custom_ops() const { return *custom_ops_; }
   Expected<Module> build(int64_t batch) const;
+  // `mlc generate`'s function (frontends/decode_state.h), at batch 1 in
+  // evaluation mode: @prefill (step false) over the whole window, or @decode
+  // (step true) of one token at a position:
+  //   func @prefill(tokens {input} [1,T], <params, buffers>, <caches> {state})
+  //       -> (logits [1,T,V], <caches'> {updates})
+  //   func @decode(tokens {input} [1,1], position {input} i64[], <params, buffers>,
+  //                <caches> {state}) -> (logits [1,1,V], <caches'> {updates})
+  // The model must take one integer token input [batch, T] and return [batch, T, V].
+  // Errors say why a model cannot be decoded this way.
+  Expected<Module> build_generation(bool step) const;
+  // T: the length of the model's token input, or an error saying why the
+  // model is not a causal language model `mlc generate` can run.
+  Expected<int64_t> generation_window() const;
 
  private:
   static Expected<ModelFile> parse_unguarded(std::string_view text, const std::string& path,

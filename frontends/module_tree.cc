@@ -433,6 +433,7 @@ auto emit_layer(const ModuleNode& m, Builder& b, EmitState& state, const std::st
   ctx.step = state.step;
   ctx.seed = state.seed;
   ctx.stream = stream_of(path, state.calls[path]++);
+  ctx.decode = state.decode;
   b.set_loc(m.layer->loc());
   return emit(ctx);
 }
@@ -485,7 +486,7 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
         ParamLookup param = [&](const std::string& path, bool full) {
           return state.values.at(full ? path : prefix + path);
         };
-        return run_forward(*m.forward, args, b, call, param);
+        return run_forward(*m.forward, args, b, call, param, state.decode);
       }
       Value* v = args.at(0);
       for (const auto& [name, c] : m.children) {

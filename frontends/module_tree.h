@@ -108,6 +108,7 @@ struct EmitState {
   uint64_t seed = 0;
   std::unordered_map<std::string, int64_t> calls;  // layer path -> calls so far (random streams)
   std::vector<std::string> updated;                // buffers updated, in first-update order
+  DecodeState* decode = nullptr;                   // incremental decoding (frontends/decode_state.h)
 };
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,

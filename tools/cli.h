@@ -43,6 +43,7 @@ int cmd_convert(const std::vector<std::string>& argv);
 int cmd_report(const std::vector<std::string>& argv);
 int cmd_predict(const std::vector<std::string>& argv);  // tools/cmd_predict.cc
 int cmd_data(const std::vector<std::string>& argv);  // tools/cmd_data.cc
+int cmd_generate(const std::vector<std::string>& argv);  // tools/cmd_generate.cc
 int cmd_check_grad(const std::vector<std::string>& argv);  // custom ops (tools/cmd_check_grad.cc)
 
 // `--mesh dp=2,tp=2` and `--zero 0|1|2|3` (ir/parallel_plan.h ParallelFlags;

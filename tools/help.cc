@@ -234,6 +234,30 @@ const std::vector<CommandDoc>& docs() {
         {"batch", "N", "examples per call (default: train.eval_batch_size, else up to 1024)"},
         {"backend", "compiled|interp", "the compiled code (default) or the reference interpreter"},
         {"output", "OUT.safetensors", "the file to write (also -o)"}}},
+      {"generate", "MODEL.json|MODEL.mlc",
+       "sample text from a causal language model, compiled, with a key/value cache",
+       "Builds @prefill (the forward over the model's window T, filling each CausalSelfAttention's key/value\n"
+       "cache) and @decode (one token at a position, reading and extending the caches), and samples\n"
+       "--max-new-tokens tokens after the prompt: greedy at --temperature 0, else softmax(logits / T) after\n"
+       "--top-k and --top-p, drawn with --seed. As nanoGPT's generate, the context is the last T tokens: past the\n"
+       "window every token runs @prefill. A model without CausalSelfAttention (or with attention written by hand\n"
+       "in a forward, found by checking the first step against @prefill) runs @prefill for every token, and a note\n"
+       "says so. Text goes in and out through the vocabulary of the data file's metadata (mlc data text); without\n"
+       "one, tokens are ids. Prints the prompt and the new tokens on stdout, a summary on stderr.",
+       {{"init", "F|seed", "the trained parameters: mlc run --save's file, an mlc checkpoint or PyTorch's weights; "
+                           "seed: train.seed's initialization (for timing)"},
+        {"prompt", "TEXT", "the prompt, as text in the data file's vocabulary"},
+        {"prompt-tokens", "IDS", "the prompt as token ids, separated by spaces or commas"},
+        {"max-new-tokens", "N", "how many tokens to generate"},
+        {"temperature", "T", "divides the logits before sampling (default 1; 0: greedy, the largest logit)"},
+        {"top-k", "K", "sample among the K largest logits only"},
+        {"top-p", "P", "sample among the most probable tokens whose probabilities sum to P (default 1)"},
+        {"seed", "S", "the sampler's seed (default 0)"},
+        {"data", "F", "the token file whose metadata holds the vocabulary (default: the model file's data.file)"},
+        {"no-cache", "", "run @prefill over the window for every token (no key/value cache)", K::plain_switch},
+        {"print-tokens", "", "print token ids, not text", K::plain_switch},
+        {"timing", "", "print the median time per token by prefix length on stderr", K::plain_switch},
+        {"backend", "compiled|interp", "the compiled code (default) or the reference interpreter"}}},
       {"report", "METRICS.jsonl",
        "draw a training run's metrics file as one self-contained HTML page",
        "Reads the metrics file of `mlc run --metrics METRICS.jsonl` (docs/metrics.md) and writes one HTML page with\n"

@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
     if (command == "convert") return mlc::cli::cmd_convert(rest);
     if (command == "report") return mlc::cli::cmd_report(rest);
     if (command == "predict") return mlc::cli::cmd_predict(rest);
+    if (command == "generate") return mlc::cli::cmd_generate(rest);
     if (command == "data") return mlc::cli::cmd_data(rest);
     if (command == "check-grad") return mlc::cli::cmd_check_grad(rest);
   } catch (const std::bad_alloc&) {

@@ -13,7 +13,8 @@
 //      needs no alignment gaps, and otherwise stably sorted by descending
 //      element size (the writing contract);
 //   3. writing the re-read file gives byte-identical output (the writer is a
-//      function of its input).
+//      function of its input);
+//   4. (check_vocabulary) a token file's vocabulary reads cleanly and round-trips text.
 // Files go to a per-process temporary directory under $TMPDIR (or /tmp),
 // created once and removed at exit. scripts/fuzz.sh points TMPDIR at /dev/shm
 // so that the writer's fsyncs cost little.
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "runtime/safetensors.h"
+#include "runtime/token_vocabulary.h"
 #include "tests/fuzz/fuzz_report.h"
 #include "tests/fuzz/fuzz_temp_dir.h"
 
@@ -123,12 +125,28 @@ std::string write(const SafetensorsFile& f, const std::string& path) {
 
 }  // namespace
 
+// 4. a vocabulary in the metadata (runtime/token_vocabulary.h) is read or
+//    refused cleanly; text made of its entries encodes to ids that decode back
+//    to that text.
+void check_vocabulary(const SafetensorsFile& f) {
+  mlc::Expected<mlc::rt::Vocabulary> vocab = mlc::rt::vocabulary_of(f.metadata, "fuzz.safetensors");
+  if (!vocab) return;
+  std::string text;
+  for (int64_t id = 0; id < std::min<int64_t>(vocab->size(), 64); ++id) text += mlc::rt::decode(*vocab, id);
+  mlc::Expected<std::vector<int64_t>> ids = mlc::rt::encode(*vocab, text, "text");
+  if (!ids) return;  // an entry that is not one character
+  std::string back;
+  for (int64_t id : *ids) back += mlc::rt::decode(*vocab, id);
+  if (back != text) fail("the vocabulary's text does not decode back to itself", text + " -> " + back);
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   mlc::Expected<SafetensorsFile> parsed = mlc::rt::parse_safetensors(bytes, "fuzz.safetensors");
   if (!parsed) return 0;  // rejected: fine, as long as it was rejected cleanly
   const SafetensorsFile& original = *parsed;
   check_entries_consistent(original, "parsed");
+  check_vocabulary(original);
 
   // Only supported entries can be written: skip the round trip otherwise.
   for (const SafetensorsEntry& e : original.entries)

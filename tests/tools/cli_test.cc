@@ -171,8 +171,8 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
     for (std::string line; std::getline(lines, line) && line.rfind("  ", 0) == 0;)
       commands.push_back(line.substr(2, line.find(' ', 2) - 2));
   }
-  EXPECT_EQ(commands, (std::vector<std::string>{"run", "compile", "plan", "ir", "opt", "convert", "predict", "report", "data",
-                                                "check-grad", "help", "version"}));
+  EXPECT_EQ(commands, (std::vector<std::string>{"run", "compile", "plan", "ir", "opt", "convert", "predict", "generate",
+                                                "report", "data", "check-grad", "help", "version"}));
   for (const std::string& name : commands) {
     SCOPED_TRACE(name);
     RunResult help = mlc("help " + name);
@@ -195,7 +195,7 @@ TEST(Help, EveryCommandAndEveryFlagIsExplained) {
   RunResult none = mlc("help frobnicate");
   EXPECT_EQ(none.status, 2);
   EXPECT_EQ(none.err, "mlc: error: help: no command 'frobnicate' (commands: run, compile, plan, ir, opt, convert, predict, "
-                      "report, data, check-grad, help, version)\n");
+                      "generate, report, data, check-grad, help, version)\n");
   RunResult version = mlc("--version");
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.out.rfind("mlc 0.", 0), 0u) << version.out;
