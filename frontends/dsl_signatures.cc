@@ -36,6 +36,13 @@ constexpr std::array kPixelUnshuffle{"downscale_factor"sv};
 constexpr std::array kPad{"padding"sv};
 constexpr std::array kConstantPad{"padding"sv, "value"sv};
 constexpr std::array kGroupNorm{"num_groups"sv, "num_channels"sv, "eps"sv, "affine"sv};
+constexpr std::array kMultihead{"embed_dim"sv, "num_heads"sv, "dropout"sv,  "bias"sv,       "add_bias_kv"sv,
+                                "add_zero_attn"sv, "kdim"sv,    "vdim"sv, "batch_first"sv};
+constexpr std::array kTransformerLayer{"d_model"sv,        "nhead"sv,       "dim_feedforward"sv,
+                                       "dropout"sv,        "activation"sv,  "layer_norm_eps"sv,
+                                       "batch_first"sv,    "norm_first"sv,  "bias"sv};
+constexpr std::array kEncoder{"encoder_layer"sv, "num_layers"sv, "norm"sv};
+constexpr std::array kDecoder{"decoder_layer"sv, "num_layers"sv, "norm"sv};
 
 struct Entry {
   std::string_view type;
@@ -78,6 +85,11 @@ constexpr Entry kSignatures[] = {
     {"ConstantPad2d", kConstantPad, 2},
     {"GroupNorm", kGroupNorm, 2},
     {"InstanceNorm2d", kBatchNorm, 1},
+    {"MultiheadAttention", kMultihead, 2},
+    {"TransformerEncoderLayer", kTransformerLayer, 2},
+    {"TransformerDecoderLayer", kTransformerLayer, 2},
+    {"TransformerEncoder", kEncoder, 2},
+    {"TransformerDecoder", kDecoder, 2},
 };
 
 }  // namespace

@@ -32,6 +32,8 @@ const std::vector<BuiltinSpec>& table() {
       {"sqrt", kFM, {"input"}, 1},
       {"rsqrt", kFM, {"input"}, 1},
       {"abs", kFM, {"input"}, 1},
+      {"sin", kMethod | kQualified, {"input"}, 1},  // torch.sin(x), x.sin()
+      {"cos", kMethod | kQualified, {"input"}, 1},
       {"pow", kFM, {"input", "exponent"}, 2},
       {"softmax", kFM, {"input", "dim"}, 1},
       // torch.nn.functional's activations (forward_functional.cc)
@@ -95,6 +97,8 @@ const std::vector<BuiltinSpec>& table() {
       {"split", kFM, {"tensor", "split_size_or_sections", "dim"}, 2},
       {"stack", kFunction, {"tensors", "dim"}, 1, -1, 3},  // and a reshape per 0-d tensor
       {"einsum", kFunction, {"equation", "operands"}, 2, 1, 10},
+      {"scaled_dot_product_attention", kFunction,  // forward_attention.cc
+       {"query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale"}, 3, -1, 16},
       // torch.nn.functional's losses (frontends/losses.h)
       {"cross_entropy", kFunction,
        {"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"}, 2, -1, 40},
@@ -149,7 +153,8 @@ Expected<Val> unary(Builder& b, const BuiltinSpec& spec, Value* x, const Loc& at
   static const std::pair<std::string_view, OpCode> kOps[] = {
       {"relu", OpCode::Relu}, {"gelu", OpCode::Gelu}, {"silu", OpCode::Silu},
       {"tanh", OpCode::Tanh}, {"sigmoid", OpCode::Sigmoid}, {"exp", OpCode::Exp},
-      {"log", OpCode::Log}, {"sqrt", OpCode::Sqrt}, {"rsqrt", OpCode::Rsqrt}, {"abs", OpCode::Abs}};
+      {"log", OpCode::Log}, {"sqrt", OpCode::Sqrt}, {"rsqrt", OpCode::Rsqrt}, {"abs", OpCode::Abs},
+      {"sin", OpCode::Sin},   {"cos", OpCode::Cos}};
   for (auto [n, code] : kOps) {
     if (n != spec.name) continue;
     if (!is_float(x->type.dtype))

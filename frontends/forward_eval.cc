@@ -92,9 +92,12 @@ class Evaluator {
     bool size = v.is_number() ||
                 (v.kind == Val::Kind::list &&
                  std::all_of(v.items.begin(), v.items.end(), [](const Val& i) { return i.is_number(); }));
-    if (!v.is_tensor() && !size)
+    if (!v.is_tensor() && !size) {
+      const bool tuple = v.kind == Val::Kind::list && !v.items.empty() && v.items[0].is_tensor();
       return fwd_error(st.loc, "cannot assign " + v.describe() + " to " + squote(name) +
-                                   "; only tensors and numbers (sizes) can be assigned");
+                                   "; only tensors and numbers (sizes) can be assigned" +
+                                   (tuple ? " (index or unpack it: h = attn(q, k, v)[0], or h, w = ...)" : ""));
+    }
     vars_[name] = v;
     return {};
   }
@@ -256,15 +259,20 @@ class Evaluator {
       return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute), std::move(args),
                           e.loc);
     }
-    std::vector<Value*> args;
+    std::vector<Val> args;
     for (const auto& a : e.args) {
+      if (!a) {  // an optional argument of a layer's call spec, not given
+        args.emplace_back();
+        continue;
+      }
       MLC_TRY(Val x, eval(*a));
-      if (!x.is_tensor())
+      if (!e.keywords && !x.is_tensor())
         return fwd_error(a->loc, squote(e.name) + " expects a tensor, found " + x.describe());
-      args.push_back(x.v);
+      args.push_back(std::move(x));
     }
-    MLC_TRY(Value* y, call_(e.name, std::move(args), e.loc));
-    return Val::tensor(y, e.loc);
+    MLC_TRY(Val y, call_(e.name, std::move(args), e.loc));
+    y.loc = e.loc;
+    return y;
   }
 
   Builder& b_;

@@ -473,7 +473,7 @@ class StatementParser {
         if (auto d = dtype_named(inner.text)) return dtype_expr(*d, inner.offset);
         return error(inner.offset, "unknown name " + squote(name + "." + std::string(inner.text)));
       }
-      return parse_builtin_call(inner, depth);
+      return parse_builtin_call(inner, depth, true);
     }
     if (is_punct(tok(), "(")) return parse_call(t, depth);
     if (!defined && is_layer(name) && is_punct(tok(), ".")) return parse_param(t);
@@ -627,8 +627,9 @@ class StatementParser {
     return finish(std::move(e), callee.offset);
   }
 
-  Expected<std::unique_ptr<Expr>> parse_builtin_call(const Token& t, int depth) {
-    const BuiltinSpec* spec = find_builtin(t.text, kFunction);
+  // `qualified`: called as torch.f(...) or F.f(...).
+  Expected<std::unique_ptr<Expr>> parse_builtin_call(const Token& t, int depth, bool qualified = false) {
+    const BuiltinSpec* spec = find_builtin(t.text, qualified ? kFunction | kQualified : kFunction);
     if (!spec)
       return error(t.offset, "unknown layer or function " + squote(t.text) + " (built-ins: " +
                                  join_all(builtin_function_names()) + ")");
@@ -644,6 +645,14 @@ class StatementParser {
       return parse_builtin_call(t, depth);
     }
     MLC_TRY(auto args, parse_args({}, depth));
+    if (const BuiltinSpec* layer_spec = scope_.layer_spec ? scope_.layer_spec(name) : nullptr) {
+      BuiltinSpec spec = *layer_spec;  // messages name the layer: 'attn' needs the argument 'value'
+      spec.name = name;
+      MLC_TRY(auto e, bind_builtin(spec, t, std::move(args), false));
+      e->builtin = false;
+      e->keywords = true;
+      return e;
+    }
     auto e = make(Expr::Kind::call, t.offset);
     e->name = name;
     for (Arg& a : args) {

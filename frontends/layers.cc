@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "frontends/emit_util.h"
+#include "frontends/forward_builtins.h"
 #include "ir/diagnostics.h"
 
 namespace mlc {
@@ -22,6 +23,12 @@ Status Layer::require_float(const LayerContext& ctx, Value* x, bool needs_f32) c
     return error(ctx, "expected a" + std::string(needs_f32 ? "n f32" : " float") +
                           " input, found " + x->type.str());
   return {};
+}
+
+Expected<Val> Layer::apply_call(LayerContext& ctx, const std::vector<Val>& args, const Loc& at) const {
+  MLC_TRY(Value* x, tensor_arg(args.at(0), type_, at));
+  MLC_TRY(Value* y, apply(ctx, x));
+  return Val::tensor(y, at);
 }
 
 ParamInit uniform_fan_in(double fan_in) {
@@ -278,7 +285,9 @@ const std::vector<std::string>& layer_types() {
       "BatchNorm1d", "BatchNorm2d", "Dropout",
       "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "Upsample",
       "PixelShuffle", "PixelUnshuffle", "ReflectionPad2d", "ReplicationPad2d", "ZeroPad2d", "ConstantPad2d",
-      "GroupNorm", "InstanceNorm2d"};
+      "GroupNorm", "InstanceNorm2d",
+      "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer",
+      "TransformerEncoder", "TransformerDecoder"};
   return types;
 }
 
@@ -298,6 +307,7 @@ Expected<std::unique_ptr<Layer>> parse_layer(const Fields& f, const std::string&
   if (l && !*l) l = parse_transformer_layer(f, type);
   if (l && !*l) l = parse_train_mode_layer(f, type);
   if (l && !*l) l = parse_spatial_layer(f, type);
+  if (l && !*l) l = parse_attention_layer(f, type);
   if (!l) return l.take_error();
   if (!*l) return f.doc().error(f.node(), "internal: layer type " + squote(type) + " has no parser");
   (*l)->type_ = type;

@@ -26,7 +26,9 @@
 
 namespace mlc {
 
+struct BuiltinSpec;  // forward_builtins.h
 struct DecodeState;
+struct Val;
 
 struct ParamDecl {
   std::string name;  // relative to the layer
@@ -83,6 +85,16 @@ class Layer {
   virtual std::vector<ParamDecl> buffers() const { return {}; }
   // Emits the layer on `x` (the builder's loc is set to loc() by the caller).
   virtual Expected<Value*> apply(LayerContext& ctx, Value* x) const = 0;
+  // Layers whose forward takes PyTorch's keyword arguments
+  // (nn.MultiheadAttention's forward(query, key, value, key_padding_mask=None,
+  // ...)): the parameters of that forward, in PyTorch's order, which a
+  // forward statement's call binds by position and keyword as a built-in's
+  // (the spec's name is the layer type). nullptr: the layer takes tensors only.
+  virtual const BuiltinSpec* call_spec() const { return nullptr; }
+  // Emits a call bound to call_spec() (one Val per parameter; absent ones of
+  // kind absent). The result is a tensor, or a list (a tuple: (attn_output,
+  // attn_weights), None where PyTorch returns None). Errors are located at `at`.
+  virtual Expected<Val> apply_call(LayerContext& ctx, const std::vector<Val>& args, const Loc& at) const;
   // An upper bound on the ops one apply() emits, whatever the input: the model
   // file's work budget counts it before anything is emitted
   // (tests/frontends/layers_test.cc checks it for every layer type).
@@ -135,6 +147,12 @@ Expected<std::unique_ptr<Layer>> parse_train_mode_layer(const Fields& f, const s
 // pools, Upsample, PixelShuffle/Unshuffle, padding layers, GroupNorm and
 // InstanceNorm2d; nullptr result if `type` is not one.
 Expected<std::unique_ptr<Layer>> parse_spatial_layer(const Fields& f, const std::string& type);
+// nn.MultiheadAttention (layers_multihead.cc) and the Transformer layers
+// (layers_transformer_block.cc); nullptr result if `type` is not one.
+Expected<std::unique_ptr<Layer>> parse_attention_layer(const Fields& f, const std::string& type);
+// Dropout's training-mode mask on `x` (the Dropout layer's: docs/model-format.md)
+// drawn on random stream `stream`; `x` itself in evaluation mode or for p = 0.
+Expected<Value*> emit_dropout(LayerContext& ctx, Value* x, double p, uint32_t stream);
 // A BatchNorm layer without "sync": true (a mesh with a data axis refuses it).
 bool is_unsynced_batch_norm(const Layer& layer);
 

@@ -36,7 +36,8 @@ const MeshPlan kPlans[] = {{"", 0}, {"dp=2", 0}, {"dp=2", 3}, {"tp=2", 0}, {"dp=
 
 const char* const kExamples[] = {"digits_mlp", "digits_cnn", "digits_cnn_bn", "batchnorm_mlp",
                                  "legendre",   "tiny_gpt",   "gpt2_tied",
-                                 "pytorch/super_resolution", "pytorch/resnet18"};
+                                 "pytorch/super_resolution", "pytorch/resnet18",
+                                 "pytorch/word_language_model_transformer", "pytorch/vision_transformer"};
 
 class NoReference : public ::testing::TestWithParam<const char*> {};
 

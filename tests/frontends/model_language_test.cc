@@ -32,6 +32,12 @@ std::vector<fs::path> files_with(const std::string& dir, const std::string& ext)
   return out;
 }
 
+// The examples: examples/ and PyTorch's examples in examples/pytorch/.
+std::vector<fs::path> example_files(const std::string& ext) {
+  std::vector<fs::path> out = files_with("examples", ext);
+  for (const fs::path& p : files_with("examples/pytorch", ext)) out.push_back(p);
+  return out;
+}
 
 // Members compared by key (a container's own fields may change order), arrays
 // and the order of layers exactly.
@@ -96,6 +102,8 @@ TEST(ModelLanguage, EveryExampleShipsInBothFormsAndBuildsTheSameIR) {
 TEST(ModelLanguage, ConversionKeepsTheModel) {
   std::vector<fs::path> models = example_files(".json");
   for (const fs::path& p : files_with("tests/fuzz/corpus/model", ".json")) models.push_back(p);
+  // The attention layers of tests/oracle/attention.py (keyword calls of layers, nested layers).
+  for (const fs::path& p : files_with("tests/data/oracle/attention", ".json")) models.push_back(p);
   // The losses and activations of tests/oracle/losses.py (strings in forward statements).
   for (const fs::path& p : files_with("tests/data/oracle/losses", ".json")) models.push_back(p);
   // The spatial layers and functional forms of tests/oracle/spatial_layers.py.
