@@ -60,13 +60,6 @@ void expect_same_model(const Json& a, const Json& b, const std::string& where) {
   }
 }
 
-// The examples: examples/ and examples/pytorch/ (PyTorch's examples repository).
-std::vector<fs::path> example_files(const std::string& ext) {
-  std::vector<fs::path> out = files_with("examples", ext);
-  for (const fs::path& p : files_with("examples/pytorch", ext)) out.push_back(p);
-  return out;
-}
-
 TEST(ModelLanguage, EveryExampleShipsInBothFormsAndBuildsTheSameIR) {
   auto jsons = example_files(".json");
   ASSERT_GE(jsons.size(), 3u);
