@@ -85,8 +85,14 @@ class Evaluator {
     stmt_loc_ = st.loc;
     MLC_TRY(value, eval(*st.expr));
     if (st.unpack) return unpack(st, value);
-    if (!st.is_return()) return assign(st, st.targets[0], value);
-    return {};
+    if (st.is_return()) return {};
+    // `h = attn(q, k, v)`: PyTorch's h would be the whole tuple; ask for the item meant.
+    if (value.kind == Val::Kind::list && st.expr->kind == Expr::Kind::call && !st.expr->builtin)
+      return fwd_error(st.loc, "cannot assign " + value.describe() + ", the tuple " + squote(st.expr->name) +
+                                   " returns, to " + squote(st.targets[0]) + "; index or unpack it: " +
+                                   st.targets[0] + " = " + st.expr->name + "(...)[0], or " + st.targets[0] +
+                                   ", rest = ...");
+    return assign(st, st.targets[0], value);
   }
 
   // `a, b = v` and `out, (h, c) = v`: st.groups says which targets are groups.
@@ -124,20 +130,7 @@ class Evaluator {
     return v.kind == Val::Kind::list && !v.items.empty() &&
            std::all_of(v.items.begin(), v.items.end(), [](const Val& i) { return is_tensor_tuple(i); });
   }
-  static TensorTuple to_tuple(const Val& v) {
-    if (v.is_tensor()) return TensorTuple::of(v.v);
-    std::vector<TensorTuple> items;
-    for (const Val& i : v.items) items.push_back(to_tuple(i));
-    return TensorTuple::tuple(std::move(items));
-  }
-  static Val from_tuple(const TensorTuple& t, const Loc& loc) {
-    if (t.is_tensor()) return Val::tensor(t.tensor, loc);
-    Val v = Val::of(Val::Kind::list, loc);
-    for (const TensorTuple& i : t.items) v.items.push_back(from_tuple(i, loc));
-    return v;
-  }
-
-  // Tensors and sizes (numbers, lists of numbers) can be assigned.
+  // Tensors, tuples of them and sizes (numbers, lists of numbers) can be assigned.
   Status assign(const Statement& st, const std::string& name, const Val& v) {
     bool size = v.is_number() ||
                 (v.kind == Val::Kind::list &&
@@ -307,21 +300,23 @@ class Evaluator {
       }
       b_.set_loc(stmt_loc_);
       if (decode_ && e.name == "arange") return decode_positions(b_, *decode_, args, e.loc);
-      return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute), std::move(args),
+      return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute | kQualified), std::move(args),
                           e.loc);
     }
-    std::vector<TensorTuple> args;
+    std::vector<Val> args;
     for (const auto& a : e.args) {
+      if (!a) {  // an optional argument of a layer's call spec, not given
+        args.emplace_back();
+        continue;
+      }
       MLC_TRY(Val x, eval(*a));
-      if (!is_tensor_tuple(x))
-        return fwd_error(a->loc, squote(e.name) + " expects a tensor or a tuple of tensors, found " +
-                                     x.describe());
-      args.push_back(to_tuple(x));
+      if (!e.keywords && !x.is_tensor())
+        return fwd_error(a->loc, squote(e.name) + " expects a tensor, found " + x.describe());
+      args.push_back(std::move(x));
     }
-    MLC_TRY(TensorTuple y, call_(e.name, std::move(args), e.loc));
-    // A tuple result (output, state) used as a tensor is its output.
-    while (!e.whole && !y.is_tensor()) y = TensorTuple(y.items.at(0));
-    return from_tuple(y, e.loc);
+    MLC_TRY(Val y, call_(e.name, std::move(args), e.loc));
+    y.loc = e.loc;
+    return y;
   }
 
   Builder& b_;

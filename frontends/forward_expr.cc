@@ -161,7 +161,6 @@ class StatementParser {
     MLC_TRY(st.expr, parse_expr(0));
     if (tok().kind != Token::end)
       return error(tok().offset, "unexpected " + tok().describe() + " after the expression");
-    if (st.unpack && st.expr->kind == Expr::Kind::call && !st.expr->builtin) st.expr->whole = true;
     return st;
   }
 
@@ -415,7 +414,6 @@ class StatementParser {
     size_t off = tok().offset;
     ++pos_;  // '['
     auto e = make(Expr::Kind::subscript, off);
-    if (base->kind == Expr::Kind::call && !base->builtin) base->whole = true;  // lstm(x)[0]
     e->args.push_back(std::move(base));
     auto add = [&](std::unique_ptr<Expr> x) {
       e->args.push_back(std::move(x));
@@ -520,7 +518,7 @@ class StatementParser {
         if (auto d = dtype_named(inner.text)) return dtype_expr(*d, inner.offset);
         return error(inner.offset, "unknown name " + squote(name + "." + std::string(inner.text)));
       }
-      return parse_builtin_call(inner, depth);
+      return parse_builtin_call(inner, depth, true);
     }
     if (is_punct(tok(), "(")) return parse_call(t, depth);
     if (!defined && is_layer(name) && is_punct(tok(), ".")) return parse_param(t);
@@ -674,8 +672,9 @@ class StatementParser {
     return finish(std::move(e), callee.offset);
   }
 
-  Expected<std::unique_ptr<Expr>> parse_builtin_call(const Token& t, int depth) {
-    const BuiltinSpec* spec = find_builtin(t.text, kFunction);
+  // `qualified`: called as torch.f(...) or F.f(...).
+  Expected<std::unique_ptr<Expr>> parse_builtin_call(const Token& t, int depth, bool qualified = false) {
+    const BuiltinSpec* spec = find_builtin(t.text, qualified ? kFunction | kQualified : kFunction);
     if (!spec)
       return error(t.offset, "unknown layer or function " + squote(t.text) + " (built-ins: " +
                                  join_all(builtin_function_names()) + ")");
@@ -691,6 +690,14 @@ class StatementParser {
       return parse_builtin_call(t, depth);
     }
     MLC_TRY(auto args, parse_args({}, depth));
+    if (const BuiltinSpec* layer_spec = scope_.layer_spec ? scope_.layer_spec(name) : nullptr) {
+      BuiltinSpec spec = *layer_spec;  // messages name the layer: 'attn' needs the argument 'value'
+      spec.name = name;
+      MLC_TRY(auto e, bind_builtin(spec, t, std::move(args), false));
+      e->builtin = false;
+      e->keywords = true;
+      return e;
+    }
     auto e = make(Expr::Kind::call, t.offset);
     e->name = name;
     for (Arg& a : args) {
@@ -698,12 +705,10 @@ class StatementParser {
         return error(a.offset, "layer " + squote(name) + " takes positional arguments only");
       e->args.push_back(std::move(a.value));
     }
-    const int most = scope_.layer_max_arity ? std::max(*arity, scope_.layer_max_arity(name)) : *arity;
-    const auto given = static_cast<int>(e->args.size());
-    if (given < *arity || given > most)
-      return error(t.offset, squote(name) + " takes " + std::to_string(*arity) +
-                                 (most > *arity ? " to " + std::to_string(most) : "") + " argument" +
-                                 (most == 1 ? "" : "s") + ", given " + std::to_string(given));
+    if (static_cast<int>(e->args.size()) != *arity)
+      return error(t.offset, squote(name) + " takes " + std::to_string(*arity) + " argument" +
+                                 (*arity == 1 ? "" : "s") + ", given " +
+                                 std::to_string(e->args.size()));
     return finish(std::move(e), t.offset);
   }
 

@@ -24,8 +24,10 @@
 // Names are the container's inputs and earlier assignments (tensors, or
 // numbers and lists of numbers: sizes, static since shapes are), True, False, None,
 // inf and the dtypes (f32, bf16, float32, bfloat16, ...). Callees are the
-// container's layers (any arity the layer takes; a tuple argument `(h, c)` is a
-// list of tensors) or the built-ins of
+// container's layers (any arity the layer takes; a layer with a call spec,
+// Layer::call_spec, binds positional and keyword arguments as a built-in
+// does, takes tuples `(h, c)` as lists of tensors and may return a list, a
+// tuple) or the built-ins of
 // forward_builtins.h (also as methods, x.sum(-1), and the attributes x.T,
 // x.mT). `+ - * / ** <...` use numpy broadcasting; a number next to a tensor
 // becomes a scalar constant of the tensor's dtype; numbers fold, and `//`
@@ -53,8 +55,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "frontends/forward_builtins.h"
 #include "frontends/json_doc.h"
-#include "frontends/tensor_tuple.h"
 #include "ir/builder.h"
 
 namespace mlc {
@@ -88,10 +90,9 @@ struct Expr {
   DType dtype = DType::f32;
   std::string op;         // binary: "+", "-", "*", "/", "@", "**", "<", "<=", ...
   bool builtin = false;   // call: of a built-in (not a layer of the container)
+  bool keywords = false;  // call: of a layer with a call spec (Layer::call_spec), args in
+                          // its order (absent optional ones null)
   bool tied = false;      // param: `name` is a full state_dict name
-  bool whole = false;     // call of a layer: keeps a tuple result whole (the value
-                          // unpacked or subscripted); else a tuple gives its first
-                          // item (`out = lstm(x)` is the output)
   bool maybe_number = false;  // name: may hold a number (a size), which becomes a
                               // constant next to a tensor (the work budget counts it)
   int height = 1;
@@ -151,9 +152,9 @@ struct ForwardScope {
   std::vector<std::string> inputs;
   // Number of arguments a layer of the container takes, or nullopt if no such layer.
   std::function<std::optional<int>(const std::string&)> layer_arity;
-  // The most arguments a layer takes when its arity is a range (a recurrent
-  // layer's optional state); unset, or below the arity: exactly the arity.
-  std::function<int(const std::string&)> layer_max_arity;
+  // The call spec of a layer of the container that takes keyword arguments
+  // (Layer::call_spec), or nullptr (then it takes layer_arity tensors).
+  std::function<const BuiltinSpec*(const std::string&)> layer_spec;
   // What "a.b.c" names below the container (a is a layer of it).
   std::function<PathInfo(const std::string&)> resolve_path;
 };
@@ -164,11 +165,11 @@ bool is_forward_builtin(std::string_view name);
 Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
                                        const ForwardScope& scope);
 
-// Calls a layer of the container with tensor (or tuple) arguments; `call`
-// locates the call.
+// Calls a layer of the container; `call` locates the call. The arguments are
+// tensors, or (a layer with a call spec) one Val per parameter of its spec.
+// The result is a tensor, or a list (a tuple: nn.MultiheadAttention's).
 using LayerCall =
-    std::function<Expected<TensorTuple>(const std::string& layer, std::vector<TensorTuple> args,
-                                        const Loc& call)>;
+    std::function<Expected<Val>(const std::string& layer, std::vector<Val> args, const Loc& call)>;
 // The value of a parameter, by its path below the container or (`full`) its
 // full state_dict name (parse_forward checked it).
 using ParamLookup = std::function<Value*(const std::string& path, bool full)>;

@@ -14,7 +14,7 @@ int64_t own_ops(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::call: {
       if (!e.builtin) return 0;
-      int64_t n = find_builtin(e.name, kFunction | kMethod | kAttribute)->max_ops;
+      int64_t n = find_builtin(e.name, kFunction | kMethod | kAttribute | kQualified)->max_ops;
       if (e.name == "stack" && e.args[0] && e.args[0]->kind == Expr::Kind::list)
         n += static_cast<int64_t>(e.args[0]->args.size());  // a reshape per 0-d tensor
       return n;

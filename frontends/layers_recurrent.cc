@@ -21,11 +21,13 @@
 //    training mode only, dropout as the Dropout layer's (a stream per layer).
 //  - Cells take x [B, in] or [in] and optionally h ([B, H] or [H]; LSTMCell
 //    the tuple (h, c)) and return h' (LSTMCell: (h', c')).
-//  - Used as a tensor (a Sequential container, `out = lstm(x)`) the result is
-//    its first item, the output (LayerContext callers: frontends/forward_expr.h).
+//  - A forward calls them through Layer::call_spec as PyTorch's forward(input,
+//    hx=None) (hx None is absent); the tuples are lists of Vals. A Sequential
+//    container's call (Layer::apply) gives the first item: the output, or h'.
 #include <cmath>
 
 #include "frontends/emit_util.h"
+#include "frontends/forward_builtins.h"
 #include "frontends/layers.h"
 
 namespace mlc {
@@ -35,6 +37,18 @@ namespace {
 constexpr int64_t kMaxSteps = 512;  // unrolled steps of one sequence layer call
 
 enum class Mode { rnn_tanh, rnn_relu, lstm, gru };
+
+// forward(input, hx=None) of every recurrent layer and cell.
+const BuiltinSpec& recurrent_spec() {
+  static const BuiltinSpec spec{"recurrent", kFunction, {"input", "hx"}, 1};
+  return spec;
+}
+
+Val tuple_of(std::vector<Val> items, const Loc& at) {
+  Val v = Val::of(Val::Kind::list, at);
+  v.items = std::move(items);
+  return v;
+}
 
 int64_t gate_count(Mode m) { return m == Mode::lstm ? 4 : m == Mode::gru ? 3 : 1; }
 
@@ -128,23 +142,44 @@ class RecurrentBase : public Layer {
   }
 
   // The state argument: a tensor of `shape`, or for LSTM a tuple of two.
-  Expected<std::vector<Value*>> state_arg(LayerContext& ctx, const TensorTuple& arg, const Shape& shape,
+  Expected<std::vector<Value*>> state_arg(LayerContext& ctx, const Val& arg, const Shape& shape,
                                           const char* names) const {
     const size_t n = mode == Mode::lstm ? 2 : 1;
-    std::vector<TensorTuple> parts = n == 1 ? std::vector<TensorTuple>{arg} : arg.items;
-    if (n == 2 && (arg.is_tensor() || parts.size() != 2))
+    const bool tuple = arg.kind == Val::Kind::list;
+    std::vector<Val> parts = n == 1 ? std::vector<Val>{arg} : arg.items;
+    if (n == 2 && (!tuple || parts.size() != 2))
       return error(ctx, std::string("expected the state as a tuple ") + names + ", found " +
-                            (arg.is_tensor() ? "a tensor" : "a tuple of " + std::to_string(parts.size())));
+                            (tuple ? "a tuple of " + std::to_string(parts.size())
+                                   : arg.is_tensor() ? "a tensor" : arg.describe()));
     std::vector<Value*> out;
-    for (const TensorTuple& p : parts) {
-      if (!p.is_tensor()) return error(ctx, std::string("expected the state ") + names + " of tensors, found a tuple");
-      if (p.tensor->type != TensorType{DType::f32, shape})
+    for (const Val& p : parts) {
+      if (!p.is_tensor())
+        return error(ctx, std::string("expected the state ") + names + " of tensors, found " +
+                              (p.kind == Val::Kind::list ? "a tuple" : p.describe()));
+      if (p.v->type != TensorType{DType::f32, shape})
         return error(ctx, std::string("expected the state ") + names + " of f32" + shape_to_string(shape) +
-                              ", found " + p.tensor->type.str());
-      out.push_back(p.tensor);
+                              ", found " + p.v->type.str());
+      out.push_back(p.v);
     }
     return out;
   }
+
+  // The forward's call: the input and hx (absent or None: zeros).
+  const BuiltinSpec* call_spec() const override { return &recurrent_spec(); }
+  Expected<Val> apply_call(LayerContext& ctx, const std::vector<Val>& args, const Loc& at) const override {
+    if (!args[0].is_tensor())
+      return error(ctx, "expected the input as a tensor, found " +
+                            (args[0].kind == Val::Kind::list ? std::string("a tuple") : args[0].describe()));
+    const Val& hx = args[1];
+    const bool given = hx.kind != Val::Kind::absent && hx.kind != Val::Kind::none;
+    return run(ctx, args[0].v, given ? &hx : nullptr, at);
+  }
+  // A Sequential container's call: the first item of the result.
+  Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
+    MLC_TRY(Val y, run(ctx, x, nullptr, loc()));
+    return y.is_tensor() ? y.v : y.items[0].v;
+  }
+  virtual Expected<Val> run(LayerContext& ctx, Value* x, const Val* hx, const Loc& at) const = 0;
 
   Status check_input(LayerContext& ctx, Value* x, int64_t batched_rank) const {
     MLC_CHECK_OK(require_float(ctx, x, true));
@@ -162,19 +197,12 @@ class RecurrentBase : public Layer {
 class RecurrentCell : public RecurrentBase {
  public:
   int64_t max_ops() const override { return 12 + step_ops(mode); }
-  int max_args() const override { return 2; }
   std::vector<ParamDecl> params() const override {
     std::vector<ParamDecl> p;
     add_params(p, "", input_size);
     return p;
   }
-  Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
-    MLC_TRY(TensorTuple y, call(ctx, {TensorTuple::of(x)}));
-    return y.is_tensor() ? y.tensor : y.items[0].tensor;
-  }
-  Expected<TensorTuple> call(LayerContext& ctx, const std::vector<TensorTuple>& args) const override {
-    if (!args[0].is_tensor()) return error(ctx, "expected the input as a tensor, found a tuple");
-    Value* x = args[0].tensor;
+  Expected<Val> run(LayerContext& ctx, Value* x, const Val* hx, const Loc& at) const override {
     MLC_CHECK_OK(check_input(ctx, x, 2));
     const bool batched = x->type.rank() == 2;
     const int64_t batch = batched ? x->type.shape[0] : 1;
@@ -182,8 +210,8 @@ class RecurrentCell : public RecurrentBase {
     Builder& b = ctx.b;
     MLC_TRY(x, emit_reshape(b, x, {batch, input_size}));
     State s;
-    if (args.size() > 1) {
-      MLC_TRY(auto st, state_arg(ctx, args[1], state_shape, mode == Mode::lstm ? "(h, c)" : "h"));
+    if (hx) {
+      MLC_TRY(auto st, state_arg(ctx, *hx, state_shape, mode == Mode::lstm ? "(h, c)" : "h"));
       MLC_TRY(s.h, emit_reshape(b, st[0], {batch, hidden}));
       if (mode == Mode::lstm) {
         MLC_TRY(s.c, emit_reshape(b, st[1], {batch, hidden}));
@@ -195,9 +223,9 @@ class RecurrentCell : public RecurrentBase {
     MLC_TRY(Value* xp, project_input(ctx, x, ""));
     MLC_TRY(State next, step(ctx, xp, s, ""));
     MLC_TRY(Value* h, emit_reshape(b, next.h, state_shape));
-    if (mode != Mode::lstm) return TensorTuple::of(h);
+    if (mode != Mode::lstm) return Val::tensor(h, at);
     MLC_TRY(Value* c, emit_reshape(b, next.c, state_shape));
-    return TensorTuple::tuple({TensorTuple::of(h), TensorTuple::of(c)});
+    return tuple_of({Val::tensor(h, at), Val::tensor(c, at)}, at);
   }
 };
 
@@ -211,7 +239,6 @@ class RecurrentLayer : public RecurrentBase {
   int64_t max_ops() const override {
     return 16 + num_layers * (10 + directions() * (kDirectionOps + kMaxSteps * step_ops(mode)));
   }
-  int max_args() const override { return 2; }
   std::vector<ParamDecl> params() const override {
     std::vector<ParamDecl> p;
     for (int64_t l = 0; l < num_layers; ++l)
@@ -219,14 +246,8 @@ class RecurrentLayer : public RecurrentBase {
         add_params(p, suffix(l, d), l == 0 ? input_size : hidden * directions());
     return p;
   }
-  Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
-    MLC_TRY(TensorTuple y, call(ctx, {TensorTuple::of(x)}));
-    return y.items[0].tensor;
-  }
 
-  Expected<TensorTuple> call(LayerContext& ctx, const std::vector<TensorTuple>& args) const override {
-    if (!args[0].is_tensor()) return error(ctx, "expected the input as a tensor, found a tuple");
-    Value* x = args[0].tensor;
+  Expected<Val> run(LayerContext& ctx, Value* x, const Val* hx, const Loc& at) const override {
     MLC_CHECK_OK(check_input(ctx, x, 3));
     Builder& b = ctx.b;
     const bool batched = x->type.rank() == 3;
@@ -239,8 +260,8 @@ class RecurrentLayer : public RecurrentBase {
     const int64_t slots = num_layers * directions();
     const Shape state_shape = batched ? Shape{slots, batch, hidden} : Shape{slots, hidden};
     std::vector<Value*> given;  // h_0 (and c_0), [L*D, B, H]
-    if (args.size() > 1) {
-      MLC_TRY(given, state_arg(ctx, args[1], state_shape, mode == Mode::lstm ? "(h_0, c_0)" : "h_0"));
+    if (hx) {
+      MLC_TRY(given, state_arg(ctx, *hx, state_shape, mode == Mode::lstm ? "(h_0, c_0)" : "h_0"));
       for (Value*& v : given) {
         MLC_TRY(v, emit_reshape(b, v, {slots, batch, hidden}));
       }
@@ -270,7 +291,7 @@ class RecurrentLayer : public RecurrentBase {
         c_n.push_back(s.c);
       }
       MLC_TRY(seq, outs.size() == 1 ? Expected<Value*>(outs[0]) : emit_op(b, OpCode::Concat, outs, {{"axis", int64_t{2}}}));
-      if (ctx.training && dropout > 0 && l + 1 < num_layers) {
+      if (l + 1 < num_layers) {  // emit_dropout: x itself in evaluation or for p = 0
         MLC_TRY(seq, emit_dropout(ctx, seq, dropout, ctx.stream ^ static_cast<uint32_t>(0x9e3779b9u * (l + 1))));
       }
     }
@@ -281,10 +302,9 @@ class RecurrentLayer : public RecurrentBase {
     const int64_t width = hidden * directions();
     MLC_TRY(output, emit_reshape(b, output, batched ? Shape{in_shape[0], in_shape[1], width} : Shape{steps, width}));
     MLC_TRY(Value* h, stack_state(b, h_n, state_shape));
-    if (mode != Mode::lstm) return TensorTuple::tuple({TensorTuple::of(output), TensorTuple::of(h)});
+    if (mode != Mode::lstm) return tuple_of({Val::tensor(output, at), Val::tensor(h, at)}, at);
     MLC_TRY(Value* c, stack_state(b, c_n, state_shape));
-    return TensorTuple::tuple(
-        {TensorTuple::of(output), TensorTuple::tuple({TensorTuple::of(h), TensorTuple::of(c)})});
+    return tuple_of({Val::tensor(output, at), tuple_of({Val::tensor(h, at), Val::tensor(c, at)}, at)}, at);
   }
 
  private:

@@ -140,31 +140,9 @@ class Dropout : public Layer {
   double p = 0.5;
   Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
     MLC_CHECK_OK(require_float(ctx, x, false));
-    if (!ctx.training || p == 0) return x;
     return emit_dropout(ctx, x, p, ctx.stream);
   }
 };
-
-}  // namespace
-
-Expected<Value*> emit_dropout(LayerContext& ctx, Value* x, double p, uint32_t stream) {
-  Builder& b = ctx.b;
-  const int64_t n = x->type.num_elements();
-  MLC_TRY(Value* flat, emit_iota(b, TensorType{DType::i64, {n}}, 0));
-  MLC_TRY(Value* index, emit_reshape(b, flat, x->type.shape));
-  MLC_TRY(Value* u, emit_op(b, OpCode::RandomUniform, {index, ctx.step()},
-                            {{"seed", static_cast<int64_t>(ctx.seed)}, {"stream", static_cast<int64_t>(stream)}}));
-  MLC_TRY(Value* threshold, emit_scalar(b, static_cast<double>(static_cast<float>(p)), DType::f32));
-  MLC_TRY(Value* keep, emit_op(b, OpCode::Compare, {u, threshold}, {{"direction", std::string("ge")}}));
-  // torch: noise.div_(1 - p), a float tensor divided by a Python float.
-  const double scale = static_cast<double>(1.0f / static_cast<float>(1 - p));
-  MLC_TRY(Value* kept, emit_scalar(b, scale, x->type.dtype));
-  MLC_TRY(Value* dropped, emit_scalar(b, 0, x->type.dtype));
-  MLC_TRY(Value* mask, emit_op(b, OpCode::Select, {keep, kept, dropped}));
-  return emit_op(b, OpCode::Mul, {x, mask});
-}
-
-namespace {
 
 Expected<double> nonnegative(const Fields& f, std::string_view key, double dflt) {
   MLC_TRY(double v, f.number(key, dflt));
@@ -207,6 +185,24 @@ Expected<std::unique_ptr<Layer>> parse_train_mode_layer(const Fields& f, const s
 bool is_unsynced_batch_norm(const Layer& layer) {
   const auto* bn = dynamic_cast<const BatchNorm*>(&layer);
   return bn && !bn->sync;
+}
+
+Expected<Value*> emit_dropout(LayerContext& ctx, Value* x, double p, uint32_t stream) {
+  if (!ctx.training || p == 0) return x;
+  Builder& b = ctx.b;
+  const int64_t n = x->type.num_elements();
+  MLC_TRY(Value* flat, emit_iota(b, TensorType{DType::i64, {n}}, 0));
+  MLC_TRY(Value* index, emit_reshape(b, flat, x->type.shape));
+  MLC_TRY(Value* u, emit_op(b, OpCode::RandomUniform, {index, ctx.step()},
+                            {{"seed", static_cast<int64_t>(ctx.seed)}, {"stream", static_cast<int64_t>(stream)}}));
+  MLC_TRY(Value* threshold, emit_scalar(b, static_cast<double>(static_cast<float>(p)), DType::f32));
+  MLC_TRY(Value* keep, emit_op(b, OpCode::Compare, {u, threshold}, {{"direction", std::string("ge")}}));
+  // torch: noise.div_(1 - p), a float tensor divided by a Python float.
+  const double scale = static_cast<double>(1.0f / static_cast<float>(1 - p));
+  MLC_TRY(Value* kept, emit_scalar(b, scale, x->type.dtype));
+  MLC_TRY(Value* dropped, emit_scalar(b, 0, x->type.dtype));
+  MLC_TRY(Value* mask, emit_op(b, OpCode::Select, {keep, kept, dropped}));
+  return emit_op(b, OpCode::Mul, {x, mask});
 }
 
 }  // namespace mlc

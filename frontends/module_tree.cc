@@ -230,9 +230,9 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
       if (const CustomOp* op = custom ? custom->find(n) : nullptr) return static_cast<int>(op->inputs.size());
       return std::nullopt;
     };
-    scope.layer_max_arity = [&m](const std::string& n) {
+    scope.layer_spec = [&m](const std::string& n) -> const BuiltinSpec* {
       const ModuleNode* c = m->child(n);
-      return c && c->kind == ModuleNode::Kind::layer ? c->layer->max_args() : 0;
+      return c && c->kind == ModuleNode::Kind::layer ? c->layer->call_spec() : nullptr;
     };
     scope.resolve_path = [&m](const std::string& path) { return resolve_path(*m, path); };
     MLC_TRY(m->forward, parse_forward(doc, *fwd, scope));
@@ -417,20 +417,17 @@ namespace {
 Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
                                   const std::vector<Value*>& args, CustomOpEmitter* custom);
 
-// The module under `prefix` was called and gave `out` (a recurrent layer: its
-// output): the first call's value of the captured path, and the paths called.
-void record_call(EmitState& state, const std::string& prefix, Value* out) {
-  if (state.capture_path.empty() || prefix.empty()) return;
-  const std::string path = prefix.substr(0, prefix.size() - 1);
-  if (!state.captured && path == state.capture_path) state.captured = out;
+// Records a call of the module at `path` returning `out` (EmitState::capture_path).
+void note_call(EmitState& state, const std::string& path, Value* out) {
+  if (state.capture_path.empty()) return;
+  if (!state.captured && out && path == state.capture_path) state.captured = out;
   if (std::find(state.called.begin(), state.called.end(), path) == state.called.end()) state.called.push_back(path);
 }
 
-// A layer's call under `prefix` (its state_dict path and a dot): its context
-// (parameters, mode, buffer updates, random stream) and Layer::call.
-Expected<TensorTuple> emit_layer_call(const ModuleNode& m, Builder& b, EmitState& state,
-                                      const std::string& prefix, const std::vector<TensorTuple>& args) {
-  const std::string path = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
+// Emits layer `m` under `prefix` ("layers.0.attn."): `emit` gets its context.
+template <typename Emit>
+auto emit_layer(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                const std::string& path, Emit&& emit) {
   LayerContext ctx{b, path, [&](const std::string& n) {
                      for (const TiedParam& t : m.layer->ties())
                        if (t.param == n) return state.values.at(t.target);
@@ -448,12 +445,36 @@ Expected<TensorTuple> emit_layer_call(const ModuleNode& m, Builder& b, EmitState
   ctx.stream = stream_of(path, state.calls[path]++);
   ctx.decode = state.decode;
   b.set_loc(m.layer->loc());
-  std::string saved = b.scope();
-  b.set_scope(path);
-  auto y = m.layer->call(ctx, args);
-  b.set_scope(std::move(saved));
-  if (y) record_call(state, prefix, y->is_tensor() ? y->tensor : y->items.at(0).tensor);
-  return y;
+  return emit(ctx);
+}
+
+// A call of child `name` of container `m` from its forward.
+Expected<Val> call_child(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                         const std::string& name, std::vector<Val> args, const Loc& at,
+                         CustomOpEmitter* custom) {
+  const ModuleNode* c = m.child(name);
+  if (c && c->kind == ModuleNode::Kind::layer && c->layer->call_spec()) {
+    struct ScopeGuard {
+      Builder& b;
+      std::string saved;
+      ~ScopeGuard() { b.set_scope(std::move(saved)); }
+    } guard{b, b.scope()};
+    const std::string path = prefix + name;
+    b.set_scope(path);
+    Expected<Val> y = emit_layer(*c, b, state, path + ".", path,
+                                 [&](LayerContext& ctx) { return c->layer->apply_call(ctx, args, at); });
+    if (!y) return y;
+    // A tuple's first tensor (MultiheadAttention's attention output).
+    const Val* first = y->kind == Val::Kind::list && !y->items.empty() ? &y->items[0] : &*y;
+    note_call(state, path, first->is_tensor() ? first->v : nullptr);
+    return y;
+  }
+  std::vector<Value*> tensors;
+  for (const Val& v : args) tensors.push_back(v.v);  // run_forward checked they are tensors
+  Expected<Value*> y = c ? emit_module(*c, b, state, prefix + name + ".", tensors, custom)
+                         : (b.set_loc(at), custom->call(b, name, tensors));
+  if (!y) return y.take_error();
+  return Val::tensor(*y, at);
 }
 }  // namespace
 
@@ -461,7 +482,7 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom) {
   MLC_TRY(Value* out, emit_module_body(m, b, state, prefix, args, custom));
-  record_call(state, prefix, out);
+  if (!prefix.empty()) note_call(state, prefix.substr(0, prefix.size() - 1), out);
   return out;
 }
 
@@ -477,29 +498,13 @@ Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& st
   const std::string path = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
   b.set_scope(path);
   switch (m.kind) {
-    case ModuleNode::Kind::layer: {
-      MLC_TRY(TensorTuple y, emit_layer_call(m, b, state, prefix, {TensorTuple::of(args.at(0))}));
-      return y.tensor ? y.tensor : y.items.at(0).tensor;  // a recurrent layer's output
-    }
+    case ModuleNode::Kind::layer:
+      return emit_layer(m, b, state, prefix, path,
+                        [&](LayerContext& ctx) { return m.layer->apply(ctx, args.at(0)); });
     case ModuleNode::Kind::container: {
       if (m.forward) {
-        LayerCall call = [&](const std::string& name, std::vector<TensorTuple> call_args,
-                             const Loc& at) -> Expected<TensorTuple> {
-          const ModuleNode* c = m.child(name);
-          if (c && c->kind == ModuleNode::Kind::layer)
-            return emit_layer_call(*c, b, state, prefix + name + ".", call_args);
-          std::vector<Value*> tensors;
-          for (const TensorTuple& a : call_args) {
-            if (!a.is_tensor()) return error_at(at, "forward: " + squote(name) + " takes tensors, found a tuple");
-            tensors.push_back(a.tensor);
-          }
-          if (c) {
-            MLC_TRY(Value* y, emit_module(*c, b, state, prefix + name + ".", tensors, custom));
-            return TensorTuple::of(y);
-          }
-          b.set_loc(at);
-          MLC_TRY(Value* y, custom->call(b, name, tensors));
-          return TensorTuple::of(y);
+        LayerCall call = [&](const std::string& name, std::vector<Val> call_args, const Loc& at) {
+          return call_child(m, b, state, prefix, name, std::move(call_args), at, custom);
         };
         ParamLookup param = [&](const std::string& path, bool full) {
           return state.values.at(full ? path : prefix + path);

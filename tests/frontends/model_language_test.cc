@@ -32,6 +32,12 @@ std::vector<fs::path> files_with(const std::string& dir, const std::string& ext)
   return out;
 }
 
+// The examples: examples/ and PyTorch's examples in examples/pytorch/.
+std::vector<fs::path> example_files(const std::string& ext) {
+  std::vector<fs::path> out = files_with("examples", ext);
+  for (const fs::path& p : files_with("examples/pytorch", ext)) out.push_back(p);
+  return out;
+}
 
 // Members compared by key (a container's own fields may change order), arrays
 // and the order of layers exactly.
@@ -55,8 +61,7 @@ void expect_same_model(const Json& a, const Json& b, const std::string& where) {
 }
 
 TEST(ModelLanguage, EveryExampleShipsInBothFormsAndBuildsTheSameIR) {
-  auto jsons = files_with("examples", ".json");
-  for (const fs::path& p : files_with("examples/pytorch", ".json")) jsons.push_back(p);
+  auto jsons = example_files(".json");
   ASSERT_GE(jsons.size(), 3u);
   for (const fs::path& json : jsons) {
     fs::path mlc = fs::path(json).replace_extension(".mlc");
@@ -81,20 +86,21 @@ TEST(ModelLanguage, EveryExampleShipsInBothFormsAndBuildsTheSameIR) {
     ASSERT_TRUE(da.ok() && db.ok());
     expect_same_model(*da->root().json, *db->root().json, "root");
   }
-  for (const fs::path& mlc : files_with("examples/pytorch", ".mlc"))
-    EXPECT_TRUE(fs::exists(fs::path(mlc).replace_extension(".json"))) << mlc;
-  for (const fs::path& mlc : files_with("examples", ".mlc"))
+  for (const fs::path& mlc : example_files(".mlc"))
     EXPECT_TRUE(fs::exists(fs::path(mlc).replace_extension(".json"))) << mlc;
 }
 
 // Every valid model of the fuzz corpus, the examples and the loss oracle's: JSON -> language ->
 // JSON keeps the model, and printing is a fixed point.
 TEST(ModelLanguage, ConversionKeepsTheModel) {
-  std::vector<fs::path> models = files_with("examples", ".json");
-  for (const fs::path& p : files_with("examples/pytorch", ".json")) models.push_back(p);
+  std::vector<fs::path> models = example_files(".json");
   for (const fs::path& p : files_with("tests/fuzz/corpus/model", ".json")) models.push_back(p);
+  // The attention layers of tests/oracle/attention.py (keyword calls of layers, nested layers).
+  for (const fs::path& p : files_with("tests/data/oracle/attention", ".json")) models.push_back(p);
   // The losses and activations of tests/oracle/losses.py (strings in forward statements).
   for (const fs::path& p : files_with("tests/data/oracle/losses", ".json")) models.push_back(p);
+  // The spatial layers and functional forms of tests/oracle/spatial_layers.py.
+  for (const fs::path& p : files_with("tests/data/oracle/spatial", ".json")) models.push_back(p);
   int converted = 0;
   for (const fs::path& p : models) {
     SCOPED_TRACE(p.string());

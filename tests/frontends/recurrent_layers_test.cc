@@ -99,15 +99,16 @@ TEST(RecurrentLayers, InputAndStateShapesAreChecked) {
   EXPECT_EQ(build_error(rnn_model(kSeq + state, lstm, R"x("out, (h, c) = l(x, (s, s[:1]))", "return out")x")),
             "t.json:1:200: error: LSTM 'l': expected the state (h_0, c_0) of f32[2,1,3], found f32[1,1,3]");
   EXPECT_EQ(build_error(rnn_model(kSeq + state, lstm, R"x("out = l(x, (s, s), s)", "return out")x")),
-            "t.json:1:312: error: forward: 'l' takes 1 to 2 arguments, given 3");
+            "t.json:1:325: error: forward: 'l' takes at most 2 arguments, given 3");
 }
 
 TEST(RecurrentLayers, ForwardCallsTakeStatesAndGiveTuples) {
   const std::string lstm = R"x({"type": "LSTM", "input_size": 2, "hidden_size": 3, "num_layers": 2})x";
   const std::string state = R"x(, "s": {"dtype": "f32", "shape": [2, "batch", 3]})x";
   for (const std::string fwd : {
-           R"x("out = l(x)", "return out")x",
+           R"x("out = l(x)[0]", "return out")x",
            R"x("return l(x, (s, s))[0]")x",
+           R"x("return l(x, hx=(s, s))[0] + l(x, None)[0]")x",
            R"x("out, hc = l(x)", "h, c = hc", "out2, hc2 = l(x, hc)", "return out2 + out")x",
            R"x("out, (h, c) = l(x, (s, s))", "return out + h[-1] + c.sum(0)")x"}) {
     SCOPED_TRACE(fwd);
@@ -119,7 +120,11 @@ TEST(RecurrentLayers, ForwardCallsTakeStatesAndGiveTuples) {
             "t.json:1:311: error: forward: a parenthesized target needs two or more names: (h, c)");
   EXPECT_EQ(build_error(rnn_model(kSeq + state, R"x({"type": "Linear", "in_features": 2, "out_features": 3})x",
                                   R"x("return l((x, x))")x")),
-            "t.json:1:200: error: Linear 'l': expected a tensor argument, found a tuple");
+            "t.json:1:302: error: forward: 'l' expects a tensor, found a list of 2");
+  // As in PyTorch the result is a tuple, which one name does not take whole.
+  EXPECT_EQ(build_error(rnn_model(kSeq + state, lstm, R"x("out = l(x)", "return out")x")),
+            "t.json:1:305: error: forward: cannot assign a list of 2, the tuple 'l' returns, to 'out'; index or "
+            "unpack it: out = l(...)[0], or out, rest = ...");
 }
 
 // The model language takes PyTorch's positional arguments: RNNBase's order

@@ -13,7 +13,7 @@
 //  - the word model on a dp=2 mesh matches PyTorch too.
 #include <gtest/gtest.h>
 
-#include "tests/tools/grad_check.h"
+#include "tests/tools/grad_check_util.h"
 #include "tests/tools/oracle_compare.h"
 #include "tests/tools/run_mlc.h"
 
@@ -116,15 +116,6 @@ std::string one_layer_model(const std::string& layer, const std::string& inputs,
   "train": {"batch_size": 2, "steps": 1, "optimizer": {"type": "sgd", "lr": 0.1}}})x";
 }
 
-void expect_layer_gradients(const std::string& text, const std::vector<std::string>& wrt) {
-  auto model = ModelFile::parse(text, "r.json");
-  ASSERT_TRUE(model.ok()) << model.error().message;
-  auto m = model->build(2);
-  ASSERT_TRUE(m.ok()) << m.error().message;
-  to_f64(*m->find("loss"));
-  expect_gradients_match(*m, wrt, 1);
-}
-
 // Each of `types` (the LSTM ones with a tuple state) as layer `l` with `fields`,
 // called by the forward of its kind, against finite differences for x, the
 // state s and the parameters `params`.
@@ -137,7 +128,7 @@ void expect_types_gradients(const std::vector<std::string>& types, const std::st
     const bool lstm = type.rfind("LSTM", 0) == 0;
     std::vector<std::string> wrt = {"x", "s"};
     for (const std::string& p : params) wrt.push_back("l." + p);
-    expect_layer_gradients(one_layer_model(layer, inputs, lstm ? lstm_forward : forward), wrt);
+    expect_model_gradients(one_layer_model(layer, inputs, lstm ? lstm_forward : forward), wrt);
   }
 }
 
@@ -166,7 +157,7 @@ TEST(RecurrentGradCheck, ReluRnnUnbatched) {
   const std::string inputs = R"x("x": {"dtype": "f32", "shape": [3, 2]}, "s": {"dtype": "f32", "shape": [1, 3]},
       "t": {"dtype": "f32", "shape": [3, 3]})x";
   const std::string layer = R"x({"type": "RNN", "input_size": 2, "hidden_size": 3, "nonlinearity": "relu"})x";
-  expect_layer_gradients(one_layer_model(layer, inputs, R"x("out, h = l(x, s)", "return out * h")x"),
+  expect_model_gradients(one_layer_model(layer, inputs, R"x("out, h = l(x, s)", "return out * h")x"),
                          {"x", "s", "l.weight_ih_l0", "l.weight_hh_l0", "l.bias_ih_l0", "l.bias_hh_l0"});
 }
 
