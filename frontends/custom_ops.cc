@@ -126,7 +126,7 @@ Expected<CustomOps> parse_custom_ops(const JsonDoc& doc, const Node& section) {
 namespace {
 
 // Custom ops call no layers: parse_statements gave them none, so this is never reached.
-Expected<Value*> no_layers(const std::string& name, std::vector<Value*>, const Loc& loc) {
+Expected<Val> no_layers(const std::string& name, std::vector<Val>, const Loc& loc) {
   return error_at(loc, "custom op statements call no layers, found " + squote(name));
 }
 

@@ -7,6 +7,8 @@
 
 #include "frontends/forward_functional.h"
 #include "frontends/forward_shape_ops.h"
+#include "frontends/forward_spatial.h"
+#include "frontends/spatial_ops.h"
 #include "ir/attributes.h"
 #include "ir/diagnostics.h"
 
@@ -30,6 +32,8 @@ const std::vector<BuiltinSpec>& table() {
       {"sqrt", kFM, {"input"}, 1},
       {"rsqrt", kFM, {"input"}, 1},
       {"abs", kFM, {"input"}, 1},
+      {"sin", kMethod | kQualified, {"input"}, 1},  // torch.sin(x), x.sin()
+      {"cos", kMethod | kQualified, {"input"}, 1},
       {"pow", kFM, {"input", "exponent"}, 2},
       {"softmax", kFM, {"input", "dim"}, 1},
       // torch.nn.functional's activations (forward_functional.cc)
@@ -93,6 +97,8 @@ const std::vector<BuiltinSpec>& table() {
       {"split", kFM, {"tensor", "split_size_or_sections", "dim"}, 2},
       {"stack", kFunction, {"tensors", "dim"}, 1, -1, 3},  // and a reshape per 0-d tensor
       {"einsum", kFunction, {"equation", "operands"}, 2, 1, 10},
+      {"scaled_dot_product_attention", kFunction,  // forward_attention.cc
+       {"query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale"}, 3, -1, 16},
       // torch.nn.functional's losses (frontends/losses.h)
       {"cross_entropy", kFunction,
        {"input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"}, 2, -1, 40},
@@ -107,10 +113,23 @@ const std::vector<BuiltinSpec>& table() {
       {"kl_div", kFunction, {"input", "target", "size_average", "reduce", "reduction", "log_target"}, 2},
       {"cosine_embedding_loss", kFunction,
        {"input1", "input2", "target", "margin", "size_average", "reduce", "reduction"}, 3},
-      // randomness on the keyed generator (random_ops.h; forward_eval.cc draws)
-      {"dropout", kFunction, {"input", "p", "training", "inplace"}, 1, -1, 10},
-      {"rand_like", kFunction, {"input", "dtype"}, 1, -1, 5},
-      {"randn_like", kFunction, {"input", "dtype"}, 1, -1, 20},
+      // torch.nn.functional's spatial functions (forward_spatial.cc)
+      {"interpolate", kFunction,
+       {"input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor", "antialias"}, 1, -1,
+       kInterpolateMaxOps},
+      {"pad", kQualified, {"input", "pad", "mode", "value"}, 2, -1, kPadMaxOps},  // F.pad: `pad` stays a name
+      {"pixel_shuffle", kFunction, {"input", "upscale_factor"}, 2, -1, kPixelShuffleMaxOps},
+      {"pixel_unshuffle", kFunction, {"input", "downscale_factor"}, 2, -1, kPixelShuffleMaxOps},
+      {"adaptive_avg_pool2d", kFunction, {"input", "output_size"}, 2, -1,
+       4 * kFunctionalAdaptiveMax + 10},
+      {"adaptive_max_pool2d", kFunction, {"input", "output_size", "return_indices"}, 2, -1,
+       4 * kFunctionalAdaptiveMax + 10},
+      {"group_norm", kFunction, {"input", "num_groups", "weight", "bias", "eps"}, 2, -1, kGroupNormMaxOps},
+      // randomness on the keyed generator (random_ops.h; forward_eval.cc draws),
+      // written F.dropout / torch.rand_like / torch.randn_like: the bare names stay free
+      {"dropout", kQualified, {"input", "p", "training", "inplace"}, 1, -1, 10},
+      {"rand_like", kQualified, {"input", "dtype"}, 1, -1, 5},
+      {"randn_like", kQualified, {"input", "dtype"}, 1, -1, 20},
   };
   return specs;
 }
@@ -147,7 +166,8 @@ Expected<Val> unary(Builder& b, const BuiltinSpec& spec, Value* x, const Loc& at
   static const std::pair<std::string_view, OpCode> kOps[] = {
       {"relu", OpCode::Relu}, {"gelu", OpCode::Gelu}, {"silu", OpCode::Silu},
       {"tanh", OpCode::Tanh}, {"sigmoid", OpCode::Sigmoid}, {"exp", OpCode::Exp},
-      {"log", OpCode::Log}, {"sqrt", OpCode::Sqrt}, {"rsqrt", OpCode::Rsqrt}, {"abs", OpCode::Abs}};
+      {"log", OpCode::Log}, {"sqrt", OpCode::Sqrt}, {"rsqrt", OpCode::Rsqrt}, {"abs", OpCode::Abs},
+      {"sin", OpCode::Sin},   {"cos", OpCode::Cos}};
   for (auto [n, code] : kOps) {
     if (n != spec.name) continue;
     if (!is_float(x->type.dtype))
@@ -380,6 +400,7 @@ Expected<Val> emit_builtin(Builder& b, const BuiltinSpec& spec, std::vector<Val>
   }
   if (auto shaped = emit_shape_builtin(b, spec, args, at)) return std::move(*shaped);
   if (auto functional = emit_functional_builtin(b, spec, args, at)) return std::move(*functional);
+  if (auto spatial = emit_spatial_builtin(b, spec, args, at)) return std::move(*spatial);
   MLC_TRY(Value* x, tensor_arg(args[0], std::string(n), at));
   if (n == "pow") {
     if (!is_float(x->type.dtype))

@@ -23,7 +23,9 @@
 
 namespace mlc {
 
-enum BuiltinForm : unsigned { kFunction = 1, kMethod = 2, kAttribute = 4 };
+// kQualified: a function callable only as torch.f(...) or F.f(...), whose bare
+// name stays free for assignments (torch.cos; `cos = ...` is a variable).
+enum BuiltinForm : unsigned { kFunction = 1, kMethod = 2, kAttribute = 4, kQualified = 8 };
 
 struct BuiltinSpec {
   std::string_view name;

@@ -70,36 +70,79 @@ class Evaluator {
       vars_[program.inputs[i]] = Val::tensor(inputs[i], {});
     Val last;
     for (const Statement& st : program.statements) {
-      stmt_loc_ = st.loc;
-      MLC_TRY(last, eval(*st.expr));
-      if (!last.is_tensor() && (st.is_return() || &st == &program.statements.back()))
-        return fwd_error(st.loc, "the result must be a tensor, found " + last.describe());
-      if (!st.unpack) {
-        if (!st.is_return()) MLC_CHECK_OK(assign(st, st.targets[0], last));
+      if (st.is_loop()) {
+        for (int64_t i = 0; i < st.loop_count; ++i) {
+          vars_[st.loop_var] = Val::number(static_cast<double>(i), true, st.loc);
+          for (const Statement& inner : st.body) MLC_CHECK_OK(exec(inner, last));
+        }
         continue;
       }
-      size_t n = st.targets.size();
-      if (last.kind != Val::Kind::list)
-        return fwd_error(st.target_loc, "cannot unpack " + last.describe() + " into " + names(st) +
-                                            "; sizes unpack: B, T, C = x.size()");
-      if (last.items.size() != n)
-        return fwd_error(st.target_loc, std::string(last.items.size() > n ? "too many" : "not enough") +
-                                            " values to unpack: " + std::to_string(last.items.size()) +
-                                            " values into " + names(st));
-      for (size_t i = 0; i < n; ++i) MLC_CHECK_OK(assign(st, st.targets[i], last.items[i]));
+      MLC_CHECK_OK(exec(st, last));
+      if (!last.is_tensor() && (st.is_return() || &st == &program.statements.back()))
+        return fwd_error(st.loc, "the result must be a tensor, found " + last.describe());
     }
     return last.v;
   }
 
  private:
-  // Tensors and sizes (numbers, lists of numbers) can be assigned.
+  // Evaluates a statement's expression into `value` and assigns it.
+  Status exec(const Statement& st, Val& value) {
+    stmt_loc_ = st.loc;
+    MLC_TRY(value, eval(*st.expr));
+    if (st.unpack) return unpack(st, value);
+    if (st.is_return()) return {};
+    // `h = attn(q, k, v)`: PyTorch's h would be the whole tuple; ask for the item meant.
+    if (value.kind == Val::Kind::list && st.expr->kind == Expr::Kind::call && !st.expr->builtin)
+      return fwd_error(st.loc, "cannot assign " + value.describe() + ", the tuple " + squote(st.expr->name) +
+                                   " returns, to " + squote(st.targets[0]) + "; index or unpack it: " +
+                                   st.targets[0] + " = " + st.expr->name + "(...)[0], or " + st.targets[0] +
+                                   ", rest = ...");
+    return assign(st, st.targets[0], value);
+  }
+
+  // `a, b = v` and `out, (h, c) = v`: st.groups says which targets are groups.
+  Status unpack(const Statement& st, const Val& v) {
+    MLC_CHECK_OK(check_unpack(st, v, st.groups.size(), names(st)));
+    size_t next = 0;
+    for (size_t i = 0; i < st.groups.size(); ++i) {
+      const size_t g = st.groups[i];
+      if (g == 0) {
+        MLC_CHECK_OK(assign(st, st.targets[next++], v.items[i]));
+        continue;
+      }
+      std::string group = std::to_string(g) + " names (";
+      for (size_t k = 0; k < g; ++k) group += (k ? ", " : "") + st.targets[next + k];
+      MLC_CHECK_OK(check_unpack(st, v.items[i], g, group + ")"));
+      for (size_t k = 0; k < g; ++k) MLC_CHECK_OK(assign(st, st.targets[next++], v.items[i].items[k]));
+    }
+    return {};
+  }
+
+  static Status check_unpack(const Statement& st, const Val& v, size_t n, const std::string& into) {
+    if (v.kind != Val::Kind::list)
+      return fwd_error(st.target_loc, "cannot unpack " + v.describe() + " into " + into +
+                                          "; sizes unpack: B, T, C = x.size()");
+    if (v.items.size() != n)
+      return fwd_error(st.target_loc, std::string(v.items.size() > n ? "too many" : "not enough") +
+                                          " values to unpack: " + std::to_string(v.items.size()) +
+                                          " values into " + into);
+    return {};
+  }
+
+  // A tensor, or a list of tensors and such lists (a recurrent layer's state).
+  static bool is_tensor_tuple(const Val& v) {
+    if (v.is_tensor()) return true;
+    return v.kind == Val::Kind::list && !v.items.empty() &&
+           std::all_of(v.items.begin(), v.items.end(), [](const Val& i) { return is_tensor_tuple(i); });
+  }
+  // Tensors, tuples of them and sizes (numbers, lists of numbers) can be assigned.
   Status assign(const Statement& st, const std::string& name, const Val& v) {
     bool size = v.is_number() ||
                 (v.kind == Val::Kind::list &&
                  std::all_of(v.items.begin(), v.items.end(), [](const Val& i) { return i.is_number(); }));
-    if (!v.is_tensor() && !size)
+    if (!is_tensor_tuple(v) && !size)
       return fwd_error(st.loc, "cannot assign " + v.describe() + " to " + squote(name) +
-                                   "; only tensors and numbers (sizes) can be assigned");
+                                   "; only tensors, tuples of tensors and numbers (sizes) can be assigned");
     vars_[name] = v;
     return {};
   }
@@ -169,6 +212,10 @@ class Evaluator {
 
   Expected<Val> binary(const Expr& e, Val a, Val c) {
     const std::string& op = e.op;
+    if (op == "+" && a.kind == Val::Kind::list && c.kind == Val::Kind::list) {  // outs + [h]
+      a.items.insert(a.items.end(), c.items.begin(), c.items.end());
+      return a;
+    }
     for (const Val* v : {&a, &c})
       if (!v->is_tensor() && !v->is_number())
         return fwd_error(e.loc, "operands of '" + op + "' must be tensors or numbers, found " +
@@ -259,18 +306,23 @@ class Evaluator {
       b_.set_loc(stmt_loc_);
       if (decode_ && e.name == "arange") return decode_positions(b_, *decode_, args, e.loc);
       if (is_random_builtin(e.name)) return random_builtin(e.name, args, e.loc);
-      return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute), std::move(args),
+      return emit_builtin(b_, *find_builtin(e.name, kFunction | kMethod | kAttribute | kQualified), std::move(args),
                           e.loc);
     }
-    std::vector<Value*> args;
+    std::vector<Val> args;
     for (const auto& a : e.args) {
+      if (!a) {  // an optional argument of a layer's call spec, not given
+        args.emplace_back();
+        continue;
+      }
       MLC_TRY(Val x, eval(*a));
-      if (!x.is_tensor())
+      if (!e.keywords && !x.is_tensor())
         return fwd_error(a->loc, squote(e.name) + " expects a tensor, found " + x.describe());
-      args.push_back(x.v);
+      args.push_back(std::move(x));
     }
-    MLC_TRY(Value* y, call_(e.name, std::move(args), e.loc));
-    return Val::tensor(y, e.loc);
+    MLC_TRY(Val y, call_(e.name, std::move(args), e.loc));
+    y.loc = e.loc;
+    return y;
   }
 
   // dropout(input, p, training, inplace), rand_like(input, dtype),

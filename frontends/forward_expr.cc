@@ -8,6 +8,8 @@
 #include <unordered_set>
 
 #include "frontends/forward_builtins.h"
+#include "frontends/forward_loop.h"
+#include "frontends/forward_work.h"
 #include "ir/diagnostics.h"
 
 namespace mlc {
@@ -115,19 +117,41 @@ class StatementParser {
     st.loc = doc_.loc(node_);
     if (tok().kind == Token::ident && tok().text == "return") {
       ++pos_;
+    } else if (tok().kind == Token::ident && is_punct(next(), "+") && is_punct(tokens_[pos_ + 2], "=") &&
+               tokens_[pos_ + 2].offset == next().offset + 1) {  // outs += [h]: outs = outs + [h]
+      const Token t = tok();
+      const size_t plus = next().offset;
+      MLC_CHECK_OK(check_target(t));
+      if (!is_defined(t.text)) return error(t.offset, squote(std::string(t.text)) + " is not defined before '+='");
+      st.target_loc = loc(t.offset);
+      st.targets.emplace_back(t.text);
+      st.groups.push_back(0);
+      pos_ += 3;
+      MLC_TRY(auto rhs, parse_expr(0));
+      MLC_TRY(auto lhs, parse_name(t));
+      MLC_TRY(st.expr, binary("+", plus, std::move(lhs), std::move(rhs)));
+      if (tok().kind != Token::end)
+        return error(tok().offset, "unexpected " + tok().describe() + " after the expression");
+      return st;
     } else if (tok().kind == Token::ident && (is_punct(next(), "=") || is_punct(next(), ","))) {
       st.target_loc = loc(tok().offset);
-      for (;;) {  // name [',' name]... [','] '='
-        MLC_CHECK_OK(check_target(tok()));
-        st.targets.emplace_back(tok().text);
-        ++pos_;
+      for (;;) {  // target [',' target]... [','] '='
+        if (st.unpack && is_punct(tok(), "(")) {
+          MLC_TRY(size_t n, parse_target_group(st));
+          st.groups.push_back(n);
+        } else {
+          MLC_CHECK_OK(check_target(tok()));
+          st.targets.emplace_back(tok().text);
+          st.groups.push_back(0);
+          ++pos_;
+        }
         if (accept("=")) break;
         if (!accept(","))
           return error(tok().offset, "expected ',' or '=' after " + squote(st.targets.back()) + ", found " +
                                          tok().describe());
         st.unpack = true;
         if (accept("=")) break;
-        if (tok().kind != Token::ident)
+        if (tok().kind != Token::ident && !is_punct(tok(), "("))
           return error(tok().offset, "expected a name after ',', found " + tok().describe());
       }
     } else {
@@ -149,6 +173,27 @@ class StatementParser {
   const Token& next() const { return tokens_[pos_ + 1]; }
   bool is_punct(const Token& t, std::string_view p) const {
     return t.kind == Token::punct && t.text == p;
+  }
+
+  // '(' name (',' name)+ ')' of an unpacking target: adds the names, returns their count.
+  Expected<size_t> parse_target_group(Statement& st) {
+    const size_t open = tok().offset;
+    ++pos_;  // '('
+    size_t n = 0;
+    for (;;) {
+      if (tok().kind != Token::ident)
+        return error(tok().offset, "expected a name inside '( ... )', found " + tok().describe());
+      MLC_CHECK_OK(check_target(tok()));
+      st.targets.emplace_back(tok().text);
+      ++pos_;
+      ++n;
+      if (accept(")")) break;
+      if (!accept(","))
+        return error(tok().offset, "expected ',' or ')' after " + squote(st.targets.back()) + ", found " +
+                                       tok().describe());
+    }
+    if (n < 2) return error(open, "a parenthesized target needs two or more names: (h, c)");
+    return n;
   }
 
   // The previous token ends a value, so '.' after it is an attribute, not a number.
@@ -473,7 +518,7 @@ class StatementParser {
         if (auto d = dtype_named(inner.text)) return dtype_expr(*d, inner.offset);
         return error(inner.offset, "unknown name " + squote(name + "." + std::string(inner.text)));
       }
-      return parse_builtin_call(inner, depth);
+      return parse_builtin_call(inner, depth, true);
     }
     if (is_punct(tok(), "(")) return parse_call(t, depth);
     if (!defined && !is_layer(name) && name == "self" && is_punct(tok(), ".") && next().kind == Token::ident &&
@@ -635,8 +680,9 @@ class StatementParser {
     return finish(std::move(e), callee.offset);
   }
 
-  Expected<std::unique_ptr<Expr>> parse_builtin_call(const Token& t, int depth) {
-    const BuiltinSpec* spec = find_builtin(t.text, kFunction);
+  // `qualified`: called as torch.f(...) or F.f(...).
+  Expected<std::unique_ptr<Expr>> parse_builtin_call(const Token& t, int depth, bool qualified = false) {
+    const BuiltinSpec* spec = find_builtin(t.text, qualified ? kFunction | kQualified : kFunction);
     if (!spec)
       return error(t.offset, "unknown layer or function " + squote(t.text) + " (built-ins: " +
                                  join_all(builtin_function_names()) + ")");
@@ -652,6 +698,14 @@ class StatementParser {
       return parse_builtin_call(t, depth);
     }
     MLC_TRY(auto args, parse_args({}, depth));
+    if (const BuiltinSpec* layer_spec = scope_.layer_spec ? scope_.layer_spec(name) : nullptr) {
+      BuiltinSpec spec = *layer_spec;  // messages name the layer: 'attn' needs the argument 'value'
+      spec.name = name;
+      MLC_TRY(auto e, bind_builtin(spec, t, std::move(args), false));
+      e->builtin = false;
+      e->keywords = true;
+      return e;
+    }
     auto e = make(Expr::Kind::call, t.offset);
     e->name = name;
     for (Arg& a : args) {
@@ -675,41 +729,6 @@ class StatementParser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
 };
-
-// Ops an expression node emits itself, at most.
-int64_t own_ops(const Expr& e) {
-  switch (e.kind) {
-    case Expr::Kind::call: {
-      if (!e.builtin) return 0;
-      int64_t n = find_builtin(e.name, kFunction | kMethod | kAttribute)->max_ops;
-      if (e.name == "stack" && e.args[0] && e.args[0]->kind == Expr::Kind::list)
-        n += static_cast<int64_t>(e.args[0]->args.size());  // a reshape per 0-d tensor
-      return n;
-    }
-    case Expr::Kind::binary: return e.op == "@" ? 8 : 1;
-    case Expr::Kind::subscript: return 2;  // slice, reshape
-    case Expr::Kind::number:
-    case Expr::Kind::negate: return 1;
-    case Expr::Kind::name: return e.maybe_number ? 1 : 0;
-    default: return 0;
-  }
-}
-
-// Adds the work of one expression to the program's (iteratively: expressions
-// are at most kMaxExprHeight deep, but this need not rely on it).
-void count_work(const Expr& root, ForwardProgram& program) {
-  std::vector<const Expr*> stack{&root};
-  while (!stack.empty()) {
-    const Expr* e = stack.back();
-    stack.pop_back();
-    if (e->kind == Expr::Kind::call && !e->builtin)
-      ++program.calls[e->name];
-    else
-      program.ops += own_ops(*e);
-    for (const auto& a : e->args)
-      if (a) stack.push_back(a.get());
-  }
-}
 
 }  // namespace
 
@@ -735,13 +754,24 @@ Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
     MLC_TRY(std::string text, doc.as_string(n));
     if (!program.statements.empty() && program.statements.back().is_return())
       return doc.error(n, "forward: statement after 'return'");
-    StatementParser parser(doc, n, text, scope, defined);
-    MLC_TRY(Statement st, parser.parse());
-    const bool maybe_number = st.unpack || !surely_tensor(*st.expr);
-    for (const std::string& name : st.targets) defined.add(name, maybe_number);
-    count_work(*st.expr, program);
-    program.statements.push_back(std::move(st));
+    auto parse_one = [&](const std::string& statement, ForwardProgram& work) -> Expected<Statement> {
+      StatementParser parser(doc, n, statement, scope, defined);
+      MLC_TRY(Statement st, parser.parse());
+      const bool maybe_number = st.unpack || !surely_tensor(*st.expr);
+      for (const std::string& name : st.targets) defined.add(name, maybe_number);
+      count_work(*st.expr, work);
+      return st;
+    };
+    if (!is_loop_statement(text)) {
+      MLC_TRY(Statement st, parse_one(text, program));
+      program.statements.push_back(std::move(st));
+      continue;
+    }
+    MLC_TRY(Statement loop, parse_loop(doc, n, text, parse_one, program));
+    program.statements.push_back(std::move(loop));
   }
+  if (program.statements.back().is_loop())
+    return doc.error(forward.element(forward.json->size() - 1), "forward: the last statement is a loop; return a value after it");
   return program;
 }
 

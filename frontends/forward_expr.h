@@ -1,7 +1,11 @@
 // The statement language of a container's "forward": a subset of the Python
 // that PyTorch users write in a module's forward.
 //
-//   statement  := name '=' expr | name (',' name)+ [','] '=' expr | 'return' expr
+//   statement  := name '=' expr | target (',' target)+ [','] '=' expr | 'return' expr
+//               | name '+=' expr                   (name = name + expr)
+//               | 'for' name 'in' 'range' '(' integer ')' ':' statement (';' statement)*
+//                 (frontends/forward_loop.h)
+//   target     := name | '(' name (',' name)+ ')'    (`out, (h, c) = lstm(x)`)
 //   expr       := sum [('<' | '>' | '<=' | '>=' | '==' | '!=') sum]
 //   sum        := term (('+' | '-') term)*
 //   term       := unary (('*' | '/' | '//' | '@') unary)*
@@ -20,7 +24,10 @@
 // Names are the container's inputs and earlier assignments (tensors, or
 // numbers and lists of numbers: sizes, static since shapes are), True, False, None,
 // inf and the dtypes (f32, bf16, float32, bfloat16, ...). Callees are the
-// container's layers (any arity the layer takes) or the built-ins of
+// container's layers (any arity the layer takes; a layer with a call spec,
+// Layer::call_spec, binds positional and keyword arguments as a built-in
+// does, takes tuples `(h, c)` as lists of tensors and may return a list, a
+// tuple) or the built-ins of
 // forward_builtins.h (also as methods, x.sum(-1), and the attributes x.T,
 // x.mT). `+ - * / ** <...` use numpy broadcasting; a number next to a tensor
 // becomes a scalar constant of the tensor's dtype; numbers fold, and `//`
@@ -48,6 +55,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "frontends/forward_builtins.h"
 #include "frontends/json_doc.h"
 #include "ir/builder.h"
 
@@ -82,6 +90,8 @@ struct Expr {
   DType dtype = DType::f32;
   std::string op;         // binary: "+", "-", "*", "/", "@", "**", "<", "<=", ...
   bool builtin = false;   // call: of a built-in (not a layer of the container)
+  bool keywords = false;  // call: of a layer with a call spec (Layer::call_spec), args in
+                          // its order (absent optional ones null)
   bool tied = false;      // param: `name` is a full state_dict name
   bool maybe_number = false;  // name: may hold a number (a size), which becomes a
                               // constant next to a tensor (the work budget counts it)
@@ -100,10 +110,19 @@ struct Statement {
   // the value is a list of as many items, one per name, in order.
   std::vector<std::string> targets;
   bool unpack = false;
+  // unpack: per item of the value, 0 for a name, or n for a parenthesized group
+  // of the next n names (`out, (h, c)`: {0, 2}).
+  std::vector<size_t> groups;
   Loc target_loc;  // of the first name
   std::unique_ptr<Expr> expr;
   Loc loc;  // of the JSON string
-  bool is_return() const { return targets.empty(); }
+  // A loop (`for t in range(N): ...`): `body` runs `loop_count` times with
+  // `loop_var` bound to 0 .. N-1; `expr` is null.
+  std::string loop_var;
+  int64_t loop_count = 0;
+  std::vector<Statement> body;
+  bool is_loop() const { return loop_count > 0; }
+  bool is_return() const { return targets.empty() && !is_loop(); }
 };
 
 struct ForwardProgram {
@@ -133,6 +152,9 @@ struct ForwardScope {
   std::vector<std::string> inputs;
   // Number of arguments a layer of the container takes, or nullopt if no such layer.
   std::function<std::optional<int>(const std::string&)> layer_arity;
+  // The call spec of a layer of the container that takes keyword arguments
+  // (Layer::call_spec), or nullptr (then it takes layer_arity tensors).
+  std::function<const BuiltinSpec*(const std::string&)> layer_spec;
   // What "a.b.c" names below the container (a is a layer of it).
   std::function<PathInfo(const std::string&)> resolve_path;
 };
@@ -143,10 +165,11 @@ bool is_forward_builtin(std::string_view name);
 Expected<ForwardProgram> parse_forward(const JsonDoc& doc, const Node& forward,
                                        const ForwardScope& scope);
 
-// Calls a layer of the container with tensor arguments; `call` locates the call.
+// Calls a layer of the container; `call` locates the call. The arguments are
+// tensors, or (a layer with a call spec) one Val per parameter of its spec.
+// The result is a tensor, or a list (a tuple: nn.MultiheadAttention's).
 using LayerCall =
-    std::function<Expected<Value*>(const std::string& layer, std::vector<Value*> args,
-                                   const Loc& call)>;
+    std::function<Expected<Val>(const std::string& layer, std::vector<Val> args, const Loc& call)>;
 // The value of a parameter, by its path below the container or (`full`) its
 // full state_dict name (parse_forward checked it).
 using ParamLookup = std::function<Value*(const std::string& path, bool full)>;

@@ -271,6 +271,7 @@ std::optional<Expected<Val>> emit_functional_builtin(Builder& b, const BuiltinSp
   if (n == "chunk" || n == "split") return pieces(b, n, args, at);
   if (n == "stack") return stack(b, args, at);
   if (n == "einsum") return emit_einsum(b, args, at);
+  if (n == "scaled_dot_product_attention") return emit_sdpa(b, args, at);
   if (n == "cumsum") {
     auto body = [&]() -> Expected<Val> {
       MLC_TRY(Value* x, float_input(args[0], "cumsum", at));

@@ -21,6 +21,12 @@ namespace mlc {
 // letters, each once per operand (no diagonals, no '...'); "->" optional.
 Expected<Val> emit_einsum(Builder& b, const std::vector<Val>& args, const Loc& at);
 
+// F.scaled_dot_product_attention(query, key, value, attn_mask=None,
+// dropout_p=0.0, is_causal=False, scale=None) (forward_attention.cc): query,
+// key and value of one dtype with equal leading dims; a bool attn_mask keeps
+// where True, a float one is added; dropout_p must be 0.
+Expected<Val> emit_sdpa(Builder& b, const std::vector<Val>& args, const Loc& at);
+
 // The built-in's result if `spec` is one of these, nullopt otherwise.
 std::optional<Expected<Val>> emit_functional_builtin(Builder& b, const BuiltinSpec& spec,
                                                      const std::vector<Val>& args, const Loc& at);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "frontends/emit_util.h"
+#include "frontends/forward_builtins.h"
 #include "ir/diagnostics.h"
 
 namespace mlc {
@@ -22,6 +23,12 @@ Status Layer::require_float(const LayerContext& ctx, Value* x, bool needs_f32) c
     return error(ctx, "expected a" + std::string(needs_f32 ? "n f32" : " float") +
                           " input, found " + x->type.str());
   return {};
+}
+
+Expected<Val> Layer::apply_call(LayerContext& ctx, const std::vector<Val>& args, const Loc& at) const {
+  MLC_TRY(Value* x, tensor_arg(args.at(0), type_, at));
+  MLC_TRY(Value* y, apply(ctx, x));
+  return Val::tensor(y, at);
 }
 
 ParamInit uniform_fan_in(double fan_in) {
@@ -67,12 +74,9 @@ std::vector<std::string> with_common_fields(std::vector<std::string> fields) {
   return fields;
 }
 
-namespace {
-
-using Pair = std::array<int64_t, 2>;
-
-// An int or a pair of ints: sizes (>= 1) or paddings (>= 0).
-Expected<Pair> pair_field(const Fields& f, std::string_view key, Pair dflt, bool allow_zero) {
+Expected<std::array<int64_t, 2>> pair_field(const Fields& f, std::string_view key, std::array<int64_t, 2> dflt,
+                                            bool allow_zero) {
+  using Pair = std::array<int64_t, 2>;
   auto node = f.get(key);
   if (!node) return dflt;
   const JsonDoc& doc = f.doc();
@@ -98,6 +102,10 @@ Expected<Pair> pair_field(const Fields& f, std::string_view key, Pair dflt, bool
   MLC_TRY(int64_t v, one(*node));
   return Pair{v, v};
 }
+
+namespace {
+
+using Pair = std::array<int64_t, 2>;
 
 std::vector<int64_t> ints(Pair p) { return {p[0], p[1]}; }
 
@@ -274,7 +282,13 @@ const std::vector<std::string>& layer_types() {
       "ELU",     "SELU",      "Softplus",  "Hardswish", "Mish",
       "PReLU",   "Softmax",   "LogSoftmax", "Softmax2d", "Identity",
       "Flatten", "Embedding", "LayerNorm", "RMSNorm", "CausalSelfAttention", "SwiGLU",
-      "BatchNorm1d", "BatchNorm2d", "Dropout"};
+      "BatchNorm1d", "BatchNorm2d", "Dropout",
+      "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "Upsample",
+      "PixelShuffle", "PixelUnshuffle", "ReflectionPad2d", "ReplicationPad2d", "ZeroPad2d", "ConstantPad2d",
+      "GroupNorm", "InstanceNorm2d",
+      "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer",
+      "TransformerEncoder", "TransformerDecoder",
+      "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"};
   return types;
 }
 
@@ -293,6 +307,9 @@ Expected<std::unique_ptr<Layer>> parse_layer(const Fields& f, const std::string&
   else l = parse_activation_layer(f, type);
   if (l && !*l) l = parse_transformer_layer(f, type);
   if (l && !*l) l = parse_train_mode_layer(f, type);
+  if (l && !*l) l = parse_spatial_layer(f, type);
+  if (l && !*l) l = parse_attention_layer(f, type);
+  if (l && !*l) l = parse_recurrent_layer(f, type);
   if (!l) return l.take_error();
   if (!*l) return f.doc().error(f.node(), "internal: layer type " + squote(type) + " has no parser");
   (*l)->type_ = type;

@@ -14,6 +14,7 @@
 //    emits ops with the layer's Loc. It never aborts on user input.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,7 +26,9 @@
 
 namespace mlc {
 
+struct BuiltinSpec;  // forward_builtins.h
 struct DecodeState;
+struct Val;
 
 struct ParamDecl {
   std::string name;  // relative to the layer
@@ -82,6 +85,17 @@ class Layer {
   virtual std::vector<ParamDecl> buffers() const { return {}; }
   // Emits the layer on `x` (the builder's loc is set to loc() by the caller).
   virtual Expected<Value*> apply(LayerContext& ctx, Value* x) const = 0;
+  // Layers whose forward takes more than one tensor or keyword arguments
+  // (nn.MultiheadAttention's forward(query, key, value, key_padding_mask=None,
+  // ...), nn.LSTM's forward(input, hx=None)): the parameters of that forward, in PyTorch's order, which a
+  // forward statement's call binds by position and keyword as a built-in's
+  // (the spec's name is the layer type). nullptr: the layer takes tensors only.
+  virtual const BuiltinSpec* call_spec() const { return nullptr; }
+  // Emits a call bound to call_spec() (one Val per parameter; absent ones of
+  // kind absent; a tuple argument, LSTM's (h_0, c_0), is a list). The result
+  // is a tensor, or a list (a tuple: (attn_output, attn_weights), None where
+  // PyTorch returns None; LSTM's (output, (h_n, c_n))). Errors are located at `at`.
+  virtual Expected<Val> apply_call(LayerContext& ctx, const std::vector<Val>& args, const Loc& at) const;
   // An upper bound on the ops one apply() emits, whatever the input: the model
   // file's work budget counts it before anything is emitted
   // (tests/frontends/layers_test.cc checks it for every layer type).
@@ -117,6 +131,10 @@ void linear_params(std::vector<ParamDecl>& out, const std::string& prefix, int64
                    int64_t out_features, bool bias);
 // y = x W^T (+ b) for the Linear parameters under `prefix`; x's last dim must be `in`.
 Expected<Value*> emit_linear(LayerContext& ctx, Value* x, const std::string& prefix, bool bias);
+// An int or a pair of ints at `key` (`dflt` when absent): sizes (>= 1), or
+// paddings (>= 0) with `allow_zero`; errors at the value.
+Expected<std::array<int64_t, 2>> pair_field(const Fields& f, std::string_view key, std::array<int64_t, 2> dflt,
+                                            bool allow_zero);
 // Fields allowed for a layer of this type, besides "type" and "trainable".
 std::vector<std::string> with_common_fields(std::vector<std::string> fields);
 // Activations, softmaxes and Identity (layers_activation.cc); nullptr result if `type` is not one.
@@ -126,6 +144,19 @@ Expected<std::unique_ptr<Layer>> parse_transformer_layer(const Fields& f, const 
 // Layers that differ between training and evaluation, BatchNorm1d/2d and Dropout
 // (layers_train_mode.cc); nullptr result if `type` is not one.
 Expected<std::unique_ptr<Layer>> parse_train_mode_layer(const Fields& f, const std::string& type);
+// Recurrent layers, RNN/LSTM/GRU and their cells (layers_recurrent.cc); nullptr
+// result if `type` is not one.
+Expected<std::unique_ptr<Layer>> parse_recurrent_layer(const Fields& f, const std::string& type);
+// Spatial layers (layers_spatial.cc): Conv1d, ConvTranspose1d/2d, adaptive
+// pools, Upsample, PixelShuffle/Unshuffle, padding layers, GroupNorm and
+// InstanceNorm2d; nullptr result if `type` is not one.
+Expected<std::unique_ptr<Layer>> parse_spatial_layer(const Fields& f, const std::string& type);
+// nn.MultiheadAttention (layers_multihead.cc) and the Transformer layers
+// (layers_transformer_block.cc); nullptr result if `type` is not one.
+Expected<std::unique_ptr<Layer>> parse_attention_layer(const Fields& f, const std::string& type);
+// Dropout's training-mode mask on `x` (the Dropout layer's: docs/model-format.md)
+// drawn on random stream `stream`; `x` itself in evaluation mode or for p = 0.
+Expected<Value*> emit_dropout(LayerContext& ctx, Value* x, double p, uint32_t stream);
 // A BatchNorm layer without "sync": true (a mesh with a data axis refuses it).
 bool is_unsynced_batch_norm(const Layer& layer);
 

@@ -141,8 +141,7 @@ class Dropout : public Layer {
   double p = 0.5;
   Expected<Value*> apply(LayerContext& ctx, Value* x) const override {
     MLC_CHECK_OK(require_float(ctx, x, false));
-    if (!ctx.training || p == 0) return x;
-    return emit_dropout(ctx.b, x, p, RandomKey{ctx.seed, ctx.stream, ctx.step()});
+    return emit_dropout(ctx, x, p, ctx.stream);
   }
 };
 
@@ -187,6 +186,11 @@ Expected<std::unique_ptr<Layer>> parse_train_mode_layer(const Fields& f, const s
 bool is_unsynced_batch_norm(const Layer& layer) {
   const auto* bn = dynamic_cast<const BatchNorm*>(&layer);
   return bn && !bn->sync;
+}
+
+Expected<Value*> emit_dropout(LayerContext& ctx, Value* x, double p, uint32_t stream) {
+  if (!ctx.training || p == 0) return x;
+  return emit_dropout(ctx.b, x, p, RandomKey{ctx.seed, stream, ctx.step()});
 }
 
 }  // namespace mlc

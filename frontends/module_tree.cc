@@ -230,6 +230,10 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
       if (const CustomOp* op = custom ? custom->find(n) : nullptr) return static_cast<int>(op->inputs.size());
       return std::nullopt;
     };
+    scope.layer_spec = [&m](const std::string& n) -> const BuiltinSpec* {
+      const ModuleNode* c = m->child(n);
+      return c && c->kind == ModuleNode::Kind::layer ? c->layer->call_spec() : nullptr;
+    };
     scope.resolve_path = [&m](const std::string& path) { return resolve_path(*m, path); };
     MLC_TRY(m->forward, parse_forward(doc, *fwd, scope));
     m->work.forward_ops = m->forward->ops;
@@ -412,17 +416,73 @@ Status check_ties(const ModuleNode& root, std::vector<ParamInfo>& params) {
 namespace {
 Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
                                   const std::vector<Value*>& args, CustomOpEmitter* custom);
+
+// Records a call of the module at `path` returning `out` (EmitState::capture_path).
+void note_call(EmitState& state, const std::string& path, Value* out) {
+  if (state.capture_path.empty()) return;
+  if (!state.captured && out && path == state.capture_path) state.captured = out;
+  if (std::find(state.called.begin(), state.called.end(), path) == state.called.end()) state.called.push_back(path);
+}
+
+// Emits layer `m` under `prefix` ("layers.0.attn."): `emit` gets its context.
+template <typename Emit>
+auto emit_layer(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                const std::string& path, Emit&& emit) {
+  LayerContext ctx{b, path, [&](const std::string& n) {
+                     for (const TiedParam& t : m.layer->ties())
+                       if (t.param == n) return state.values.at(t.target);
+                     return state.values.at(prefix + n);
+                   }};
+  ctx.training = state.training;
+  ctx.training_batch = state.training_batch;
+  ctx.update_buffer = [&](const std::string& n, Value* v) {
+    Value*& slot = state.values.at(prefix + n);
+    if (!slot->producer) state.updated.push_back(prefix + n);  // first update: still the argument
+    slot = v;
+  };
+  ctx.step = state.step;
+  ctx.seed = state.seed;
+  ctx.stream = stream_of(path, state.calls[path]++);
+  ctx.decode = state.decode;
+  b.set_loc(m.layer->loc());
+  return emit(ctx);
+}
+
+// A call of child `name` of container `m` from its forward.
+Expected<Val> call_child(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
+                         const std::string& name, std::vector<Val> args, const Loc& at,
+                         CustomOpEmitter* custom) {
+  const ModuleNode* c = m.child(name);
+  if (c && c->kind == ModuleNode::Kind::layer && c->layer->call_spec()) {
+    struct ScopeGuard {
+      Builder& b;
+      std::string saved;
+      ~ScopeGuard() { b.set_scope(std::move(saved)); }
+    } guard{b, b.scope()};
+    const std::string path = prefix + name;
+    b.set_scope(path);
+    Expected<Val> y = emit_layer(*c, b, state, path + ".", path,
+                                 [&](LayerContext& ctx) { return c->layer->apply_call(ctx, args, at); });
+    if (!y) return y;
+    // A tuple's first tensor (MultiheadAttention's attention output).
+    const Val* first = y->kind == Val::Kind::list && !y->items.empty() ? &y->items[0] : &*y;
+    note_call(state, path, first->is_tensor() ? first->v : nullptr);
+    return y;
+  }
+  std::vector<Value*> tensors;
+  for (const Val& v : args) tensors.push_back(v.v);  // run_forward checked they are tensors
+  Expected<Value*> y = c ? emit_module(*c, b, state, prefix + name + ".", tensors, custom)
+                         : (b.set_loc(at), custom->call(b, name, tensors));
+  if (!y) return y.take_error();
+  return Val::tensor(*y, at);
+}
 }  // namespace
 
 Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom) {
   MLC_TRY(Value* out, emit_module_body(m, b, state, prefix, args, custom));
-  if (!state.capture_path.empty() && !prefix.empty()) {
-    const std::string path = prefix.substr(0, prefix.size() - 1);
-    if (!state.captured && path == state.capture_path) state.captured = out;
-    if (std::find(state.called.begin(), state.called.end(), path) == state.called.end()) state.called.push_back(path);
-  }
+  if (!prefix.empty()) note_call(state, prefix.substr(0, prefix.size() - 1), out);
   return out;
 }
 
@@ -438,33 +498,13 @@ Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& st
   const std::string path = prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);
   b.set_scope(path);
   switch (m.kind) {
-    case ModuleNode::Kind::layer: {
-      LayerContext ctx{b, path, [&](const std::string& n) {
-                         for (const TiedParam& t : m.layer->ties())
-                           if (t.param == n) return state.values.at(t.target);
-                         return state.values.at(prefix + n);
-                       }};
-      ctx.training = state.training;
-      ctx.training_batch = state.training_batch;
-      ctx.update_buffer = [&](const std::string& n, Value* v) {
-        Value*& slot = state.values.at(prefix + n);
-        if (!slot->producer) state.updated.push_back(prefix + n);  // first update: still the argument
-        slot = v;
-      };
-      ctx.step = state.step;
-      ctx.seed = state.seed;
-      ctx.stream = stream_of(path, state.calls[path]++);
-      ctx.decode = state.decode;
-      b.set_loc(m.layer->loc());
-      return m.layer->apply(ctx, args.at(0));
-    }
+    case ModuleNode::Kind::layer:
+      return emit_layer(m, b, state, prefix, path,
+                        [&](LayerContext& ctx) { return m.layer->apply(ctx, args.at(0)); });
     case ModuleNode::Kind::container: {
       if (m.forward) {
-        LayerCall call = [&](const std::string& name, std::vector<Value*> call_args,
-                             const Loc& at) -> Expected<Value*> {
-          if (const ModuleNode* c = m.child(name)) return emit_module(*c, b, state, prefix + name + ".", call_args, custom);
-          b.set_loc(at);
-          return custom->call(b, name, call_args);
+        LayerCall call = [&](const std::string& name, std::vector<Val> call_args, const Loc& at) {
+          return call_child(m, b, state, prefix, name, std::move(call_args), at, custom);
         };
         ParamLookup param = [&](const std::string& path, bool full) {
           return state.values.at(full ? path : prefix + path);

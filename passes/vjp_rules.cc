@@ -318,6 +318,14 @@ void conv2d_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
   dx[0] = b.create(OpCode::Conv2dInputGrad, {dy, operand(op, 1)}, attrs, operand(op, 0)->type);
   dx[1] = b.create(OpCode::Conv2dWeightGrad, {operand(op, 0), dy}, attrs, operand(op, 1)->type);
 }
+// conv2d_input_grad(dy, w) = A_w^T dy is linear in each operand (a transposed
+// convolution): its transpose in dy is conv2d(g, w), and in w it is the
+// weight gradient of conv2d at input g and output gradient dy.
+void conv2d_input_grad_rule(Builder& b, const Op& op, Value* g, std::vector<Value*>& dx) {
+  Attrs attrs = window_attrs(op, {"stride", "padding", "dilation", "groups"});
+  dx[0] = b.create(OpCode::Conv2d, {g, operand(op, 1)}, attrs);
+  dx[1] = b.create(OpCode::Conv2dWeightGrad, {g, operand(op, 0)}, attrs, operand(op, 1)->type);
+}
 // The forward's choices are saved as indices (cheaper than choosing again for
 // every input element) and dy is routed to them.
 void max_pool2d_rule(Builder& b, const Op& op, Value* dy, std::vector<Value*>& dx) {
@@ -423,8 +431,10 @@ constexpr VjpRule Dot = rule(dot_rule), Conv2d = rule(conv2d_rule),
 constexpr VjpRule Unfold = rule(unfold_rule), Fold = rule(fold_rule);
 constexpr VjpRule Gather = rule(gather_rule), ScatterAdd = rule(scatter_add_rule);
 constexpr VjpRule Iota = kZero, Constant = kZero;
-// Gradient ops are not differentiated again (no second-order autodiff yet).
-constexpr VjpRule Conv2dInputGrad = kNone, Conv2dWeightGrad = kNone, MaxPool2dGrad = kNone,
+// Gradient ops are not differentiated again (no second-order autodiff yet),
+// but conv2d_input_grad, which is also ConvTranspose's forward.
+constexpr VjpRule Conv2dInputGrad = rule(conv2d_input_grad_rule);
+constexpr VjpRule Conv2dWeightGrad = kNone, MaxPool2dGrad = kNone,
                   MaxPool2dScatter = kNone, AvgPool2dGrad = kNone;
 // all_reduce with reduce = "max" has no rule (vjp checks the attribute);
 // broadcast, send and recv have none yet.

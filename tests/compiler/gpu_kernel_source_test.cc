@@ -324,6 +324,11 @@ TEST_P(ExampleSources, AreDeterministicAndNameTheirOps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleSources, ::testing::ValuesIn(testing::kExampleNames));
+// PyTorch's examples (not in kExampleNames: the gradient of their in_proj_weight's
+// thirds, a slice's scatter_add, spills 32 to 44 bytes under ptxas, which
+// NvrtcExampleKernels refuses).
+INSTANTIATE_TEST_SUITE_P(PyTorchExamples, ExampleSources,
+                         ::testing::Values("pytorch/word_language_model_transformer", "pytorch/vision_transformer"));
 
 }  // namespace
 }  // namespace mlc

@@ -34,8 +34,11 @@ struct MeshPlan {
 };
 const MeshPlan kPlans[] = {{"", 0}, {"dp=2", 0}, {"dp=2", 3}, {"tp=2", 0}, {"dp=2,tp=2", 1}};
 
-const char* const kExamples[] = {"digits_mlp", "digits_cnn",    "digits_cnn_bn", "batchnorm_mlp", "legendre",
-                                 "tiny_gpt",   "gpt2_tied",     "pytorch/mnist", "pytorch/vae"};
+const char* const kExamples[] = {"digits_mlp", "digits_cnn", "digits_cnn_bn", "batchnorm_mlp",
+                                 "legendre",   "tiny_gpt",   "gpt2_tied",
+                                 "pytorch/mnist", "pytorch/vae",
+                                 "pytorch/super_resolution", "pytorch/resnet18",
+                                 "pytorch/word_language_model_transformer", "pytorch/vision_transformer"};
 
 class NoReference : public ::testing::TestWithParam<const char*> {};
 

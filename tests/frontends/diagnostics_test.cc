@@ -92,7 +92,8 @@ TEST(ModelFileRobustness, TruncatedExamples) {
 TEST(ModelFileRobustness, MutatedExamples) {
   std::mt19937 rng(1234);
   const std::string alphabet = "{}[]()\",:=;#0123456789-+.eE \\/abcxyz_\xff\x01\n\t";
-  for (const char* name : {"digits_cnn.json", "tiny_gpt.json", "digits_cnn.mlc", "tiny_gpt.mlc"}) {
+  for (const char* name : {"digits_cnn.json", "tiny_gpt.json", "digits_cnn.mlc", "tiny_gpt.mlc",
+                           "pytorch/vision_transformer.json", "pytorch/word_language_model_transformer.mlc"}) {
     std::string path = std::string("examples/") + name;
     std::string text = read_text(path);
     for (int iter = 0; iter < 3000; ++iter) {

@@ -154,7 +154,7 @@ TEST(ForwardSizes, MistakesAreExplicit) {
       {"a, relu = x.size()", 3, "cannot assign to 'relu': it is a built-in function"},
       {"y = x // 2", 6, "'//' takes numbers (sizes: C // 4), found f32[2,3,4] and the number 2"},
       {"y = x.size(0) // 0", 14, "division by zero"},
-      {"d = f32", size_t(-1), "cannot assign the dtype f32 to 'd'; only tensors and numbers (sizes) can be assigned"},
+      {"d = f32", size_t(-1), "cannot assign the dtype f32 to 'd'; only tensors, tuples of tensors and numbers (sizes) can be assigned"},
   };
   for (const Case& c : cases) {
     const std::string text = model_json("[2, 3, 4]", "[2, 3, 4]", forward_of({c.statement, "return x"}));

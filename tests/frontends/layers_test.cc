@@ -235,6 +235,7 @@ TEST(ModelBuild, BatchOverflowIsAnError) {
 TEST(FrontendLayers, EveryLayerEmitsAtMostMaxOps) {
   struct Case {
     std::string type, layer, inputs;
+    std::string forward = "";  // a call with every argument, for layers called with keywords
   };
   std::vector<Case> cases = {
       {"Linear", R"("in_features": 4, "out_features": 3)", R"("x": {"dtype": "f32", "shape": [4]}, "t": {"dtype": "f32", "shape": [3]})"},
@@ -258,7 +259,58 @@ TEST(FrontendLayers, EveryLayerEmitsAtMostMaxOps) {
       {"BatchNorm1d", R"("num_features": 3)", R"("x": {"dtype": "f32", "shape": [2, 3, 2]}, "t": {"dtype": "f32", "shape": [2, 3, 2]})"},
       {"BatchNorm2d", R"("num_features": 3)", R"("x": {"dtype": "f32", "shape": [2, 3, 2, 2]}, "t": {"dtype": "f32", "shape": [2, 3, 2, 2]})"},
       {"Dropout", R"("p": 0.5)", R"("x": {"dtype": "f32", "shape": [2, 3]}, "t": {"dtype": "f32", "shape": [2, 3]})"},
+      {"RNN", R"("input_size": 2, "hidden_size": 3, "num_layers": 2, "bidirectional": true, "batch_first": true, "dropout": 0.5)",
+       R"("x": {"dtype": "f32", "shape": [2, 4, 2]}, "t": {"dtype": "f32", "shape": [2, 4, 6]})"},
+      {"LSTM", R"("input_size": 2, "hidden_size": 3, "num_layers": 2, "bidirectional": true, "dropout": 0.5)",
+       R"("x": {"dtype": "f32", "shape": [4, 2]}, "t": {"dtype": "f32", "shape": [4, 6]})"},
+      {"GRU", R"("input_size": 2, "hidden_size": 3, "num_layers": 2, "dropout": 0.5)",
+       R"("x": {"dtype": "f32", "shape": [4, 2, 2]}, "t": {"dtype": "f32", "shape": [4, 2, 3]})"},
+      {"RNNCell", R"("input_size": 2, "hidden_size": 3, "nonlinearity": "relu")", R"("x": {"dtype": "f32", "shape": [2]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"LSTMCell", R"("input_size": 2, "hidden_size": 3)", R"("x": {"dtype": "f32", "shape": [2, 2]}, "t": {"dtype": "f32", "shape": [2, 3]})"},
+      {"GRUCell", R"("input_size": 2, "hidden_size": 3)", R"("x": {"dtype": "f32", "shape": [2]}, "t": {"dtype": "f32", "shape": [3]})"},
+      {"TransformerEncoderLayer", R"("d_model": 4, "nhead": 2, "dim_feedforward": 6, "dropout": 0.5)",
+       R"("x": {"dtype": "f32", "shape": [3, 2, 4]}, "t": {"dtype": "f32", "shape": [3, 2, 4]})"},
+      {"TransformerEncoder", R"("num_layers": 2, "norm": {"type": "LayerNorm", "normalized_shape": 4},
+        "encoder_layer": {"type": "TransformerEncoderLayer", "d_model": 4, "nhead": 2, "dropout": 0.5, "norm_first": true})",
+       R"("x": {"dtype": "f32", "shape": [3, 2, 4]}, "t": {"dtype": "f32", "shape": [3, 2, 4]})"},
   };
+  // The spatial layers (layers_spatial.cc), each in its costliest form.
+  auto io = [](const std::string& x, const std::string& t) {
+    return R"("x": {"dtype": "f32", "shape": )" + x + R"(}, "t": {"dtype": "f32", "shape": )" + t + "}";
+  };
+  for (const Case& c : std::vector<Case>{
+           {"Conv1d", R"("in_channels": 2, "out_channels": 4, "kernel_size": 3)", io("[1, 2, 5]", "[1, 4, 3]")},
+           {"ConvTranspose1d", R"("in_channels": 2, "out_channels": 4, "kernel_size": 3, "dilation": 2, "output_padding": 1)",
+            io("[1, 2, 4]", "[1, 4, 9]")},
+           {"ConvTranspose2d", R"("in_channels": 2, "out_channels": 4, "kernel_size": 2, "stride": 2, "output_padding": 1)",
+            io("[1, 2, 3, 3]", "[1, 4, 7, 7]")},
+           {"AdaptiveAvgPool2d", R"("output_size": [2, 3])", io("[2, 5, 7]", "[2, 2, 3]")},
+           {"AdaptiveMaxPool2d", R"("output_size": [2, 3])", io("[2, 5, 7]", "[2, 2, 3]")},
+           {"Upsample", R"("size": [5, 7], "mode": "bilinear")", io("[1, 2, 3, 4]", "[1, 2, 5, 7]")},
+           {"PixelShuffle", R"("upscale_factor": 2)", io("[2, 8, 2, 3]", "[2, 2, 4, 6]")},
+           {"PixelUnshuffle", R"("downscale_factor": 2)", io("[2, 2, 4, 6]", "[2, 8, 2, 3]")},
+           {"ReflectionPad2d", R"("padding": [1, 2, 0, 1])", io("[1, 2, 3, 4]", "[1, 2, 4, 7]")},
+           {"ReplicationPad2d", R"("padding": 1)", io("[1, 2, 3, 4]", "[1, 2, 5, 6]")},
+           {"ZeroPad2d", R"("padding": 1)", io("[1, 2, 3, 4]", "[1, 2, 5, 6]")},
+           {"ConstantPad2d", R"("padding": 1, "value": 0.5)", io("[1, 2, 3, 4]", "[1, 2, 5, 6]")},
+           {"GroupNorm", R"("num_groups": 2, "num_channels": 4)", io("[2, 4, 3]", "[2, 4, 3]")},
+           {"InstanceNorm2d", R"("num_features": 3, "affine": true)", io("[3, 2, 2]", "[3, 2, 2]")}})
+    cases.push_back(c);
+  // Layers called with keyword arguments: every mask and flag given, dropout drawn.
+  const std::string seq = R"("x": {"dtype": "f32", "shape": [3, 2, 4]}, "m": {"dtype": "f32", "shape": [5, 2, 4]},
+      "kpm": {"dtype": "bool", "shape": [2, 3]}, "am": {"dtype": "bool", "shape": [4, 3, 3]},
+      "mkpm": {"dtype": "bool", "shape": [2, 5]}, "mam": {"dtype": "bool", "shape": [3, 5]})";
+  const std::string seq_t = seq + R"(, "t": {"dtype": "f32", "shape": [3, 2, 4]})";
+  const std::string decoder_call =
+      R"js(["return l(x, m, am, mam, kpm, mkpm, tgt_is_causal=True, memory_is_causal=True)"])js";
+  cases.push_back({"MultiheadAttention", R"("embed_dim": 4, "num_heads": 2, "dropout": 0.5)",
+                   seq + R"(, "t": {"dtype": "f32", "shape": [2, 3, 3]})",
+                   R"js(["return l(x, x, x, kpm, True, am, True, is_causal=True)[1]"])js"});
+  const std::string decoder_layer = R"("d_model": 4, "nhead": 2, "dim_feedforward": 6, "dropout": 0.5)";
+  cases.push_back({"TransformerDecoderLayer", decoder_layer, seq_t, decoder_call});
+  cases.push_back({"TransformerDecoder", R"("num_layers": 2, "norm": {"type": "LayerNorm", "normalized_shape": 4},
+      "decoder_layer": {"type": "TransformerDecoderLayer", )" + decoder_layer + "}",
+                   seq_t, decoder_call});
   // Layers without fields, on a vector.
   for (const char* type : {"ReLU", "SiLU", "Tanh", "Sigmoid", "SELU", "Hardswish", "Mish", "Identity"})
     cases.push_back({type, "", R"("x": {"dtype": "f32", "shape": [3]}, "t": {"dtype": "f32", "shape": [3]})"});
@@ -270,7 +322,10 @@ TEST(FrontendLayers, EveryLayerEmitsAtMostMaxOps) {
     ASSERT_TRUE(doc.ok()) << doc.error().message;
     auto parsed = parse_layer(Fields(*doc, doc->root(), "layer"), c.type);
     ASSERT_TRUE(parsed.ok()) << parsed.error().message;
-    ModelFile mf = parse_ok(model_text(c.inputs, R"({"layers": {"l": )" + layer + "}}"));
+    std::string container = R"({"layers": {"l": )" + layer + "}";
+    if (!c.forward.empty())
+      container += R"(, "inputs": ["x", "m", "kpm", "am", "mkpm", "mam"], "forward": )" + c.forward;
+    ModelFile mf = parse_ok(model_text(c.inputs, container + "}"));
     Module m = build_ok(mf, 1);
     int64_t emitted = static_cast<int64_t>(m.find("loss")->ops.size()) - 1;  // less the mse
     EXPECT_LE(emitted, (*parsed)->max_ops());

@@ -32,6 +32,12 @@ std::vector<fs::path> files_with(const std::string& dir, const std::string& ext)
   return out;
 }
 
+// The examples: examples/ and PyTorch's examples in examples/pytorch/.
+std::vector<fs::path> example_files(const std::string& ext) {
+  std::vector<fs::path> out = files_with("examples", ext);
+  for (const fs::path& p : files_with("examples/pytorch", ext)) out.push_back(p);
+  return out;
+}
 
 // Members compared by key (a container's own fields may change order), arrays
 // and the order of layers exactly.
@@ -52,13 +58,6 @@ void expect_same_model(const Json& a, const Json& b, const std::string& where) {
     for (size_t i = 0; i < a.size(); ++i)
       expect_same_model(a[i], b[i], where + "[" + std::to_string(i) + "]");
   }
-}
-
-// examples/ and PyTorch's examples under examples/pytorch/.
-std::vector<fs::path> example_files(const std::string& ext) {
-  std::vector<fs::path> out = files_with("examples", ext);
-  for (const fs::path& p : files_with("examples/pytorch", ext)) out.push_back(p);
-  return out;
 }
 
 TEST(ModelLanguage, EveryExampleShipsInBothFormsAndBuildsTheSameIR) {
@@ -98,8 +97,12 @@ TEST(ModelLanguage, ConversionKeepsTheModel) {
   for (const fs::path& p : files_with("tests/fuzz/corpus/model", ".json")) models.push_back(p);
   // The "init" sections of tests/oracle/init_functions.py.
   for (const fs::path& p : files_with("tests/data/oracle/init", ".json")) models.push_back(p);
+  // The attention layers of tests/oracle/attention.py (keyword calls of layers, nested layers).
+  for (const fs::path& p : files_with("tests/data/oracle/attention", ".json")) models.push_back(p);
   // The losses and activations of tests/oracle/losses.py (strings in forward statements).
   for (const fs::path& p : files_with("tests/data/oracle/losses", ".json")) models.push_back(p);
+  // The spatial layers and functional forms of tests/oracle/spatial_layers.py.
+  for (const fs::path& p : files_with("tests/data/oracle/spatial", ".json")) models.push_back(p);
   int converted = 0;
   for (const fs::path& p : models) {
     SCOPED_TRACE(p.string());

@@ -19,12 +19,13 @@ Module parse_ok(const std::string& text) {
   return std::move(m).value();
 }
 
-// Regression: a loss through conv2d_input_grad (which has no rule) got a zero
-// gradient for %w instead of an error.
+// Regression: a loss through an op without a rule (then conv2d_input_grad,
+// which has one now as ConvTranspose's forward) got a zero gradient instead
+// of an error.
 TEST(Autodiff, AnOpWithoutARuleOnTheLossPathIsAnError) {
   Module m = parse_ok(R"(module @m {
-  func @loss(%dy: f32[1,2,3,3] {input}, %w: f32[2,1,3,3] {param}) -> (f32[]) {
-    %0 = conv2d_input_grad(%dy, %w) {stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1} : f32[1,1,3,3] loc("model.json":7:9)
+  func @loss(%x: f32[1,1,3,3] {input}, %dy: f32[1,2,3,3] {param}) -> (f32[]) {
+    %0 = conv2d_weight_grad(%x, %dy) {stride = [1, 1], padding = [1, 1], dilation = [1, 1], groups = 1} : f32[2,1,3,3] loc("model.json":7:9)
     %1 = reduce_sum(%0) {dims = [0, 1, 2, 3], keepdim = false} : f32[]
     return %1
   }
@@ -33,7 +34,7 @@ TEST(Autodiff, AnOpWithoutARuleOnTheLossPathIsAnError) {
   auto changed = run_passes(m, {"autodiff"});
   ASSERT_FALSE(changed.ok());
   EXPECT_EQ(changed.error().message,
-            "model.json:7:9: error: autodiff: no gradient rule for conv2d_input_grad, and the "
+            "model.json:7:9: error: autodiff: no gradient rule for conv2d_weight_grad, and the "
             "loss depends on its operands through it");
 }
 
@@ -147,9 +148,11 @@ TEST(Autodiff, ReluAndSiluGradientsReadWhatPyTorchReads) {
 TEST(Autodiff, TheTableSaysWhichOpsHaveZeroGradient) {
   for (OpCode code : {OpCode::Compare, OpCode::Argmax, OpCode::MaxPool2dIndices, OpCode::Iota, OpCode::Constant})
     EXPECT_EQ(vjp_rule(code).kind, VjpRule::Kind::zero) << op_name(code);
-  for (OpCode code : {OpCode::Conv2dInputGrad, OpCode::Conv2dWeightGrad, OpCode::MaxPool2dGrad,
-                      OpCode::MaxPool2dScatter, OpCode::AvgPool2dGrad})
+  for (OpCode code : {OpCode::Conv2dWeightGrad, OpCode::MaxPool2dGrad, OpCode::MaxPool2dScatter,
+                      OpCode::AvgPool2dGrad})
     EXPECT_EQ(vjp_rule(code).kind, VjpRule::Kind::none) << op_name(code);
+  // conv2d_input_grad is also ConvTranspose's forward.
+  EXPECT_EQ(vjp_rule(OpCode::Conv2dInputGrad).kind, VjpRule::Kind::rule);
 }
 
 }  // namespace

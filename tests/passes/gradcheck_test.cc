@@ -81,6 +81,11 @@ std::vector<Case> cases() {
   c.push_back({"", OpCode::Conv2d, {x({2, 4, 5, 5}), x({6, 2, 3, 3})},
                {{"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}},
                 {"groups", int64_t{2}}}});
+  // ConvTranspose2d's forward: stride 2 with an input size that conv2d does not
+  // fully cover (output_padding 1).
+  c.push_back({"", OpCode::Conv2dInputGrad, {x({2, 4, 3, 3}), x({4, 3, 3, 2})},
+               {{"stride", Ints{2, 1}}, {"padding", Ints{1, 0}}, {"dilation", Ints{1, 2}},
+                {"groups", int64_t{1}}}, f64({2, 3, 6, 5})});
   c.push_back({"", OpCode::MaxPool2d, {x({1, 2, 5, 5})},
                {{"kernel", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}}});
   c.push_back({"apart", OpCode::MaxPool2d, {x({2, 3, 6, 4})},

@@ -23,7 +23,7 @@
 #include "passes/autodiff.h"
 #include "runtime/interpreter.h"
 #include "runtime/safetensors.h"
-#include "tests/tools/grad_check.h"
+#include "tests/tools/grad_check_util.h"
 #include "tests/tools/run_mlc.h"
 #include "driver/train.h"
 

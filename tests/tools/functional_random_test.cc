@@ -18,7 +18,7 @@
 #include "ir/printer.h"
 #include "runtime/interpreter.h"
 #include "runtime/safetensors.h"
-#include "tests/tools/grad_check.h"
+#include "tests/tools/grad_check_util.h"
 #include "tests/tools/run_mlc.h"
 
 namespace mlc {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/train.h"
+#include "runtime/parameters.h"
 #include "runtime/safetensors.h"
 
 namespace mlc::oracle {
@@ -112,6 +114,21 @@ inline void expect_training_matches(const ModelFile& model, TrainOptions o, cons
   ASSERT_EQ(m.losses.size(), want.size());
   expect_losses(m.losses, want, want.size(), 1e-5);
   expect_tensors(o.save_path, final_params, param_atol);
+}
+
+// rt::init_parameters(seed 0) of `model` equals PyTorch's torch.manual_seed(0)
+// initial parameters in `ref_path`, bit for bit.
+inline void expect_seed_zero_init_is(const ModelFile& model, const std::string& ref_path) {
+  std::vector<rt::NamedTensor> mine = rt::init_parameters(model.config().params, 0);
+  auto ref = rt::read_safetensors(ref_path);
+  ASSERT_TRUE(ref.ok());
+  ASSERT_EQ(mine.size(), ref->entries.size());
+  for (const rt::NamedTensor& p : mine) {
+    auto t = ref->get(p.name);
+    ASSERT_TRUE(t.ok()) << p.name;
+    ASSERT_EQ(p.tensor.type(), (*t)->type());
+    EXPECT_EQ(std::memcmp(p.tensor.bytes(), (*t)->bytes(), p.tensor.num_bytes()), 0) << p.name;
+  }
 }
 
 // The examples with a recorded PyTorch run step for step (tests/data/oracle/NAME).

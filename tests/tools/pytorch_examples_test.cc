@@ -14,9 +14,9 @@
 namespace mlc {
 namespace {
 
-class PyTorchExample : public ::testing::TestWithParam<std::tuple<std::string, Backend>> {};
+class PyTorchRandomExample : public ::testing::TestWithParam<std::tuple<std::string, Backend>> {};
 
-TEST_P(PyTorchExample, TrainsAsPyTorchStepForStep) {
+TEST_P(PyTorchRandomExample, TrainsAsPyTorchStepForStep) {
   const auto& [name, backend] = GetParam();
   const std::string ref = "tests/data/oracle/pytorch_" + name;
   ModelFile model = oracle::load_model("examples/pytorch/" + name + ".json");
@@ -28,7 +28,7 @@ TEST_P(PyTorchExample, TrainsAsPyTorchStepForStep) {
   oracle::expect_training_matches(model, o, dir, ref + "/losses.json", ref + "/final.safetensors", 1e-4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, PyTorchExample,
+INSTANTIATE_TEST_SUITE_P(Examples, PyTorchRandomExample,
                          ::testing::Combine(::testing::Values("mnist", "vae"),
                                             ::testing::Values(Backend::compiled, Backend::interp)),
                          [](const auto& info) {

@@ -297,17 +297,9 @@ namespace {
 // layers (torch.manual_seed(0), default init, declaration order).
 TEST(Init, SeedZeroIsPyTorchsInitBitForBit) {
   for (std::string name : {"digits_mlp", "digits_cnn"}) {
-    ModelFile model = load_model("examples/" + name + ".json");
-    std::vector<rt::NamedTensor> mine = rt::init_parameters(model.config().params, 0);
-    auto ref = rt::read_safetensors("tests/data/oracle/" + name + "/init.safetensors");
-    ASSERT_TRUE(ref.ok());
-    ASSERT_EQ(mine.size(), ref->entries.size());
-    for (const rt::NamedTensor& p : mine) {
-      auto t = ref->get(p.name);
-      ASSERT_TRUE(t.ok()) << p.name;
-      ASSERT_EQ(p.tensor.type(), (*t)->type());
-      EXPECT_EQ(std::memcmp(p.tensor.bytes(), (*t)->bytes(), p.tensor.num_bytes()), 0) << name << " " << p.name;
-    }
+    SCOPED_TRACE(name);
+    oracle::expect_seed_zero_init_is(load_model("examples/" + name + ".json"),
+                                     "tests/data/oracle/" + name + "/init.safetensors");
   }
 }
 

@@ -1,23 +1,24 @@
-// Finite differences in f64 for model files' functions (the gradient checks
-// of tests/tools/*_test.cc): @loss's gradient by autodiff against central
-// differences of @loss through the interpreter, for every element of the
-// chosen arguments, with the {step} argument fixed (which fixes every random
-// draw: dropout masks, rand_like, randn_like).
+// Finite-difference checks of a built model's loss (tests/tools): the
+// gradient autodiff gives against central differences in f64 on the reference
+// interpreter.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "ir/graph.h"
+#include "frontends/model_file.h"
 #include "passes/autodiff.h"
 #include "runtime/interpreter.h"
 
 namespace mlc {
 
-// Arguments named in `wrt` become parameters; the others keep their values.
+// The loss's gradient by autodiff against central differences of the loss,
+// for every element of the arguments named in `wrt` (f64; other arguments are
+// filled deterministically, the {step} argument with `step`).
 inline void expect_gradients_match(Module& m, const std::vector<std::string>& wrt, double step) {
   Function& loss = *m.find("loss");
   for (size_t i = 0; i < loss.args.size(); ++i)
@@ -58,13 +59,24 @@ inline void expect_gradients_match(Module& m, const std::vector<std::string>& wr
   }
 }
 
-// The model's f32 values as f64 (BatchNorm's ops are all float arithmetic).
+// The model's f32 values as f64 (for models whose ops are float arithmetic).
 inline void to_f64(Function& f) {
   for (Value* a : f.args)
     if (a->type.dtype == DType::f32) a->type.dtype = DType::f64;
   for (auto& op : f.ops)
     for (Value* v : op->results)
       if (v->type.dtype == DType::f32) v->type.dtype = DType::f64;
+}
+
+// expect_gradients_match on a model file's text ("a.json" in its errors),
+// built for batch 2 and run in f64, the {step} argument 1.
+inline void expect_model_gradients(const std::string& text, const std::vector<std::string>& wrt) {
+  auto model = ModelFile::parse(text, "a.json");
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  auto m = model->build(2);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  to_f64(*m->find("loss"));
+  expect_gradients_match(*m, wrt, 1);
 }
 
 }  // namespace mlc
