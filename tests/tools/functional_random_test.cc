@@ -71,6 +71,18 @@ TEST(FunctionalRandom, DropoutFollowsSelfTraining) {
   EXPECT_EQ(count(print_function(*on.find("eval")), "random_uniform("), 1);
 }
 
+// As F.pad, the random built-ins are written qualified: the bare names are
+// free for values, and a bare call is an unknown function.
+TEST(FunctionalRandom, BareNamesStayFree) {
+  Module m = build(model(R"x(["dropout = F.dropout(x, 0.3)", "rand_like = torch.rand_like(x)",
+    "return dropout + rand_like"])x"));
+  EXPECT_EQ(count(print_function(*m.find("loss")), "random_uniform("), 2);
+  auto bare = ModelFile::parse(model(R"x(["return dropout(x, 0.3)"])x"), "rnd.json");
+  ASSERT_FALSE(bare.ok());
+  EXPECT_NE(bare.error().message.find("unknown layer or function 'dropout'"), std::string::npos)
+      << bare.error().message;
+}
+
 // The loss sum((y - 0)^2) of a forward y over 4 x 5000 draws at step 1.
 double sum_of_squares(const std::string& body) {
   Module m = build(model(body, 5000));
