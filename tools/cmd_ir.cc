@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "compiler/emit_mlir.h"
+#include "driver/steps_per_epoch.h"
 #include "compiler/lower.h"
 #include "compiler/outline_fusions.h"
 #include "compiler/pass_pipeline.h"
@@ -78,6 +79,9 @@ int cmd_ir(const std::vector<std::string>& argv) {
   if (args.has("after") || mlir) {
     PassPipelineOptions options;
     if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
+    // A schedule stepping per epoch counts the training data's steps.
+    if (options.optimizer && options.optimizer->steps_per_epoch == 0)
+      if (auto steps = data_steps_per_epoch(model->config())) options.optimizer->steps_per_epoch = *steps;
     options.mixed_precision = model->config().train.mixed_precision;
     options.parallel = parallel;
     if (all)
