@@ -24,6 +24,13 @@ Expected<Predictions> predict(const Program& program, const std::vector<rt::Name
   const std::vector<InputMapping>& mapping = options.split == "eval" ? config.data.eval : config.data.train;
   // The inputs @predict reads (its {input} arguments), at a trial batch.
   MLC_TRY(const Function* trial, program.ir(function, 1));
+  // One row per example: the output's first dim is the batch (a sequence
+  // model's [T, batch, H] is not).
+  const TensorType& row = trial->results.at(0)->type;
+  const std::string what = options.value.empty() ? "the model's output" : "the output of " + options.value;
+  if (row.rank() == 0 || row.shape[0] != 1)
+    return make_error(config.path + ": error: mlc predict: " + what + " at batch 1 is " + row.str() +
+                      ": its first dim is not the examples', and predict writes one row per example");
   std::vector<InputInfo> inputs;
   std::vector<InputMapping> read;
   for (size_t i = 0; i < trial->args.size(); ++i) {
@@ -67,6 +74,9 @@ Expected<Predictions> predict(const Program& program, const std::vector<rt::Name
     }
     MLC_CHECK_OK(f->run(args));
     const rt::Tensor& y = f->result(0);
+    if (y.rank() == 0 || y.shape()[0] != end - begin)
+      return make_error(config.path + ": error: mlc predict: " + what + " is " + y.type().str() + " for " +
+                        std::to_string(end - begin) + " examples: its first dim is not the examples'");
     if (begin == 0) {
       Shape shape = y.shape();
       if (shape.empty()) return make_error(config.path + ": error: predict: the model's output is a scalar, not one per example");

@@ -125,6 +125,14 @@ TEST(Predict, AModulesOutputByItsPath) {
   ASSERT_EQ(relu.shape(), fc1.shape());
   for (int64_t i = 0; i < fc1.num_elements(); ++i)
     EXPECT_EQ(relu.data<float>()[i], std::max(fc1.data<float>()[i], 0.0f)) << i;
+  // A sequence-first output ([T, batch, H]) has no row per example: refused,
+  // not stitched along T.
+  const std::string lm = (dir / "lm.safetensors").string();
+  ASSERT_EQ(run_mlc("run examples/pytorch/word_language_model_lstm.mlc --steps 1 --save " + lm).status, 0);
+  RunResult seq = run_mlc("predict examples/pytorch/word_language_model_lstm.mlc --init " + lm + " --value rnn");
+  EXPECT_EQ(seq.status, 1);
+  EXPECT_EQ(seq.err, "examples/pytorch/word_language_model_lstm.mlc: error: mlc predict: the output of rnn at batch 1 "
+                     "is f32[20,1,16]: its first dim is not the examples', and predict writes one row per example\n");
   RunResult wrong = run_mlc("predict examples/digits_mlp.mlc --init " + params + " --value fc");
   EXPECT_EQ(wrong.status, 1);
   EXPECT_EQ(wrong.err, "examples/digits_mlp.mlc: error: --value: the forward calls no module 'fc'; did you mean "
