@@ -181,7 +181,16 @@ class MpiWorld final : public World {
   // ranks) is not in the same activity.
   void wait(MPI_Request& request, std::string_view tag, Clock::time_point deadline, const std::vector<int>& group_ranks);
   // "rank 1 (rank 1 is in 'x')": which of `ranks` are not doing what this rank does, and what they do.
-  std::string who_is_missing(const std::vector<int>& ranks);
+  // Who of `ranks` a wait that timed out is missing, and what each is doing.
+  // `all_waiting`: every rank missed is itself waiting (in a recv or another
+  // collective), so the silent rank at the end of that chain is for one of
+  // them to name: a wait then takes one more timeout before it reports
+  // (MpiWorld::wait and MpiGroup::recv).
+  struct Missing {
+    std::string text;
+    bool all_waiting = false;
+  };
+  Missing who_is_missing(const std::vector<int>& ranks);
   void post_send(Pending pending, MPI_Comm comm, int group_peer);
 
   Activity activity;
@@ -234,21 +243,29 @@ void MpiWorld::post_send(Pending pending, MPI_Comm comm, int group_peer) {
 
 void MpiWorld::wait(MPI_Request& request, std::string_view tag, Clock::time_point deadline,
                     const std::vector<int>& group_ranks) {
+  bool extended = false;
   for (int polls = 0;;) {
     int done = 0;
     const int rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) die(comm::rank_error(rank_, tag, "MPI error: " + mpi_error_text(rc)).message);
     if (done) return;
     progress();
-    if (Clock::now() >= deadline)
-      die(comm::rank_error(rank_, tag, "timed out after " + comm::format_duration(timeout_) + " waiting for " +
-                                           who_is_missing(group_ranks))
+    if (Clock::now() >= deadline) {
+      const Missing m = who_is_missing(group_ranks);
+      if (m.all_waiting && !extended) {
+        extended = true;
+        deadline = deadline_after(timeout_);
+        continue;
+      }
+      die(comm::rank_error(rank_, tag, "timed out after " + comm::format_duration(extended ? 2 * timeout_ : timeout_) +
+                                           " waiting for " + m.text)
               .message);
+    }
     back_off(polls);
   }
 }
 
-std::string MpiWorld::who_is_missing(const std::vector<int>& ranks) {
+MpiWorld::Missing MpiWorld::who_is_missing(const std::vector<int>& ranks) {
   std::map<int, std::optional<Activity>> answers;
   for (int r : ranks) {
     if (r == rank_) continue;
@@ -278,19 +295,21 @@ std::string MpiWorld::who_is_missing(const std::vector<int>& ranks) {
   }
   std::vector<int> missing;
   std::string details;
+  bool all_waiting = true;
   for (const auto& [r, answer] : answers) {
     if (answer && answer->kind == 'c' && activity.kind == 'c' && answer->group == activity.group &&
         answer->seq == activity.seq)
       continue;  // in this very collective
     missing.push_back(r);
+    all_waiting = all_waiting && answer && (answer->kind == 'c' || answer->kind == 'p');
     details += details.empty() ? " (" : "; ";
     details += "rank " + std::to_string(r);
     if (!answer) details += ": no answer: computing, stuck or gone";
     else if (answer->kind == '-') details += " is outside the communicator";
     else details += " is in '" + answer->tag + "'";
   }
-  if (missing.empty()) return "a slow transfer (every rank of the group has arrived)";
-  return comm::format_ranks(missing) + details + ")";
+  if (missing.empty()) return {"a slow transfer (every rank of the group has arrived)", false};
+  return {comm::format_ranks(missing) + details + ")", all_waiting};
 }
 
 MpiWorld::~MpiWorld() {
@@ -450,19 +469,28 @@ Status MpiGroup::recv(void* data, int64_t bytes, int peer, std::string_view tag)
   if (auto s = comm::check_bytes(bytes); !s) return bad(tag, s);
   if (auto s = comm::check_rank(peer, size(), "recv peer"); !s) return bad(tag, s);
   if (auto s = check_int(bytes); !s) return bad(tag, s);
-  const auto deadline = deadline_after(w_.timeout());
+  auto deadline = deadline_after(w_.timeout());
   w_.activity = Activity{'p', id_, 0, std::string(tag)};
   MPI_Message message;
   MPI_Status st;
+  bool extended = false;  // one more timeout when the peer waits too (MpiWorld::Missing)
   for (int polls = 0, found = 0;; back_off(polls)) {
     MPI_Improbe(peer, kP2PTag, comm_, &found, &message, &st);
     if (found) break;
     w_.progress();
-    if (Clock::now() >= deadline)
+    if (Clock::now() >= deadline) {
+      const MpiWorld::Missing m = w_.who_is_missing({world_rank(peer)});
+      if (m.all_waiting && !extended) {
+        extended = true;
+        deadline = deadline_after(w_.timeout());
+        continue;
+      }
       w_.die(comm::rank_error(w_.rank(), tag,
-                              "timed out after " + comm::format_duration(w_.timeout()) + " waiting for " +
-                                  w_.who_is_missing({world_rank(peer)}))
+                              "timed out after " +
+                                  comm::format_duration(extended ? 2 * w_.timeout() : w_.timeout()) +
+                                  " waiting for " + m.text)
                  .message);
+    }
   }
   int length = 0;
   MPI_Get_count(&st, MPI_BYTE, &length);
