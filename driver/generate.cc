@@ -20,12 +20,12 @@ class Decoder {
 
   Status load_prefill() {
     MLC_TRY(prefill_, program_.function("prefill", 1));
-    return bind(*prefill_, prefill_args_);
+    return bind(*prefill_, prefill_args_, window_tokens_);
   }
   // An error says why @decode cannot serve (for the note).
   Status load_decode() {
     MLC_TRY(decode_, program_.function("decode", 1));
-    MLC_CHECK_OK(bind(*decode_, decode_args_));
+    MLC_CHECK_OK(bind(*decode_, decode_args_, step_token_));
     if (caches_.empty()) return make_error("the model has no CausalSelfAttention layer to cache");
     return {};
   }
@@ -63,12 +63,12 @@ class Decoder {
     return &logits;
   }
 
-  // Each argument's tensor: the tokens, the position, a parameter, a cache.
-  Status bind(const StepFunction& f, std::vector<rt::Tensor*>& args) {
+  // Each argument's tensor: `tokens`, the position, a parameter, a cache.
+  Status bind(const StepFunction& f, std::vector<rt::Tensor*>& args, rt::Tensor& tokens) {
     for (const Signature::Arg& a : f.signature().args) {
       rt::Tensor* t = nullptr;
       if (a.kind == ArgKind::input) {
-        rt::Tensor& slot = a.type.rank() == 0 ? position_ : a.type.shape[1] == 1 ? step_token_ : window_tokens_;
+        rt::Tensor& slot = a.type.rank() == 0 ? position_ : tokens;
         if (slot.num_elements() == 0) slot = rt::Tensor(a.type);
         t = &slot;
       } else if (a.kind == ArgKind::state) {

@@ -10,6 +10,7 @@
 //  - models that are not causal language models, and bad prompts, are errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -141,6 +142,36 @@ TEST(Generate, CachedAndWholeWindowDecodingAgreeCompiledAndInterpreted) {
   EXPECT_FALSE(window.cached);
   EXPECT_TRUE(window.note.empty());
   for (bool d : window.by_decode) EXPECT_FALSE(d);
+}
+
+// A window of one token (a bigram model): every token is a whole-window call,
+// and greedy decoding follows the argmax of the last token's embedding row.
+TEST(Generate, AWindowOfOneToken) {
+  const fs::path dir = testing::scratch_dir("mlc_generate_bigram");
+  fs::create_directories(dir);
+  const std::string path = (dir / "bigram.mlc").string();
+  std::ofstream(path) << "name = bigram\ninputs:\n    tokens: i64[batch, 1]\n    targets: i64[batch, 1]\n"
+                         "model(tokens):\n    emb = Embedding(16, 16)\n"
+                         "loss = cross_entropy(targets=targets)\n";
+  auto model = ModelFile::load(path);
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const std::vector<rt::NamedTensor> params = rt::init_parameters(model->config().params, 5);
+  const Program program = Program::from_model(*model, Backend::compiled);
+  GenerateOptions o;
+  o.prompt = {3, 9};
+  o.max_new_tokens = 6;
+  o.sampling.temperature = 0;
+  auto g = generate(program, params, o);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->window, 1);
+  EXPECT_FALSE(g->cached);
+  const float* w = params.at(0).tensor.data<float>();
+  int64_t last = 9;
+  for (int64_t token : g->tokens) {
+    const int64_t best = std::max_element(w + last * 16, w + last * 16 + 16) - (w + last * 16);
+    EXPECT_EQ(token, best);
+    last = token;
+  }
 }
 
 TEST(TokenSampling, TemperatureTopKAndTopP) {
