@@ -9,6 +9,7 @@
 #include "passes/pipeline_stage_sharding.h"
 #include "passes/predict_function.h"
 #include "passes/sharding.h"
+#include "support/quote.h"
 
 namespace mlc {
 
@@ -90,6 +91,44 @@ std::optional<std::pair<int, std::string>> stage_function_name(const std::string
   return std::pair{stage, name.substr(dot + 1)};
 }
 }  // namespace
+
+namespace {
+// "<phase>.<fn>" of a model trained in phases: the phase's index and fn.
+std::optional<std::pair<size_t, std::string>> phase_function_name(const ModelConfig& config, const std::string& name) {
+  const size_t dot = name.find('.');
+  if (dot == std::string::npos) return std::nullopt;
+  for (size_t i = 0; i < config.train.phases.size(); ++i)
+    if (name.compare(0, dot, config.train.phases[i].name) == 0) return std::pair{i, name.substr(dot + 1)};
+  return std::nullopt;
+}
+}  // namespace
+
+std::string phase_function(const PhaseConfig& phase, const std::string& fn) { return phase.name + "." + fn; }
+
+std::string phase_names(const ModelConfig& config) {
+  std::string names;
+  for (const PhaseConfig& p : config.train.phases) names += (names.empty() ? "" : ", ") + p.name;
+  return names;
+}
+
+Expected<const Function*> Program::phase_function_ir(size_t phase, const std::string& name, int64_t batch) const {
+  const ModelConfig& c = config();
+  if (!parallel_.mesh.empty())
+    return make_error(path_ + ": error: a model trained in phases (train.phases) runs on one device; mesh " +
+                      parallel_.mesh.str() + " is not supported with phases");
+  auto& slot = phase_modules_[{phase, batch}];
+  if (!slot) {
+    MLC_TRY(Module m, model_->build_phase(batch, phase));
+    PassPipelineOptions options;
+    options.optimizer = c.train.phases[phase].optimizer;
+    options.optimizer->steps_per_epoch = steps_per_epoch_;
+    MLC_CHECK_OK(run_pass_pipeline(m, options));
+    slot = std::make_shared<Module>(std::move(m));
+  }
+  const Function* f = slot->find(name);
+  if (!f) return make_error(path_ + ": error: phase " + squote(c.train.phases[phase].name) + " has no @" + name + " function");
+  return f;
+}
 
 Expected<PipelineSchedule> Program::pipeline_schedule() const {
   return make_pipeline_schedule(parallel_.schedule, parallel_.pipeline_ranks(), parallel_.pipeline_micro_batches(),
@@ -180,6 +219,7 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
   }
   if (parallel_.pipelined())
     if (auto stage = stage_function_name(name)) return stage_function(stage->first, stage->second, batch);
+  if (auto phase = phase_function_name(config(), name)) return phase_function_ir(phase->first, phase->second, batch);
   const MixedPrecisionConfig& mp = config().train.mixed_precision;
   // A pipeline's functions other than its stages' are the model's on one device.
   const bool sharded = !parallel_.mesh.empty() && !parallel_.pipelined();
@@ -196,6 +236,9 @@ Expected<const Function*> Program::ir(const std::string& name, int64_t batch) co
     MLC_TRY(Module m, model_->build(batch));
     if (pipeline) {
       if (sharded) MLC_CHECK_OK(check_batch_norm_sync(config(), parallel_.mesh));
+      if (!config().train.phases.empty())
+        return make_error(path_ + ": error: the model trains in phases (train.phases): @" + name + " is each phase's, "
+                          "@<phase>." + name + " (phases: " + phase_names(config()) + ")");
       if (config().train.optimizer.type.empty())
         return make_error(path_ + ": error: the model file has no " + spelled_field(path_, "train", "optimizer"));
       PassPipelineOptions options;

@@ -31,6 +31,14 @@ namespace mlc {
 // its update functions (PassPipelineOptions::update_functions).
 bool is_update_function(const std::string& name);
 
+// A model trained in phases (train.phases, frontends/phases_section.h): phase
+// P's functions are "P.loss", "P.eval" (frontends' build_phase) and, after
+// the pass pipeline with P's optimizer, "P.loss_grad", "P.train_step" and
+// "P.optimizer_init"; model files on one device only.
+std::string phase_function(const PhaseConfig& phase, const std::string& fn);
+// "D, G": the phases' names, for messages.
+std::string phase_names(const ModelConfig& config);
+
 class Program {
  public:
   // With a mesh, "train_step", "eval" and "loss_grad" are each device's SPMD
@@ -97,6 +105,9 @@ class Program {
   mutable std::map<int64_t, std::map<int, std::map<std::string, std::vector<LedgerEntry>>>> stage_ledgers_;
   mutable std::optional<std::vector<size_t>> pipeline_cuts_;  // planned at the training micro-batch
   Expected<const Function*> stage_function(int stage, const std::string& name, int64_t micro) const;
+  // Phase modules by (phase, batch).
+  mutable std::map<std::pair<size_t, int64_t>, std::shared_ptr<Module>> phase_modules_;
+  Expected<const Function*> phase_function_ir(size_t phase, const std::string& name, int64_t batch) const;
   // @predict by batch (passes/predict_function.h).
   mutable std::map<int64_t, std::shared_ptr<Module>> predict_modules_;
   // @prefill and @decode (ModelFile::build_generation), by name, and

@@ -197,7 +197,7 @@ Status StepRunner::finish() {
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     add_loss(calls_.size() - 1);
   }
-  if (losses_ > 1) loss_ /= static_cast<double>(losses_);
+  if (losses_ > 1 && !schedule_.sum_losses) loss_ /= static_cast<double>(losses_);
   if (schedule_.loss_replicas) {
     if (!losses_) loss_ = 0;
     MLC_CHECK_OK(world_->all().all_reduce(&loss_, 1, DType::f64, rt::ReduceOp::sum, "the step's loss"));
@@ -226,6 +226,8 @@ Status StepRunner::transfer(size_t call) {
 void StepRunner::add_loss(size_t call) {
   if (const std::optional<size_t> k = schedule_.calls[call].loss) {
     const double v = scalar_value(functions_[calls_[call].function].fn.result(*k));
+    call_losses_.resize(losses_ + 1);
+    call_losses_[losses_] = v;
     loss_ = losses_++ ? loss_ + v : v;
   }
 }

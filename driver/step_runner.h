@@ -11,10 +11,11 @@
 //  - run(): the loop fills inputs(j) for every micro-batch and sets the step
 //    counter first; run zeroes the per-step buffers and makes the calls in
 //    order. loss() is then the mean of the calls' losses (for one call, its
-//    value exactly).
+//    value exactly), or their sum with StepSchedule::sum_losses.
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ class StepRunner {
   Status start();
   Status finish();
   double loss() const { return loss_; }
+  // The losses of this step's calls that have one, in call order (a phased
+  // step's: each phase's), valid after finish.
+  std::span<const double> call_losses() const { return {call_losses_.data(), losses_}; }
   const CallTimes& call_times() const { return times_; }
 
   // The schedule's buffer named `name` (after run(): a gradient sum holds
@@ -101,6 +105,7 @@ class StepRunner {
   std::vector<rt::Tensor*> zeroed_;                  // the per-step ones
   double loss_ = 0;
   size_t losses_ = 0;  // of the calls made so far this step
+  std::vector<double> call_losses_;
   bool profile_ = false;
   CallTimes times_;
   void add_time(size_t call, double ms);

@@ -1,6 +1,7 @@
 #include "driver/step_schedule.h"
 
 #include "driver/pipeline_step_schedule.h"
+#include "driver/program.h"
 
 namespace mlc {
 
@@ -12,6 +13,15 @@ Expected<StepSchedule> build_step_schedule(const Rank& rank, int64_t batch, int6
   const int64_t k = grad_accumulation_steps;
   if (pipeline_axis(rank) && k == 1) return build_pipeline_step_schedule(rank, batch);
   StepSchedule s;
+  const std::vector<PhaseConfig>& phases = rank.functions->program().config().train.phases;
+  if (!phases.empty()) {
+    if (k != 1 || rank.world)
+      return make_error("mlc internal error: a model trained in phases has no step schedule with " +
+                        std::to_string(k) + " micro-batches" + (rank.world ? " on mesh " + rank.mesh.str() : ""));
+    for (const PhaseConfig& p : phases) s.calls.push_back({phase_function(p, "train_step"), batch, 0, {}, 0});
+    s.sum_losses = true;
+    return s;
+  }
   if (k == 1) {
     s.calls.push_back({"train_step", batch, 0, {}, 0});
     return s;

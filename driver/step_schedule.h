@@ -16,6 +16,11 @@
 //    Forward buffers (BatchNorm's running statistics) are updated by every
 //    micro-batch, as in PyTorch; Dropout reads the same step counter in
 //    every micro-batch of a step.
+//  - Training in phases (train.phases, driver/program.h): [@<P>.train_step(B)]
+//    for each phase P in order; each binds the parameters by name, so a
+//    phase reads the parameters earlier phases of the step updated, and all
+//    read the step's batch. The step's loss is the sum of the phases' losses
+//    (StepSchedule::sum_losses).
 //  - A pipelined plan (driver/pipeline_step_schedule.h): each rank's list
 //    from its pipeline schedule's actions: its stages' forward and backward
 //    calls per micro-batch, with the sends and receives between them, then
@@ -89,6 +94,8 @@ struct StepSchedule {
   // per replica): after the step every rank's loss is the sum over the world
   // of each rank's mean loss (0 without a loss call) divided by this count.
   std::optional<int> loss_replicas;
+  // The step's loss is the sum of its calls' losses, not their mean (phases).
+  bool sum_losses = false;
 };
 
 // The function whose {state} arguments are the optimizer state, in their

@@ -179,9 +179,11 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   const Program& program = functions.program();
   const ModelConfig& config = program.config();
   const TrainConfig& tc = config.train;
-  if (tc.optimizer.type.empty())
+  const bool phased = !tc.phases.empty();
+  if (tc.optimizer.type.empty() && !phased)
     return make_error(config.path + ": error: the model file has no " +
                       spelled_field(config.path, "train", "optimizer"));
+  MLC_CHECK_OK(check_phases(config, o, mesh));
   TrainSetup s;
   s.config = &config;
   s.seed = o.seed.value_or(tc.seed);
@@ -216,7 +218,17 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   MLC_CHECK_OK(check_class_targets(program, s.eval_split, data_path, "eval"));
 
   // Parameters and optimizer state (optimizer_init is never sharded).
-  if (!is_lbfgs(config)) {  // LBFGS keeps its state on the host (driver/lbfgs.h)
+  if (phased) {  // every phase's, in phase order
+    stage = "compiling the phases' train steps";
+    for (const PhaseConfig& p : tc.phases) {
+      MLC_TRY(StepFunction init, functions.get(phase_function(p, "optimizer_init"), s.batch));
+      MLC_TRY(Signature step, functions.signature(phase_function(p, "train_step"), s.batch));
+      MLC_CHECK_OK(init.run({}));
+      std::vector<const rt::Tensor*> init_state;
+      for (size_t k = 0; k < init.num_results(); ++k) init_state.push_back(&init.result(k));
+      for (rt::NamedTensor& t : state_layout(step, std::move(init_state))) s.state.push_back(std::move(t));
+    }
+  } else if (!is_lbfgs(config)) {  // LBFGS keeps its state on the host (driver/lbfgs.h)
     stage = "compiling the train step";
     MLC_TRY(StepFunction init, functions.get("optimizer_init", s.batch));
     const int64_t k = s.grad_accumulation_steps;
@@ -358,7 +370,8 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   // Where the parameters and state are placed: the arguments of the function updating them.
   std::vector<const Signature*> state_fns;
   for (const StepRunner::Compiled& f : program.step->functions())
-    if (f.name == optimizer_state_function(k) || f.name.ends_with(".apply_update")) state_fns.push_back(&f.fn.signature());
+    if (f.name == optimizer_state_function(k) || f.name.ends_with(".apply_update") || f.name.ends_with(".train_step"))
+      state_fns.push_back(&f.fn.signature());
   if (state_fns.empty()) return make_error("mlc internal error: the step schedule has no @" + optimizer_state_function(k));
   // A pipeline's rank holds its stages' tensors only (driver/pipeline_step_schedule.h).
   std::optional<PipelineHolders> holders;
@@ -628,7 +641,16 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
     double loss = prog->step->loss();
     summary.final_loss = loss;
     ++summary.steps_run;
-    if (metrics) write_metric({{"step", s}, {"epoch", epoch}, {"loss", loss}});
+    if (metrics) {
+      nlohmann::ordered_json record = {{"step", s}, {"epoch", epoch}, {"loss", loss}};
+      if (!tc.phases.empty()) {  // each phase's loss (their sum is the step's)
+        nlohmann::ordered_json phases = nlohmann::ordered_json::object();
+        const std::span<const double> losses = prog->step->call_losses();
+        for (size_t i = 0; i < tc.phases.size() && i < losses.size(); ++i) phases[tc.phases[i].name] = losses[i];
+        record["phases"] = std::move(phases);
+      }
+      write_metric(record);
+    }
     epoch_loss.add(loss);
     if (!std::isfinite(loss)) {  // every rank sees the same loss, so every rank stops here
       // The parameters this step started from are not kept (no copy per

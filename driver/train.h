@@ -174,6 +174,11 @@ Status check_global_batch(const ModelConfig& config, int64_t data_ranks, const s
 Status check_grad_accumulation(const ModelConfig& config, int64_t n, int64_t k, bool from_flag,
                                const std::string& mesh, const std::string& data_path);
 
+// Training in phases (train.phases) runs on one device with one batch per
+// step and no gradient diagnostics: errors name the model file and what
+// `o` or `mesh` asks for that phases do not support.
+Status check_phases(const ModelConfig& config, const TrainOptions& o, const std::string& mesh);
+
 // Reads the data and creates the initial state. `data_ranks` > 1 (a mesh's,
 // named `mesh` in errors) must divide train.batch_size, and the training set
 // unless train.drop_last (the last partial batch must split evenly). With

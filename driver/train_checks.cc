@@ -53,4 +53,16 @@ Status check_grad_accumulation(const ModelConfig& config, int64_t n, int64_t k, 
   return {};
 }
 
+Status check_phases(const ModelConfig& config, const TrainOptions& o, const std::string& mesh) {
+  if (config.train.phases.empty()) return {};
+  auto refuse = [&](const std::string& what) {
+    return make_error(config.path + ": error: " + what + " is not supported with train.phases");
+  };
+  if (!mesh.empty()) return refuse("--mesh " + mesh + " (training in phases runs on one device)");
+  if (o.grad_accumulation_steps && *o.grad_accumulation_steps > 1) return refuse("--grad-accum");
+  if (!o.dump_grads_path.empty()) return refuse("--dump-grads");
+  if (o.grad_stats_every && *o.grad_stats_every > 0) return refuse("--grad-stats-every");
+  return {};
+}
+
 }  // namespace mlc

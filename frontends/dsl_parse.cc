@@ -51,10 +51,11 @@ const PNode* PNode::find(std::string_view key) const {
   return nullptr;
 }
 
-// Where a line is: the file, a module's block, any other object, and the
+// Where a line is: the file, a module's block, any other object, the
 // blocks of a custom op (`custom_ops:`, one op `name(x):`, its `backward:`),
-// whose `forward:` and gradients are statements.
-enum class Ctx { top, module, object, custom_ops, custom_op, backward };
+// whose `forward:` and gradients are statements, and train's `phases:` and
+// one phase's block (`D:`), whose `loss:` is statements.
+enum class Ctx { top, module, object, custom_ops, custom_op, backward, phases, phase };
 
 struct Key {
   std::string name;
@@ -196,11 +197,14 @@ class Parser {
       if (modular && !(ctx == Ctx::module && k.name == "forward" && !k.quoted))
         return container_block(obj, ctx, k, depth);
       advance();
-      bool statement_block = (ctx == Ctx::module || ctx == Ctx::custom_op) && k.name == "forward" && !k.quoted;
+      bool statement_block = ((ctx == Ctx::module || ctx == Ctx::custom_op) && k.name == "forward" && !k.quoted) ||
+                             (ctx == Ctx::phase && k.name == "loss" && !k.quoted);
       if (statement_block || ctx == Ctx::backward) return statements(obj, k, depth);
       Ctx inner = ctx == Ctx::top && k.name == "custom_ops"       ? Ctx::custom_ops
                   : ctx == Ctx::custom_ops                        ? Ctx::custom_op
                   : ctx == Ctx::custom_op && k.name == "backward" ? Ctx::backward
+                  : ctx == Ctx::object && k.name == "phases"      ? Ctx::phases
+                  : ctx == Ctx::phases                            ? Ctx::phase
                                                                   : Ctx::object;
       PNode o = make(PNode::Kind::object, k.at);
       MLC_CHECK_OK(count(k.at));

@@ -150,10 +150,14 @@ class Printer {
   }
 
   // Outside modules: `key = value`, or `key:` and a block for an object.
-  void member(int indent, const std::string& key, const Json& v) {
+  // `depth_in_phases`: 1 for a phase of train's `phases:`, 2 for its
+  // members (whose `loss:` is a block of statements).
+  void member(int indent, const std::string& key, const Json& v, int depth_in_phases = 0) {
+    if (depth_in_phases == 2 && key == "loss" && statements(indent, "loss", v)) return;
     if (v.is_object() && !v.empty() && !callable(v)) {
       line(indent, key_text(key) + ":");
-      for (auto it = v.begin(); it != v.end(); ++it) member(indent + 4, it.key(), *it);
+      const int inner = key == "phases" && depth_in_phases == 0 ? 1 : depth_in_phases == 1 ? 2 : 0;
+      for (auto it = v.begin(); it != v.end(); ++it) member(indent + 4, it.key(), *it, inner);
       return;
     }
     line(indent, key_text(key) + " = " + value(v, true));

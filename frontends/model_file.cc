@@ -10,6 +10,7 @@
 #include "frontends/losses.h"
 #include "frontends/model_settings.h"
 #include "frontends/parallel_section.h"
+#include "frontends/phases_section.h"
 #include "frontends/module_tree.h"
 #include "ir/diagnostics.h"
 #include "ir/source_file.h"
@@ -158,11 +159,25 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
   mf.custom_ops_ = custom;
   MLC_TRY(Node model, top.require("model"));
   MLC_TRY(std::unique_ptr<ModuleNode> tree, parse_module(doc, model, "", limits, custom.get()));
-  MLC_CHECK_OK(check_model_inputs(doc, model, *tree, c.inputs));
+  // Trained in phases (frontends/phases_section.h): each phase's loss calls
+  // the model's modules; the model itself is never called.
+  std::optional<Node> train_node = top.get("train");
+  std::optional<Node> phases_node;
+  if (train_node && train_node->json->is_object() && train_node->json->contains("phases"))
+    phases_node = train_node->child("phases");
+  if (!phases_node) MLC_CHECK_OK(check_model_inputs(doc, model, *tree, c.inputs));
   mf.model_inputs_ = tree->kind == ModuleNode::Kind::container ? tree->inputs
                                                                 : std::vector<std::string>{"x"};
-  MLC_TRY(Node loss_node, top.require("loss"));
-  MLC_TRY(LossSpec loss, parse_loss(doc, loss_node, c.inputs));
+  LossSpec loss;
+  if (phases_node) {
+    if (auto given = top.get("loss"))
+      return doc.key_error(*given, "'loss': with train.phases each phase has its own 'loss'; remove this section");
+    loss.type = "output";
+    loss.loc = doc.key_loc(*phases_node);
+  } else {
+    MLC_TRY(Node loss_node, top.require("loss"));
+    MLC_TRY(loss, parse_loss(doc, loss_node, c.inputs));
+  }
   c.loss_type = loss.type;
   c.loss_targets = loss.targets;
   c.classifier = is_class_index_loss(loss.type);
@@ -171,12 +186,17 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
   if (auto data = top.get("data")) {
     MLC_TRY(c.data, parse_data(doc, *data, c.inputs, path));
   }
-  if (auto train = top.get("train")) {
-    MLC_TRY(c.train, parse_train(doc, *train));
+  if (train_node) {
+    MLC_TRY(c.train, parse_train(doc, *train_node));
   }
   collect_params(*tree, "", true, c.params);
   collect_unsynced_batch_norms(*tree, "", c.unsynced_batch_norms);
   MLC_CHECK_OK(check_ties(*tree, c.params));
+  if (phases_node) {
+    MLC_TRY(PhasesSection phases, parse_phases(doc, *phases_node, *tree, c.inputs, c.params, custom.get(), limits));
+    c.train.phases = std::move(phases.phases);
+    mf.phase_losses_ = std::make_shared<const std::vector<ForwardProgram>>(std::move(phases.losses));
+  }
   if (auto init = top.get("init")) MLC_CHECK_OK(parse_init_section(doc, *init, c.params));
   c.layers = collect_top_layers(*tree);
   if (auto parallel = top.get("parallel")) {
@@ -190,9 +210,27 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
   return mf;
 }
 
-Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial) const {
+Expected<Module> ModelFile::build_phase(int64_t batch, size_t phase) const {
+  if (phase >= config_.train.phases.size())
+    return make_error("mlc internal error: the model has no phase " + std::to_string(phase));
+  return catch_out_of_memory([&] { return build_unguarded(batch, false, static_cast<int>(phase)); },
+                             config_.path + ": error: out of memory while building the IR");
+}
+
+Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial, int phase) const {
   const ModelConfig& c = config_;
   if (batch < 1) return error_at(Loc{c.path}, "batch must be positive, got " + std::to_string(batch));
+  const std::vector<PhaseConfig>& phases = c.train.phases;
+  // Whether `p` is a buffer the phases being built update (all of a model
+  // trained in one loss), and whether it is a parameter trained here.
+  auto phase_has = [&](const std::vector<std::string> PhaseConfig::*list, const std::string& name, size_t i) {
+    const std::vector<std::string>& names = phases[i].*list;
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  auto trained = [&](const ParamInfo& p) {
+    if (p.buffer || !p.trainable) return false;
+    return phase < 0 || phase_has(&PhaseConfig::params, p.name, static_cast<size_t>(phase));
+  };
   Module module;
   module.name = c.name;
   CustomOpEmitter custom(module, *custom_ops_);
@@ -212,9 +250,9 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial) const {
     std::unordered_map<std::string, int> arg_index;
     for (const ParamInfo& p : c.params) {
       arg_index[p.name] = static_cast<int>(f.args.size());
-      state.values[p.name] = f.add_arg(p.name, p.type, p.buffer      ? ArgKind::buffer
-                                                       : p.trainable ? ArgKind::param
-                                                                     : ArgKind::frozen);
+      state.values[p.name] = f.add_arg(p.name, p.type, p.buffer    ? ArgKind::buffer
+                                                       : trained(p) ? ArgKind::param
+                                                                    : ArgKind::frozen);
     }
     // @loss is the forward in training mode, @eval in evaluation mode.
     state.training = !eval;
@@ -235,13 +273,36 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial) const {
       model_args.push_back(inputs[i]);
     }
     Builder b(f);
-    MLC_TRY(Value* out, emit_module(*model_, b, state, "", model_args, &custom));
+    Value* out = nullptr;
+    if (phases.empty()) {
+      MLC_TRY(out, emit_module(*model_, b, state, "", model_args, &custom));
+    } else {  // the phase's loss, or (phase < 0) the sum of every phase's
+      for (size_t i = 0; i < phases.size(); ++i) {
+        if (phase >= 0 && i != static_cast<size_t>(phase)) continue;
+        ParamMap before = state.values;
+        MLC_TRY(Value* loss, emit_forward(*model_, (*phase_losses_)[i], b, state, "phase " + phases[i].name,
+                                          inputs, &custom));
+        if (loss->type.rank() != 0 || !is_float(loss->type.dtype))
+          return error_at(phases[i].loc, "phase " + squote(phases[i].name) +
+                                             ": its loss must be a 0-d float tensor, found " + loss->type.str());
+        // Buffers this phase does not update keep their values.
+        for (const ParamInfo& p : c.params)
+          if (p.buffer && !phase_has(&PhaseConfig::buffers, p.name, i)) state.values[p.name] = before.at(p.name);
+        b.set_loc(phases[i].loc);
+        if (out) {
+          MLC_TRY(out, emit_op(b, OpCode::Add, {out, loss}));
+        } else {
+          out = loss;
+        }
+      }
+    }
     b.set_loc(loss_->loc);
     MLC_TRY(Value* loss, emit_section_loss(b, *loss_, c, out, inputs, eval, batch));
     f.results.push_back(loss);
     // Training: the buffers' new values follow the loss, in state_dict order.
     for (const ParamInfo& p : c.params) {
       if (!p.buffer || std::find(state.updated.begin(), state.updated.end(), p.name) == state.updated.end()) continue;
+      if (state.values.at(p.name) == f.args[static_cast<size_t>(arg_index.at(p.name))]) continue;  // left as it was
       f.result_updates.resize(f.results.size(), -1);
       f.results.push_back(state.values.at(p.name));
       f.result_updates.push_back(arg_index.at(p.name));

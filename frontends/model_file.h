@@ -49,6 +49,7 @@ namespace mlc {
 
 struct ModuleNode;
 struct LossSpec;
+struct ForwardProgram;
 class CustomOps;
 
 // Whether a model file is read as the model language (frontends/dsl_parse.h):
@@ -67,6 +68,12 @@ class ModelFile {
   // The "custom_ops" section (frontends/custom_ops.h); empty without one.
   const CustomOps& custom_ops() const { return *custom_ops_; }
   Expected<Module> build(int64_t batch) const;
+  // A model trained in phases (config().train.phases; frontends/phases_section.h):
+  // build(batch) gives @loss and @eval of the sum of the phases' losses (each
+  // phase's forward updating only its buffers); build_phase(batch, i) the same
+  // functions of phase i's loss alone, whose {param} arguments are the
+  // parameters phase i trains, every other parameter {frozen}.
+  Expected<Module> build_phase(int64_t batch, size_t phase) const;
   // `mlc generate`'s function (frontends/decode_state.h), at batch 1 in
   // evaluation mode: @prefill (step false) over the whole window, or @decode
   // (step true) of one token at a position:
@@ -90,13 +97,15 @@ class ModelFile {
   static Expected<ModelFile> parse_unguarded(std::string_view text, const std::string& path,
                                              const ModelLimits& limits);
   // trial: the load-time build at train.batch_size (LayerContext::training_batch).
-  Expected<Module> build_unguarded(int64_t batch, bool trial = false) const;
+  // phase: build_phase's, or -1 (every phase's loss, summed).
+  Expected<Module> build_unguarded(int64_t batch, bool trial = false, int phase = -1) const;
 
   ModelConfig config_;
   std::shared_ptr<const ModuleNode> model_;
   std::shared_ptr<const CustomOps> custom_ops_;
   std::vector<std::string> model_inputs_;  // the top-level model's inputs (names in config_.inputs)
   std::shared_ptr<const LossSpec> loss_;
+  std::shared_ptr<const std::vector<ForwardProgram>> phase_losses_;  // train.phases' losses
 };
 
 }  // namespace mlc

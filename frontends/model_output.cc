@@ -18,8 +18,17 @@ Expected<Module> ModelFile::build_module_output(int64_t batch, const std::string
         module.name = c.name;
         CustomOpEmitter custom(module, *custom_ops_);
         Function& f = module.add_function("predict");
+        // A model trained in phases runs its phases' losses in order (the
+        // module's first call is in the first phase that calls it).
+        const bool phased = !c.train.phases.empty();
         std::vector<Value*> model_args;
-        for (const std::string& name : model_inputs_)
+        if (phased)
+          for (const InputInfo& in : c.inputs) {
+            Shape shape = in.shape;
+            std::replace(shape.begin(), shape.end(), int64_t{-1}, batch);
+            model_args.push_back(f.add_arg(in.name, TensorType{in.dtype, shape}, ArgKind::input));
+          }
+        for (const std::string& name : phased ? std::vector<std::string>{} : model_inputs_)
           for (const InputInfo& in : c.inputs)
             if (in.name == name) {
               Shape shape = in.shape;
@@ -33,12 +42,20 @@ Expected<Module> ModelFile::build_module_output(int64_t batch, const std::string
                                                            : p.trainable ? ArgKind::param
                                                                          : ArgKind::frozen);
         Builder b(f);
-        MLC_TRY(Value* out, emit_module(*model_, b, state, "", model_args, &custom));
-        (void)out;
+        if (!phased) {
+          MLC_TRY(Value* out, emit_module(*model_, b, state, "", model_args, &custom));
+          (void)out;
+        }
+        for (size_t i = 0; phased && i < c.train.phases.size() && !state.captured; ++i) {
+          MLC_TRY(Value* loss, emit_forward(*model_, (*phase_losses_)[i], b, state,
+                                            "phase " + c.train.phases[i].name, model_args, &custom));
+          (void)loss;
+        }
         if (!state.captured) {
           std::string known;
           for (const std::string& p : state.called) known += (known.empty() ? "" : ", ") + p;
-          return make_error(c.path + ": error: --value: the forward calls no module " + squote(path) +
+          return make_error(c.path + ": error: --value: the " + (phased ? "phases' losses call" : "forward calls") +
+                            " no module " + squote(path) +
                             did_you_mean(path, state.called) + " (modules: " + known + ")");
         }
         f.results.push_back(state.captured);

@@ -325,8 +325,20 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   MLC_TRY(Fields f, Fields::of(doc, node, "'train'"));
   MLC_CHECK_OK(f.allow({"batch_size", "epochs", "steps", "shuffle", "drop_last", "seed",
                         "eval_batch_size", "optimizer", "schedule", "clip_grad_norm", "eval_every",
-                        "grad_stats_every", "grad_accumulation_steps", "accumulate", "mixed_precision"}));
+                        "grad_stats_every", "grad_accumulation_steps", "accumulate", "mixed_precision", "phases"}));
   TrainConfig t;
+  // Training in phases (frontends/phases_section.h, parsed with the model):
+  // each phase has its own optimizer; what is not implemented with phases is
+  // refused at its field.
+  if (f.has("phases")) {
+    for (const char* key : {"optimizer", "schedule", "clip_grad_norm"})
+      if (auto n = f.get(key))
+        return doc.key_error(*n, "'" + std::string(key) + "': with 'phases' each phase has its own optimizer, "
+                                 "schedule and clip_grad_norm");
+    for (const char* key : {"grad_accumulation_steps", "accumulate", "mixed_precision", "grad_stats_every"})
+      if (auto n = f.get(key))
+        return doc.key_error(*n, "'" + std::string(key) + "' is not supported with 'phases'");
+  }
   MLC_TRY(t.batch_size, f.positive("batch_size"));
   if (f.has("epochs") && f.has("steps"))
     return doc.key_error(*f.get("steps"), "give either 'epochs' or 'steps', not both");
@@ -340,8 +352,10 @@ Expected<TrainConfig> parse_train(const JsonDoc& doc, const Node& node) {
   if (seed < 0) return doc.error(*f.get("seed"), "'seed': must be >= 0");
   t.seed = static_cast<uint64_t>(seed);
   MLC_TRY(t.eval_batch_size, f.positive("eval_batch_size", 0));
-  MLC_TRY(Node opt, f.require("optimizer"));
-  MLC_TRY(t.optimizer, parse_optimizer(doc, opt));
+  if (!f.has("phases")) {
+    MLC_TRY(Node opt, f.require("optimizer"));
+    MLC_TRY(t.optimizer, parse_optimizer(doc, opt));
+  }
   if (auto schedule = f.get("schedule")) MLC_CHECK_OK(parse_schedule(doc, *schedule, t.optimizer));
   MLC_TRY(t.optimizer.clip_grad_norm, non_negative(f, "clip_grad_norm", 0));
   MLC_TRY(t.eval_every, f.positive("eval_every", 0));

@@ -176,6 +176,40 @@ Expected<std::vector<std::string>> parse_input_names(const JsonDoc& doc, const N
   return names;
 }
 
+}  // namespace
+
+ForwardScope forward_scope(const ModuleNode& m, std::vector<std::string> inputs, const CustomOps* custom) {
+  ForwardScope scope;
+  scope.inputs = std::move(inputs);
+  scope.layer_arity = [&m, custom](const std::string& n) -> std::optional<int> {
+    if (const ModuleNode* c = m.child(n)) return c->arity();
+    if (const CustomOp* op = custom ? custom->find(n) : nullptr) return static_cast<int>(op->inputs.size());
+    return std::nullopt;
+  };
+  scope.layer_spec = [&m](const std::string& n) -> const BuiltinSpec* {
+    const ModuleNode* c = m.child(n);
+    return c && c->kind == ModuleNode::Kind::layer ? c->layer->call_spec() : nullptr;
+  };
+  scope.resolve_path = [&m](const std::string& path) { return resolve_path(m, path); };
+  return scope;
+}
+
+Work forward_work(const ModuleNode& m, const ForwardProgram& program, const CustomOps* custom) {
+  Work total;
+  for (const auto& [callee, n] : program.calls) {
+    if (const ModuleNode* c = m.child(callee)) {
+      add_to(total, times(c->work, n));
+    } else {  // a custom op: the call, and at most one specialisation per call
+      Work w;
+      w.ir_ops = sat_add(1, custom->find(callee)->ops());
+      add_to(total, times(w, n));
+    }
+  }
+  return total;
+}
+
+namespace {
+
 Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std::string& name,
                                                       const ModelLimits& limits, const CustomOps* custom) {
   const JsonDoc& doc = f.doc();
@@ -223,30 +257,10 @@ Expected<std::unique_ptr<ModuleNode>> parse_container(const Fields& f, const std
   }
   m->work.modules = 1;
   if (auto fwd = f.get("forward")) {
-    ForwardScope scope;
-    scope.inputs = m->inputs;
-    scope.layer_arity = [&m, custom](const std::string& n) -> std::optional<int> {
-      if (const ModuleNode* c = m->child(n)) return c->arity();
-      if (const CustomOp* op = custom ? custom->find(n) : nullptr) return static_cast<int>(op->inputs.size());
-      return std::nullopt;
-    };
-    scope.layer_spec = [&m](const std::string& n) -> const BuiltinSpec* {
-      const ModuleNode* c = m->child(n);
-      return c && c->kind == ModuleNode::Kind::layer ? c->layer->call_spec() : nullptr;
-    };
-    scope.resolve_path = [&m](const std::string& path) { return resolve_path(*m, path); };
-    MLC_TRY(m->forward, parse_forward(doc, *fwd, scope));
+    MLC_TRY(m->forward, parse_forward(doc, *fwd, forward_scope(*m, m->inputs, custom)));
     m->work.forward_ops = m->forward->ops;
     m->work.ir_ops = m->forward->ops;
-    for (const auto& [callee, n] : m->forward->calls) {
-      if (const ModuleNode* c = m->child(callee)) {
-        add_to(m->work, times(c->work, n));
-      } else {  // a custom op: the call, and at most one specialisation per call
-        Work w;
-        w.ir_ops = sat_add(1, custom->find(callee)->ops());
-        add_to(m->work, times(w, n));
-      }
-    }
+    add_to(m->work, forward_work(*m, *m->forward, custom));
   } else if (m->inputs.size() != 1) {
     return doc.error(*f.get("inputs"), "a container without \"forward\" takes exactly one input");
   } else {
@@ -487,6 +501,26 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
 }
 
 namespace {
+// `program` run as the forward of container `m` at `prefix`; its random
+// built-ins draw on the streams of `site`.
+Expected<Value*> run_container_forward(const ModuleNode& m, const ForwardProgram& program, Builder& b,
+                                       EmitState& state, const std::string& prefix, const std::string& site,
+                                       const std::vector<Value*>& args, CustomOpEmitter* custom) {
+  LayerCall call = [&](const std::string& name, std::vector<Val> call_args, const Loc& at) {
+    return call_child(m, b, state, prefix, name, std::move(call_args), at, custom);
+  };
+  ParamLookup param = [&](const std::string& path, bool full) {
+    return state.values.at(full ? path : prefix + path);
+  };
+  // The k-th random built-in of this run draws on stream "<site>/k" of
+  // the container's call (docs/model-format.md, "Randomness in forward").
+  ForwardRandom random{state.training, state.seed, state.step, [&](int64_t k) {
+                         const std::string at = site + "/" + std::to_string(k);
+                         return stream_of(at, state.calls[at]++);
+                       }};
+  return run_forward(program, args, b, call, param, state.decode, &random);
+}
+
 Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& state, const std::string& prefix,
                                   const std::vector<Value*>& args, CustomOpEmitter* custom) {
   // Ops emitted for this module carry its state_dict path as their scope.
@@ -502,21 +536,7 @@ Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& st
       return emit_layer(m, b, state, prefix, path,
                         [&](LayerContext& ctx) { return m.layer->apply(ctx, args.at(0)); });
     case ModuleNode::Kind::container: {
-      if (m.forward) {
-        LayerCall call = [&](const std::string& name, std::vector<Val> call_args, const Loc& at) {
-          return call_child(m, b, state, prefix, name, std::move(call_args), at, custom);
-        };
-        ParamLookup param = [&](const std::string& path, bool full) {
-          return state.values.at(full ? path : prefix + path);
-        };
-        // The k-th random built-in of this run draws on stream "<path>/k" of
-        // the container's call (docs/model-format.md, "Randomness in forward").
-        ForwardRandom random{state.training, state.seed, state.step, [&](int64_t k) {
-                               const std::string site = path + "/" + std::to_string(k);
-                               return stream_of(site, state.calls[site]++);
-                             }};
-        return run_forward(*m.forward, args, b, call, param, state.decode, &random);
-      }
+      if (m.forward) return run_container_forward(m, *m.forward, b, state, prefix, path, args, custom);
       Value* v = args.at(0);
       for (const auto& [name, c] : m.children) {
         MLC_TRY(v, emit_module(*c, b, state, prefix + name + ".", {v}, custom));
@@ -534,5 +554,10 @@ Expected<Value*> emit_module_body(const ModuleNode& m, Builder& b, EmitState& st
   return args.at(0);
 }
 }  // namespace
+
+Expected<Value*> emit_forward(const ModuleNode& m, const ForwardProgram& program, Builder& b, EmitState& state,
+                              const std::string& site, const std::vector<Value*>& args, CustomOpEmitter* custom) {
+  return run_container_forward(m, program, b, state, "", site, args, custom);
+}
 
 }  // namespace mlc

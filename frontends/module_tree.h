@@ -119,4 +119,17 @@ Expected<Value*> emit_module(const ModuleNode& m, Builder& b, EmitState& state,
                              const std::string& prefix, const std::vector<Value*>& args,
                              CustomOpEmitter* custom = nullptr);
 
+// What parse_forward needs to read a forward of container `m` taking `inputs`:
+// its layers' arities and call specs, the paths below it. `m` and `custom`
+// must outlive the scope.
+ForwardScope forward_scope(const ModuleNode& m, std::vector<std::string> inputs, const CustomOps* custom);
+// The work of running `program` over the children of container `m` once.
+Work forward_work(const ModuleNode& m, const ForwardProgram& program, const CustomOps* custom);
+// `program` (parsed with forward_scope(m, ...)) run over the children of the
+// top-level container `m` on `args` (its inputs in order), as m's own
+// forward would be; its random built-ins draw on the streams "<site>/k".
+Expected<Value*> emit_forward(const ModuleNode& m, const ForwardProgram& program, Builder& b, EmitState& state,
+                              const std::string& site, const std::vector<Value*>& args,
+                              CustomOpEmitter* custom = nullptr);
+
 }  // namespace mlc

@@ -188,6 +188,20 @@ struct MixedPrecisionConfig {
 };
 // ---- end mixed precision ----
 
+// One phase of a step trained in phases: its own loss (a forward program
+// over the model's modules, kept by the frontend), optimizer (with its
+// schedule and clipping) and parameters. Phases' parameter sets are
+// disjoint; every other parameter is a frozen argument of its functions.
+struct PhaseConfig {
+  std::string name;                 // an identifier; functions "<name>.train_step", ...
+  std::vector<std::string> params;  // the parameters it trains (state_dict names, model order)
+  // The buffers its forward updates (BatchNorm running statistics); every
+  // other buffer it reads is left as it was.
+  std::vector<std::string> buffers;
+  OptimizerConfig optimizer;
+  Loc loc;
+};
+
 struct TrainConfig {
   int64_t batch_size = 0;
   int64_t epochs = 0;  // 0: use steps
@@ -208,6 +222,10 @@ struct TrainConfig {
   // 1: one batch per step. Not with grad_accumulation_steps > 1.
   int64_t accumulate = 1;
   MixedPrecisionConfig mixed_precision;  // off by default
+  // Training in phases (train.phases, docs/model-format.md: a GAN's D and G
+  // steps): each optimizer step runs every phase in order; empty: one loss
+  // (the "loss" section) and `optimizer`.
+  std::vector<PhaseConfig> phases;
 };
 
 // The model file's "parallel" section (docs/model-format.md): a default mesh

@@ -121,6 +121,9 @@ int cmd_compile(const std::vector<std::string>& argv) {
   const Mesh& mesh = parallel.mesh;
   ModelConfig config = model->config();
   const TrainConfig& tc = config.train;
+  if (!tc.phases.empty())
+    return user_error(config.path + ": error: a model trained in phases (train.phases) is run from its model file; "
+                      "mlc compile does not write phases' functions into an artifact yet");
   if (tc.optimizer.type.empty())
     return user_error(config.path + ": error: the model file has no " +
                       spelled_field(config.path, "train", "optimizer"));

@@ -1,5 +1,5 @@
-// mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--timings] [--emit mlir]
-//        [--mesh dp=2,tp=2 [--zero N]]:
+// mlc ir MODEL.json [--after PASS|all|fusion|lower] [--batch N] [--phase NAME] [--timings]
+//        [--emit mlir] [--mesh dp=2,tp=2 [--zero N]]:
 // builds the model's IR and prints it on stdout, after the pipeline up to
 // PASS, after fusion (--after fusion: the whole pipeline, then each loop
 // kernel as a fusion op with its body, compiler/outline_fusions.h), after
@@ -13,6 +13,8 @@
 // otherwise. With --mesh the pipeline ends with the sharding stage
 // (passes/sharding.h): @train_step, @eval and @loss_grad become each device's
 // program, with placements and collectives (`--after sharding` stops there).
+// --phase NAME: the functions of one phase of a model trained in phases
+// (ModelFile::build_phase), through the pipeline with the phase's optimizer.
 // Diagnostics go to stderr.
 #include <cstdio>
 #include <vector>
@@ -57,7 +59,20 @@ int cmd_ir(const std::vector<std::string>& argv) {
     }
     if (batch < 1) return usage_error("--batch needs a positive integer, got '" + args.get("batch") + "'");
   }
-  auto module = model->build(batch);
+  // --phase: one phase of a model trained in phases, with its optimizer.
+  const std::vector<PhaseConfig>& phases = model->config().train.phases;
+  const PhaseConfig* phase = nullptr;
+  if (args.has("phase")) {
+    std::string names;
+    for (const PhaseConfig& p : phases) {
+      if (p.name == args.get("phase")) phase = &p;
+      names += (names.empty() ? "" : ", ") + p.name;
+    }
+    if (!phase)
+      return usage_error(phases.empty() ? "--phase: " + model->config().path + " does not train in phases"
+                                        : "--phase: no phase '" + args.get("phase") + "' (phases: " + names + ")");
+  }
+  auto module = phase ? model->build_phase(batch, static_cast<size_t>(phase - phases.data())) : model->build(batch);
   if (!module) return user_error(module.error().message);
   const bool all = args.get("after") == "all";
   // --after lower: the whole pipeline, then every function lowered to its
@@ -79,6 +94,7 @@ int cmd_ir(const std::vector<std::string>& argv) {
   if (args.has("after") || mlir) {
     PassPipelineOptions options;
     if (!model->config().train.optimizer.type.empty()) options.optimizer = model->config().train.optimizer;
+    if (phase) options.optimizer = phase->optimizer;
     // A schedule stepping per epoch counts the training data's steps.
     if (options.optimizer && options.optimizer->steps_per_epoch == 0)
       if (auto steps = data_steps_per_epoch(model->config())) options.optimizer->steps_per_epoch = *steps;

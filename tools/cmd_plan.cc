@@ -144,6 +144,9 @@ int cmd_plan(const std::vector<std::string>& argv) {
   if (svg) return print_pipeline_gantt(args, *model, pipeline_flags);
   auto pipeline = pipeline_report(*model, pipeline_flags);
   if (!pipeline) return user_error(pipeline.error().message);
+  if (!config.train.phases.empty())
+    return user_error(config.path + ": error: mlc plan: a model trained in phases (train.phases) runs on one device; "
+                      "there is no parallel plan to show");
   if (config.train.optimizer.type.empty())
     return user_error(config.path + ": error: mlc plan needs a \"train\" section with an optimizer");
   const int64_t batch = config.train.batch_size;

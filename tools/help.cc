@@ -201,6 +201,9 @@ const std::vector<CommandDoc>& docs() {
          "run the pipeline up to PASS; all: print every stage; fusion: with fused kernels as fusion ops; lower: "
          "each function's executable"},
         {"batch", "N", "build the model at batch N (default: train.batch_size)"},
+        {"phase", "NAME",
+         "a model trained in phases (train.phases): that phase's functions (its loss alone, the other phases' "
+         "parameters frozen; its optimizer)"},
         {"target", "cpu|host-gpu|cuda:sm_XX",
          "with --after lower: lower for that target; GPU targets print each kernel's launch (grid, block, shared "
          "memory)"},
