@@ -91,6 +91,9 @@ const std::vector<BuiltinSpec>& table() {
        {"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"}, 2},
       // indexing (forward_functional.cc)
       {"argmax", kFM, {"input", "dim", "keepdim"}, 1, -1, 3},
+      // k passes of argmax, reshape, broadcast, compare and select, a concat
+      // and gather's ops (forward_functional.cc, kMaxTopk = 256)
+      {"topk", kFM, {"input", "k", "dim", "largest", "sorted"}, 2, -1, 256 * 5 + 6 + 4 * kMaxRank + 3},
       {"cumsum", kFM, {"input", "dim"}, 2},
       {"gather", kFM, {"input", "dim", "index"}, 3, -1, 4 * kMaxRank + 3},
       {"chunk", kFM, {"input", "chunks", "dim"}, 2},

@@ -1,10 +1,11 @@
 // torch.nn.functional's activations and losses, and the indexing built-ins
-// (argmax, cumsum, gather, chunk, split, stack) of forward statements
+// (argmax, topk, cumsum, gather, chunk, split, stack) of forward statements
 // (forward_functional.h).
 #include "frontends/forward_functional.h"
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "frontends/activations.h"
 #include "frontends/emit_util.h"
@@ -16,6 +17,7 @@ namespace mlc {
 namespace {
 
 constexpr int64_t kMaxForwardPieces = 4096;  // tensors one chunk or split makes
+constexpr int64_t kMaxTopk = 256;            // elements one topk finds (forward_builtins.cc's max_ops)
 
 Val out(Value* y, const Loc& at) { return Val::tensor(y, at); }
 
@@ -131,6 +133,62 @@ Expected<Val> gather(Builder& b, const std::vector<Val>& args, const Loc& at) {
   MLC_TRY(Value* table, emit_reshape(b, x, {t.num_elements()}));
   MLC_TRY(Value* y, emit_op(b, OpCode::Gather, {table, flat}, {{"axis", int64_t{0}}}));
   return out(y, at);
+}
+
+// torch.topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices):
+// the k largest (smallest) elements along dim in descending (ascending)
+// order, each found by its own pass: the first maximum of what is left
+// (argmax's first index among equal values), then masked out; the values
+// are gathered from the input by the indices, so their gradient flows to the
+// chosen elements only. sorted=False returns the same (torch leaves the
+// order unspecified).
+Expected<Val> topk(Builder& b, const std::vector<Val>& args, const Loc& at) {
+  MLC_TRY(Value* x, float_input(args[0], "topk", at));
+  const TensorType& t = x->type;
+  if (t.rank() == 0) return fwd_error(at, "topk expects a tensor of rank >= 1, found " + t.str());
+  MLC_TRY(int64_t k, int_arg(args[1], "topk's k", at));
+  int64_t dim = t.rank() - 1;
+  if (args[2].kind != Val::Kind::absent) {
+    MLC_TRY(dim, dim_arg(args[2], t, "topk's dim", at));
+  }
+  MLC_TRY(bool largest, bool_arg(args[3], true, "topk's largest", at));
+  MLC_TRY(bool sorted, bool_arg(args[4], true, "topk's sorted", at));
+  (void)sorted;
+  if (k < 1 || k > t.shape[dim])
+    return fwd_error(at, "topk: k must be in [1, " + std::to_string(t.shape[dim]) + "] (the size of dim " +
+                             std::to_string(dim) + " of " + t.str() + "), found " + std::to_string(k));
+  if (k > kMaxTopk)
+    return fwd_error(at, "topk: k at most " + std::to_string(kMaxTopk) + " in a forward (each element is found by "
+                         "a pass of its own), found " + std::to_string(k));
+  Value* rest = x;
+  if (!largest) {
+    MLC_TRY(rest, emit_op(b, OpCode::Neg, {x}));
+  }
+  Shape kept = t.shape;
+  kept[dim] = 1;
+  MLC_TRY(Value* position, emit_iota(b, TensorType{DType::i64, t.shape}, dim));
+  MLC_TRY(Value* gone, emit_scalar(b, -INFINITY, t.dtype));
+  MLC_TRY(Value* gone_all, b.try_create(OpCode::Broadcast, {gone}, {{"dims", std::vector<int64_t>{}}}, t));
+  std::vector<Value*> picks;
+  std::vector<int64_t> all_dims(static_cast<size_t>(t.rank()));
+  for (int64_t d = 0; d < t.rank(); ++d) all_dims[static_cast<size_t>(d)] = d;
+  for (int64_t j = 0; j < k; ++j) {
+    MLC_TRY(Value* i, emit_op(b, OpCode::Argmax, {rest}, {{"axis", dim}}));
+    MLC_TRY(i, emit_reshape(b, i, kept));
+    picks.push_back(i);
+    if (j + 1 == k) break;
+    MLC_TRY(Value* wide, b.try_create(OpCode::Broadcast, {i}, {{"dims", all_dims}}, TensorType{DType::i64, t.shape}));
+    MLC_TRY(Value* hit, emit_op(b, OpCode::Compare, {position, wide}, {{"direction", std::string("eq")}}));
+    MLC_TRY(rest, emit_op(b, OpCode::Select, {hit, gone_all, rest}));
+  }
+  Value* indices = picks[0];
+  if (picks.size() > 1) {
+    MLC_TRY(indices, emit_op(b, OpCode::Concat, picks, {{"axis", dim}}));
+  }
+  MLC_TRY(Val values, gather(b, {args[0], Val::number(static_cast<double>(dim), true, at), Val::tensor(indices, at)}, at));
+  Val pair = Val::of(Val::Kind::list, at);
+  pair.items = {values, out(indices, at)};
+  return pair;
 }
 
 // chunk(input, chunks, dim=0) and split(tensor, split_size_or_sections, dim=0): a list of tensors.
@@ -268,6 +326,7 @@ std::optional<Expected<Val>> emit_functional_builtin(Builder& b, const BuiltinSp
   if (std::find(kActivations.begin(), kActivations.end(), n) != kActivations.end()) return activation(b, n, args, at);
   if (n == "argmax") return argmax(b, args, at);
   if (n == "gather") return gather(b, args, at);
+  if (n == "topk") return topk(b, args, at);
   if (n == "chunk" || n == "split") return pieces(b, n, args, at);
   if (n == "stack") return stack(b, args, at);
   if (n == "einsum") return emit_einsum(b, args, at);

@@ -14,7 +14,7 @@ weights with torch 1.13:
   vae              a VAE in the model language whose forward returns its loss,
                    binary_cross_entropy(reduction='sum') + KL ("loss": output)
   functional       a forward using the functional forms: split, stack, the
-                   activations, log1p, cumsum, gather, argmax, log_softmax, and
+                   activations, log1p, cumsum, gather, argmax, topk, log_softmax, and
                    every functional loss (reduction 'none', class dim 1, ...) and
                    einsum
 
@@ -152,13 +152,15 @@ FUNCTIONAL_STATEMENTS = [
     "lp = F.log_softmax(logits, dim=-1)",
     "kl = F.kl_div(lp[:, 0], F.log_softmax(reg, dim=1), reduction='batchmean', log_target=True)",
     "top = gather(lp, 2, argmax(logits, dim=2, keepdim=True))",
+    "tv, ti = torch.topk(logits, 3, dim=2)",
+    "bv, bi = lg.topk(2, largest=False)",
     "nll = F.nll_loss(lp.transpose(1, 2), y3, reduction='sum') / 10",
     "cos = F.cosine_embedding_loss(s[:, 0], s[:, 1], sign, margin=0.1)",
     "each = F.mse_loss(softmax(lg, dim=1), prob, reduction='none')",
     "r = each.sum() * 0.1 + F.l1_loss(lg, reg) + F.huber_loss(lg, reg, delta=0.5) + F.smooth_l1_loss(lg, reg, beta=0.3)",
     "bce = F.binary_cross_entropy_with_logits(lg, prob, weight=ones(4) * 0.5, pos_weight=full([4], 2.0))",
     "w = torch.einsum('bcl,bl->bc', s, lg) + einsum('bcl->bc', c) + einsum('bc,cl', s[:, :, 0], c[0])[:, :3]",
-    "return ce + kl + nll + cos + r + bce - top.mean() * 0.1 + w.mean() * 0.01",
+    "return ce + kl + nll + cos + r + bce - top.mean() * 0.1 + w.mean() * 0.01 + (tv * ti.float()).mean() * 0.01 + bv.sum() * 0.02 - bi.float().sum() * 0.001",
 ]
 
 
