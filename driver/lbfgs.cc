@@ -50,9 +50,9 @@ struct Closure {
   std::vector<rt::Tensor*> args;
 };
 
-}  // namespace
-
-Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& o, FunctionCache& functions) {
+// T: the parameters' dtype (float, or double for an f64 model).
+template <typename T>
+Expected<TrainSummary> train_lbfgs_as(const TrainSetup& setup, const TrainOptions& o, FunctionCache& functions) {
   const ModelConfig& config = *setup.config;
   const TrainConfig& tc = config.train;
   const int64_t n = setup.train_split.num_examples();
@@ -66,19 +66,19 @@ Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& 
         if (p.name == a.name) trained.push_back(&p);
   int64_t numel = 0;
   for (const rt::NamedTensor* p : trained) numel += p->tensor.num_elements();
-  std::vector<float> x(static_cast<size_t>(numel));
+  std::vector<T> x(static_cast<size_t>(numel));
   // The trained parameters set from `flat`, in order.
-  auto set_params = [&](const std::vector<float>& flat) {
+  auto set_params = [&](const std::vector<T>& flat) {
     size_t at = 0;
     for (rt::NamedTensor* p : trained) {
       const size_t count = static_cast<size_t>(p->tensor.num_elements());
-      std::memcpy(p->tensor.data<float>(), flat.data() + at, count * sizeof(float));
+      std::memcpy(p->tensor.data<T>(), flat.data() + at, count * sizeof(T));
       at += count;
     }
   };
   for (size_t at = 0; const rt::NamedTensor* p : trained) {
     const size_t count = static_cast<size_t>(p->tensor.num_elements());
-    std::memcpy(x.data() + at, p->tensor.data<float>(), count * sizeof(float));
+    std::memcpy(x.data() + at, p->tensor.data<T>(), count * sizeof(T));
     at += count;
   }
 
@@ -111,7 +111,7 @@ Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& 
   }
   MLC_TRY(Evaluator evaluator, Evaluator::create(functions.program(), setup.eval_split.num_examples(), setup.eval_batch));
   const int64_t eval_every = o.eval_every.value_or(tc.eval_every);
-  Lbfgs lbfgs(tc.optimizer);
+  Lbfgs<T> lbfgs(tc.optimizer);
   Progress progress(o.progress_bar, setup.total_steps);
   std::vector<double> step_ms;
   TrainSummary summary;
@@ -126,16 +126,16 @@ Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& 
     setup.train_split.gather_into(std::span<const int64_t>(order).subspan(begin, end - begin), c->batch);
     step_tensor.data<int64_t>()[0] = s + 1;
     // The closure: the parameters set to `at`, @loss_grad run, its gradients gathered flat.
-    auto evaluate = [&](const std::vector<float>& at, std::vector<float>& grad) -> Expected<float> {
+    auto evaluate = [&](const std::vector<T>& at, std::vector<T>& grad) -> Expected<T> {
       set_params(at);
       MLC_CHECK_OK(c->fn.run(c->args));
       size_t off = 0;
       for (size_t k = 0; k < trained.size(); ++k) {
         const rt::Tensor& g = c->fn.result(k + 1);
-        std::memcpy(grad.data() + off, g.data<float>(), static_cast<size_t>(g.num_bytes()));
+        std::memcpy(grad.data() + off, g.data<T>(), static_cast<size_t>(g.num_bytes()));
         off += static_cast<size_t>(g.num_elements());
       }
-      return c->fn.result(0).data<float>()[0];
+      return c->fn.result(0).data<T>()[0];
     };
     const auto t0 = std::chrono::steady_clock::now();
     MLC_TRY(double loss, lbfgs.step(x, evaluate));
@@ -178,6 +178,13 @@ Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& 
   summary.memory.push_back(RankMemory{});
   for (const rt::NamedTensor& p : params) summary.memory.back().parameters += p.tensor.num_bytes();
   return summary;
+}
+
+}  // namespace
+
+Expected<TrainSummary> train_lbfgs(const TrainSetup& setup, const TrainOptions& o, FunctionCache& functions) {
+  return setup.config->dtype == DType::f64 ? train_lbfgs_as<double>(setup, o, functions)
+                                           : train_lbfgs_as<float>(setup, o, functions);
 }
 
 }  // namespace mlc

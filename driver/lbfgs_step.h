@@ -10,7 +10,9 @@
 // alphas, gtd) are f32, the loss and the lr are doubles, and tolerances are
 // compared in f32 against f32 tensors. Dot products and |g|'s sum are
 // accumulated in f64 and rounded to f32 once: torch's BLAS order is not
-// reproducible, and these differ from it by about an f32 ulp.
+// reproducible, and these differ from it by about an f32 ulp. T is the
+// parameters' dtype: float, or double for an f64 model (model.double()),
+// whose tensors and tensor scalars are then f64 throughout.
 #pragma once
 
 #include <cstdint>
@@ -24,30 +26,31 @@
 
 namespace mlc {
 
+template <typename T>
 class Lbfgs {
  public:
   // The loss at `x` (torch's float(closure())), writing the gradient into `grad`.
-  using Closure = std::function<Expected<float>(const std::vector<float>& x, std::vector<float>& grad)>;
+  using Closure = std::function<Expected<T>(const std::vector<T>& x, std::vector<T>& grad)>;
 
   explicit Lbfgs(const OptimizerConfig& config) : config_(config) {}
 
   // One optimizer step from `x`, updated in place: up to max_iter
   // iterations and max_eval closure calls. Returns the closure's first loss
   // (what torch's step returns). The history persists across steps.
-  Expected<double> step(std::vector<float>& x, const Closure& closure);
+  Expected<double> step(std::vector<T>& x, const Closure& closure);
 
   int64_t func_evals() const { return func_evals_; }  // closure calls over all steps
   int64_t n_iter() const { return n_iter_; }          // iterations over all steps
 
  private:
   OptimizerConfig config_;
-  std::vector<float> d_, prev_flat_grad_;
-  TorchScalar t_;  // the last step: a Python float or, after some steps, an f32 tensor
+  std::vector<T> d_, prev_flat_grad_;
+  TorchScalar t_;  // the last step: a Python float or, after some steps, a tensor
   double prev_loss_ = 0;
-  std::deque<std::vector<float>> old_dirs_, old_stps_;
-  std::deque<float> ro_;
-  std::vector<float> al_;
-  float h_diag_ = 1;
+  std::deque<std::vector<T>> old_dirs_, old_stps_;
+  std::deque<T> ro_;
+  std::vector<T> al_;
+  T h_diag_ = 1;
   int64_t func_evals_ = 0, n_iter_ = 0;
 };
 

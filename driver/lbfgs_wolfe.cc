@@ -7,17 +7,21 @@ namespace mlc {
 namespace {
 float as_f32(TorchScalar a) { return static_cast<float>(a.v); }
 bool any_tensor(TorchScalar a, TorchScalar b) { return a.tensor || b.tensor; }
+bool any_wide(TorchScalar a, TorchScalar b) { return a.wide || b.wide; }
 
-float dot(const std::vector<float>& a, const std::vector<float>& b) {
+template <typename T>
+T dot(const std::vector<T>& a, const std::vector<T>& b) {
   double sum = 0;
   for (size_t i = 0; i < a.size(); ++i) sum += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  return static_cast<float>(sum);
+  return static_cast<T>(sum);
 }
 
 // Python's min and max of two: the first unless the second is strictly beyond it.
 TorchScalar py_min(TorchScalar a, TorchScalar b) { return b < a ? b : a; }
 TorchScalar py_max(TorchScalar a, TorchScalar b) { return b > a ? b : a; }
-TorchScalar sqrt(TorchScalar a) { return TorchScalar::f32(std::sqrt(as_f32(a))); }
+TorchScalar sqrt(TorchScalar a) {
+  return a.wide ? TorchScalar::f64(std::sqrt(a.v)) : TorchScalar::f32(std::sqrt(as_f32(a)));
+}
 
 TorchScalar py(double v) { return TorchScalar::py(v); }
 
@@ -42,49 +46,59 @@ TorchScalar cubic_interpolate(TorchScalar x1, TorchScalar f1, TorchScalar g1, To
 }
 }  // namespace
 
+// An op with an f64 tensor is f64 arithmetic: a Python float's value is already one.
 TorchScalar operator+(TorchScalar a, TorchScalar b) {
+  if (any_wide(a, b)) return TorchScalar::f64(a.v + b.v);
   return any_tensor(a, b) ? TorchScalar::f32(as_f32(a) + as_f32(b)) : py(a.v + b.v);
 }
 TorchScalar operator-(TorchScalar a, TorchScalar b) {
+  if (any_wide(a, b)) return TorchScalar::f64(a.v - b.v);
   return any_tensor(a, b) ? TorchScalar::f32(as_f32(a) - as_f32(b)) : py(a.v - b.v);
 }
 TorchScalar operator*(TorchScalar a, TorchScalar b) {
+  if (any_wide(a, b)) return TorchScalar::f64(a.v * b.v);
   return any_tensor(a, b) ? TorchScalar::f32(as_f32(a) * as_f32(b)) : py(a.v * b.v);
 }
 TorchScalar operator/(TorchScalar a, TorchScalar b) {
+  if (any_wide(a, b)) return b.tensor && !a.tensor ? TorchScalar::f64((1.0 / b.v) * a.v) : TorchScalar::f64(a.v / b.v);
   if (!b.tensor) return a.tensor ? TorchScalar::f32(as_f32(a) / as_f32(b)) : py(a.v / b.v);
   if (!a.tensor) return TorchScalar::f32((1.0f / as_f32(b)) * as_f32(a));  // Tensor.__rtruediv__
   return TorchScalar::f32(as_f32(a) / as_f32(b));
 }
-bool operator<(TorchScalar a, TorchScalar b) { return any_tensor(a, b) ? as_f32(a) < as_f32(b) : a.v < b.v; }
-bool operator<=(TorchScalar a, TorchScalar b) { return any_tensor(a, b) ? as_f32(a) <= as_f32(b) : a.v <= b.v; }
-TorchScalar abs(TorchScalar a) { return {std::fabs(a.v), a.tensor}; }
+bool operator<(TorchScalar a, TorchScalar b) {
+  return any_tensor(a, b) && !any_wide(a, b) ? as_f32(a) < as_f32(b) : a.v < b.v;
+}
+bool operator<=(TorchScalar a, TorchScalar b) {
+  return any_tensor(a, b) && !any_wide(a, b) ? as_f32(a) <= as_f32(b) : a.v <= b.v;
+}
+TorchScalar abs(TorchScalar a) { return {std::fabs(a.v), a.tensor, a.wide}; }
 
-Expected<LineSearch> strong_wolfe(const DirectionalEvaluate& obj, TorchScalar t, const std::vector<float>& d, float f0,
-                                  const std::vector<float>& g, TorchScalar gtd, double tolerance_change) {
+template <typename T>
+Expected<LineSearch<T>> strong_wolfe(const DirectionalEvaluate<T>& obj, TorchScalar t, const std::vector<T>& d, T f0,
+                                     const std::vector<T>& g, TorchScalar gtd, double tolerance_change) {
   const TorchScalar c1 = py(1e-4), neg_c2 = py(-0.9), f = py(f0);
   constexpr int max_ls = 25;
-  float d_max = 0;
-  for (float v : d) d_max = std::fmax(d_max, std::fabs(v));
-  const TorchScalar d_norm = TorchScalar::f32(d_max);
-  std::vector<float> g_new(g.size());
-  MLC_TRY(float loss, obj(t, g_new));
+  T d_max = 0;
+  for (T v : d) d_max = std::fmax(d_max, std::fabs(v));
+  const TorchScalar d_norm = TorchScalar::of<T>(d_max);
+  std::vector<T> g_new(g.size());
+  MLC_TRY(T loss, obj(t, g_new));
   TorchScalar f_new = py(loss);
   int64_t evals = 1;
-  TorchScalar gtd_new = TorchScalar::f32(dot(g_new, d));
+  TorchScalar gtd_new = TorchScalar::of<T>(dot(g_new, d));
   TorchScalar t_prev = py(0), f_prev = f, gtd_prev = gtd;
-  std::vector<float> g_prev = g;
+  std::vector<T> g_prev = g;
   bool done = false;
   int ls_iter = 0;
   TorchScalar bracket[2], bracket_f[2], bracket_gtd[2];
-  std::vector<float> bracket_g[2];
+  std::vector<T> bracket_g[2];
   int size = 0;  // the bracket's points
   // The trial at `t`: its loss, gradient and directional derivative.
   auto trial = [&](TorchScalar at) -> Status {
-    MLC_TRY(float l, obj(at, g_new));
+    MLC_TRY(T l, obj(at, g_new));
     f_new = py(l);
     ++evals;
-    gtd_new = TorchScalar::f32(dot(g_new, d));
+    gtd_new = TorchScalar::of<T>(dot(g_new, d));
     ++ls_iter;
     return {};
   };
@@ -156,7 +170,14 @@ Expected<LineSearch> strong_wolfe(const DirectionalEvaluate& obj, TorchScalar t,
       bracket[low] = t, bracket_f[low] = f_new, bracket_g[low] = g_new, bracket_gtd[low] = gtd_new;
     }
   }
-  return LineSearch{as_f32(bracket_f[low]), std::move(bracket_g[low]), bracket[low], evals};
+  return LineSearch<T>{static_cast<T>(bracket_f[low].v), std::move(bracket_g[low]), bracket[low], evals};
 }
+
+template Expected<LineSearch<float>> strong_wolfe(const DirectionalEvaluate<float>&, TorchScalar,
+                                                  const std::vector<float>&, float, const std::vector<float>&,
+                                                  TorchScalar, double);
+template Expected<LineSearch<double>> strong_wolfe(const DirectionalEvaluate<double>&, TorchScalar,
+                                                   const std::vector<double>&, double, const std::vector<double>&,
+                                                   TorchScalar, double);
 
 }  // namespace mlc

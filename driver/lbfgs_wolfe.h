@@ -6,11 +6,13 @@
 // is f32 arithmetic on both operands rounded to f32, a Python float divided
 // by a tensor is the tensor's f32 reciprocal times it, comparisons with a
 // tensor compare in f32, min and max return one of their operands as
-// Python's do).
+// Python's do). An f64 model's (model.double()) tensors are f64: the same
+// rules with f64 arithmetic.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "ir/expected.h"
@@ -19,9 +21,17 @@ namespace mlc {
 
 struct TorchScalar {
   double v = 0;
-  bool tensor = false;  // an f32 tensor (v holds an f32 value), else a Python float
-  static TorchScalar f32(float x) { return {static_cast<double>(x), true}; }
-  static TorchScalar py(double x) { return {x, false}; }
+  bool tensor = false;  // a 0-dim tensor (v holds an f32 value unless `wide`), else a Python float
+  bool wide = false;    // the tensor is f64
+  static TorchScalar f32(float x) { return {static_cast<double>(x), true, false}; }
+  static TorchScalar f64(double x) { return {x, true, true}; }
+  static TorchScalar py(double x) { return {x, false, false}; }
+  // A 0-dim tensor of T (float or double).
+  template <typename T>
+  static TorchScalar of(T x) {
+    if constexpr (std::is_same_v<T, double>) return f64(x);
+    else return f32(x);
+  }
 };
 
 TorchScalar operator+(TorchScalar a, TorchScalar b);
@@ -34,19 +44,23 @@ inline bool operator>(TorchScalar a, TorchScalar b) { return b < a; }
 inline bool operator>=(TorchScalar a, TorchScalar b) { return b <= a; }
 TorchScalar abs(TorchScalar a);
 
+// T: the parameters' dtype, float or double.
+template <typename T>
 struct LineSearch {
-  float loss = 0;             // at the step taken
-  std::vector<float> grad;    // there
-  TorchScalar t;              // the step
-  int64_t evals = 0;          // closure calls
+  T loss = 0;             // at the step taken
+  std::vector<T> grad;    // there
+  TorchScalar t;          // the step
+  int64_t evals = 0;      // closure calls
 };
 
 // The loss at x + t * d and its gradient (the parameters restored after).
-using DirectionalEvaluate = std::function<Expected<float>(TorchScalar t, std::vector<float>& grad)>;
+template <typename T>
+using DirectionalEvaluate = std::function<Expected<T>(TorchScalar t, std::vector<T>& grad)>;
 
 // From the loss `f`, gradient `g` and directional derivative `gtd` at x,
 // along `d`, starting with step `t`.
-Expected<LineSearch> strong_wolfe(const DirectionalEvaluate& obj, TorchScalar t, const std::vector<float>& d, float f,
-                                  const std::vector<float>& g, TorchScalar gtd, double tolerance_change);
+template <typename T>
+Expected<LineSearch<T>> strong_wolfe(const DirectionalEvaluate<T>& obj, TorchScalar t, const std::vector<T>& d, T f,
+                                     const std::vector<T>& g, TorchScalar gtd, double tolerance_change);
 
 }  // namespace mlc

@@ -19,9 +19,11 @@ Error Layer::error(const LayerContext& ctx, const std::string& message) const {
 }
 
 Status Layer::require_float(const LayerContext& ctx, Value* x, bool needs_f32) const {
-  if (!is_float(x->type.dtype) || (needs_f32 && x->type.dtype != DType::f32))
-    return error(ctx, "expected a" + std::string(needs_f32 ? "n f32" : " float") +
-                          " input, found " + x->type.str());
+  if (!is_float(x->type.dtype) || (needs_f32 && x->type.dtype != ctx.float_dtype))
+    return error(ctx, "expected a" + std::string(needs_f32 ? "n " + std::string(dtype_name(ctx.float_dtype)) : " float") +
+                          " input, found " + x->type.str() +
+                          (needs_f32 && ctx.float_dtype == DType::f64 ? " (the model's dtype is f64: cast the "
+                                                                        "input with .double())" : ""));
   return {};
 }
 

@@ -61,6 +61,9 @@ struct LayerContext {
   // Incremental decoding (frontends/decode_state.h), null otherwise: layers
   // that mix positions (attention) read and write its caches.
   DecodeState* decode = nullptr;
+  // The model's float dtype (ModelConfig::dtype): its parameters', and what
+  // the layers with parameters take (require_float).
+  DType float_dtype = DType::f32;
 };
 
 // A parameter a layer uses but does not own: `param` (relative, "weight") is

@@ -61,9 +61,9 @@ struct State {
   Value* c = nullptr;  // [B, H], LSTM only
 };
 
-Expected<Value*> zeros(Builder& b, const Shape& shape) {
-  MLC_TRY(Value* zero, emit_scalar(b, 0, DType::f32));
-  return b.try_create(OpCode::Broadcast, {zero}, {{"dims", std::vector<int64_t>{}}}, TensorType{DType::f32, shape});
+Expected<Value*> zeros(Builder& b, const Shape& shape, DType dtype) {
+  MLC_TRY(Value* zero, emit_scalar(b, 0, dtype));
+  return b.try_create(OpCode::Broadcast, {zero}, {{"dims", std::vector<int64_t>{}}}, TensorType{dtype, shape});
 }
 
 // The rows [k*H, (k+1)*H) of x [B, G*H] along dim 1, for every k.
@@ -156,8 +156,9 @@ class RecurrentBase : public Layer {
       if (!p.is_tensor())
         return error(ctx, std::string("expected the state ") + names + " of tensors, found " +
                               (p.kind == Val::Kind::list ? "a tuple" : p.describe()));
-      if (p.v->type != TensorType{DType::f32, shape})
-        return error(ctx, std::string("expected the state ") + names + " of f32" + shape_to_string(shape) +
+      if (p.v->type != TensorType{ctx.float_dtype, shape})
+        return error(ctx, std::string("expected the state ") + names + " of " + std::string(dtype_name(ctx.float_dtype)) +
+                              shape_to_string(shape) +
                               ", found " + p.v->type.str());
       out.push_back(p.v);
     }
@@ -217,7 +218,7 @@ class RecurrentCell : public RecurrentBase {
         MLC_TRY(s.c, emit_reshape(b, st[1], {batch, hidden}));
       }
     } else {
-      MLC_TRY(s.h, zeros(b, {batch, hidden}));
+      MLC_TRY(s.h, zeros(b, {batch, hidden}, ctx.float_dtype));
       s.c = s.h;
     }
     MLC_TRY(Value* xp, project_input(ctx, x, ""));
@@ -282,7 +283,7 @@ class RecurrentLayer : public RecurrentBase {
             MLC_TRY(s.c, state_slot(b, given[1], slot));
           }
         } else {
-          MLC_TRY(s.h, zeros(b, {batch, hidden}));
+          MLC_TRY(s.h, zeros(b, {batch, hidden}, ctx.float_dtype));
           s.c = s.h;
         }
         MLC_TRY(Value* out, run_direction(ctx, seq, s, l, d));

@@ -84,6 +84,12 @@ Expected<Value*> emit_section_loss(Builder& b, const LossSpec& spec, const Model
   if (c.classifier && !is_integer(targets->type.dtype))
     return error_at(spec.loc, spec.type + " targets " + squote(spec.targets) +
                                   " must be class indices (i32 or i64), found " + targets->type.str());
+  // Float targets promote to the output's dtype, as torch promotes f32 targets
+  // of an f64 model's output (model.double()).
+  if (is_float(targets->type.dtype) && is_float(out->type.dtype) && targets->type.dtype != out->type.dtype &&
+      dtype_size(out->type.dtype) > dtype_size(targets->type.dtype)) {
+    MLC_TRY(targets, emit_cast(b, targets, out->type.dtype));
+  }
   LossArgs args;
   args.reduction = eval ? "sum" : spec.reduction;
   args.ignore_index = spec.ignore_index;
@@ -141,7 +147,7 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
     return doc.error(doc.root(), "a model file must be a JSON object, found " +
                                      json_kind(*doc.root().json));
   Fields top(doc, doc.root(), "the model file");
-  MLC_CHECK_OK(top.allow({"name", "inputs", "custom_ops", "model", "loss", "data", "train", "parallel", "init"}));
+  MLC_CHECK_OK(top.allow({"name", "inputs", "custom_ops", "model", "loss", "data", "train", "parallel", "init", "dtype"}));
   ModelFile mf;
   ModelConfig& c = mf.config_;
   c.path = path;
@@ -190,6 +196,18 @@ Expected<ModelFile> ModelFile::parse_unguarded(std::string_view text, const std:
     MLC_TRY(c.train, parse_train(doc, *train_node));
   }
   collect_params(*tree, "", true, c.params);
+  if (auto dtype = top.get("dtype")) {  // model.double()
+    MLC_TRY(std::string name, doc.as_string(*dtype));
+    if (name != "f32" && name != "f64" && name != "float32" && name != "float64")
+      return doc.error(*dtype, "'dtype': the parameters' dtype is \"f32\" (the default) or \"f64\" (model.double()), "
+                               "found " + squote(name));
+    c.dtype = name == "f64" || name == "float64" ? DType::f64 : DType::f32;
+    if (c.dtype == DType::f64 && c.train.mixed_precision.enabled())
+      return doc.error(*dtype, "'dtype': an f64 model has no mixed precision (train.mixed_precision works on f32 "
+                               "models)");
+    for (ParamInfo& p : c.params)
+      if (p.type.dtype == DType::f32) p.type.dtype = c.dtype;
+  }
   collect_unsynced_batch_norms(*tree, "", c.unsynced_batch_norms);
   MLC_CHECK_OK(check_ties(*tree, c.params));
   if (phases_node) {
@@ -256,6 +274,7 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial, int phase
     }
     // @loss is the forward in training mode, @eval in evaluation mode.
     state.training = !eval;
+    state.float_dtype = c.dtype;
     state.training_batch = trial && c.train.batch_size > 0;
     state.seed = c.train.seed;
     Value* step = nullptr;

@@ -55,6 +55,7 @@ Expected<Module> ModelFile::build_generation(bool step) const {
           decode.position = f.add_arg(name, TensorType{DType::i64, {}}, ArgKind::input);
         }
         EmitState state;
+        state.float_dtype = c.dtype;
         state.decode = &decode;
         for (const ParamInfo& p : c.params)
           state.values[p.name] = f.add_arg(p.name, p.type, p.buffer      ? ArgKind::buffer

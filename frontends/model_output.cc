@@ -36,6 +36,7 @@ Expected<Module> ModelFile::build_module_output(int64_t batch, const std::string
               model_args.push_back(f.add_arg(in.name, TensorType{in.dtype, shape}, ArgKind::input));
             }
         EmitState state;
+        state.float_dtype = c.dtype;
         state.capture_path = path;
         for (const ParamInfo& p : c.params)
           state.values[p.name] = f.add_arg(p.name, p.type, p.buffer      ? ArgKind::buffer

@@ -458,6 +458,7 @@ auto emit_layer(const ModuleNode& m, Builder& b, EmitState& state, const std::st
   ctx.seed = state.seed;
   ctx.stream = stream_of(path, state.calls[path]++);
   ctx.decode = state.decode;
+  ctx.float_dtype = state.float_dtype;
   b.set_loc(m.layer->loc());
   return emit(ctx);
 }

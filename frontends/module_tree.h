@@ -109,6 +109,7 @@ struct EmitState {
   std::unordered_map<std::string, int64_t> calls;  // layer path -> calls so far (random streams)
   std::vector<std::string> updated;                // buffers updated, in first-update order
   DecodeState* decode = nullptr;                   // incremental decoding (frontends/decode_state.h)
+  DType float_dtype = DType::f32;                  // the model's (ModelConfig::dtype)
   // A module's output to keep (`mlc predict --value PATH`): the output of
   // the first call of the module at this state_dict path, null until then.
   std::string capture_path;

@@ -291,6 +291,10 @@ struct ModelConfig {
   std::string path;  // the model file
   std::vector<InputInfo> inputs;
   std::vector<ParamInfo> params;  // parameters and buffers, in state_dict order
+  // The float dtype of the parameters and float buffers ("dtype", PyTorch's
+  // model.double()): f32 (the default) or f64. Initialization draws f32 values
+  // (the constructor's) and widens them, as model.double() after construction.
+  DType dtype = DType::f32;
   // BatchNorm layers without "sync": true (state_dict path, location): a mesh
   // that splits the batch refuses them (their statistics would be per device).
   std::vector<std::pair<std::string, Loc>> unsynced_batch_norms;

@@ -23,14 +23,26 @@ std::vector<NamedTensor> init_parameters(const std::vector<ParamInfo>& params, u
   std::vector<NamedTensor> out;
   // Every default first (the model's constructor), then the explicit rules in
   // state_dict order (torch.nn.init calls after it).
+  // An f64 model (model.double()) draws its f32 values and widens them.
+  auto drawn_type = [](const TensorType& t) {
+    return t.dtype == DType::f64 ? TensorType{DType::f32, t.shape} : t;
+  };
   for (const ParamInfo& p : params) {
-    Tensor t(p.type);
+    Tensor t(drawn_type(p.type));
     if (t.dtype() == DType::f32) fill_init(t.span<float>(), p.type.shape, p.init, gen);
     out.push_back({p.name, std::move(t)});
   }
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].explicit_init && out[i].tensor.dtype() == DType::f32)
       fill_init(out[i].tensor.span<float>(), params[i].type.shape, *params[i].explicit_init, gen);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].type.dtype == DType::f64) {
+      Tensor wide(params[i].type);
+      const float* from = out[i].tensor.data<float>();
+      double* to = wide.data<double>();
+      for (int64_t k = 0; k < wide.num_elements(); ++k) to[k] = from[k];
+      out[i].tensor = std::move(wide);
+    }
   return out;
 }
 

@@ -19,9 +19,15 @@ word_language_model_lstm: examples/pytorch/word_language_model_lstm.json, PyTorc
 time_sequence_prediction: examples/pytorch/time_sequence_prediction.json, PyTorch
   examples' time_sequence_prediction Sequence: LSTMCell(1, 51), LSTMCell(51, 51),
   Linear(51, 1) stepped over 40 time steps of 12 sine waves (float32, not the
-  example's float64), MSE; Adam lr 0.01 (the example uses LBFGS) on the whole
-  batch, 20 steps. Data generated here (the example's recipe, L = 41, N = 16:
-  rows 3.. train, 0..2 eval) into examples/data/sine_waves.safetensors.
+  example's float64), MSE; Adam lr 0.01 on the whole batch, 20 steps. Data
+  generated here (the example's recipe, L = 41, N = 16: rows 3.. train, 0..2
+  eval) into examples/data/sine_waves.safetensors.
+time_sequence_prediction_lbfgs: examples/pytorch/time_sequence_prediction_lbfgs.json,
+  the example's own training: the same Sequence in float64 (seq.double(); the
+  f32 data widened) and its LBFGS(lr=0.8) with the closure, LBFGS_STEPS steps
+  (each step's loss: its first closure loss, what LBFGS.step returns; and
+  torch's func_evals after it); init.safetensors and losses.json only (the
+  parameters after the last step are already 1e-3 apart).
 recurrent_mix: tests/data/oracle/recurrent_mix/model.json, every other form:
   GRU(3, 4, batch_first, bidirectional), RNN(8, 4, 2, relu) from GRU's h_n, LSTM(4, 3,
   batch_first, bidirectional, given (h_0, c_0)), RNNCell(4, 4) with a state,
@@ -43,6 +49,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+# LBFGS steps recorded: 6 steps of 20 closure evaluations; later steps amplify
+# a difference in the last f64 bit past 1e-5 (docs/pytorch-coverage.md).
+LBFGS_STEPS = 6
+
 
 class RNNModel(nn.Module):
     def __init__(self, ntoken, ninp, nhid, nlayers, dropout):
@@ -60,17 +70,18 @@ class RNNModel(nn.Module):
 
 
 class Sequence(nn.Module):
-    def __init__(self):
+    def __init__(self, dtype=torch.float32):
         super().__init__()
+        self.dtype = dtype
         self.lstm1 = nn.LSTMCell(1, 51)
         self.lstm2 = nn.LSTMCell(51, 51)
         self.linear = nn.Linear(51, 1)
 
     def forward(self, x):  # [B, T]
-        h1 = torch.zeros(x.size(0), 51)
-        c1 = torch.zeros(x.size(0), 51)
-        h2 = torch.zeros(x.size(0), 51)
-        c2 = torch.zeros(x.size(0), 51)
+        h1 = torch.zeros(x.size(0), 51, dtype=self.dtype)
+        c1 = torch.zeros(x.size(0), 51, dtype=self.dtype)
+        h2 = torch.zeros(x.size(0), 51, dtype=self.dtype)
+        c2 = torch.zeros(x.size(0), 51, dtype=self.dtype)
         outputs = []
         for input_t in x.split(1, dim=1):
             h1, c1 = self.lstm1(input_t, (h1, c1))
@@ -167,6 +178,34 @@ def time_sequence(st, repo, out):
         lambda m, _: F.mse_loss(m(x), y), opt.step, opt.zero_grad)
 
 
+def time_sequence_lbfgs(st, repo, out):
+    data = sine_waves(st, repo)
+    # The example's float64: the model (seq.double()) and the data (read as
+    # f32 from the data file here, as mlc's model reads it, then widened).
+    x, y = data[3:, :-1].double(), data[3:, 1:].double()
+    torch.manual_seed(0)
+    model = Sequence(torch.float64)
+    model.double()
+    d = os.path.join(out, "time_sequence_prediction_lbfgs")
+    os.makedirs(d, exist_ok=True)
+    st.save(named(model, lambda v: v), os.path.join(d, "init.safetensors"))
+    # The example's loop: LBFGS(lr=0.8), each step's closure re-evaluating the loss.
+    opt = torch.optim.LBFGS(model.parameters(), lr=0.8)
+
+    def closure():
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        return loss
+
+    losses, evals = [], []
+    for _ in range(LBFGS_STEPS):
+        losses.append(opt.step(closure).item())  # the step's first closure loss
+        evals.append(opt.state[opt._params[0]]["func_evals"])
+    with open(os.path.join(d, "losses.json"), "w") as f:
+        json.dump({"torch": torch.__version__, "losses": losses, "func_evals": evals}, f, indent=1)
+
+
 def mix(st, out):
     d = os.path.join(out, "recurrent_mix")
     os.makedirs(d, exist_ok=True)
@@ -192,6 +231,7 @@ def main():
     torch.set_num_threads(1)
     word_lm(st, a.repo, a.out)
     time_sequence(st, a.repo, a.out)
+    time_sequence_lbfgs(st, a.repo, a.out)
     mix(st, a.out)
 
 
