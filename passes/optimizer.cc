@@ -102,7 +102,9 @@ void add_state_args(Function& f, std::vector<Slot>& slots) {
 // With `plateau` lrs (passes/lr_plateau.h) each group's lr is its argument.
 Status emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>& slots, Value* step, Value* opt_step,
                    const PlateauArgs& plateau, Value* norms = nullptr) {
-  Scalars k(b, step, opt_step);
+  // The parameters' dtype: f32, or f64 for an f64 model (all of one dtype).
+  const DType tensors = slots.empty() ? DType::f32 : slots.front().param->type.dtype;
+  Scalars k(b, step, opt_step, tensors == DType::f64 ? DType::f64 : DType::f32);
   // Each group's lr (f64) and f32(-lr), built where first needed.
   struct GroupLr {
     const OptimizerConfig* group;

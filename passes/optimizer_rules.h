@@ -2,7 +2,8 @@
 // parameter (passes/optimizer.h builds the functions around them).
 //
 // Scalars follow torch's arithmetic: Python floats are f64, a Python float
-// used with an f32 tensor is rounded to f32 first; tensor state is f32.
+// used with an f32 tensor is rounded to f32 first; tensor state is f32. In an
+// f64 model (model.double()) the tensors are f64, and what is f32 here is f64.
 #pragma once
 
 #include <string>
@@ -28,11 +29,13 @@ struct Slot {
 // `state["step"]`), which lags behind when loss scaling skips steps.
 class Scalars {
  public:
-  Scalars(Builder& b, Value* step, Value* opt_step) : b_(b), step_(step), opt_step_(opt_step) {}
+  // `tensors`: the parameters' dtype (f32, or f64 for an f64 model).
+  Scalars(Builder& b, Value* step, Value* opt_step, DType tensors = DType::f32)
+      : b_(b), step_(step), opt_step_(opt_step), tensors_(tensors) {}
   Value* f64(double v) { return b_.scalar(v, DType::f64); }
-  // Python float `v` used with an f32 tensor.
-  Value* f32(double v) { return b_.scalar(v, DType::f32); }
-  Value* to_f32(Value* v) { return b_.cast(v, DType::f32); }
+  // Python float `v` used with a parameter-dtype tensor (f32 unless the model is f64).
+  Value* f32(double v) { return b_.scalar(v, tensors_); }
+  Value* to_f32(Value* v) { return b_.cast(v, tensors_); }
   Value* t() { return b_.cast(opt_step_, DType::f64); }  // 1-based optimizer step, f64
   Value* s() { return b_.sub(t(), f64(1)); }              // 0-based optimizer step, f64
   Value* step() { return step_; }
@@ -44,6 +47,7 @@ class Scalars {
   Builder& b_;
   Value* step_;
   Value* opt_step_;
+  DType tensors_;
 };
 
 // An optimizer state tensor, named as in `optimizer.state_dict()`: the

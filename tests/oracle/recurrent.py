@@ -22,6 +22,8 @@ time_sequence_prediction: examples/pytorch/time_sequence_prediction.json, PyTorc
   example's float64), MSE; Adam lr 0.01 on the whole batch, 20 steps. Data
   generated here (the example's recipe, L = 41, N = 16: rows 3.. train, 0..2
   eval) into examples/data/sine_waves.safetensors.
+time_sequence_prediction_f64: the f64 model below (time_sequence_prediction_lbfgs)
+  under Adam lr 0.01, 20 steps: f64 training (model.double()) step for step.
 time_sequence_prediction_lbfgs: examples/pytorch/time_sequence_prediction_lbfgs.json,
   the example's own training: the same Sequence in float64 (seq.double(); the
   f32 data widened) and its LBFGS(lr=0.8) with the closure, LBFGS_STEPS steps
@@ -178,6 +180,17 @@ def time_sequence(st, repo, out):
         lambda m, _: F.mse_loss(m(x), y), opt.step, opt.zero_grad)
 
 
+def time_sequence_f64(st, repo, out):
+    data = sine_waves(st, repo)
+    x, y = data[3:, :-1].double(), data[3:, 1:].double()
+    torch.manual_seed(0)
+    model = Sequence(torch.float64)
+    model.double()
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    run(st, os.path.join(out, "time_sequence_prediction_f64"), model, [None] * 20,
+        lambda m, _: F.mse_loss(m(x), y), opt.step, opt.zero_grad)
+
+
 def time_sequence_lbfgs(st, repo, out):
     data = sine_waves(st, repo)
     # The example's float64: the model (seq.double()) and the data (read as
@@ -231,6 +244,7 @@ def main():
     torch.set_num_threads(1)
     word_lm(st, a.repo, a.out)
     time_sequence(st, a.repo, a.out)
+    time_sequence_f64(st, a.repo, a.out)
     time_sequence_lbfgs(st, a.repo, a.out)
     mix(st, a.out)
 

@@ -92,10 +92,18 @@ inline void expect_tensors(const std::string& got_path, const std::string& ref_p
     auto t = got->get(e.name);
     ASSERT_TRUE(t.ok()) << e.name;
     ASSERT_EQ((*t)->type(), e.tensor.type()) << e.name;
+    // Element i as a double: f32, f64 (an f64 model's) or an integer buffer.
+    auto at = [](const rt::Tensor& x, int64_t i) -> double {
+      switch (x.dtype()) {
+        case DType::f64: return x.data<double>()[i];
+        case DType::i64: return static_cast<double>(x.data<int64_t>()[i]);
+        default: return x.data<float>()[i];
+      }
+    };
     double max_diff = 0, max_ref = 0;
     for (int64_t i = 0; i < e.tensor.num_elements(); ++i) {
-      max_diff = std::max<double>(max_diff, std::fabs((*t)->data<float>()[i] - e.tensor.data<float>()[i]));
-      max_ref = std::max<double>(max_ref, std::fabs(e.tensor.data<float>()[i]));
+      max_diff = std::max(max_diff, std::fabs(at(**t, i) - at(e.tensor, i)));
+      max_ref = std::max(max_ref, std::fabs(at(e.tensor, i)));
     }
     EXPECT_LE(max_diff, relative_to_max ? atol * max_ref : atol) << e.name;
   }

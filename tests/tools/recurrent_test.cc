@@ -1,7 +1,8 @@
 // Recurrent layers (frontends/layers_recurrent.cc) end to end:
 //  - against PyTorch 1.13 (tests/oracle/recurrent.py, recorded in
 //    tests/data/oracle/{word_language_model_lstm,time_sequence_prediction,
-//    recurrent_mix}): from PyTorch's initial weights, every training loss within
+//    recurrent_mix,time_sequence_prediction_f64 (an f64 model, model.double())}):
+//    from PyTorch's initial weights, every training loss within
 //    1e-5 relative and the final parameters within 1e-4 of each tensor's
 //    largest magnitude, on the compiled backend and on the interpreter, and
 //    (interpreter) step 0's gradients within 1e-5 of their largest magnitude;
@@ -32,7 +33,8 @@ const std::vector<Case>& cases() {
   static const std::vector<Case> c = {
       {"word_language_model_lstm", "tests/data/oracle/word_language_model_lstm/model_p0.json"},
       {"time_sequence_prediction", "examples/pytorch/time_sequence_prediction.json"},
-      {"recurrent_mix", "tests/data/oracle/recurrent_mix/model.json"}};
+      {"recurrent_mix", "tests/data/oracle/recurrent_mix/model.json"},
+      {"time_sequence_prediction_f64", "tests/data/oracle/time_sequence_prediction_f64/model.mlc"}};
   return c;
 }
 
@@ -68,7 +70,7 @@ class RecurrentOracle : public ::testing::TestWithParam<std::tuple<size_t, Backe
 TEST_P(RecurrentOracle, MatchesPyTorch) { expect_matches(cases()[std::get<0>(GetParam())], std::get<1>(GetParam())); }
 
 INSTANTIATE_TEST_SUITE_P(All, RecurrentOracle,
-                         ::testing::Combine(::testing::Values(0, 1, 2),
+                         ::testing::Combine(::testing::Values(0, 1, 2, 3),
                                             ::testing::Values(Backend::compiled, Backend::interp)),
                          [](const auto& info) {
                            return cases()[std::get<0>(info.param)].name +
@@ -83,7 +85,7 @@ TEST(RecurrentOracleMesh, WordModelOnDp2MatchesPyTorch) { expect_matches(cases()
 // parameter U(+-1/sqrt(H)) in registration order) as for Linear:
 // torch.manual_seed(0) and the modules built in the model file's order.
 TEST(RecurrentInit, SeedZeroIsPyTorchsInitBitForBit) {
-  for (size_t c : {size_t{1}, size_t{2}}) {
+  for (size_t c : {size_t{1}, size_t{2}, size_t{3}}) {
     SCOPED_TRACE(cases()[c].name);
     oracle::expect_seed_zero_init_is(oracle::load_model(cases()[c].model),
                                      "tests/data/oracle/" + cases()[c].name + "/init.safetensors");
