@@ -180,25 +180,26 @@ def time_sequence(st, repo, out):
         lambda m, _: F.mse_loss(m(x), y), opt.step, opt.zero_grad)
 
 
-def time_sequence_f64(st, repo, out):
+def f64_sequence(st, repo):
+    """The example's float64: the model (seq.double()) and the data (read as
+    f32 from the data file here, as mlc's model reads it, then widened)."""
     data = sine_waves(st, repo)
     x, y = data[3:, :-1].double(), data[3:, 1:].double()
     torch.manual_seed(0)
     model = Sequence(torch.float64)
     model.double()
+    return model, x, y
+
+
+def time_sequence_f64(st, repo, out):
+    model, x, y = f64_sequence(st, repo)
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
     run(st, os.path.join(out, "time_sequence_prediction_f64"), model, [None] * 20,
         lambda m, _: F.mse_loss(m(x), y), opt.step, opt.zero_grad)
 
 
 def time_sequence_lbfgs(st, repo, out):
-    data = sine_waves(st, repo)
-    # The example's float64: the model (seq.double()) and the data (read as
-    # f32 from the data file here, as mlc's model reads it, then widened).
-    x, y = data[3:, :-1].double(), data[3:, 1:].double()
-    torch.manual_seed(0)
-    model = Sequence(torch.float64)
-    model.double()
+    model, x, y = f64_sequence(st, repo)
     d = os.path.join(out, "time_sequence_prediction_lbfgs")
     os.makedirs(d, exist_ok=True)
     st.save(named(model, lambda v: v), os.path.join(d, "init.safetensors"))
