@@ -9,9 +9,10 @@
 // rounding can move it that far. Measured: OpenBLAS's generic sgemm kernels
 // (this test process) leave the weights within 2.7e-5 of PyTorch's, its
 // SkylakeX kernels (`mlc run` on an AVX-512 machine, tools/main.cc) within
-// 1.2e-7, and the losses within 3.2e-6 and 2e-7 relative; the model file's "init" section draws
-// PyTorch's DCGAN weights_init bit for bit; a resumed run continues both
-// optimizers bit for bit; what phases do not support is refused by name.
+// 1.2e-7, and the losses within 3.2e-6 and 2e-7 relative. Also: the model
+// file's "init" section draws PyTorch's DCGAN weights_init bit for bit; a
+// resumed run continues both optimizers bit for bit; what phases do not
+// support is refused by name.
 #include <gtest/gtest.h>
 
 #include <cmath>
