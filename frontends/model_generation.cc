@@ -9,16 +9,24 @@
 
 namespace mlc {
 
+namespace {
+// The declared input named `name`, or null.
+const InputInfo* declared_input(const ModelConfig& c, const std::string& name) {
+  for (const InputInfo& i : c.inputs)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+}  // namespace
+
 Expected<int64_t> ModelFile::generation_window() const {
   const ModelConfig& c = config_;
   const std::string why = c.path + ": error: mlc generate needs a causal language model: a forward of one token "
                                    "input i64[batch, T] returning logits [batch, T, vocabulary]";
+  if (!c.train.phases.empty()) return make_error(why + "; this model trains in phases and has no forward of its own");
   if (c.loss_type == "output") return make_error(why + "; this model's forward returns its loss");
   if (model_inputs_.size() != 1)
     return make_error(why + "; this model's forward takes " + std::to_string(model_inputs_.size()) + " inputs");
-  const InputInfo* in = nullptr;
-  for (const InputInfo& i : c.inputs)
-    if (i.name == model_inputs_[0]) in = &i;
+  const InputInfo* in = declared_input(c, model_inputs_[0]);
   if (!in || !is_integer(in->dtype) || in->shape.size() != 2 || !in->batched || in->batch_dim != 0 ||
       in->shape[1] < 1) {
     std::string shape;  // as the model file writes it: "f32[batch,1,8,8]"
@@ -40,9 +48,7 @@ Expected<Module> ModelFile::build_generation(bool step) const {
         module.name = c.name;
         CustomOpEmitter custom(module, *custom_ops_);
         Function& f = module.add_function(step ? "decode" : "prefill");
-        const InputInfo* in = nullptr;
-        for (const InputInfo& i : c.inputs)
-          if (i.name == model_inputs_[0]) in = &i;
+        const InputInfo* in = declared_input(c, model_inputs_[0]);  // generation_window checked it
         Value* tokens = f.add_arg(in->name, TensorType{in->dtype, {1, step ? 1 : T}}, ArgKind::input);
         DecodeState decode;
         decode.mode = step ? DecodeState::Mode::step : DecodeState::Mode::prefill;
