@@ -35,6 +35,10 @@ struct ParamDecl {
   Shape shape;
   ParamInit init;
   DType dtype = DType::f32;  // buffers may be i64 (num_batches_tracked)
+  // Its place among the layer's params() in torch's draw order (-1: its
+  // position); a layer's draws are a permutation of its positions.
+  // init.same_as is relative to the layer too.
+  int64_t draw = -1;
 };
 
 // What a layer sees while emitting.

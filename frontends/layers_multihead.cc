@@ -44,7 +44,7 @@ uint32_t sub_stream(uint32_t stream, uint32_t site) {
   return h ^ (site + 1) * 0x9E3779B9u;
 }
 
-std::vector<ParamDecl> mha_params(const MhaConfig& c, const std::string& prefix) {
+std::vector<ParamDecl> mha_params(const MhaConfig& c, const std::string& prefix, int64_t base) {
   const int64_t E = c.embed_dim;
   std::vector<ParamDecl> p;
   if (c.same_dims()) {
@@ -55,8 +55,18 @@ std::vector<ParamDecl> mha_params(const MhaConfig& c, const std::string& prefix)
     p.push_back({prefix + "v_proj_weight", {E, c.vdim}, xavier_uniform(c.vdim, E)});
   }
   if (c.bias) p.push_back({prefix + "in_proj_bias", {3 * E}, zeros()});
+  // torch draws out_proj (a Linear) in the constructor, its bias too, before
+  // _reset_parameters draws the projections and zeroes the biases.
+  const int64_t in_count = static_cast<int64_t>(p.size()), out_count = c.bias ? 2 : 1;
+  for (int64_t i = 0; i < in_count; ++i) p[static_cast<size_t>(i)].draw = base + out_count + i;
   p.push_back({prefix + "out_proj.weight", {E, E}, kaiming_uniform(static_cast<double>(E))});
-  if (c.bias) p.push_back({prefix + "out_proj.bias", {E}, zeros()});
+  p.back().draw = base;
+  if (c.bias) {
+    ParamInit drawn_then_zeroed = uniform_fan_in(static_cast<double>(E));
+    drawn_then_zeroed.zero_after_draw = true;
+    p.push_back({prefix + "out_proj.bias", {E}, drawn_then_zeroed});
+    p.back().draw = base + 1;
+  }
   return p;
 }
 
@@ -202,7 +212,7 @@ class MultiheadAttention : public Layer {
  public:
   MhaConfig c;
   int64_t max_ops() const override { return mha_max_ops(); }
-  std::vector<ParamDecl> params() const override { return mha_params(c, ""); }
+  std::vector<ParamDecl> params() const override { return mha_params(c, "", 0); }
   const BuiltinSpec* call_spec() const override { return &mha_spec(); }
   Expected<Value*> apply(LayerContext& ctx, Value*) const override {
     return error(ctx, "takes query, key and value: call it in a forward, attn(x, x, x)[0]");

@@ -63,9 +63,10 @@ class Block : public Layer {
     return (decoder ? 2 : 1) * (mha_max_ops() + 9) + 4 + 1 + 27 + 3 * 2 + 3 + 2;
   }
   std::vector<ParamDecl> params() const override {
-    std::vector<ParamDecl> p = mha_params(c.attention(), "self_attn.");
+    std::vector<ParamDecl> p = mha_params(c.attention(), "self_attn.", 0);
     if (decoder)
-      for (ParamDecl& d : mha_params(c.attention(), "multihead_attn.")) p.push_back(std::move(d));
+      for (ParamDecl& d : mha_params(c.attention(), "multihead_attn.", static_cast<int64_t>(p.size())))
+        p.push_back(std::move(d));
     linear_params(p, "linear1.", c.d_model, c.dim_feedforward, c.bias);
     linear_params(p, "linear2.", c.dim_feedforward, c.d_model, c.bias);
     for (int i = 1; i <= (decoder ? 3 : 2); ++i) {
@@ -195,10 +196,15 @@ class Stack : public Layer {
     return num_layers * layer->max_ops() + (final_norm ? final_norm->max_ops() : 0);
   }
   std::vector<ParamDecl> params() const override {
+    // torch's TransformerEncoder/Decoder deep-copies one constructed layer:
+    // layers.0 is drawn (in its own order), the others are copies of it.
     std::vector<ParamDecl> p;
     const std::vector<ParamDecl> one = layer->params();
     for (int64_t i = 0; i < num_layers; ++i)
-      for (const ParamDecl& d : one) p.push_back({"layers." + std::to_string(i) + "." + d.name, d.shape, d.init, d.dtype});
+      for (const ParamDecl& d : one) {
+        p.push_back({"layers." + std::to_string(i) + "." + d.name, d.shape, d.init, d.dtype, i == 0 ? d.draw : -1});
+        if (i > 0) p.back().init.same_as = "layers.0." + d.name;
+      }
     if (final_norm)
       for (ParamDecl& d : final_norm->params()) p.push_back({"norm." + d.name, d.shape, d.init, d.dtype});
     return p;

@@ -334,12 +334,19 @@ void collect_params(const ModuleNode& m, const std::string& prefix, bool trainab
                     std::vector<ParamInfo>& out) {
   trainable = trainable && m.trainable;
   switch (m.kind) {
-    case ModuleNode::Kind::layer:
-      for (const ParamDecl& p : m.layer->params())
+    case ModuleNode::Kind::layer: {
+      const int64_t base = static_cast<int64_t>(out.size());
+      const std::vector<ParamDecl> params = m.layer->params();
+      for (size_t i = 0; i < params.size(); ++i) {
+        const ParamDecl& p = params[i];
         out.push_back({prefix + p.name, TensorType{p.dtype, p.shape}, p.init, trainable, false, m.loc, m.layer->type()});
+        if (!p.init.same_as.empty()) out.back().init.same_as = prefix + p.init.same_as;
+        out.back().draw_index = base + (p.draw >= 0 ? p.draw : static_cast<int64_t>(i));
+      }
       for (const ParamDecl& p : m.layer->buffers())
         out.push_back({prefix + p.name, TensorType{p.dtype, p.shape}, p.init, false, true, m.loc, m.layer->type()});
       break;
+    }
     case ModuleNode::Kind::container:
       for (const auto& [name, c] : m.children) collect_params(*c, prefix + name + ".", trainable, out);
       break;

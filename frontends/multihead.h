@@ -23,8 +23,10 @@ struct MhaConfig {
 // [3E, E] (or q_proj_weight, k_proj_weight, v_proj_weight when kdim or vdim
 // differs from E), in_proj_bias [3E], out_proj.weight [E, E], out_proj.bias [E];
 // PyTorch's inits: xavier_uniform_ projections, zero biases, out_proj.weight
-// as Linear's.
-std::vector<ParamDecl> mha_params(const MhaConfig& c, const std::string& prefix);
+// as Linear's; drawn in torch's order (ParamDecl::draw, from `base`, the
+// position of the first of them in the layer's params()): out_proj.weight,
+// out_proj.bias (drawn as Linear's, then zeroed), then the projections.
+std::vector<ParamDecl> mha_params(const MhaConfig& c, const std::string& prefix, int64_t base);
 
 struct MhaCall {
   Value *query = nullptr, *key = nullptr, *value = nullptr;

@@ -32,6 +32,14 @@ struct ParamInit {
   double mean = 0;    // normal, trunc_normal
   double low = 0, high = 0;  // uniform_range: U(low, high); trunc_normal: the bounds a, b
   double gain = 1;    // orthogonal
+  // Drawn as `kind` says, then zeroed: torch's constructor draws it (a
+  // Linear's bias) and a reset sets it to 0 (MultiheadAttention's
+  // out_proj.bias), so the draw moves the generator.
+  bool zero_after_draw = false;
+  // Not drawn: a copy of the parameter of this (state_dict) name after the
+  // defaults, before the "init" rules (the layers of TransformerEncoder,
+  // deep copies of one layer). Empty: drawn.
+  std::string same_as;
 };
 
 struct ParamInfo {
@@ -51,6 +59,11 @@ struct ParamInfo {
   // The model file's "init" rule for it, drawn after every parameter's default
   // (as torch.nn.init calls after the model's constructor: docs/model-format.md).
   std::optional<ParamInit> explicit_init;
+  // Its place in the order the defaults are drawn (torch's constructors'
+  // order, which differs from the state_dict's inside MultiheadAttention:
+  // out_proj first); -1: its own index. The params' draw indices are a
+  // permutation of their indices.
+  int64_t draw_index = -1;
 };
 
 // One model input read from the data file: `tensor[slices]`.

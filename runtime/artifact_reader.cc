@@ -3,6 +3,7 @@
 // (runtime/verify_executable.h), each failure an Error naming the field.
 #include "runtime/artifact.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -145,7 +146,32 @@ Expected<ParamInit> read_init(const Field& init) {
   if (out.kind == ParamInit::Kind::orthogonal) {
     MLC_TRY(out.gain, init.number("gain"));
   }
+  if (init.json().contains("zero_after_draw")) {
+    MLC_TRY(out.zero_after_draw, init.boolean("zero_after_draw"));
+  }
+  if (init.json().contains("same_as")) {
+    MLC_TRY(out.same_as, init.string("same_as"));
+  }
   return out;
+}
+
+// The params' draw indices are a permutation of their indices, and a copy
+// (ParamInit::same_as) names another drawn parameter of its type.
+Status check_init_references(const Field& m, const std::vector<ParamInfo>& params) {
+  std::vector<bool> seen(params.size(), false);
+  for (size_t i = 0; i < params.size(); ++i) {
+    const int64_t d = params[i].draw_index >= 0 ? params[i].draw_index : static_cast<int64_t>(i);
+    if (seen[static_cast<size_t>(d)])
+      return m.error("params: draw_index " + std::to_string(d) + " is given twice (parameter \"" + params[i].name + "\")");
+    seen[static_cast<size_t>(d)] = true;
+    const std::string& from = params[i].init.same_as;
+    if (from.empty()) continue;
+    const auto it = std::find_if(params.begin(), params.end(), [&](const ParamInfo& p) { return p.name == from; });
+    if (it == params.end() || it->type != params[i].type || !it->init.same_as.empty())
+      return m.error("params: \"" + params[i].name + "\" is a copy of \"" + from +
+                     "\", which is not a drawn parameter of its type");
+  }
+  return {};
 }
 
 Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir, std::optional<int64_t>& num_classes) {
@@ -181,8 +207,12 @@ Expected<ModelConfig> read_model(const Field& m, const std::string& artifact_dir
     if (f.json().contains("buffer")) {
       MLC_TRY(p.buffer, f.boolean("buffer"));
     }
+    if (f.json().contains("draw_index")) {
+      MLC_TRY(p.draw_index, f.integer("draw_index", 0, static_cast<int64_t>(params.size()) - 1));
+    }
     c.params.push_back(std::move(p));
   }
+  MLC_CHECK_OK(check_init_references(m, c.params));
   MLC_TRY(c.loss_type, m.string("loss_type"));
   MLC_TRY(c.loss_targets, m.string("loss_targets"));
   MLC_TRY(c.classifier, m.boolean("classifier"));

@@ -68,6 +68,8 @@ Json init_json(const ParamInit& i) {
     j["high"] = i.high;
   }
   if (i.kind == ParamInit::Kind::orthogonal) j["gain"] = i.gain;
+  if (i.zero_after_draw) j["zero_after_draw"] = true;
+  if (!i.same_as.empty()) j["same_as"] = i.same_as;
   return j;
 }
 
@@ -83,6 +85,8 @@ Json model_json(const Artifact& a, const std::string& artifact_dir) {
   for (size_t i = 0; i < c.params.size(); ++i) {
     if (c.params[i].buffer) params[i]["buffer"] = true;  // absent: a parameter
     if (c.params[i].explicit_init) params[i]["explicit_init"] = init_json(*c.params[i].explicit_init);
+    if (c.params[i].draw_index >= 0 && c.params[i].draw_index != static_cast<int64_t>(i))
+      params[i]["draw_index"] = c.params[i].draw_index;
   }
   // The data file, relative to the artifact's folder when it can be.
   std::string data_file = c.data.file;

@@ -27,10 +27,25 @@ std::vector<NamedTensor> init_parameters(const std::vector<ParamInfo>& params, u
   auto drawn_type = [](const TensorType& t) {
     return t.dtype == DType::f64 ? TensorType{DType::f32, t.shape} : t;
   };
-  for (const ParamInfo& p : params) {
-    Tensor t(drawn_type(p.type));
-    if (t.dtype() == DType::f32) fill_init(t.span<float>(), p.type.shape, p.init, gen);
-    out.push_back({p.name, std::move(t)});
+  for (const ParamInfo& p : params) out.push_back({p.name, Tensor(drawn_type(p.type))});
+  // The defaults in torch's draw order (ParamInfo::draw_index), then the
+  // copies (ParamInit::same_as), then the explicit rules in state_dict order.
+  std::vector<size_t> order(params.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto draw_index = [&](size_t i) { return params[i].draw_index >= 0 ? params[i].draw_index : static_cast<int64_t>(i); };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return draw_index(a) < draw_index(b); });
+  for (size_t i : order) {
+    const ParamInfo& p = params[i];
+    Tensor& t = out[i].tensor;
+    if (t.dtype() != DType::f32 || !p.init.same_as.empty()) continue;
+    fill_init(t.span<float>(), p.type.shape, p.init, gen);
+    if (p.init.zero_after_draw) std::fill(t.span<float>().begin(), t.span<float>().end(), 0.0f);
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].init.same_as.empty()) continue;
+    for (size_t j = 0; j < params.size(); ++j)
+      if (params[j].name == params[i].init.same_as && out[j].tensor.type() == out[i].tensor.type())
+        std::memcpy(out[i].tensor.bytes(), out[j].tensor.bytes(), static_cast<size_t>(out[i].tensor.num_bytes()));
   }
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].explicit_init && out[i].tensor.dtype() == DType::f32)

@@ -18,7 +18,9 @@ struct NamedTensor {
   Tensor tensor;
 };
 
-// Draws every parameter from its ParamInit, in order, then every explicit_init
+// Draws every parameter from its ParamInit in draw order (ParamInfo::
+// draw_index: torch's constructors'; zeroed after the draw where the init
+// says), copies the ParamInit::same_as ones, then draws every explicit_init
 // (a model file's "init" rule) in order, from one generator seeded by `seed`:
 // PyTorch's CPU generator after torch.manual_seed(seed), bit for bit
 // (runtime/torch_generator.h, runtime/init_fill.h: orthogonal_ within f32

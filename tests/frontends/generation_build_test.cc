@@ -25,7 +25,9 @@ TEST(GenerationBuild, DecodeReadsAndUpdatesOneKeyAndValueCachePerAttentionCall) 
     EXPECT_EQ(f.name, step ? "decode" : "prefill");
     EXPECT_EQ(f.args[0]->name, "tokens");
     EXPECT_EQ(f.args[0]->type.str(), step ? "i64[1,1]" : "i64[1,32]");
-    if (step) EXPECT_EQ(f.args[1]->name + " " + f.args[1]->type.str(), "position i64[]");
+    if (step) {
+      EXPECT_EQ(f.args[1]->name + " " + f.args[1]->type.str(), "position i64[]");
+    }
     std::vector<std::string> caches;
     for (size_t i = 0; i < f.args.size(); ++i)
       if (f.arg_kinds[i] == ArgKind::state) caches.push_back(f.args[i]->name + " " + f.args[i]->type.str());

@@ -8,7 +8,8 @@
 // steps from PyTorch's initial weights on the compiled path and the
 // interpreter. Tolerances as tests/tools/losses_oracle_test.cc: losses 1e-5
 // relative, first-step gradients 1e-5 of each tensor's largest entry, final
-// parameters 1e-4 (a few f32 roundings of reordered sums, 4 steps).
+// parameters 1e-4 (a few f32 roundings of reordered sums, 4 steps); and the
+// seeded initialization equals PyTorch's.
 #include <gtest/gtest.h>
 
 #include "tests/tools/oracle_compare.h"
@@ -48,6 +49,18 @@ std::vector<AttentionCase> cases() {
 INSTANTIATE_TEST_SUITE_P(Recorded, AttentionOracle, ::testing::ValuesIn(cases()), [](const auto& info) {
   return info.param.name + (info.param.backend == Backend::compiled ? "_compiled" : "_interp");
 });
+
+// Seeded initialization is torch.manual_seed(0)'s construction, bit for bit:
+// MultiheadAttention draws out_proj (weight, then a bias it zeroes) before
+// its projections, and TransformerEncoder/Decoder deep-copy one layer.
+TEST(AttentionInit, SeedZeroIsPyTorchsInitBitForBit) {
+  for (const char* name : {"mha_self", "mha_masks", "mha_float_mask", "mha_cross", "sdpa", "encoder_post",
+                           "encoder_pre", "encoder_stack", "decoder_post", "decoder_pre"}) {
+    SCOPED_TRACE(name);
+    const std::string base = std::string("tests/data/oracle/attention/") + name;
+    oracle::expect_seed_zero_init_is(oracle::load_model(base + ".json"), base + ".init.safetensors");
+  }
+}
 
 }  // namespace
 }  // namespace mlc
