@@ -47,7 +47,13 @@ TEST(AttentionLayers, MultiheadAttentionStateDictAndInit) {
   EXPECT_DOUBLE_EQ(in.bound, std::sqrt(3.0) * std::sqrt(2.0 / 32));
   EXPECT_EQ(param(mf, "attn.in_proj_bias").init.kind, ParamInit::Kind::zeros);
   EXPECT_EQ(param(mf, "attn.out_proj.weight").init.kind, ParamInit::Kind::kaiming_uniform);
-  EXPECT_EQ(param(mf, "attn.out_proj.bias").init.kind, ParamInit::Kind::zeros);
+  // Drawn as Linear's bias by out_proj's constructor, then zeroed by _reset_parameters.
+  EXPECT_EQ(param(mf, "attn.out_proj.bias").init.kind, ParamInit::Kind::uniform);
+  EXPECT_TRUE(param(mf, "attn.out_proj.bias").init.zero_after_draw);
+  // torch's draw order: out_proj (weight, bias), then the projections.
+  std::vector<int64_t> draws;
+  for (const ParamInfo& p : mf.config().params) draws.push_back(p.draw_index);
+  EXPECT_EQ(draws, (std::vector<int64_t>{2, 3, 0, 1}));
 }
 
 TEST(AttentionLayers, SeparateProjectionsForKdimVdimAndNoBias) {
