@@ -75,6 +75,28 @@ TEST_P(CompiledExample, TrainsExactlyAsTheModelFile) {
   }
 }
 
+// An artifact keeps the seeded initialization's draw order and copies
+// (ParamInfo::draw_index, ParamInit::same_as: MultiheadAttention's out_proj
+// first, TransformerEncoder's layers copies of one): its run from seed 0 is
+// the model file's, byte for byte.
+TEST(CompiledInit, AnArtifactDrawsTheModelFilesInitialization) {
+  const std::string model = "tests/data/oracle/attention/encoder_stack.json", artifact = scratch("encoder_stack.mlcx");
+  RunResult compiled = mlc("compile " + model + " -o " + artifact);
+  ASSERT_EQ(compiled.status, 0) << compiled.err;
+  std::string metrics[2], saved[2];
+  const std::string inputs[2] = {model, artifact};
+  for (int k = 0; k < 2; ++k) {
+    metrics[k] = scratch("encoder_stack." + std::to_string(k) + ".jsonl");
+    saved[k] = scratch("encoder_stack." + std::to_string(k) + ".safetensors");
+    fs::remove(metrics[k]);
+    RunResult r = mlc("run " + inputs[k] + " --steps 2 --metrics " + metrics[k] + " --save " + saved[k]);
+    ASSERT_EQ(r.status, 0) << inputs[k] << ": " << r.err;
+  }
+  EXPECT_NE(slurp(metrics[0]).find("\"loss\""), std::string::npos);
+  EXPECT_EQ(slurp(metrics[1]), slurp(metrics[0]));
+  EXPECT_TRUE(slurp(saved[1]) == slurp(saved[0])) << "the saved parameters differ";
+}
+
 // --eval prints what the model file's --eval prints, at the seed's initial
 // weights and at PyTorch's.
 TEST_P(CompiledExample, EvaluatesExactlyAsTheModelFile) {
