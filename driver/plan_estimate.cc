@@ -65,6 +65,9 @@ Expected<T> cached(std::mutex& mutex, std::map<K, PlanEstimator::Built<T>>& cach
 Expected<std::unique_ptr<PlanEstimator>> PlanEstimator::create(std::string text, std::string path) {
   std::unique_ptr<PlanEstimator> e(new PlanEstimator());
   MLC_TRY(ModelFile model, ModelFile::parse(text, path));
+  if (!model.config().train.phases.empty())
+    return make_error(path + ": error: planning: a model trained in phases (train.phases) runs on one device; there "
+                      "is no parallel plan to search");
   if (model.config().train.optimizer.type.empty())
     return make_error(path + ": error: planning needs a \"train\" section with an optimizer");
   e->model_ = std::make_unique<ModelFile>(std::move(model));

@@ -18,6 +18,10 @@ Expected<Predictions> predict(const Program& program, const std::vector<rt::Name
   if (options.split != "eval" && options.split != "train")
     return make_error("error: --split: expected eval or train, got '" + options.split + "'");
   const std::string function = options.value.empty() ? "predict" : "predict:" + options.value;
+  if (!config.train.phases.empty() && options.value.empty())
+    return make_error(config.path + ": error: mlc predict: a model trained in phases (train.phases) has no forward "
+                      "of its own to predict with; --value PATH gives a module's output (its first call in the phases' "
+                      "losses)");
   if (config.loss_type == "output" && options.value.empty())
     return make_error(config.path + ": error: mlc predict: the forward returns the loss itself (\"loss\": {\"type\": "
                       "\"output\"}), so the model has no output apart from it to predict; --value PATH gives a module's output");

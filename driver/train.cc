@@ -712,7 +712,10 @@ Expected<TrainSummary> train_rank_stages(const TrainSetup& setup, const TrainOpt
   if (o.profile && leader) {
     auto profile_step = [&](const BatchFunctions& p) {
       for (const StepRunner::Compiled& f : p.step->functions())
-        if (auto profile = function_profile(f.fn, f.batch)) summary.profiles.push_back(std::move(*profile));
+        if (auto profile = function_profile(f.fn, f.batch)) {
+          profile->function = f.name;  // the run's name: a phase's "D.train_step", a stage's "stage0.forward"
+          summary.profiles.push_back(std::move(*profile));
+        }
     };
     profile_step(program);
     for (const auto& [size, tail] : tail_programs) profile_step(tail);

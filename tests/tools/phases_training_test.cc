@@ -120,6 +120,18 @@ TEST(Phases, WhatPhasesDoNotSupportIsRefusedByName) {
   EXPECT_EQ(compile.status, 1);
   EXPECT_EQ(compile.err, m + ": error: a model trained in phases (train.phases) is run from its model file; mlc "
                              "compile does not write phases' functions into an artifact yet\n");
+  auto predict = run_mlc("predict " + m + " --init " + std::string(kRef) + "/init.safetensors");
+  EXPECT_EQ(predict.err, m + ": error: mlc predict: a model trained in phases (train.phases) has no forward of its "
+                             "own to predict with; --value PATH gives a module's output (its first call in the "
+                             "phases' losses)\n");
+  auto search = run_mlc("plan " + m + " --search --devices 2");
+  EXPECT_EQ(search.err, m + ": error: planning: a model trained in phases (train.phases) runs on one device; there "
+                            "is no parallel plan to search\n");
+  // --profile names each phase's step.
+  auto profile = run_mlc("run " + m + " --steps 2 --profile");
+  ASSERT_EQ(profile.status, 0) << profile.err;
+  EXPECT_NE(profile.err.find("profile of @D.train_step (batch 32): 2 runs"), std::string::npos) << profile.err;
+  EXPECT_NE(profile.err.find("profile of @G.train_step (batch 32): 2 runs"), std::string::npos) << profile.err;
   auto ir = run_mlc("ir " + m + " --after optimizer");
   EXPECT_EQ(ir.status, 0) << ir.err;  // the phases' summed loss; no optimizer of its own
   EXPECT_EQ(ir.out.find("func @train_step"), std::string::npos);
