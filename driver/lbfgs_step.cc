@@ -31,7 +31,7 @@ void add_scaled(std::vector<T>& v, const std::vector<T>& w, T alpha) {
 template <typename T>
 Expected<double> Lbfgs<T>::step(std::vector<T>& x, const Closure& closure) {
   // A tensor compared with a Python float: the float rounded to the tensor's dtype.
-  auto f32 = [](double v) { return static_cast<T>(v); };
+  auto as_t = [](double v) { return static_cast<T>(v); };
   const OptimizerConfig& c = config_;
   const int64_t max_eval = c.max_eval > 0 ? c.max_eval : c.max_iter * 5 / 4;
   std::vector<T> flat_grad(x.size());
@@ -40,7 +40,7 @@ Expected<double> Lbfgs<T>::step(std::vector<T>& x, const Closure& closure) {
   double loss = first;
   int64_t current_evals = 1;
   func_evals_ += 1;
-  bool opt_cond = abs_max(flat_grad) <= f32(c.tolerance_grad);
+  bool opt_cond = abs_max(flat_grad) <= as_t(c.tolerance_grad);
   if (opt_cond) return orig_loss;
   if (al_.size() != static_cast<size_t>(c.history_size)) al_.assign(static_cast<size_t>(c.history_size), T(0));
 
@@ -63,7 +63,7 @@ Expected<double> Lbfgs<T>::step(std::vector<T>& x, const Closure& closure) {
         s[i] = d_[i] * t;
       }
       const T ys = dot(y, s);
-      if (ys > f32(1e-10)) {
+      if (ys > as_t(1e-10)) {
         if (static_cast<int64_t>(old_dirs_.size()) == c.history_size) {
           old_dirs_.pop_front();
           old_stps_.pop_front();
@@ -92,7 +92,7 @@ Expected<double> Lbfgs<T>::step(std::vector<T>& x, const Closure& closure) {
     }
     prev_flat_grad_ = flat_grad;
     prev_loss_ = loss;
-    // The first iteration's step: min(1, 1 / sum|g|) * lr, an f32 tensor where 1 / sum|g| < 1.
+    // The first iteration's step: min(1, 1 / sum|g|) * lr, a tensor where 1 / sum|g| < 1.
     if (n_iter_ == 1) {
       double sum = 0;
       for (T v : flat_grad) sum += std::fabs(v);
@@ -102,7 +102,7 @@ Expected<double> Lbfgs<T>::step(std::vector<T>& x, const Closure& closure) {
       t_ = TorchScalar::py(c.lr);
     }
     const T gtd = dot(flat_grad, d_);
-    if (gtd > f32(-c.tolerance_change)) break;
+    if (gtd > as_t(-c.tolerance_change)) break;
 
     int64_t ls_func_evals = 0;
     if (c.line_search_fn == "strong_wolfe") {
@@ -120,13 +120,13 @@ Expected<double> Lbfgs<T>::step(std::vector<T>& x, const Closure& closure) {
       t_ = ls.t;
       ls_func_evals = ls.evals;
       add_scaled(x, d_, static_cast<T>(t_.v));
-      opt_cond = abs_max(flat_grad) <= f32(c.tolerance_grad);
+      opt_cond = abs_max(flat_grad) <= as_t(c.tolerance_grad);
     } else {
       add_scaled(x, d_, static_cast<T>(t_.v));
       if (n_iter != c.max_iter) {
         MLC_TRY(T l, closure(x, flat_grad));
         loss = l;
-        opt_cond = abs_max(flat_grad) <= f32(c.tolerance_grad);
+        opt_cond = abs_max(flat_grad) <= as_t(c.tolerance_grad);
         ls_func_evals = 1;
       }
     }
@@ -135,7 +135,7 @@ Expected<double> Lbfgs<T>::step(std::vector<T>& x, const Closure& closure) {
     if (n_iter == c.max_iter || current_evals >= max_eval || opt_cond) break;
     T step_max = 0;  // |d * t|'s max
     for (T v : d_) step_max = std::fmax(step_max, std::fabs(v * static_cast<T>(t_.v)));
-    if (step_max <= f32(c.tolerance_change)) break;
+    if (step_max <= as_t(c.tolerance_change)) break;
     if (std::fabs(loss - prev_loss_) < c.tolerance_change) break;
   }
   return orig_loss;

@@ -217,27 +217,27 @@ Expected<TrainSetup> prepare_stages(FunctionCache& functions, const TrainOptions
   MLC_CHECK_OK(check_class_targets(program, s.train_split, data_path, "train"));
   MLC_CHECK_OK(check_class_targets(program, s.eval_split, data_path, "eval"));
 
-  // Parameters and optimizer state (optimizer_init is never sharded).
-  if (phased) {  // every phase's, in phase order
-    stage = "compiling the phases' train steps";
-    for (const PhaseConfig& p : tc.phases) {
-      MLC_TRY(StepFunction init, functions.get(phase_function(p, "optimizer_init"), s.batch));
-      MLC_TRY(Signature step, functions.signature(phase_function(p, "train_step"), s.batch));
-      MLC_CHECK_OK(init.run({}));
-      std::vector<const rt::Tensor*> init_state;
-      for (size_t k = 0; k < init.num_results(); ++k) init_state.push_back(&init.result(k));
-      for (rt::NamedTensor& t : state_layout(step, std::move(init_state))) s.state.push_back(std::move(t));
-    }
-  } else if (!is_lbfgs(config)) {  // LBFGS keeps its state on the host (driver/lbfgs.h)
-    stage = "compiling the train step";
-    MLC_TRY(StepFunction init, functions.get("optimizer_init", s.batch));
-    const int64_t k = s.grad_accumulation_steps;
-    MLC_TRY(Signature step, functions.signature(optimizer_state_function(k), s.batch / k));
+  // Parameters and optimizer state (optimizer_init is never sharded): the
+  // initial state `init` makes, laid out as the {state} arguments of `step`.
+  auto add_state = [&](const std::string& init_name, const std::string& step_name, int64_t batch) -> Status {
+    MLC_TRY(StepFunction init, functions.get(init_name, s.batch));
+    MLC_TRY(Signature step, functions.signature(step_name, batch));
     stage = "creating the parameters and optimizer state";
     MLC_CHECK_OK(init.run({}));
     std::vector<const rt::Tensor*> init_state;
     for (size_t k = 0; k < init.num_results(); ++k) init_state.push_back(&init.result(k));
-    s.state = state_layout(step, std::move(init_state));
+    for (rt::NamedTensor& t : state_layout(step, std::move(init_state))) s.state.push_back(std::move(t));
+    return {};
+  };
+  if (phased) {  // every phase's, in phase order
+    for (const PhaseConfig& p : tc.phases) {
+      stage = "compiling the phases' train steps";
+      MLC_CHECK_OK(add_state(phase_function(p, "optimizer_init"), phase_function(p, "train_step"), s.batch));
+    }
+  } else if (!is_lbfgs(config)) {  // LBFGS keeps its state on the host (driver/lbfgs.h)
+    stage = "compiling the train step";
+    const int64_t k = s.grad_accumulation_steps;
+    MLC_CHECK_OK(add_state("optimizer_init", optimizer_state_function(k), s.batch / k));
   }
   if (!o.init_path.empty()) {
     // A checkpoint's position is not restored (--start-step); evaluation reads no optimizer state.

@@ -1,6 +1,7 @@
 #include "frontends/model_file.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "frontends/custom_ops.h"
 #include "frontends/dsl_parse.h"
@@ -239,15 +240,17 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial, int phase
   const ModelConfig& c = config_;
   if (batch < 1) return error_at(Loc{c.path}, "batch must be positive, got " + std::to_string(batch));
   const std::vector<PhaseConfig>& phases = c.train.phases;
-  // Whether `p` is a buffer the phases being built update (all of a model
-  // trained in one loss), and whether it is a parameter trained here.
-  auto phase_has = [&](const std::vector<std::string> PhaseConfig::*list, const std::string& name, size_t i) {
-    const std::vector<std::string>& names = phases[i].*list;
-    return std::find(names.begin(), names.end(), name) != names.end();
-  };
+  // Per phase, the parameters it trains and the buffers it updates (hashed:
+  // a model's parameter count is bounded only by docs/limits.md).
+  std::vector<std::unordered_set<std::string>> phase_params, phase_buffers;
+  for (const PhaseConfig& p : phases) {
+    phase_params.emplace_back(p.params.begin(), p.params.end());
+    phase_buffers.emplace_back(p.buffers.begin(), p.buffers.end());
+  }
+  // Whether `p` is a parameter trained here (a model trained in one loss: every trainable one).
   auto trained = [&](const ParamInfo& p) {
     if (p.buffer || !p.trainable) return false;
-    return phase < 0 || phase_has(&PhaseConfig::params, p.name, static_cast<size_t>(phase));
+    return phase < 0 || phase_params[static_cast<size_t>(phase)].count(p.name) > 0;
   };
   Module module;
   module.name = c.name;
@@ -306,7 +309,7 @@ Expected<Module> ModelFile::build_unguarded(int64_t batch, bool trial, int phase
                                              ": its loss must be a 0-d float tensor, found " + loss->type.str());
         // Buffers this phase does not update keep their values.
         for (const ParamInfo& p : c.params)
-          if (p.buffer && !phase_has(&PhaseConfig::buffers, p.name, i)) state.values[p.name] = before.at(p.name);
+          if (p.buffer && !phase_buffers[i].count(p.name)) state.values[p.name] = before.at(p.name);
         b.set_loc(phases[i].loc);
         if (out) {
           MLC_TRY(out, emit_op(b, OpCode::Add, {out, loss}));

@@ -19,16 +19,16 @@ Expected<Module> ModelFile::build_module_output(int64_t batch, const std::string
         CustomOpEmitter custom(module, *custom_ops_);
         Function& f = module.add_function("predict");
         // A model trained in phases runs its phases' losses in order (the
-        // module's first call is in the first phase that calls it).
+        // module's first call is in the first phase that calls it), which read
+        // every input; another model, its forward's inputs.
         const bool phased = !c.train.phases.empty();
+        std::vector<std::string> read = model_inputs_;
+        if (phased) {
+          read.clear();
+          for (const InputInfo& in : c.inputs) read.push_back(in.name);
+        }
         std::vector<Value*> model_args;
-        if (phased)
-          for (const InputInfo& in : c.inputs) {
-            Shape shape = in.shape;
-            std::replace(shape.begin(), shape.end(), int64_t{-1}, batch);
-            model_args.push_back(f.add_arg(in.name, TensorType{in.dtype, shape}, ArgKind::input));
-          }
-        for (const std::string& name : phased ? std::vector<std::string>{} : model_inputs_)
+        for (const std::string& name : read)
           for (const InputInfo& in : c.inputs)
             if (in.name == name) {
               Shape shape = in.shape;

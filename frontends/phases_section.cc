@@ -86,28 +86,19 @@ Expected<PhasesSection> parse_phases(const JsonDoc& doc, const Node& node, const
     for (size_t i = 0; i < params.size(); ++i)
       if (owner[i] == index) phase.params.push_back(params[i].name);
 
+    // The buffers it updates, in model order: those a pattern matches, or all.
+    std::vector<bool> updates(params.size(), !f.has("buffers"));
     if (auto buffers = f.get("buffers")) {
       MLC_TRY(auto buffer_patterns, patterns_of(doc, *buffers, "buffers"));
       for (const auto& [pattern, at] : buffer_patterns) {
         bool matched = false;
-        for (const ParamInfo& p : params)
-          if (p.buffer && glob_match(pattern, p.name)) {
-            matched = true;
-            if (std::find(phase.buffers.begin(), phase.buffers.end(), p.name) == phase.buffers.end())
-              phase.buffers.push_back(p.name);
-          }
+        for (size_t i = 0; i < params.size(); ++i)
+          if (params[i].buffer && glob_match(pattern, params[i].name)) matched = updates[i] = true;
         if (!matched) return doc.error(at, "'buffers': " + squote(pattern) + " matches no buffer of the model");
       }
-      // Model order, as the step's results list them.
-      std::vector<std::string> ordered;
-      for (const ParamInfo& p : params)
-        if (std::find(phase.buffers.begin(), phase.buffers.end(), p.name) != phase.buffers.end())
-          ordered.push_back(p.name);
-      phase.buffers = std::move(ordered);
-    } else {
-      for (const ParamInfo& p : params)
-        if (p.buffer) phase.buffers.push_back(p.name);
     }
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].buffer && updates[i]) phase.buffers.push_back(params[i].name);
 
     MLC_TRY(Node opt, f.require("optimizer"));
     MLC_TRY(phase.optimizer, parse_optimizer(doc, opt));

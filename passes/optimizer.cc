@@ -44,8 +44,8 @@ void clip_gradients(Scalars& k, std::vector<Slot>& slots, double max_norm, Value
   }
   if (!total_sq) return;
   Value* total = b.unary(OpCode::Sqrt, total_sq);
-  Value* coef = b.div(k.f32(max_norm), b.add(total, k.f32(1e-6)));
-  coef = b.create(OpCode::Min, {coef, k.f32(1.0)});
+  Value* coef = b.div(k.tensor(max_norm), b.add(total, k.tensor(1e-6)));
+  coef = b.create(OpCode::Min, {coef, k.tensor(1.0)});
   for (Slot& slot : slots) slot.grad = b.mul(slot.grad, coef);
 }
 
@@ -105,7 +105,7 @@ Status emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>&
   // The parameters' dtype: f32, or f64 for an f64 model (all of one dtype).
   const DType tensors = slots.empty() ? DType::f32 : slots.front().param->type.dtype;
   Scalars k(b, step, opt_step, tensors == DType::f64 ? DType::f64 : DType::f32);
-  // Each group's lr (f64) and f32(-lr), built where first needed.
+  // Each group's lr (f64) and -lr in the parameters' dtype, built where first needed.
   struct GroupLr {
     const OptimizerConfig* group;
     Value* lr;
@@ -122,7 +122,7 @@ Status emit_update(Builder& b, const OptimizerConfig& config, std::vector<Slot>&
       MLC_TRY(v, scheduled_values(b, config, group->lr, step));
     }
     if (v.momentum) k.momentum = v.momentum;
-    lrs.push_back({group, v.lr, k.to_f32(b.unary(OpCode::Neg, v.lr))});
+    lrs.push_back({group, v.lr, k.to_tensor(b.unary(OpCode::Neg, v.lr))});
     return lrs.back();
   };
   MLC_CHECK_OK(lr_of(&config));

@@ -33,9 +33,10 @@ class Scalars {
   Scalars(Builder& b, Value* step, Value* opt_step, DType tensors = DType::f32)
       : b_(b), step_(step), opt_step_(opt_step), tensors_(tensors) {}
   Value* f64(double v) { return b_.scalar(v, DType::f64); }
-  // Python float `v` used with a parameter-dtype tensor (f32 unless the model is f64).
-  Value* f32(double v) { return b_.scalar(v, tensors_); }
-  Value* to_f32(Value* v) { return b_.cast(v, tensors_); }
+  // Python float `v` used with a tensor of the parameters' dtype (f32 unless
+  // the model is f64): rounded to it; and a scalar cast to that dtype.
+  Value* tensor(double v) { return b_.scalar(v, tensors_); }
+  Value* to_tensor(Value* v) { return b_.cast(v, tensors_); }
   Value* t() { return b_.cast(opt_step_, DType::f64); }  // 1-based optimizer step, f64
   Value* s() { return b_.sub(t(), f64(1)); }              // 0-based optimizer step, f64
   Value* step() { return step_; }
@@ -62,7 +63,7 @@ struct StateSpec {
 std::vector<StateSpec> state_specs(const OptimizerConfig& c);
 
 // Sets p.param and p.new_state to the update of p by its group's optimizer,
-// with the learning rate `lr` (f64[]) and `neg_lr` = f32(-lr), built once per group.
+// with the learning rate `lr` (f64[]) and `neg_lr` = -lr in the parameters' dtype, built once per group.
 void update_parameter(Scalars& k, Slot& p, Value* lr, Value* neg_lr);
 
 }  // namespace mlc

@@ -3,7 +3,6 @@
 // (runtime/verify_executable.h), each failure an Error naming the field.
 #include "runtime/artifact.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -158,6 +157,8 @@ Expected<ParamInit> read_init(const Field& init) {
 // The params' draw indices are a permutation of their indices, and a copy
 // (ParamInit::same_as) names another drawn parameter of its type.
 Status check_init_references(const Field& m, const std::vector<ParamInfo>& params) {
+  std::unordered_map<std::string, const ParamInfo*> by_name;
+  for (const ParamInfo& p : params) by_name.emplace(p.name, &p);
   std::vector<bool> seen(params.size(), false);
   for (size_t i = 0; i < params.size(); ++i) {
     const int64_t d = params[i].draw_index >= 0 ? params[i].draw_index : static_cast<int64_t>(i);
@@ -166,8 +167,8 @@ Status check_init_references(const Field& m, const std::vector<ParamInfo>& param
     seen[static_cast<size_t>(d)] = true;
     const std::string& from = params[i].init.same_as;
     if (from.empty()) continue;
-    const auto it = std::find_if(params.begin(), params.end(), [&](const ParamInfo& p) { return p.name == from; });
-    if (it == params.end() || it->type != params[i].type || !it->init.same_as.empty())
+    const auto it = by_name.find(from);
+    if (it == by_name.end() || it->second->type != params[i].type || !it->second->init.same_as.empty())
       return m.error("params: \"" + params[i].name + "\" is a copy of \"" + from +
                      "\", which is not a drawn parameter of its type");
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 #include "runtime/init_fill.h"
 #include "runtime/safetensors.h"
@@ -41,11 +42,13 @@ std::vector<NamedTensor> init_parameters(const std::vector<ParamInfo>& params, u
     fill_init(t.span<float>(), p.type.shape, p.init, gen);
     if (p.init.zero_after_draw) std::fill(t.span<float>().begin(), t.span<float>().end(), 0.0f);
   }
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < params.size(); ++i) index.emplace(params[i].name, i);
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i].init.same_as.empty()) continue;
-    for (size_t j = 0; j < params.size(); ++j)
-      if (params[j].name == params[i].init.same_as && out[j].tensor.type() == out[i].tensor.type())
-        std::memcpy(out[i].tensor.bytes(), out[j].tensor.bytes(), static_cast<size_t>(out[i].tensor.num_bytes()));
+    const auto from = index.find(params[i].init.same_as);  // the frontend and the artifact reader checked it
+    if (from != index.end() && out[from->second].tensor.type() == out[i].tensor.type())
+      std::memcpy(out[i].tensor.bytes(), out[from->second].tensor.bytes(), static_cast<size_t>(out[i].tensor.num_bytes()));
   }
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].explicit_init && out[i].tensor.dtype() == DType::f32)

@@ -21,10 +21,13 @@ import argparse
 import json
 import math
 import os
-import struct
+import sys
 from collections import OrderedDict
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle_io import save_safetensors  # noqa: E402
 
 STEPS = 300
 LR = 5e-6
@@ -40,23 +43,6 @@ class LegendrePolynomial3(torch.autograd.Function):
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
         return grad_output * 1.5 * (5 * input ** 2 - 1)
-
-
-def save_safetensors(tensors, path):
-    """safetensors with f32 tensors, keys in the given order."""
-    header, offset, blobs = OrderedDict(), 0, []
-    for name, t in tensors.items():
-        data = t.detach().to(torch.float32).contiguous().numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for b in blobs:
-            f.write(b)
 
 
 def main():
